@@ -1,0 +1,143 @@
+"""Route registration for every blueprint: body parsing, auth, error mapping, OpenAPI metadata.
+
+Views receive a `Ctx` and path parameters, call one service function and return a model.
+Domain errors become JSON error bodies here and nowhere else.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from chalice import CORSConfig, Response
+from pydantic import BaseModel, ValidationError
+
+from .. import errors
+from ..bootstrap import deps
+from ..services.validation import validation_details
+
+log = logging.getLogger("cardgames.api")
+
+CORS = CORSConfig(
+    allow_origin="*",
+    allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "X-Manage-Token", "X-Table-Code"],
+    max_age=600,
+)
+# Accept any common body type so a wrong one gets our own 415 (or parses as JSON), not Chalice's.
+CONTENT_TYPES = ["application/json", "text/plain", "application/x-www-form-urlencoded",
+                 "multipart/form-data", "application/octet-stream", "application/xml", "text/xml", "text/csv"]
+
+
+@dataclass
+class Endpoint:
+    path: str
+    method: str
+    name: str
+    summary: str
+    auth: str                      # "public" | "organiser" | "manage" | "table" | "stripe"
+    body: type[BaseModel] | None
+    response: type[BaseModel] | None
+    status: int
+    errors: tuple[str, ...]
+    headers: tuple[str, ...] = ()
+    tag: str = ""
+    raw: bool = False              # returns a non-JSON body (file, HTML)
+
+
+ROUTES: list[Endpoint] = []
+
+
+@dataclass
+class Ctx:
+    request: Any
+    deps: Any
+    body: Any = None
+    organiser: Any = None
+    extra: dict = field(default_factory=dict)
+
+    def header(self, name: str) -> str | None:
+        value = self.request.headers.get(name.lower()) if self.request.headers else None
+        return value.strip() if isinstance(value, str) else value
+
+    def query(self, name: str, default: str | None = None) -> str | None:
+        params = self.request.query_params or {}
+        return params.get(name, default)
+
+
+def json_response(payload: Any, status: int = 200, headers: dict | None = None) -> Response:
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
+    return Response(body=text, status_code=status,
+                    headers={"Content-Type": "application/json; charset=utf-8", **(headers or {})})
+
+
+def error_response(exc: errors.DomainError) -> Response:
+    return json_response(exc.to_body(), exc.status)
+
+
+def parse_body(request, model: type[BaseModel]) -> BaseModel:
+    from ..config import get_settings  # lazily: pydantic-settings costs ~80 ms of cold start
+
+    raw = request.raw_body or b""
+    if len(raw) > get_settings().max_body_bytes:
+        raise errors.PayloadTooLarge(f"The body is {len(raw)} bytes; the limit is {get_settings().max_body_bytes}.")
+    content_type = (request.headers.get("content-type") or "application/json").split(";")[0].strip().lower()
+    if raw.strip() and content_type not in ("application/json", "text/plain"):
+        raise errors.UnsupportedMediaType()
+    try:
+        data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise errors.InvalidRequest(f"The body is not valid JSON: {exc}") from None
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise errors.InvalidRequest("Some fields are not valid.", validation_details(exc)) from None
+
+
+def _serialise(result: Any) -> Any:
+    if isinstance(result, BaseModel):
+        return result.model_dump(mode="json")
+    if isinstance(result, dict):
+        return {k: _serialise(v) for k, v in result.items()}
+    if isinstance(result, (list, tuple)):
+        return [_serialise(v) for v in result]
+    return result
+
+
+def route(bp, path: str, method: str, *, summary: str, auth: str = "public",
+          body: type[BaseModel] | None = None, response: type[BaseModel] | None = None, status: int = 200,
+          errors_: tuple[str, ...] = (), headers: tuple[str, ...] = (), tag: str = "", raw: bool = False,
+          parse: bool = True) -> Callable:
+    def decorate(fn: Callable) -> Callable:
+        ROUTES.append(Endpoint(path=path, method=method, name=fn.__name__, summary=summary, auth=auth,
+                               body=body, response=response, status=status, errors=errors_,
+                               headers=headers, tag=tag or bp.__class__.__name__, raw=raw))
+
+        @functools.wraps(fn)
+        def view(**params):
+            request = bp.current_request
+            try:
+                d = deps()
+                ctx = Ctx(request=request, deps=d)
+                if auth == "organiser":
+                    from ..services.organisers import authenticate
+                    ctx.organiser = authenticate(d, request.headers.get("authorization"))
+                if body is not None and parse:
+                    ctx.body = parse_body(request, body)
+                result = fn(ctx, **params)
+                if isinstance(result, Response):
+                    return result
+                return json_response(_serialise(result), status)
+            except errors.DomainError as exc:
+                if exc.status >= 500:
+                    log.error("%s %s failed: %s", method, path, exc.code)
+                return error_response(exc)
+            except Exception:  # never leak a stack trace; log it without request bodies (personal data)
+                log.exception("unhandled error in %s %s", method, path)
+                return json_response({"code": "internal_error", "message": "Something went wrong on our side."}, 500)
+
+        bp.route(path, methods=[method], cors=CORS, content_types=CONTENT_TYPES)(view)
+        return fn
+
+    return decorate

@@ -1,0 +1,74 @@
+"""Organiser routes for tournaments and their events."""
+from __future__ import annotations
+
+from chalice import Blueprint
+from pydantic import BaseModel
+
+from ..models import Event, EventConfig, EventPatch, Tournament, TournamentIn, TournamentPatch
+from ..services import tournaments as svc
+from .routing import route
+
+bp = Blueprint(__name__)
+TAG = "tournaments"
+
+
+class TournamentList(BaseModel):
+    tournaments: list[Tournament]
+
+
+class TournamentDetail(Tournament):
+    events: list[Event] = []
+
+
+class EventList(BaseModel):
+    events: list[Event]
+
+
+@route(bp, "/tournaments", "POST", summary="Create a tournament", auth="organiser", body=TournamentIn,
+       response=Tournament, status=201, tag=TAG)
+def create_tournament(ctx):
+    return svc.create_tournament(ctx.deps, ctx.organiser, ctx.body)
+
+
+@route(bp, "/tournaments", "GET", summary="The organiser's tournaments", auth="organiser",
+       response=TournamentList, tag=TAG)
+def list_tournaments(ctx):
+    return TournamentList(tournaments=svc.list_tournaments(ctx.deps, ctx.organiser))
+
+
+@route(bp, "/tournaments/{tid}", "GET", summary="A tournament with its events", auth="organiser",
+       response=TournamentDetail, tag=TAG)
+def get_tournament(ctx, tid):
+    tournament = svc.own_tournament(ctx.deps, ctx.organiser, tid)
+    events = ctx.deps.repos.events.list_for_tournament(tid)
+    return TournamentDetail(**tournament.model_dump(), events=sorted(events, key=lambda e: e.id))
+
+
+@route(bp, "/tournaments/{tid}", "PATCH", summary="Change a tournament", auth="organiser", body=TournamentPatch,
+       response=Tournament, errors_=("version_conflict",), tag=TAG)
+def patch_tournament(ctx, tid):
+    return svc.update_tournament(ctx.deps, ctx.organiser, tid, ctx.body)
+
+
+@route(bp, "/tournaments/{tid}/events", "POST", summary="Add an event", auth="organiser", body=EventConfig,
+       response=Event, status=201, tag=TAG)
+def create_event(ctx, tid):
+    return svc.create_event(ctx.deps, ctx.organiser, tid, ctx.body)
+
+
+@route(bp, "/tournaments/{tid}/events", "GET", summary="A tournament's events", auth="organiser",
+       response=EventList, tag=TAG)
+def list_events(ctx, tid):
+    svc.own_tournament(ctx.deps, ctx.organiser, tid)
+    return EventList(events=sorted(ctx.deps.repos.events.list_for_tournament(tid), key=lambda e: e.id))
+
+
+@route(bp, "/events/{eid}", "GET", summary="An event with its counters", auth="organiser", response=Event, tag=TAG)
+def get_event(ctx, eid):
+    return svc.own_event(ctx.deps, ctx.organiser, eid)
+
+
+@route(bp, "/events/{eid}", "PATCH", summary="Change an event's configuration", auth="organiser", body=EventPatch,
+       response=Event, errors_=("version_conflict", "conflict"), tag=TAG)
+def patch_event(ctx, eid):
+    return svc.update_event(ctx.deps, ctx.organiser, eid, ctx.body)

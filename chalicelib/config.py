@@ -1,0 +1,35 @@
+"""Settings read once from the environment (pydantic-settings)."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="", case_sensitive=False, extra="ignore")
+
+    stage: str = "local"
+    table_name: str = "cardgames"
+    # boto3 reads AWS_ENDPOINT_URL_DYNAMODB itself; kept here so the local stack can print it.
+    aws_endpoint_url_dynamodb: str | None = None
+    aws_default_region: str = "ap-east-1"
+    api_url: str = "http://127.0.0.1:8000"
+    site_url: str = "http://127.0.0.1:8080"
+    # Where published pages go: a local folder (local stage) or an S3 bucket (AWS).
+    publish_dir: str | None = None
+    publish_bucket: str | None = None
+    stripe_secret_key: str | None = None
+    stripe_webhook_secret: str | None = None
+    stripe_secret_arn: str | None = None
+    hold_minutes: int = 30
+    max_body_bytes: int = 64 * 1024
+
+    @property
+    def online_payments(self) -> bool:
+        return bool(self.stripe_secret_key or self.stripe_secret_arn)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,110 @@
+"""Domain errors with stable codes; the one place where codes meet HTTP statuses.
+
+Pure Python: the engine, services and adapters raise these; api/ turns them into responses.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+class DomainError(Exception):
+    """Base of every error a client may see. `code` is stable and documented in api.md."""
+
+    code = "invalid_request"
+    status = 400
+    default_message = "The request is not valid."
+
+    def __init__(self, message: str | None = None, details: Any = None):
+        self.message = message or self.default_message
+        self.details = details
+        super().__init__(self.message)
+
+    def to_body(self) -> dict:
+        body: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.details is not None:
+            body["details"] = self.details
+        return body
+
+
+class InvalidRequest(DomainError):
+    code, status, default_message = "invalid_request", 400, "The request is not valid."
+
+
+class Unauthorized(DomainError):
+    code, status, default_message = "unauthorized", 401, "Sign-in required: a valid token is missing."
+
+
+class Forbidden(DomainError):
+    code, status, default_message = "forbidden", 403, "You may not do this."
+
+
+class NotFound(DomainError):
+    code, status, default_message = "not_found", 404, "Not found."
+
+
+class PayloadTooLarge(DomainError):
+    code, status, default_message = "payload_too_large", 413, "The request body is too large."
+
+
+class UnsupportedMediaType(DomainError):
+    code, status, default_message = "unsupported_media_type", 415, "Send JSON (Content-Type: application/json)."
+
+
+class Conflict(DomainError):
+    code, status, default_message = "conflict", 409, "The request conflicts with the current state."
+
+
+class EventFull(Conflict):
+    code, default_message = "event_full", "The event is full."
+
+
+class DuplicateEntry(Conflict):
+    code, default_message = "duplicate_entry", "This entry already exists."
+
+
+class VersionConflict(Conflict):
+    code, default_message = "version_conflict", "Someone else changed this first; reload and try again."
+
+
+class AlreadyConfirmed(Conflict):
+    code, default_message = "already_confirmed", "This has already been confirmed."
+
+
+class RoundOpen(Conflict):
+    code, default_message = "round_open", "The previous round is still open."
+
+
+class IdempotencyConflict(Conflict):
+    code, default_message = "idempotency_conflict", "This Idempotency-Key was used with a different request."
+
+
+class RuleViolation(DomainError):
+    code, status, default_message = "rule_violation", 422, "This breaks a rule of the event."
+
+
+class RegistrationClosed(RuleViolation):
+    code, default_message = "registration_closed", "Registration is not open."
+
+
+class NotEligible(RuleViolation):
+    code, default_message = "not_eligible", "This entry is not eligible for the event."
+
+
+class InvalidResult(RuleViolation):
+    code, default_message = "invalid_result", "The result is not possible."
+
+
+class NoValidPairing(RuleViolation):
+    code, default_message = "no_valid_pairing", "No valid pairing exists."
+
+
+class InvalidConfig(RuleViolation):
+    code, default_message = "invalid_config", "The event configuration contradicts itself."
+
+
+class RateLimited(DomainError):
+    code, status, default_message = "rate_limited", 429, "Too many requests; wait a moment."
+
+
+class PaymentError(DomainError):
+    code, status, default_message = "payment_unavailable", 502, "The payment provider could not be reached."

@@ -1,0 +1,454 @@
+"""Pydantic models shared by the api, the services and the store.
+
+Inputs (…In / …Patch) are strict about unknown fields so typos are reported, not ignored.
+The event configuration carries every option with the defaults of rules.md.
+"""
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timezone
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
+
+Game = Literal["guandan", "doudizhu", "gouji", "tractor"]
+FormatName = Literal["swiss", "round_robin", "knockout", "special_swiss"]
+
+# ISO 4217 codes we accept, with their minor-unit exponent (all used here have 2 or 0).
+CURRENCY_EXPONENT = {"CNY": 2, "HKD": 2, "TWD": 2, "MOP": 2, "SGD": 2, "MYR": 2, "USD": 2,
+                     "EUR": 2, "GBP": 2, "AUD": 2, "CAD": 2, "NZD": 2, "JPY": 0, "KRW": 0}
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class Loose(BaseModel):
+    """Stored/output models: tolerate fields added by later versions."""
+    model_config = ConfigDict(extra="ignore")
+
+
+def _utc(value: datetime) -> datetime:
+    return value.astimezone(timezone.utc) if value.tzinfo else value
+
+
+# --------------------------------------------------------------------------- tournaments
+
+def _check_timezone(value: str) -> str:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown time zone {value!r} (use an IANA name such as Asia/Shanghai)")
+    return value
+
+
+def _check_currency(value: str) -> str:
+    value = value.upper()
+    if value not in CURRENCY_EXPONENT:
+        raise ValueError(f"unsupported currency {value!r}; one of {sorted(CURRENCY_EXPONENT)}")
+    return value
+
+
+class TournamentIn(Strict):
+    name: str = Field(min_length=1, max_length=200)
+    venue: str = Field(default="", max_length=300)
+    timezone: str = "Asia/Shanghai"
+    currency: str = "CNY"
+    starts_on: date
+    ends_on: date | None = None
+
+    _tz = field_validator("timezone")(_check_timezone)
+    _cur = field_validator("currency")(_check_currency)
+
+    @model_validator(mode="after")
+    def _dates(self):
+        if self.ends_on is None:
+            self.ends_on = self.starts_on
+        if self.ends_on < self.starts_on:
+            raise ValueError("ends_on is before starts_on")
+        return self
+
+
+class TournamentPatch(Strict):
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    venue: str | None = Field(default=None, max_length=300)
+    timezone: str | None = None
+    currency: str | None = None
+    starts_on: date | None = None
+    ends_on: date | None = None
+
+    @field_validator("timezone")
+    @classmethod
+    def _tz(cls, v):
+        return None if v is None else _check_timezone(v)
+
+    @field_validator("currency")
+    @classmethod
+    def _cur(cls, v):
+        return None if v is None else _check_currency(v)
+
+
+class Tournament(Loose):
+    id: str
+    organiser_id: str
+    name: str
+    venue: str = ""
+    timezone: str
+    currency: str
+    starts_on: date
+    ends_on: date
+    created_at: datetime
+    version: int = 1
+
+
+# --------------------------------------------------------------------------- event config
+
+class EntryKind(Strict):
+    kind: Literal["individual", "pair", "team"]
+    size: int | None = Field(default=None, ge=1, le=12)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_string(cls, data: Any):
+        if isinstance(data, str):
+            return {"kind": data}
+        return data
+
+    @model_validator(mode="after")
+    def _size(self):
+        fixed = {"individual": 1, "pair": 2}
+        if self.kind in fixed:
+            if self.size not in (None, fixed[self.kind]):
+                raise ValueError(f"a {self.kind} entry has {fixed[self.kind]} member(s); drop 'size' or use kind 'team'")
+            self.size = fixed[self.kind]
+        elif self.size is None or self.size < 2:
+            raise ValueError("entry.size: a team entry needs a 'size' of 2 or more")
+        return self
+
+    @property
+    def members(self) -> int:
+        return self.size or 1
+
+
+class Fee(Strict):
+    amount: int = Field(default=0, ge=0, le=10_000_000, description="minor units of the tournament's currency; 0 = free")
+    per: Literal["person", "entry"] = "person"
+    refund_until: datetime | None = Field(default=None, description="full refund before this time; default: registration close")
+
+
+class Eligibility(Strict):
+    kind: Literal["open", "codes"] = "open"
+    codes: list[str] = Field(default_factory=list, max_length=1000)
+
+    @model_validator(mode="after")
+    def _codes(self):
+        if self.kind == "codes" and not self.codes:
+            raise ValueError("eligibility 'codes' needs at least one code")
+        self.codes = [c.strip().upper() for c in self.codes if c.strip()]
+        return self
+
+
+class RegistrationWindow(Strict):
+    opens_at: datetime | None = Field(default=None, description="UTC; a time without offset is read in the tournament's time zone")
+    closes_at: datetime | None = None
+    eligibility: Eligibility = Field(default_factory=Eligibility)
+
+    @model_validator(mode="after")
+    def _order(self):
+        if self.opens_at and self.closes_at and _comparable(self.closes_at) <= _comparable(self.opens_at):
+            raise ValueError("registration.closes_at must be after opens_at")
+        return self
+
+
+def _comparable(value: datetime) -> datetime:
+    return value.replace(tzinfo=None) if value.tzinfo is None else value.astimezone(timezone.utc).replace(tzinfo=None)
+
+
+# Tie-break key names understood by engine/standings.py.
+TieBreak = Literal["level_points", "net_points", "match_points", "level_diff_points", "table_points",
+                   "small_points", "landlord_deals", "position_points", "games_won", "group_points",
+                   "head_to_head", "opponents_match_points", "opponents_points", "lots"]
+
+
+class LevelPointsScoring(Strict):
+    method: Literal["level_points"] = "level_points"
+    pass_a_points: float = Field(default=15, ge=0, le=100)
+    a_failure_limit: int | None = Field(default=None, ge=1, le=10, description="failed attempts at A before dropping back to 2; none by default")
+    deals_per_round: int | None = Field(default=None, ge=1, le=100)
+    minutes: int = Field(default=60, ge=5, le=600)
+    tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["level_points", "head_to_head", "net_points", "lots"])
+
+
+def _default_level_diff_table() -> list[int]:
+    # Winner's 级差分 for a level difference d = 0..13 (passing A counts one above A): 13 + d, capped at 26.
+    return [min(26, 13 + d) for d in range(14)]
+
+
+class MatchPointsScoring(Strict):
+    method: Literal["match_points"] = "match_points"
+    win: float = 2
+    draw: float = 1
+    loss: float = 0
+    bye_match_points: float = 1.5
+    bye_level_diff_points: float = 17
+    withdrawal_match_points: float = 2
+    withdrawal_level_diff_points: float = 17
+    level_diff_table: list[int] = Field(default_factory=_default_level_diff_table, min_length=2, max_length=20,
+                                        description="winner's 级差分 by level difference; loser gets 26 minus it")
+    a_failure_limit: int | None = Field(default=None, ge=1, le=10)
+    minutes: int = Field(default=60, ge=5, le=600)
+    tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["match_points", "level_diff_points", "head_to_head",
+                                                                "opponents_match_points", "lots"])
+
+
+class BombBonus(Strict):
+    enabled: bool = True
+    each: dict[int, int] = Field(default_factory=lambda: {3: 50, 4: 100, 5: 200, 6: 500},
+                                 description="bombs in a deal → amount to each player (the highest key applies to more)")
+    extra: int = Field(default=100, ge=0, description="to a player who made every bomb of the deal")
+
+
+class TablePointsScoring(Strict):
+    method: Literal["table_points"] = "table_points"
+    deals_per_round: int = Field(default=6, ge=1, le=50)
+    minutes: int = Field(default=40, ge=5, le=600)
+    places: list[float] = Field(default_factory=lambda: [5, 3, 1], min_length=3, max_length=3)
+    bye_table_points: float = 3
+    doubling: bool = False
+    bomb_bonus: BombBonus = Field(default_factory=BombBonus)
+    tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["table_points", "small_points", "landlord_deals", "lots"])
+
+
+class PositionPointsScoring(Strict):
+    method: Literal["position_points"] = "position_points"
+    games_per_match: int = Field(default=1, ge=1, le=20)
+    position_values: list[int] = Field(default_factory=lambda: [7, 5, 4, 3, 2, 1], min_length=6, max_length=6)
+    withdrawal_points: float = 32
+    extra_games_before_lots: int = Field(default=3, ge=0, le=10)
+    win: float = 2
+    draw: float = 1
+    loss: float = 0
+    tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["match_points", "position_points", "head_to_head", "lots"])
+
+
+class LevelTableScoring(Strict):
+    method: Literal["level_table"] = "level_table"
+    start_level: int = Field(default=3, ge=2, le=14)
+    best_of: int = Field(default=3, ge=1, le=9)
+    minutes: int = Field(default=90, ge=5, le=600)
+    tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["group_points", "games_won", "head_to_head", "lots"])
+
+    @field_validator("best_of")
+    @classmethod
+    def _odd(cls, v):
+        if v % 2 == 0:
+            raise ValueError("best_of must be odd")
+        return v
+
+
+Scoring = Annotated[
+    Union[LevelPointsScoring, MatchPointsScoring, TablePointsScoring, PositionPointsScoring, LevelTableScoring],
+    Field(discriminator="method"),
+]
+
+GAME_METHODS: dict[str, tuple[str, ...]] = {
+    "guandan": ("level_points", "match_points"),
+    "doudizhu": ("table_points",),
+    "gouji": ("position_points",),
+    "tractor": ("level_table",),
+}
+GAME_ENTRY_KINDS: dict[str, dict[str, set[int]]] = {
+    # kind → allowed member counts
+    "guandan": {"pair": {2}},
+    "tractor": {"pair": {2}},
+    "doudizhu": {"individual": {1}},
+    "gouji": {"team": {3}},
+}
+GAME_FORMATS: dict[str, tuple[str, ...]] = {
+    "guandan": ("swiss", "round_robin", "knockout", "special_swiss"),
+    "tractor": ("swiss", "round_robin", "knockout", "special_swiss"),
+    "gouji": ("swiss", "round_robin", "knockout", "special_swiss"),
+    "doudizhu": ("swiss",),  # three-seat tables re-seated by standing each round
+}
+
+
+class Advance(Strict):
+    per_group: int | None = Field(default=None, ge=1, le=64)
+    total: int | None = Field(default=None, ge=2, le=4096)
+
+
+class Stage(Strict):
+    name: str = Field(default="", max_length=100)
+    format: FormatName
+    rounds: int | None = Field(default=None, ge=1, le=30)
+    groups: int | None = Field(default=None, ge=1, le=256)
+    double: bool = False
+    double_elimination: bool = False
+    best_of: int = Field(default=1, ge=1, le=9)
+    advance: Advance | None = None
+    carry_over: Literal["none", "full", "half"] = "none"
+    separate_related: bool = Field(default=True, description="keep same-club entries apart (round 1 / groups)")
+    scoring: Scoring | None = None
+
+    @model_validator(mode="after")
+    def _format_options(self):
+        if self.format in ("knockout", "round_robin") and self.rounds is not None:
+            raise ValueError(f"'rounds' is fixed by the {self.format} format; leave it out")
+        if self.format in ("swiss",) and self.rounds is None:
+            raise ValueError("a swiss stage needs 'rounds'")
+        if self.format != "round_robin" and (self.groups or self.double):
+            raise ValueError("'groups' and 'double' belong to round_robin")
+        if self.format != "knockout" and self.double_elimination:
+            raise ValueError("'double_elimination' belongs to knockout")
+        if self.best_of % 2 == 0:
+            raise ValueError("best_of must be odd")
+        return self
+
+
+class Prize(Strict):
+    place_from: int = Field(ge=1)
+    place_to: int | None = Field(default=None, ge=1)
+    amount: int = Field(default=0, ge=0, description="whole currency units, as prize tables state them")
+    label: str = Field(default="", max_length=100)
+
+    @model_validator(mode="after")
+    def _range(self):
+        if self.place_to is None:
+            self.place_to = self.place_from
+        if self.place_to < self.place_from:
+            raise ValueError("place_to is before place_from")
+        return self
+
+
+class EventConfig(Strict):
+    name: str = Field(min_length=1, max_length=200)
+    game: Game
+    entry: EntryKind
+    capacity: int = Field(ge=1, le=100_000)
+    waitlist: bool = True
+    fee: Fee = Field(default_factory=Fee)
+    registration: RegistrationWindow = Field(default_factory=RegistrationWindow)
+    stages: list[Stage] = Field(min_length=1, max_length=6)
+    prizes: list[Prize] = Field(default_factory=list, max_length=100)
+    allow_partner_wanted: bool = Field(default=True, description="players may register alone and ask for a partner (商会协调组队)")
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        kinds = GAME_ENTRY_KINDS[self.game]
+        if self.entry.kind not in kinds or self.entry.members not in kinds[self.entry.kind]:
+            allowed = ", ".join(f"{k} of {sorted(v)}" for k, v in kinds.items())
+            raise ValueError(f"entry: {self.game} takes {allowed} (got {self.entry.kind} of {self.entry.members})")
+        for i, stage in enumerate(self.stages):
+            if stage.format not in GAME_FORMATS[self.game]:
+                raise ValueError(f"stages[{i}].format: {self.game} does not use {stage.format}")
+            if stage.scoring is None:
+                stage.scoring = default_scoring(self.game)
+            elif stage.scoring.method not in GAME_METHODS[self.game]:
+                raise ValueError(f"stages[{i}].scoring.method: {self.game} scores with {', '.join(GAME_METHODS[self.game])}")
+            if i > 0 and stage.advance is None:
+                stage.advance = Advance()
+        if self.stages[0].carry_over != "none":
+            raise ValueError("stages[0].carry_over: the first stage has nothing to carry over")
+        return self
+
+
+def default_scoring(game: str):
+    return {
+        "guandan": LevelPointsScoring,
+        "doudizhu": TablePointsScoring,
+        "gouji": PositionPointsScoring,
+        "tractor": LevelTableScoring,
+    }[game]()
+
+
+class EventPatch(Strict):
+    """Fields an organiser may change; merged into the stored config and validated whole."""
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    capacity: int | None = Field(default=None, ge=1, le=100_000)
+    waitlist: bool | None = None
+    fee: Fee | None = None
+    registration: RegistrationWindow | None = None
+    stages: list[Stage] | None = Field(default=None, min_length=1, max_length=6)
+    prizes: list[Prize] | None = None
+    allow_partner_wanted: bool | None = None
+    version: int | None = Field(default=None, description="send the version you read to avoid lost updates")
+
+
+class Counters(Loose):
+    confirmed: int = 0
+    held: int = 0
+    waitlisted: int = 0
+    version: int = 0
+
+
+class Event(Loose):
+    id: str
+    tournament_id: str
+    organiser_id: str
+    config: EventConfig
+    created_at: datetime
+    version: int = 1
+    counters: Counters = Field(default_factory=Counters)
+
+
+# --------------------------------------------------------------------------- organisers
+
+class Organiser(Loose):
+    id: str
+    name: str
+    created_at: datetime
+    revoked: bool = False
+
+
+class OrganiserIn(Strict):
+    name: str = Field(min_length=1, max_length=200)
+
+
+# --------------------------------------------------------------------------- public views
+
+class PublicEvent(BaseModel):
+    id: str
+    name: str
+    game: Game
+    entry: EntryKind
+    capacity: int
+    places_left: int
+    waitlist: bool
+    waitlisted: int
+    fee: Fee
+    currency: str
+    registration_state: Literal["not_yet_open", "open", "closed"]
+    opens_at: datetime | None
+    closes_at: datetime | None
+    opens_at_local: str | None
+    closes_at_local: str | None
+    eligibility: Literal["open", "codes"]
+    stages: list[dict]
+    prizes: list[Prize]
+
+
+class PublicTournament(BaseModel):
+    id: str
+    name: str
+    venue: str
+    timezone: str
+    currency: str
+    starts_on: date
+    ends_on: date
+    events: list[PublicEvent]
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+    details: Any = None
+
+
+PHONE_RE = re.compile(r"^\+?[0-9][0-9 \-]{5,18}[0-9]$")

@@ -1,0 +1,147 @@
+"""Tournaments and events: set-up by organisers, and what the public may see."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from zoneinfo import ZoneInfo
+
+from pydantic import ValidationError
+
+from .. import errors
+from ..bootstrap import Deps
+from ..ids import new_id
+from ..models import (
+    Event,
+    EventConfig,
+    EventPatch,
+    Organiser,
+    PublicEvent,
+    PublicTournament,
+    Tournament,
+    TournamentIn,
+    TournamentPatch,
+)
+from .validation import validation_details
+
+
+def create_tournament(deps: Deps, organiser: Organiser, body: TournamentIn) -> Tournament:
+    tournament = Tournament(id=new_id(), organiser_id=organiser.id, created_at=deps.clock(),
+                            **body.model_dump())
+    deps.repos.tournaments.create(tournament)
+    return tournament
+
+
+def own_tournament(deps: Deps, organiser: Organiser, tid: str) -> Tournament:
+    tournament = deps.repos.tournaments.get(tid)
+    # Someone else's tournament is reported exactly like a missing one: ids do not leak.
+    if tournament is None or tournament.organiser_id != organiser.id:
+        raise errors.NotFound("tournament not found")
+    return tournament
+
+
+def list_tournaments(deps: Deps, organiser: Organiser) -> list[Tournament]:
+    return sorted(deps.repos.tournaments.list_for_organiser(organiser.id), key=lambda t: t.id)
+
+
+def update_tournament(deps: Deps, organiser: Organiser, tid: str, patch: TournamentPatch) -> Tournament:
+    tournament = own_tournament(deps, organiser, tid)
+    changes = patch.model_dump(exclude_unset=True)
+    merged = tournament.model_dump() | changes
+    try:
+        TournamentIn.model_validate({k: merged[k] for k in TournamentIn.model_fields})
+    except ValidationError as exc:
+        raise errors.InvalidRequest("The tournament would not be valid.", validation_details(exc)) from None
+    updated = Tournament.model_validate(merged | {"version": tournament.version + 1})
+    deps.repos.tournaments.update(updated, tournament.version)
+    return updated
+
+
+def _localise(value: datetime | None, tz: str) -> datetime | None:
+    """A time given without an offset is read in the tournament's time zone; stored in UTC."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=ZoneInfo(tz))
+    return value.astimezone(timezone.utc)
+
+
+def _normalise_times(config: EventConfig, tournament: Tournament) -> EventConfig:
+    reg = config.registration
+    reg.opens_at = _localise(reg.opens_at, tournament.timezone)
+    reg.closes_at = _localise(reg.closes_at, tournament.timezone)
+    config.fee.refund_until = _localise(config.fee.refund_until, tournament.timezone)
+    return config
+
+
+def create_event(deps: Deps, organiser: Organiser, tid: str, config: EventConfig) -> Event:
+    tournament = own_tournament(deps, organiser, tid)
+    event = Event(id=new_id(), tournament_id=tid, organiser_id=organiser.id,
+                  config=_normalise_times(config, tournament), created_at=deps.clock())
+    deps.repos.events.create(event)
+    return event
+
+
+def own_event(deps: Deps, organiser: Organiser, eid: str) -> Event:
+    event = deps.repos.events.get(eid)
+    if event is None or event.organiser_id != organiser.id:
+        raise errors.NotFound("event not found")
+    return event
+
+
+def update_event(deps: Deps, organiser: Organiser, eid: str, patch: EventPatch) -> Event:
+    event = own_event(deps, organiser, eid)
+    if patch.version is not None and patch.version != event.version:
+        raise errors.VersionConflict(f"the event is at version {event.version}, not {patch.version}")
+    changes = patch.model_dump(exclude_unset=True, exclude={"version"}, mode="json")
+    merged = event.config.model_dump(mode="json") | changes
+    try:
+        config = EventConfig.model_validate(merged)
+    except ValidationError as exc:
+        raise errors.InvalidRequest("The event configuration would not be valid.", validation_details(exc)) from None
+    if config.capacity < event.counters.confirmed + event.counters.held:
+        raise errors.Conflict(f"capacity {config.capacity} is below the {event.counters.confirmed + event.counters.held} places taken")
+    tournament = deps.repos.tournaments.get(event.tournament_id)
+    updated = event.model_copy(update={"config": _normalise_times(config, tournament), "version": event.version + 1})
+    deps.repos.events.update(updated, event.version)
+    return updated
+
+
+def registration_state(config: EventConfig, now: datetime) -> str:
+    reg = config.registration
+    if reg.opens_at and now < reg.opens_at:
+        return "not_yet_open"
+    if reg.closes_at and now >= reg.closes_at:
+        return "closed"
+    return "open"
+
+
+def _local_text(value: datetime | None, tz: str) -> str | None:
+    return value.astimezone(ZoneInfo(tz)).strftime("%Y-%m-%d %H:%M") if value else None
+
+
+def public_event(event: Event, tournament: Tournament, now: datetime) -> PublicEvent:
+    c = event.config
+    taken = event.counters.confirmed + event.counters.held
+    return PublicEvent(
+        id=event.id, name=c.name, game=c.game, entry=c.entry, capacity=c.capacity,
+        places_left=max(0, c.capacity - taken), waitlist=c.waitlist, waitlisted=event.counters.waitlisted,
+        fee=c.fee, currency=tournament.currency, registration_state=registration_state(c, now),
+        opens_at=c.registration.opens_at, closes_at=c.registration.closes_at,
+        opens_at_local=_local_text(c.registration.opens_at, tournament.timezone),
+        closes_at_local=_local_text(c.registration.closes_at, tournament.timezone),
+        eligibility=c.registration.eligibility.kind,
+        stages=[{"name": s.name, "format": s.format, "rounds": s.rounds,
+                 "scoring": s.scoring.method if s.scoring else None} for s in c.stages],
+        prizes=c.prizes,
+    )
+
+
+def public_tournament(deps: Deps, tid: str) -> PublicTournament:
+    tournament, events = deps.repos.tournaments.get_with_events(tid)
+    if tournament is None:
+        raise errors.NotFound("tournament not found")
+    now = deps.clock()
+    return PublicTournament(
+        id=tournament.id, name=tournament.name, venue=tournament.venue, timezone=tournament.timezone,
+        currency=tournament.currency, starts_on=tournament.starts_on, ends_on=tournament.ends_on,
+        events=[public_event(e, tournament, now) for e in sorted(events, key=lambda e: e.id)],
+    )

@@ -1,0 +1,215 @@
+"""Thin wrapper over the boto3 DynamoDB client: lazy client, (de)serialisation, error translation.
+
+No raw ClientError leaves this module: conditional failures and transaction cancellations become
+domain errors chosen by the caller.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Iterable, Sequence
+
+from ..config import get_settings
+from ..errors import Conflict, DomainError
+
+_client = None
+
+
+def client():
+    """The boto3 client, created on first use so moto/local endpoints set up earlier apply."""
+    global _client
+    if _client is None:
+        import boto3
+        from botocore.config import Config
+
+        _client = boto3.client("dynamodb", config=Config(retries={"max_attempts": 8, "mode": "standard"},
+                                                         max_pool_connections=64))
+    return _client
+
+
+def reset_client() -> None:
+    global _client
+    _client = None
+
+
+_S = None
+_D = None
+
+
+def _ser():
+    global _S, _D
+    if _S is None:
+        from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+        _S, _D = TypeSerializer(), TypeDeserializer()
+    return _S, _D
+
+
+def to_item(plain: dict) -> dict:
+    s, _ = _ser()
+    return {k: s.serialize(v) for k, v in plain.items() if v is not None}
+
+
+def from_item(item: dict) -> dict:
+    _, d = _ser()
+    out = {k: d.deserialize(v) for k, v in item.items()}
+    for k, v in list(out.items()):
+        if type(v).__name__ == "Decimal":
+            out[k] = int(v) if v == int(v) else float(v)
+    return out
+
+
+def doc(model) -> str:
+    return model.model_dump_json(exclude_none=False)
+
+
+def load(item: dict, model_cls):
+    return model_cls.model_validate_json(item["data"])
+
+
+class Table:
+    """Operations on the single table, named by settings."""
+
+    def __init__(self, name: str | None = None):
+        self.name = name or get_settings().table_name
+
+    # -- reads
+    def get(self, key: dict, consistent: bool = True) -> dict | None:
+        resp = client().get_item(TableName=self.name, Key=to_item(key), ConsistentRead=consistent)
+        item = resp.get("Item")
+        return from_item(item) if item else None
+
+    def query(self, pk: str, prefix: str | None = None, *, index: str | None = None,
+              upper: str | None = None, limit: int | None = None, forward: bool = True,
+              consistent: bool = True) -> list[dict]:
+        pk_name, sk_name = ("GSI1PK", "GSI1SK") if index else ("PK", "SK")
+        expr = f"{pk_name} = :pk"
+        values: dict[str, Any] = {":pk": pk}
+        if prefix is not None:
+            expr += f" AND begins_with({sk_name}, :prefix)"
+            values[":prefix"] = prefix
+        elif upper is not None:
+            expr += f" AND {sk_name} <= :upper"
+            values[":upper"] = upper
+        kwargs: dict[str, Any] = {"TableName": self.name, "KeyConditionExpression": expr,
+                                  "ExpressionAttributeValues": to_item(values), "ScanIndexForward": forward}
+        if index:
+            kwargs["IndexName"] = index
+        else:
+            kwargs["ConsistentRead"] = consistent
+        out: list[dict] = []
+        while True:
+            if limit:
+                kwargs["Limit"] = limit - len(out)
+            resp = client().query(**kwargs)
+            out.extend(from_item(i) for i in resp.get("Items", []))
+            if "LastEvaluatedKey" not in resp or (limit and len(out) >= limit):
+                return out
+            kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+
+    # -- writes
+    def put(self, item: dict, *, condition: str | None = None, values: dict | None = None,
+            names: dict | None = None, on_fail: Callable[[], DomainError] | None = None) -> None:
+        kwargs: dict[str, Any] = {"TableName": self.name, "Item": to_item(item)}
+        _add_condition(kwargs, condition, values, names)
+        self._run(client().put_item, kwargs, on_fail)
+
+    def update(self, key: dict, expr: str, *, values: dict | None = None, names: dict | None = None,
+               condition: str | None = None, on_fail: Callable[[], DomainError] | None = None) -> dict:
+        kwargs: dict[str, Any] = {"TableName": self.name, "Key": to_item(key), "UpdateExpression": expr,
+                                  "ReturnValues": "ALL_NEW"}
+        _add_condition(kwargs, condition, values, names)
+        resp = self._run(client().update_item, kwargs, on_fail)
+        return from_item(resp.get("Attributes", {}))
+
+    def delete(self, key: dict, *, condition: str | None = None, values: dict | None = None,
+               on_fail: Callable[[], DomainError] | None = None) -> None:
+        kwargs: dict[str, Any] = {"TableName": self.name, "Key": to_item(key)}
+        _add_condition(kwargs, condition, values, None)
+        self._run(client().delete_item, kwargs, on_fail)
+
+    def transact(self, ops: Sequence["Op"]) -> None:
+        """All or nothing. A failed condition raises the DomainError of the first op that failed."""
+        items = [op.to_transact(self.name) for op in ops]
+        c = client()
+        try:
+            c.transact_write_items(TransactItems=items)
+        except c.exceptions.TransactionCanceledException as exc:
+            reasons = exc.response.get("CancellationReasons", [])
+            for op, reason in zip(ops, reasons):
+                if reason.get("Code") == "ConditionalCheckFailed":
+                    raise (op.on_fail() if op.on_fail else Conflict())
+            if any(r.get("Code") == "TransactionConflict" for r in reasons):
+                raise TransientConflict("transaction conflict") from None
+            raise TransientConflict(f"transaction cancelled: {[r.get('Code') for r in reasons]}") from None
+
+    def _run(self, fn, kwargs, on_fail):
+        c = client()
+        try:
+            return fn(**kwargs)
+        except c.exceptions.ConditionalCheckFailedException:
+            raise (on_fail() if on_fail else Conflict()) from None
+
+
+class TransientConflict(Conflict):
+    """Another transaction touched the same items; the caller may retry."""
+    code = "conflict"
+
+
+def _add_condition(kwargs, condition, values, names):
+    if condition:
+        kwargs["ConditionExpression"] = condition
+    if values:
+        kwargs["ExpressionAttributeValues"] = to_item(values)
+    if names:
+        kwargs["ExpressionAttributeNames"] = names
+
+
+class Op:
+    """One operation of a transaction."""
+
+    def __init__(self, kind: str, *, item: dict | None = None, key: dict | None = None, expr: str | None = None,
+                 condition: str | None = None, values: dict | None = None, names: dict | None = None,
+                 on_fail: Callable[[], DomainError] | None = None):
+        self.kind, self.item, self.key, self.expr = kind, item, key, expr
+        self.condition, self.values, self.names, self.on_fail = condition, values, names, on_fail
+
+    @classmethod
+    def put(cls, item, **kw):
+        return cls("Put", item=item, **kw)
+
+    @classmethod
+    def update(cls, key, expr, **kw):
+        return cls("Update", key=key, expr=expr, **kw)
+
+    @classmethod
+    def check(cls, key, condition, **kw):
+        return cls("ConditionCheck", key=key, condition=condition, **kw)
+
+    @classmethod
+    def delete(cls, key, **kw):
+        return cls("Delete", key=key, **kw)
+
+    def to_transact(self, table: str) -> dict:
+        body: dict[str, Any] = {"TableName": table}
+        if self.item is not None:
+            body["Item"] = to_item(self.item)
+        if self.key is not None:
+            body["Key"] = to_item(self.key)
+        if self.expr:
+            body["UpdateExpression"] = self.expr
+        _add_condition(body, self.condition, self.values, self.names)
+        return {self.kind: body}
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def chunks(seq: Iterable, n: int):
+    buf = []
+    for x in seq:
+        buf.append(x)
+        if len(buf) == n:
+            yield buf
+            buf = []
+    if buf:
+        yield buf

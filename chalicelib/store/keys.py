@@ -1,0 +1,95 @@
+"""Every DynamoDB key is built here and nowhere else."""
+from __future__ import annotations
+
+
+def tournament(tid: str) -> dict:
+    return {"PK": f"TOURN#{tid}", "SK": "META"}
+
+
+def tournament_partition(tid: str) -> str:
+    return f"TOURN#{tid}"
+
+
+def event(tid: str, eid: str) -> dict:
+    return {"PK": f"TOURN#{tid}", "SK": f"EVENT#{eid}"}
+
+
+EVENT_PREFIX = "EVENT#"
+
+
+def event_counters(eid: str) -> dict:
+    return {"PK": f"EVENT#{eid}", "SK": "COUNTERS"}
+
+
+def event_partition(eid: str) -> str:
+    return f"EVENT#{eid}"
+
+
+def entry(eid: str, entry_id: str) -> dict:
+    return {"PK": f"EVENT#{eid}", "SK": f"ENTRY#{entry_id}"}
+
+
+ENTRY_PREFIX = "ENTRY#"
+
+
+def entry_pointer(entry_id: str) -> dict:
+    return {"PK": f"ENTRYID#{entry_id}", "SK": "META"}
+
+
+def waitlist_index(eid: str, position: str) -> dict:
+    return {"GSI1PK": f"WAITLIST#{eid}", "GSI1SK": position}
+
+
+def waitlist_partition(eid: str) -> str:
+    return f"WAITLIST#{eid}"
+
+
+def hold_index(expires_iso: str, entry_id: str) -> dict:
+    return {"GSI1PK": "HOLDS", "GSI1SK": f"{expires_iso}#{entry_id}"}
+
+
+HOLDS_PARTITION = "HOLDS"
+
+
+def organiser(oid: str) -> dict:
+    return {"PK": f"ORG#{oid}", "SK": "META"}
+
+
+def organiser_token(token_hash: str) -> dict:
+    return {"PK": f"ORGTOKEN#{token_hash}", "SK": "META"}
+
+
+def organiser_tournament(oid: str, tid: str) -> dict:
+    return {"PK": f"ORG#{oid}", "SK": f"TOURN#{tid}"}
+
+
+def organiser_partition(oid: str) -> str:
+    return f"ORG#{oid}"
+
+
+def idempotency(scope: str, key: str) -> dict:
+    return {"PK": f"IDEM#{scope}#{key}", "SK": "META"}
+
+
+def payment(payment_id: str) -> dict:
+    return {"PK": f"PAYMENT#{payment_id}", "SK": "META"}
+
+
+def payment_of_entry(eid: str, entry_id: str, payment_id: str) -> dict:
+    return {"PK": f"EVENT#{eid}", "SK": f"ENTRYPAY#{entry_id}#{payment_id}"}
+
+
+def stripe_event(stripe_event_id: str) -> dict:
+    return {"PK": f"STRIPEEVT#{stripe_event_id}", "SK": "META"}
+
+
+def round_(eid: str, stage: int, number: int) -> dict:
+    return {"PK": f"EVENT#{eid}", "SK": f"ROUND#{stage}#{number:03d}"}
+
+
+def table(eid: str, stage: int, number: int, table_no: int) -> dict:
+    return {"PK": f"EVENT#{eid}", "SK": f"ROUND#{stage}#{number:03d}#TABLE#{table_no:04d}"}
+
+
+def audit(eid: str, ulid: str) -> dict:
+    return {"PK": f"EVENT#{eid}", "SK": f"AUDIT#{ulid}"}

@@ -1,0 +1,72 @@
+"""The one definition of the DynamoDB table: tests, the local stack and the CDK stack use it.
+
+Access patterns (keys built in keys.py only):
+- tournament + its events:        Query PK=TOURN#<tid>                  (META, EVENT#<eid>…)
+- an organiser's tournaments:     Query PK=ORG#<oid>, SK begins_with TOURN#
+- organiser by token hash:        Get   PK=ORGTOKEN#<sha256>, SK=META   (strongly consistent, so a
+                                  revoked token stops working at once)
+- event by id:                    Get   PK=EVENT#<eid>, SK=COUNTERS (holds tid + owner) then the event
+- entries of an event:            Query PK=EVENT#<eid>, SK begins_with ENTRY#
+- entry by id:                    Get   PK=ENTRYID#<id>, SK=META → event id
+- waitlist of an event, in order: Query GSI1 GSI1PK=WAITLIST#<eid> (sparse: only waiting entries)
+- holds to sweep:                 Query GSI1 GSI1PK=HOLDS, GSI1SK <= now (sparse: only held entries)
+- idempotency record:             Get   PK=IDEM#<scope>#<key>, SK=META
+- rounds / tables / audit:        Query PK=EVENT#<eid>, SK begins_with ROUND# / AUDIT#
+- payment:                        Get   PK=PAYMENT#<id>, SK=META
+Secrets (organiser tokens, manage tokens, table codes) are stored only as SHA-256 hashes.
+"""
+from __future__ import annotations
+
+PARTITION_KEY = "PK"
+SORT_KEY = "SK"
+GSI1 = "GSI1"
+
+ATTRIBUTES = [
+    {"AttributeName": "PK", "AttributeType": "S"},
+    {"AttributeName": "SK", "AttributeType": "S"},
+    {"AttributeName": "GSI1PK", "AttributeType": "S"},
+    {"AttributeName": "GSI1SK", "AttributeType": "S"},
+]
+KEY_SCHEMA = [
+    {"AttributeName": "PK", "KeyType": "HASH"},
+    {"AttributeName": "SK", "KeyType": "RANGE"},
+]
+GLOBAL_SECONDARY_INDEXES = [
+    {
+        "IndexName": GSI1,
+        "KeySchema": [
+            {"AttributeName": "GSI1PK", "KeyType": "HASH"},
+            {"AttributeName": "GSI1SK", "KeyType": "RANGE"},
+        ],
+        "Projection": {"ProjectionType": "ALL"},
+    }
+]
+TTL_ATTRIBUTE = "expires_at"
+
+
+def create_table_kwargs(table_name: str) -> dict:
+    """Arguments for DynamoDB CreateTable (on-demand billing)."""
+    return {
+        "TableName": table_name,
+        "AttributeDefinitions": ATTRIBUTES,
+        "KeySchema": KEY_SCHEMA,
+        "GlobalSecondaryIndexes": GLOBAL_SECONDARY_INDEXES,
+        "BillingMode": "PAY_PER_REQUEST",
+    }
+
+
+def ensure_table(client, table_name: str) -> bool:
+    """Create the table when missing; returns True when it was created."""
+    try:
+        client.describe_table(TableName=table_name)
+        return False
+    except client.exceptions.ResourceNotFoundException:
+        pass
+    client.create_table(**create_table_kwargs(table_name))
+    client.get_waiter("table_exists").wait(TableName=table_name, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+    try:
+        client.update_time_to_live(TableName=table_name,
+                                   TimeToLiveSpecification={"Enabled": True, "AttributeName": TTL_ATTRIBUTE})
+    except Exception:  # DynamoDB Local before 2.x lacks TTL; harmless locally
+        pass
+    return True

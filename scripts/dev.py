@@ -1,0 +1,149 @@
+"""The local stack: DynamoDB Local + `chalice local` + the static site, with a demo tournament.
+
+    python -m scripts.dev run              start everything, print the URLs, stop all on Ctrl-C
+    python -m scripts.dev organiser NAME   create an organiser on the running stack; token last
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import ddblocal
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / ".data"
+DDB_PORT = int(os.environ.get("DDB_PORT", "8001"))
+API_PORT = int(os.environ.get("API_PORT", "8000"))
+SITE_PORT = int(os.environ.get("SITE_PORT", "8080"))
+TABLE = os.environ.get("TABLE_NAME", "cardgames")
+
+
+def local_env() -> dict:
+    env = dict(os.environ)
+    env.update({
+        "AWS_DEFAULT_REGION": env.get("AWS_DEFAULT_REGION", "ap-east-1"),
+        "AWS_ACCESS_KEY_ID": env.get("AWS_ACCESS_KEY_ID", "local"),
+        "AWS_SECRET_ACCESS_KEY": env.get("AWS_SECRET_ACCESS_KEY", "local"),
+        "AWS_ENDPOINT_URL_DYNAMODB": f"http://127.0.0.1:{DDB_PORT}",
+        "TABLE_NAME": TABLE,
+        "STAGE": "local",
+        "PUBLISH_DIR": str(DATA / "site"),
+        "API_URL": f"http://127.0.0.1:{API_PORT}",
+        "SITE_URL": f"http://127.0.0.1:{SITE_PORT}",
+    })
+    return env
+
+
+def _apply_env() -> None:
+    os.environ.update(local_env())
+    sys.path.insert(0, str(ROOT))
+
+
+def run() -> None:
+    DATA.mkdir(exist_ok=True)
+    (DATA / "site").mkdir(exist_ok=True)
+    procs: list[subprocess.Popen] = []
+
+    def stop_all(*_):
+        for p in reversed(procs):
+            ddblocal.stop(p)
+        print("\nStopped DynamoDB Local, the API and the site. 已停止。")
+        sys.exit(0)
+
+    signal.signal(signal.SIGINT, stop_all)
+    signal.signal(signal.SIGTERM, stop_all)
+    print(f"Starting DynamoDB Local on 127.0.0.1:{DDB_PORT} (data in .data/ddb) …", flush=True)
+    procs.append(ddblocal.start(DDB_PORT, db_path=str(DATA / "ddb"), log_path=str(DATA / "ddblocal.log")))
+    _apply_env()
+    from chalicelib.store import dynamo, schema
+    if schema.ensure_table(dynamo.client(), TABLE):
+        print(f"Created table {TABLE}.")
+    demo = load_demo()
+    env = local_env()
+    print(f"Starting the API on 127.0.0.1:{API_PORT} …", flush=True)
+    api_log = open(DATA / "api.log", "ab")
+    procs.append(subprocess.Popen(
+        [str(Path(sys.executable).parent / "chalice"), "local", "--host", "127.0.0.1", "--port", str(API_PORT),
+         "--stage", "local", "--no-autoreload"], cwd=str(ROOT), env=env, stdout=api_log, stderr=subprocess.STDOUT,
+        start_new_session=True))
+    procs.append(subprocess.Popen(
+        [sys.executable, "-m", "scripts.site_server", "--port", str(SITE_PORT), "--frontend", str(ROOT / "frontend"),
+         "--published", str(DATA / "site")], cwd=str(ROOT), env=env, start_new_session=True))
+    ddblocal.wait_for_port(API_PORT, 60)
+    ddblocal.wait_for_port(SITE_PORT, 30)
+    publish_demo(demo)
+    tid = demo["tournament_id"]
+    print(f"""
+Ready. 已启动。
+  Site (participants, organiser console)  http://127.0.0.1:{SITE_PORT}/
+  Demo tournament page                    http://127.0.0.1:{SITE_PORT}/?t={tid}
+  Published results                       http://127.0.0.1:{SITE_PORT}/t/{tid}/index.html
+  API                                     http://127.0.0.1:{API_PORT}/   (OpenAPI: /openapi.json)
+  DynamoDB Local                          http://127.0.0.1:{DDB_PORT}/
+  Demo organiser token                    {demo['token']}
+
+Try:  curl -H 'Authorization: Bearer {demo['token']}' http://127.0.0.1:{API_PORT}/tournaments
+Logs in .data/api.log and .data/ddblocal.log. Ctrl-C stops everything.
+""", flush=True)
+    while True:
+        for p in procs:
+            if p.poll() is not None:
+                print(f"A process stopped unexpectedly ({p.args[0]}); see .data/*.log", flush=True)
+                stop_all()
+        time.sleep(1)
+
+
+def load_demo() -> dict:
+    """Loads the demo tournament once; its ids and token are kept in .data/demo.json."""
+    from chalicelib.store.repositories import Repos
+    marker = DATA / "demo.json"
+    if marker.exists():
+        demo = json.loads(marker.read_text())
+        if Repos().tournaments.get(demo["tournament_id"]) is not None:
+            return demo
+    from .demo import load
+    demo = load()
+    marker.write_text(json.dumps(demo, ensure_ascii=False, indent=2))
+    print("Loaded the demo tournament.")
+    return demo
+
+
+def publish_demo(demo: dict) -> None:
+    try:
+        from chalicelib.services import publishing
+    except ImportError:
+        return
+    try:
+        from chalicelib.bootstrap import deps
+        publishing.publish_tournament(deps(), demo["tournament_id"])
+    except Exception as exc:  # the site still serves; say why
+        print(f"Publishing the demo failed: {exc}")
+
+
+def organiser(name: str) -> None:
+    if not name.strip():
+        raise SystemExit('Give a name: make organiser NAME="河池商会"')
+    _apply_env()
+    from chalicelib.bootstrap import deps
+    from chalicelib.services.organisers import create_organiser
+    try:
+        org, token = create_organiser(deps(), name.strip())
+    except Exception as exc:
+        raise SystemExit(f"Could not reach the local stack on port {DDB_PORT} (is `make run` running?): {exc}")
+    print(f"Organiser {org.name} ({org.id}) created. Token:")
+    print(token)
+
+
+if __name__ == "__main__":
+    cmd = sys.argv[1] if len(sys.argv) > 1 else "run"
+    if cmd == "run":
+        run()
+    elif cmd == "organiser":
+        organiser(" ".join(sys.argv[2:]))
+    else:
+        raise SystemExit(__doc__)

@@ -1,0 +1,54 @@
+"""Static server for the local stack: the front end at /, the published pages at /t/ and /en/t/."""
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import os
+from pathlib import Path
+
+
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    frontend: Path
+    published: Path
+
+    def translate_path(self, path: str) -> str:
+        clean = path.split("?", 1)[0].split("#", 1)[0]
+        if clean.startswith("/t/") or clean.startswith("/en/t/"):
+            root = self.published
+        else:
+            root = self.frontend
+        rel = Path(os.path.normpath(clean.lstrip("/")))
+        if rel.parts and rel.parts[0] == "..":
+            return str(root / "__nope__")
+        return str(root / rel)
+
+    def end_headers(self):
+        # feed.json is polled by open pages: never cache it.
+        if self.path.split("?")[0].endswith("feed.json"):
+            self.send_header("Cache-Control", "no-cache")
+        else:
+            self.send_header("Cache-Control", "max-age=5")
+        super().end_headers()
+
+    def log_message(self, fmt, *args):  # quiet: the dev runner prints what matters
+        pass
+
+
+def serve(port: int, frontend: str, published: str) -> None:
+    handler = type("H", (SiteHandler,), {"frontend": Path(frontend).resolve(), "published": Path(published).resolve()})
+    handler.extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                              ".js": "application/javascript; charset=utf-8", ".html": "text/html; charset=utf-8",
+                              ".json": "application/json; charset=utf-8", ".css": "text/css; charset=utf-8"}
+    with http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(handler)) as httpd:
+        httpd.serve_forever()
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser()
+    p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--frontend", default="frontend")
+    p.add_argument("--published", default=".data/site")
+    a = p.parse_args()
+    os.makedirs(a.published, exist_ok=True)
+    serve(a.port, a.frontend, a.published)

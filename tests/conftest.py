@@ -1,0 +1,101 @@
+"""Shared fixtures: a moto table for speed, DynamoDB Local for the real thing, a fixed clock."""
+from __future__ import annotations
+
+import os
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+os.environ.setdefault("AWS_DEFAULT_REGION", "ap-east-1")
+os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
+os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+os.environ.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
+os.environ.pop("STRIPE_SECRET_KEY", None)
+
+from chalicelib import bootstrap  # noqa: E402
+from chalicelib.config import get_settings  # noqa: E402
+from chalicelib.store import dynamo, schema  # noqa: E402
+from chalicelib.store.repositories import Repos  # noqa: E402
+
+
+class Clock:
+    """A clock tests can move."""
+
+    def __init__(self, start: datetime):
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **kw) -> None:
+        self.now += timedelta(**kw)
+
+
+@pytest.fixture
+def clock():
+    return Clock(datetime(2026, 12, 1, 2, 0, tzinfo=timezone.utc))
+
+
+def _table_name(request) -> str:
+    import re
+    return "t_" + re.sub(r"[^A-Za-z0-9_.-]", "_", request.node.name)[:200]
+
+
+@pytest.fixture
+def moto_repos(request, clock):
+    from moto import mock_aws
+
+    with mock_aws():
+        dynamo.reset_client()
+        name = _table_name(request)
+        schema.ensure_table(dynamo.client(), name)
+        repos = Repos(dynamo.Table(name))
+        bootstrap.override(bootstrap.Deps(repos=repos, clock=clock))
+        yield repos
+        bootstrap.override(None)
+        dynamo.reset_client()
+
+
+@pytest.fixture(scope="session")
+def ddb_local_endpoint():
+    """DynamoDB Local for the whole session, started and stopped here."""
+    from scripts import ddblocal
+
+    port = ddblocal.free_port()
+    proc = ddblocal.start(port, log_path=str(ROOT / ".data" / "ddblocal-test.log"))
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        ddblocal.stop(proc)
+
+
+@pytest.fixture
+def local_repos(request, ddb_local_endpoint, clock, monkeypatch):
+    monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", ddb_local_endpoint)
+    dynamo.reset_client()
+    name = _table_name(request)
+    schema.ensure_table(dynamo.client(), name)
+    repos = Repos(dynamo.Table(name))
+    bootstrap.override(bootstrap.Deps(repos=repos, clock=clock))
+    yield repos
+    bootstrap.override(None)
+    dynamo.client().delete_table(TableName=name)
+    dynamo.reset_client()
+
+
+@pytest.fixture(params=["moto", "ddb_local"])
+def any_repos(request):
+    """Runs a store test on moto and on DynamoDB Local."""
+    return request.getfixturevalue("moto_repos" if request.param == "moto" else "local_repos")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_settings():
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()

@@ -1,0 +1,102 @@
+"""Every repository method, on moto and on DynamoDB Local."""
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from chalicelib import errors
+from chalicelib.ids import hash_secret, new_id
+from chalicelib.models import Event, EventConfig, Organiser, Tournament
+
+
+def _organiser(repos, clock, name="甲"):
+    org = Organiser(id=new_id(), name=name, created_at=clock())
+    token_hash = hash_secret(new_id())
+    repos.organisers.create(org, token_hash)
+    return org, token_hash
+
+
+def _tournament(repos, clock, org):
+    t = Tournament(id=new_id(), organiser_id=org.id, name="赛事", timezone="Asia/Shanghai", currency="CNY",
+                   starts_on=date(2026, 12, 12), ends_on=date(2026, 12, 12), created_at=clock())
+    repos.tournaments.create(t)
+    return t
+
+
+def _event(repos, clock, t, capacity=10):
+    cfg = EventConfig.model_validate({"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": capacity,
+                                      "stages": [{"format": "swiss", "rounds": 3}]})
+    e = Event(id=new_id(), tournament_id=t.id, organiser_id=t.organiser_id, config=cfg, created_at=clock())
+    repos.events.create(e)
+    return e
+
+
+def test_organiser_create_lookup_token_and_revoke(any_repos, clock):
+    org, token_hash = _organiser(any_repos, clock)
+    assert any_repos.organisers.get(org.id).name == "甲"
+    assert any_repos.organisers.by_token_hash(token_hash).id == org.id
+    assert any_repos.organisers.by_token_hash(hash_secret("wrong")) is None
+    other = hash_secret("second")
+    any_repos.organisers.add_token(org.id, other)
+    with pytest.raises(errors.DuplicateEntry):
+        any_repos.organisers.add_token(org.id, other)
+    any_repos.organisers.revoke_token(other)
+    assert any_repos.organisers.by_token_hash(other) is None
+    with pytest.raises(errors.NotFound):
+        any_repos.organisers.revoke_token(other)
+    any_repos.organisers.revoke(org.id)
+    assert any_repos.organisers.by_token_hash(token_hash) is None
+    with pytest.raises(errors.NotFound):
+        any_repos.organisers.revoke("missing")
+
+
+def test_organiser_create_is_all_or_nothing(any_repos, clock):
+    org, token_hash = _organiser(any_repos, clock)
+    clash = Organiser(id=new_id(), name="乙", created_at=clock())
+    with pytest.raises(errors.DuplicateEntry):
+        any_repos.organisers.create(clash, token_hash)  # same token hash → the whole write is refused
+    assert any_repos.organisers.get(clash.id) is None
+
+
+def test_tournament_create_get_list_update(any_repos, clock):
+    org, _ = _organiser(any_repos, clock)
+    t = _tournament(any_repos, clock, org)
+    assert any_repos.tournaments.get(t.id) == t
+    assert [x.id for x in any_repos.tournaments.list_for_organiser(org.id)] == [t.id]
+    with pytest.raises(errors.DuplicateEntry):
+        any_repos.tournaments.create(t)
+    changed = t.model_copy(update={"name": "改名", "version": 2})
+    any_repos.tournaments.update(changed, 1)
+    assert any_repos.tournaments.get(t.id).name == "改名"
+    with pytest.raises(errors.VersionConflict):
+        any_repos.tournaments.update(changed.model_copy(update={"version": 3}), 1)
+    assert any_repos.tournaments.get("nope") is None
+
+
+def test_event_create_get_list_update(any_repos, clock):
+    org, _ = _organiser(any_repos, clock)
+    t = _tournament(any_repos, clock, org)
+    e = _event(any_repos, clock, t)
+    got = any_repos.events.get(e.id)
+    assert got.config == e.config and got.counters.confirmed == 0
+    tournament, events = any_repos.tournaments.get_with_events(t.id)
+    assert tournament.id == t.id and [x.id for x in events] == [e.id]
+    assert [x.id for x in any_repos.events.list_for_tournament(t.id)] == [e.id]
+    bigger = e.model_copy(update={"version": 2, "config": e.config.model_copy(update={"capacity": 20})})
+    any_repos.events.update(bigger, 1)
+    assert any_repos.events.get(e.id).config.capacity == 20
+    with pytest.raises(errors.VersionConflict):
+        any_repos.events.update(bigger, 1)
+    assert any_repos.events.get("missing") is None
+
+
+def test_event_for_missing_tournament_writes_nothing(any_repos, clock):
+    org, _ = _organiser(any_repos, clock)
+    ghost = Tournament(id=new_id(), organiser_id=org.id, name="无", timezone="Asia/Shanghai", currency="CNY",
+                       starts_on=date(2026, 12, 12), ends_on=date(2026, 12, 12), created_at=clock())
+    with pytest.raises(errors.NotFound):
+        _event(any_repos, clock, ghost)
+    from chalicelib.store import dynamo
+    items = dynamo.client().scan(TableName=any_repos.table.name)["Items"]
+    assert not any("EVENT#" in i["PK"]["S"] or "EVENT#" in i["SK"]["S"] for i in items)
