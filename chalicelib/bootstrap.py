@@ -25,9 +25,29 @@ _deps: Deps | None = None
 def deps() -> Deps:
     global _deps
     if _deps is None:
+        from .config import get_settings
         from .store.repositories import Repos
-        _deps = Deps(repos=Repos())
+        settings = get_settings()
+        _deps = Deps(repos=Repos(), payments=_payment_gateway(settings),
+                     extra={"hold_minutes": settings.hold_minutes})
     return _deps
+
+
+def _payment_gateway(settings):
+    """Stripe when keys are configured (env, or Secrets Manager read once per cold start); else None:
+    online payment is off and entries pay at the desk."""
+    key, secret = settings.stripe_secret_key, settings.stripe_webhook_secret
+    if not key and settings.stripe_secret_arn:
+        import json
+
+        import boto3
+        value = boto3.client("secretsmanager").get_secret_value(SecretId=settings.stripe_secret_arn)["SecretString"]
+        data = json.loads(value)
+        key, secret = data.get("secret_key"), data.get("webhook_secret")
+    if not key:
+        return None
+    from .payments.stripe_gateway import StripeGateway
+    return StripeGateway(key, secret)
 
 
 def override(new: Deps | None) -> None:

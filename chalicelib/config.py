@@ -22,7 +22,7 @@ class Settings(BaseSettings):
     stripe_secret_key: str | None = None
     stripe_webhook_secret: str | None = None
     stripe_secret_arn: str | None = None
-    hold_minutes: int = 30
+    hold_minutes: int = 35  # Stripe sessions live at least 30 minutes
     max_body_bytes: int = 64 * 1024
 
     @property

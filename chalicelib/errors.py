@@ -108,3 +108,43 @@ class RateLimited(DomainError):
 
 class PaymentError(DomainError):
     code, status, default_message = "payment_unavailable", 502, "The payment provider could not be reached."
+
+
+class RosterSize(RuleViolation):
+    code, default_message = "roster_size", "The roster has the wrong number of members for this event."
+
+
+class PhoneRequired(RuleViolation):
+    code, default_message = "phone_required", "Give at least one contact phone number."
+
+
+class NotHoldingPlace(Conflict):
+    code, default_message = "not_holding_place", "This entry does not hold a place."
+
+
+class NotConfirmed(Conflict):
+    code, default_message = "not_confirmed", "This entry is not confirmed yet (payment outstanding?)."
+
+
+class EntryClosed(Conflict):
+    code, default_message = "entry_closed", "This entry is cancelled or withdrawn."
+
+
+class ChangesClosed(RuleViolation):
+    code, default_message = "changes_closed", "Changes are closed: the registration deadline has passed."
+
+
+class InvalidSignature(DomainError):
+    code, status, default_message = "invalid_signature", 400, "The webhook signature is not valid."
+
+
+class StaleSignature(DomainError):
+    code, status, default_message = "stale_signature", 400, "The webhook is too old (replayed?)."
+
+
+class AmountMismatch(RuleViolation):
+    code, default_message = "amount_mismatch", "The amount paid does not match the entry."
+
+
+class PaymentsOff(Conflict):
+    code, default_message = "online_payment_off", "Online payment is off for this platform: pay at the desk."

@@ -382,6 +382,7 @@ class EventPatch(Strict):
 
 
 class Counters(Loose):
+    taken: int = 0          # confirmed + held: the places in use
     confirmed: int = 0
     held: int = 0
     waitlisted: int = 0
@@ -452,3 +453,149 @@ class ErrorBody(BaseModel):
 
 
 PHONE_RE = re.compile(r"^\+?[0-9][0-9 \-]{5,18}[0-9]$")
+
+
+# --------------------------------------------------------------------------- entries
+
+EntryStatus = Literal["confirmed", "pending_payment", "waitlisted", "partner_wanted", "cancelled", "withdrawn",
+                      "merged"]
+# Statuses that hold one of the event's places.
+PLACE_STATUSES = ("confirmed", "pending_payment")
+
+
+class MemberIn(Strict):
+    name: str = Field(min_length=1, max_length=40)
+    phone: str | None = Field(default=None, max_length=30)
+    member_code: str | None = Field(default=None, max_length=40)
+
+    @field_validator("phone")
+    @classmethod
+    def _phone(cls, v):
+        if v is None or not v.strip():
+            return None
+        digits = re.sub(r"[\s\-]", "", v)
+        if not (re.fullmatch(r"1[3-9]\d{9}", digits) or re.fullmatch(r"\+\d{7,15}", digits)):
+            raise ValueError("phone: not a valid phone number (a mainland mobile like 13800000000 or +countrycode…)")
+        return digits
+
+
+class RegistrationIn(Strict):
+    name: str | None = Field(default=None, max_length=60, description="team or pair name; a player's own name for individuals")
+    club: str = Field(default="", max_length=100, description="chamber of commerce or club (related entries)")
+    eligibility_code: str | None = Field(default=None, max_length=40)
+    members: list[MemberIn] = Field(min_length=1, max_length=12)
+    partner_wanted: bool = Field(default=False, description="register alone and ask the organiser for a partner")
+    note: str = Field(default="", max_length=300)
+
+
+class Member(Loose):
+    name: str
+    phone: str | None = None
+    member_code: str | None = None
+
+
+class Entry(Loose):
+    id: str
+    event_id: str
+    tournament_id: str
+    name: str
+    club: str = ""
+    members: list[Member]
+    partner_wanted: bool = False
+    status: EntryStatus
+    amount_due: int = 0
+    amount_paid: int = 0
+    currency: str = "CNY"
+    payment_state: Literal["none", "unpaid", "pending", "paid", "refund_due", "refunded"] = "none"
+    payment_id: str | None = None
+    checked_in: bool = False
+    created_at: datetime
+    updated_at: datetime | None = None
+    hold_expires_at: datetime | None = None
+    waitlist_key: str | None = None
+    manage_token_hash: str = ""
+    merged_into: str | None = None
+    merged_from: list[str] = Field(default_factory=list)
+    note: str = ""
+    notices: list[str] = Field(default_factory=list)
+    version: int = 1
+
+    @property
+    def holds_place(self) -> bool:
+        return self.status in PLACE_STATUSES
+
+
+class EntryView(BaseModel):
+    """An entry as its owner (manage link) or the organiser sees it: no secrets."""
+    id: str
+    event_id: str
+    tournament_id: str
+    name: str
+    club: str
+    members: list[Member]
+    partner_wanted: bool
+    status: EntryStatus
+    amount_due: int
+    amount_paid: int
+    currency: str
+    payment_state: str
+    checked_in: bool
+    created_at: datetime
+    hold_expires_at: datetime | None
+    waitlist_position: int | None = None
+    notices: list[str] = []
+    version: int
+    can_edit_until: datetime | None = None
+    refund_rule: str | None = None
+
+
+class RegistrationAnswer(BaseModel):
+    entry: EntryView
+    manage_token: str
+    checkout_url: str | None = None
+
+
+class EntryPatch(Strict):
+    name: str | None = Field(default=None, min_length=1, max_length=60)
+    club: str | None = Field(default=None, max_length=100)
+    members: list[MemberIn] | None = Field(default=None, min_length=1, max_length=12)
+    version: int | None = None
+
+
+class OfflinePaymentIn(Strict):
+    method: Literal["cash", "transfer"]
+    amount: int = Field(ge=1, le=10_000_000)
+    reference: str = Field(default="", max_length=100)
+
+
+class JoinIn(Strict):
+    entry_ids: list[str] = Field(min_length=2, max_length=12)
+    name: str | None = Field(default=None, max_length=60)
+
+
+class WithdrawIn(Strict):
+    reason: str = Field(default="", max_length=200)
+    refund: bool | None = Field(default=None, description="override the event's refund rule")
+
+
+# --------------------------------------------------------------------------- payments
+
+PaymentState = Literal["created", "pending", "confirmed", "failed", "cancelled", "refunded"]
+
+
+class Payment(Loose):
+    id: str
+    entry_id: str
+    event_id: str
+    provider: Literal["stripe", "cash", "transfer"]
+    state: PaymentState
+    amount: int
+    currency: str
+    session_id: str | None = None
+    checkout_url: str | None = None
+    payment_intent: str | None = None
+    failure: str | None = None
+    reference: str = ""
+    created_at: datetime
+    updated_at: datetime
+    version: int = 1

@@ -48,6 +48,8 @@ def start(port: int, db_path: str | None = None, log_path: str | None = None) ->
         args += ["-dbPath", db_path]
     else:
         args += ["-inMemory"]
+    if log_path:
+        os.makedirs(os.path.dirname(log_path), exist_ok=True)
     out = open(log_path, "ab") if log_path else subprocess.DEVNULL
     proc = subprocess.Popen(args, cwd=str(jar.parent), stdout=out, stderr=subprocess.STDOUT,
                             start_new_session=True)

@@ -106,7 +106,7 @@ class TournamentRepo:
 
 
 def _counters(item: dict) -> Counters:
-    return Counters(confirmed=item.get("confirmed", 0), held=item.get("held", 0),
+    return Counters(taken=item.get("taken", 0), confirmed=item.get("confirmed", 0), held=item.get("held", 0),
                     waitlisted=item.get("waitlisted", 0), version=item.get("cversion", 0))
 
 
@@ -158,6 +158,9 @@ class Repos:
         self.organisers = OrganiserRepo(self.table)
         self.tournaments = TournamentRepo(self.table)
         self.events = EventRepo(self.table)
+        from .entries import EntryRepo, PaymentRepo
+        self.entries = EntryRepo(self.table)
+        self.payments = PaymentRepo(self.table)
 
 
 def utcnow() -> datetime:  # pragma: no cover - the default clock, replaced in tests

@@ -34,6 +34,8 @@ VALID_BODIES = {
     ("POST", "/events/{eid}/entries/{id}/payments"): {"method": "cash", "amount": 4000},
     ("PUT", "/events/{eid}/rounds/{n}/tables/{t}/result"): {"version": 0, "deals": [{"order": ["N", "E", "S", "W"]}]},
     ("POST", "/events/{eid}/rounds"): {"seed": 1},
+    ("POST", "/events/{eid}/entries/join"): {"entry_ids": ["01JAAAAAAAAAAAAAAAAAAAAAAA", "01JBBBBBBBBBBBBBBBBBBBBBBB"]},
+    ("POST", "/events/{eid}/entries/{id}/withdraw"): {"reason": "x"},
 }
 
 

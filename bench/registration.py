@@ -1,0 +1,141 @@
+"""Registration under contention on DynamoDB Local (started and stopped here).
+
+1,000 concurrent registrations (threads) for an event with 15 places → exactly 15 holding a place,
+985 waitlisted, no duplicates, no lost entries, counters equal to a recount; then 200 cancellations
+(each retried once, as a client would) racing with the promotions they trigger. Prints requests per
+second and p50/p95 latency.
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("AWS_DEFAULT_REGION", "ap-east-1")
+os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
+os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
+
+from scripts import ddblocal  # noqa: E402
+
+N, PLACES, CANCELS, WORKERS = 1000, 15, 200, int(os.environ.get("BENCH_WORKERS", "32"))
+
+
+def pct(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def main() -> None:
+    port = ddblocal.free_port()
+    proc = ddblocal.start(port, log_path=str(ROOT / ".data" / "ddblocal-bench.log"))
+    try:
+        os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = f"http://127.0.0.1:{port}"
+        run()
+    finally:
+        ddblocal.stop(proc)
+
+
+def run() -> None:
+    from chalicelib import bootstrap, errors
+    from chalicelib.ids import new_id
+    from chalicelib.models import Event, EventConfig, RegistrationIn, Tournament
+    from chalicelib.services import registration
+    from chalicelib.store import dynamo, schema
+    from chalicelib.store.repositories import Repos
+
+    schema.ensure_table(dynamo.client(), "bench")
+    repos = Repos(dynamo.Table("bench"))
+    clock = lambda: datetime(2026, 12, 1, tzinfo=timezone.utc)  # noqa: E731
+    d = bootstrap.Deps(repos=repos, clock=clock)
+    bootstrap.override(d)
+    t = Tournament(id=new_id(), organiser_id="bench", name="bench", timezone="Asia/Shanghai", currency="CNY",
+                   starts_on=date(2026, 12, 12), ends_on=date(2026, 12, 12), created_at=clock())
+    repos.tournaments.create(t)
+    cfg = EventConfig.model_validate({"name": "二打一", "game": "doudizhu", "entry": "individual", "capacity": PLACES,
+                                      "fee": {"amount": 0}, "stages": [{"format": "swiss", "rounds": 5}]})
+    ev = Event(id=new_id(), tournament_id=t.id, organiser_id="bench", config=cfg, created_at=clock())
+    repos.events.create(ev)
+
+    latencies: list[float] = []
+    lock = threading.Lock()
+
+    def timed(fn, *a):
+        t0 = time.perf_counter()
+        out = fn(*a)
+        with lock:
+            latencies.append(time.perf_counter() - t0)
+        return out
+
+    def register(i):
+        body = RegistrationIn(members=[{"name": f"选手{i}", "phone": f"139{i:08d}"}])
+        return timed(registration.register, d, ev.id, body, f"bench-key-{i:06d}-0123456789")
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(WORKERS) as pool:
+        answers = list(pool.map(register, range(N)))
+    elapsed = time.perf_counter() - t0
+    statuses = Counter(a.entry.status for a in answers)
+    ids = [a.entry.id for a in answers]
+    stored = repos.entries.list(ev.id)
+    check(statuses["confirmed"] == PLACES and statuses["waitlisted"] == N - PLACES, f"statuses {dict(statuses)}")
+    check(len(set(ids)) == N and len(stored) == N, f"{len(set(ids))} ids, {len(stored)} stored")
+    check_counters(repos, ev.id)
+    print(f"registrations: {N} with {WORKERS} threads in {elapsed:.2f}s → {N / elapsed:.0f} req/s, "
+          f"p50 {pct(latencies, 50) * 1000:.0f} ms, p95 {pct(latencies, 95) * 1000:.0f} ms; "
+          f"{statuses['confirmed']} confirmed, {statuses['waitlisted']} waitlisted")
+
+    # 200 cancellations: the 15 holders and 185 waiting entries, each cancel retried once, racing promotions.
+    targets = [a for a in answers if a.entry.status == "confirmed"] + \
+              [a for a in answers if a.entry.status == "waitlisted"][:CANCELS - PLACES]
+    latencies.clear()
+
+    def cancel(answer):
+        for _ in range(5):
+            entry = repos.entries.get(ev.id, answer.entry.id)
+            try:
+                timed(registration.cancel_entry, d, entry)
+                timed(registration.cancel_entry, d, repos.entries.get(ev.id, answer.entry.id))  # the retry
+                return
+            except errors.Conflict:
+                continue
+        raise RuntimeError("cancel did not settle")
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(WORKERS) as pool:
+        list(pool.map(cancel, targets))
+    elapsed = time.perf_counter() - t0
+    registration.promote_waitlist(d, ev.id)
+    after = Counter(e.status for e in repos.entries.list(ev.id))
+    check(after["cancelled"] == CANCELS, f"cancelled {after['cancelled']}")
+    check(after["confirmed"] == PLACES, f"confirmed after promotions {after['confirmed']}")
+    check(after["waitlisted"] == N - CANCELS - PLACES, f"waitlisted {after['waitlisted']}")
+    check_counters(repos, ev.id)
+    print(f"cancellations: {CANCELS} (+{CANCELS} retries) racing promotions in {elapsed:.2f}s → "
+          f"{2 * CANCELS / elapsed:.0f} req/s, p50 {pct(latencies, 50) * 1000:.0f} ms, p95 {pct(latencies, 95) * 1000:.0f} ms; "
+          f"now {after['confirmed']} confirmed, {after['waitlisted']} waitlisted, {after['cancelled']} cancelled")
+    print("invariants: OK (no oversell, no duplicates, no lost entries, counters == recount)")
+
+
+def check_counters(repos, eid):
+    c = Counter(e.status for e in repos.entries.list(eid))
+    want = {"taken": c["confirmed"] + c["pending_payment"], "confirmed": c["confirmed"],
+            "held": c["pending_payment"], "waitlisted": c["waitlisted"]}
+    got = {k: v for k, v in repos.entries.counters(eid).items() if k in want}
+    check(got == want, f"counters {got} != recount {want}")
+
+
+def check(ok: bool, what: str) -> None:
+    if not ok:
+        raise SystemExit(f"INVARIANT BROKEN: {what}")
+
+
+if __name__ == "__main__":
+    main()

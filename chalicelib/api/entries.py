@@ -1,0 +1,51 @@
+"""Public registration and the participant's manage link."""
+from __future__ import annotations
+
+from chalice import Blueprint
+from pydantic import BaseModel
+
+from ..models import EntryPatch, EntryView, RegistrationAnswer, RegistrationIn
+from ..services import registration as svc
+from .routing import route
+
+bp = Blueprint(__name__)
+TAG = "registration"
+
+
+class CheckoutAnswer(BaseModel):
+    checkout_url: str
+
+
+@route(bp, "/events/{eid}/entries", "POST", summary="Register an entry", body=RegistrationIn,
+       response=RegistrationAnswer, status=201, headers=("Idempotency-Key",), tag=TAG,
+       errors_=("event_full", "registration_closed", "not_eligible", "roster_size", "phone_required",
+                "idempotency_conflict", "payload_too_large"))
+def register(ctx, eid):
+    return svc.register(ctx.deps, eid, ctx.body, ctx.header("idempotency-key"))
+
+
+@route(bp, "/entries/{id}", "GET", summary="An entry, by its manage link", auth="manage", response=EntryView, tag=TAG)
+def get_entry(ctx, id):
+    return svc.view(ctx.deps, svc.entry_for_token(ctx.deps, id, ctx.header("x-manage-token")))
+
+
+@route(bp, "/entries/{id}", "PATCH", summary="Change roster or contact until the deadline", auth="manage",
+       body=EntryPatch, response=EntryView, tag=TAG,
+       errors_=("changes_closed", "roster_size", "phone_required", "version_conflict", "entry_closed"))
+def patch_entry(ctx, id):
+    entry = svc.entry_for_token(ctx.deps, id, ctx.header("x-manage-token"))
+    return svc.view(ctx.deps, svc.update_entry(ctx.deps, entry, ctx.body))
+
+
+@route(bp, "/entries/{id}", "DELETE", summary="Cancel (refund when paid and before the deadline)", auth="manage",
+       response=EntryView, tag=TAG)
+def cancel_entry(ctx, id):
+    entry = svc.entry_for_token(ctx.deps, id, ctx.header("x-manage-token"))
+    return svc.view(ctx.deps, svc.cancel_entry(ctx.deps, entry, reason="已取消 · Cancelled by the participant"))
+
+
+@route(bp, "/entries/{id}/checkout", "POST", summary="Pay online for an entry holding a place", auth="manage",
+       response=CheckoutAnswer, tag=TAG, errors_=("online_payment_off", "not_holding_place"))
+def checkout(ctx, id):
+    entry = svc.entry_for_token(ctx.deps, id, ctx.header("x-manage-token"))
+    return CheckoutAnswer(checkout_url=svc.open_checkout(ctx.deps, entry))

@@ -1,0 +1,200 @@
+"""Payments: the Stripe webhook, the idempotent confirm(), and the hold sweeper.
+
+A payment is its own record: created → pending → confirmed / failed / cancelled / refunded.
+Webhooks are idempotent per Stripe event id (recorded in the same transaction as the change) and
+safe out of order: a completion arriving after the hold was released takes a free place again or
+is refunded.
+"""
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from .. import errors
+from ..bootstrap import Deps
+from ..models import Entry, Payment
+from ..store.dynamo import Op
+from . import registration
+
+log = logging.getLogger("cardgames.payments")
+SEEN_TTL = timedelta(days=30)
+
+
+def handle_stripe_webhook(deps: Deps, payload: bytes, signature: str | None) -> dict:
+    if deps.payments is None:
+        raise errors.PaymentsOff("Online payment is off: no webhook is expected.")
+    event = deps.payments.verify_webhook(payload, signature)
+    if deps.repos.payments.stripe_event_seen(event.id):
+        return {"status": "duplicate", "event": event.id}
+    handlers = {
+        "checkout.session.completed": _session_completed,
+        "checkout.session.async_payment_succeeded": _session_completed,
+        "checkout.session.expired": _session_expired,
+        "checkout.session.async_payment_failed": _session_expired,
+        "charge.refunded": _charge_refunded,
+    }
+    handler = handlers.get(event.type)
+    if handler is None:
+        return {"status": "ignored", "type": event.type}
+    return handler(deps, event)
+
+
+def _seen_op(deps: Deps, event_id: str) -> Op:
+    return deps.repos.payments.stripe_event_op(event_id, int((deps.clock() + SEEN_TTL).timestamp()))
+
+
+def _payment_from_metadata(deps: Deps, obj: dict) -> Payment | None:
+    payment_id = (obj.get("metadata") or {}).get("payment_id")
+    return deps.repos.payments.get(payment_id) if payment_id else None
+
+
+def _session_completed(deps: Deps, event) -> dict:
+    obj = event.obj
+    if obj.get("payment_status") not in ("paid", "no_payment_required"):
+        return {"status": "ignored", "reason": "not paid yet"}  # async methods: wait for async_payment_succeeded
+    payment = _payment_from_metadata(deps, obj)
+    if payment is None:
+        deps.repos.payments.mark_stripe_event(event.id, int((deps.clock() + SEEN_TTL).timestamp()))
+        return {"status": "ignored", "reason": "unknown payment"}
+    amount, currency = obj.get("amount_total"), (obj.get("currency") or "").upper()
+    if amount != payment.amount or currency != payment.currency:
+        log.error("amount mismatch on payment %s", payment.id)
+        raise errors.AmountMismatch(f"Paid {amount} {currency}; the entry owes {payment.amount} {payment.currency}.")
+    state = confirm(deps, payment, obj.get("payment_intent"), seen=event.id)
+    return {"status": state}
+
+
+def confirm(deps: Deps, payment: Payment, payment_intent: str | None, seen: str | None = None) -> str:
+    """Idempotent: confirming a confirmed payment changes nothing."""
+    if payment.state in ("confirmed", "refunded"):
+        if seen:
+            deps.repos.payments.mark_stripe_event(seen, int((deps.clock() + SEEN_TTL).timestamp()))
+        return "already_confirmed"
+    now = deps.clock()
+    paid = payment.model_copy(update={"state": "confirmed", "payment_intent": payment_intent, "updated_at": now,
+                                      "version": payment.version + 1})
+    entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
+    extra = [deps.repos.payments.save_op(payment, paid)] + ([_seen_op(deps, seen)] if seen else [])
+    update = {"amount_paid": entry.amount_paid + payment.amount, "payment_state": "paid", "payment_id": payment.id,
+              "hold_expires_at": None, "version": entry.version + 1, "updated_at": now}
+    if entry.status in ("pending_payment", "confirmed"):
+        after = entry.model_copy(update={**update, "status": "confirmed"})
+        deps.repos.entries.transition(entry, after, extra=extra)
+        return "confirmed"
+    # Out of order: the hold was released (or the entry cancelled) before the payment arrived.
+    restorable = entry.status == "waitlisted" or (
+        entry.status == "cancelled" and any(n.startswith("hold_released") for n in entry.notices))
+    if restorable:
+        after = entry.model_copy(update={**update, "status": "confirmed", "waitlist_key": None,
+                                         "notices": [*entry.notices, "付款已到，名额已恢复 · Payment received: place restored"]})
+        try:
+            deps.repos.entries.transition(entry, after, extra=extra)
+            return "confirmed_late"
+        except errors.EventFull:
+            pass
+    # No place to give: keep the money only long enough to send it back.
+    deps.repos.entries.transition(entry, entry.model_copy(update={
+        "amount_paid": entry.amount_paid + payment.amount, "payment_state": "refund_due", "version": entry.version + 1,
+        "updated_at": now, "notices": [*entry.notices, "付款晚于名额释放，将全额退款 · Paid after the hold ended: refunded"]}),
+        extra=extra, take_place=False)
+    refunded = paid.model_copy(update={"state": "refunded", "version": paid.version + 1})
+    deps.payments.refund(payment_intent, payment.amount, payment.id)
+    deps.repos.payments.save(paid, refunded)
+    fresh = deps.repos.entries.get(entry.event_id, entry.id)
+    deps.repos.entries.transition(fresh, fresh.model_copy(update={"payment_state": "refunded",
+                                                                   "version": fresh.version + 1}), take_place=False)
+    return "refunded"
+
+
+def _session_expired(deps: Deps, event) -> dict:
+    payment = _payment_from_metadata(deps, event.obj)
+    if payment is None or payment.state not in ("created", "pending"):
+        deps.repos.payments.mark_stripe_event(event.id, int((deps.clock() + SEEN_TTL).timestamp()))
+        return {"status": "ignored"}
+    released = release_hold(deps, payment, reason="checkout expired", seen=event.id)
+    return {"status": "released" if released else "cancelled"}
+
+
+def release_hold(deps: Deps, payment: Payment, reason: str, seen: str | None = None) -> bool:
+    """Cancels the payment and frees the entry's place (back to the end of nothing: the entry is cancelled
+    with a notice; it may register again). Then the first waiting entry is promoted."""
+    now = deps.clock()
+    cancelled = payment.model_copy(update={"state": "cancelled", "failure": reason, "updated_at": now,
+                                           "version": payment.version + 1})
+    extra = [deps.repos.payments.save_op(payment, cancelled)] + ([_seen_op(deps, seen)] if seen else [])
+    entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
+    if entry is None or entry.status != "pending_payment" or entry.payment_id != payment.id:
+        deps.repos.table.transact(extra)
+        return False
+    after = entry.model_copy(update={
+        "status": "cancelled", "hold_expires_at": None, "payment_state": "unpaid", "version": entry.version + 1,
+        "updated_at": now, "notices": [*entry.notices, "hold_released: 付款超时，名额已释放 · Payment time ran out: place released"]})
+    deps.repos.entries.transition(entry, after, extra=extra)
+    registration.promote_waitlist(deps, entry.event_id)
+    return True
+
+
+def _charge_refunded(deps: Deps, event) -> dict:
+    payment = _payment_from_metadata(deps, event.obj)
+    if payment is None:
+        deps.repos.payments.mark_stripe_event(event.id, int((deps.clock() + SEEN_TTL).timestamp()))
+        return {"status": "ignored"}
+    if payment.state != "refunded":
+        refunded = payment.model_copy(update={"state": "refunded", "updated_at": deps.clock(),
+                                              "version": payment.version + 1})
+        deps.repos.table.transact([deps.repos.payments.save_op(payment, refunded), _seen_op(deps, event.id)])
+    else:
+        deps.repos.payments.mark_stripe_event(event.id, int((deps.clock() + SEEN_TTL).timestamp()))
+    entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
+    if entry and entry.payment_state != "refunded" and entry.payment_id == payment.id:
+        if entry.holds_place:  # refunded from the Stripe dashboard: the entry no longer holds a paid place
+            registration.cancel_entry(deps, entry, reason="已退款 · Refunded", refund=False)
+            entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
+        deps.repos.entries.transition(entry, entry.model_copy(update={
+            "payment_state": "refunded", "version": entry.version + 1}), take_place=False)
+    return {"status": "refunded"}
+
+
+def sweep_expired_holds(deps: Deps, limit: int = 200) -> dict:
+    """The scheduled job: releases holds whose time ran out even when no webhook came. A session that was
+    in fact paid (webhook lost) is confirmed instead."""
+    now = deps.clock()
+    released = confirmed = failed = 0
+    for eid, entry_id in deps.repos.entries.expired_holds(now.strftime("%Y-%m-%dT%H:%M:%SZ"), limit=limit):
+        entry = deps.repos.entries.get(eid, entry_id)
+        if entry is None or entry.status != "pending_payment" or not entry.hold_expires_at or entry.hold_expires_at > now:
+            continue
+        payment = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
+        if payment is None:
+            released += _release_without_payment(deps, entry)
+            continue
+        if payment.session_id and deps.payments:
+            try:
+                status, intent, amount, currency = deps.payments.session_status(payment.session_id)
+            except errors.PaymentError:
+                failed += 1  # Stripe unreachable: keep the hold, try again next sweep
+                continue
+            if status == "complete" and amount == payment.amount and currency == payment.currency:
+                if confirm(deps, payment, intent) in ("confirmed", "confirmed_late"):
+                    confirmed += 1
+                continue
+            if status == "open":
+                try:
+                    deps.payments.expire(payment.session_id)
+                except errors.PaymentError:
+                    continue  # try again next sweep rather than release a possibly-paid hold
+        if payment.state in ("created", "pending"):
+            released += int(release_hold(deps, payment, reason="hold expired"))
+    return {"released": released, "confirmed": confirmed, "failed": failed}
+
+
+def _release_without_payment(deps: Deps, entry: Entry) -> int:
+    after = entry.model_copy(update={"status": "cancelled", "hold_expires_at": None, "version": entry.version + 1,
+                                     "updated_at": deps.clock(),
+                                     "notices": [*entry.notices, "hold_released: 付款超时 · Payment time ran out"]})
+    try:
+        deps.repos.entries.transition(entry, after)
+    except errors.Conflict:
+        return 0
+    registration.promote_waitlist(deps, entry.event_id)
+    return 1

@@ -1,0 +1,499 @@
+"""Registration: entries, places, holds, the waitlist, the manage link and the organiser's desk work.
+
+Every change of an entry is one conditional transaction with the event's counters (store/entries.py),
+so places are never oversold and a retry never double-counts.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+from datetime import datetime, timedelta
+
+from .. import errors
+from ..bootstrap import Deps
+from ..ids import hash_secret, new_id, new_token, same_secret
+from ..models import (
+    Entry,
+    EntryPatch,
+    EntryView,
+    Event,
+    JoinIn,
+    Member,
+    OfflinePaymentIn,
+    Payment,
+    RegistrationAnswer,
+    RegistrationIn,
+    Tournament,
+    WithdrawIn,
+)
+from ..store.entries import IdempotentReplay
+from .tournaments import registration_state
+
+IDEMPOTENCY_TTL = timedelta(hours=24)
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _event_and_tournament(deps: Deps, eid: str) -> tuple[Event, Tournament]:
+    event = deps.repos.events.get(eid)
+    if event is None:
+        raise errors.NotFound("event not found")
+    tournament = deps.repos.tournaments.get(event.tournament_id)
+    if tournament is None:
+        raise errors.NotFound("event not found")
+    return event, tournament
+
+
+def amount_due(event: Event, members: int) -> int:
+    fee = event.config.fee
+    return fee.amount * members if fee.per == "person" else fee.amount
+
+
+def change_deadline(event: Event) -> datetime | None:
+    """Roster changes and refunds are allowed until registration closes (or the refund deadline)."""
+    return event.config.registration.closes_at
+
+
+def refund_deadline(event: Event) -> datetime | None:
+    return event.config.fee.refund_until or event.config.registration.closes_at
+
+
+def refund_rule_text(event: Event, tz: str) -> str | None:
+    if event.config.fee.amount == 0:
+        return None
+    deadline = refund_deadline(event)
+    if deadline is None:
+        return "全额退款，直至赛事开始 · Full refund until the event starts"
+    from zoneinfo import ZoneInfo
+    local = deadline.astimezone(ZoneInfo(tz)).strftime("%Y-%m-%d %H:%M")
+    return f"{local} 前取消全额退款，之后不退 · Full refund if cancelled before {local}; none after"
+
+
+def _derive_manage_token(idem_key: str, entry_id: str) -> str:
+    """With an Idempotency-Key the token is derived from it, so a retry can be answered with the same token
+    although only its hash is stored. The key is the client's secret; it must be long."""
+    mac = hmac.new(idem_key.encode("utf-8"), f"manage:{entry_id}".encode(), hashlib.sha256).digest()
+    return "mt_" + base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+
+def _body_hash(body: RegistrationIn) -> str:
+    return hashlib.sha256(json.dumps(body.model_dump(mode="json"), sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def view(deps: Deps, entry: Entry, event: Event | None = None, tournament: Tournament | None = None) -> EntryView:
+    position = None
+    if entry.status == "waitlisted":
+        waiting = deps.repos.entries.waitlist(entry.event_id)
+        position = waiting.index(entry.id) + 1 if entry.id in waiting else None
+    if event is None:
+        event, tournament = _event_and_tournament(deps, entry.event_id)
+    return EntryView(**entry.model_dump(exclude={"manage_token_hash"}), waitlist_position=position,
+                     can_edit_until=change_deadline(event),
+                     refund_rule=refund_rule_text(event, tournament.timezone if tournament else "Asia/Shanghai"))
+
+
+def _check_roster(event: Event, body: RegistrationIn | EntryPatch, partner_wanted: bool) -> None:
+    size = event.config.entry.members
+    members = body.members or []
+    if partner_wanted:
+        if size == 1:
+            raise errors.RosterSize("This is an individual event: there is no partner to find.")
+        if not event.config.allow_partner_wanted:
+            raise errors.RosterSize("This event does not match partners: register a full roster.")
+        if len(members) != 1:
+            raise errors.RosterSize("Looking for a partner: register yourself only (one member).")
+    elif len(members) != size:
+        raise errors.RosterSize(f"This event takes {size} member(s) per entry; the roster has {len(members)}.",
+                                {"expected": size, "got": len(members)})
+    if not any(m.phone for m in members):
+        raise errors.PhoneRequired()
+
+
+# --------------------------------------------------------------------------- register
+
+def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None) -> RegistrationAnswer:
+    event, tournament = _event_and_tournament(deps, eid)
+    now = deps.clock()
+    key_hash = None
+    if idem_key is not None:
+        if not 16 <= len(idem_key) <= 200:
+            raise errors.InvalidRequest("Idempotency-Key must be 16 to 200 characters (use a UUID).")
+        key_hash = hash_secret(idem_key)
+        replay = _replay(deps, event, tournament, key_hash, idem_key, body)
+        if replay:
+            return replay
+    state = registration_state(event.config, now)
+    if state != "open":
+        when = event.config.registration.opens_at if state == "not_yet_open" else event.config.registration.closes_at
+        raise errors.RegistrationClosed(
+            "报名尚未开始 · Registration has not opened yet." if state == "not_yet_open"
+            else "报名已截止 · Registration has closed.", {"state": state, "at": when.isoformat() if when else None})
+    eligibility = event.config.registration.eligibility
+    if eligibility.kind == "codes":
+        code = (body.eligibility_code or "").strip().upper()
+        if code not in eligibility.codes:
+            raise errors.NotEligible("需要有效的会员码 · A valid member code is required for this event."
+                                     if not code else "会员码无效 · This member code is not valid for this event.")
+    _check_roster(event, body, body.partner_wanted)
+
+    entry_id = new_id()
+    token = _derive_manage_token(idem_key, entry_id) if idem_key else new_token("mt")
+    members = [Member(**m.model_dump()) for m in body.members]
+    due = 0 if body.partner_wanted else amount_due(event, len(members))
+    online = deps.payments is not None
+    if body.partner_wanted:
+        status = "partner_wanted"
+    else:
+        status = "confirmed" if due == 0 else "pending_payment"
+    entry = Entry(id=entry_id, event_id=eid, tournament_id=event.tournament_id,
+                  name=body.name or (members[0].name if len(members) == 1 else members[0].name + "队"),
+                  club=body.club, members=members, partner_wanted=body.partner_wanted, status=status,
+                  amount_due=due, currency=tournament.currency,
+                  payment_state="none" if due == 0 else "unpaid", created_at=now, updated_at=now,
+                  manage_token_hash=hash_secret(token), note=body.note)
+    payment = None
+    if status == "pending_payment" and online:
+        entry.hold_expires_at = now + timedelta(minutes=deps_hold_minutes(deps))
+        payment = _new_stripe_payment(entry, now)
+        entry.payment_id, entry.payment_state = payment.id, "pending"
+    idem = None
+    if key_hash:
+        idem = {"PK": f"IDEM#{eid}#{key_hash}", "SK": "META", "kind": "idempotency", "entry_id": entry_id,
+                "body_hash": _body_hash(body), "expires_at": int((now + IDEMPOTENCY_TTL).timestamp())}
+    try:
+        deps.repos.entries.create(entry, idem=idem, payment=payment)
+    except errors.EventFull:
+        if not event.config.waitlist:
+            raise errors.EventFull("名额已满 · The event is full.")
+        entry.status, entry.waitlist_key = "waitlisted", entry_id
+        entry.hold_expires_at, entry.payment_id = None, None
+        entry.payment_state = "none" if due == 0 else "unpaid"
+        try:
+            deps.repos.entries.create(entry, idem=idem)
+        except IdempotentReplay:
+            return _replay(deps, event, tournament, key_hash, idem_key, body)
+        payment = None
+    except IdempotentReplay:  # a concurrent request with the same key won the race
+        return _replay(deps, event, tournament, key_hash, idem_key, body)
+    checkout_url = start_checkout(deps, entry, payment, tournament) if payment else None
+    return RegistrationAnswer(entry=view(deps, entry, event, tournament), manage_token=token, checkout_url=checkout_url)
+
+
+def deps_hold_minutes(deps: Deps) -> int:
+    return int(deps.extra.get("hold_minutes", 35))
+
+
+def _new_stripe_payment(entry: Entry, now: datetime) -> Payment:
+    return Payment(id=new_id(), entry_id=entry.id, event_id=entry.event_id, provider="stripe", state="created",
+                   amount=entry.amount_due, currency=entry.currency, created_at=now, updated_at=now)
+
+
+def _replay(deps, event, tournament, key_hash, idem_key, body) -> RegistrationAnswer | None:
+    record = deps.repos.entries.idempotency(event.id, key_hash)
+    if record is None:
+        return None
+    if record.get("body_hash") != _body_hash(body):
+        raise errors.IdempotencyConflict()
+    entry = deps.repos.entries.get(event.id, record["entry_id"])
+    if entry is None:  # cannot happen: the record is written in the entry's transaction
+        raise errors.NotFound("entry not found")
+    checkout_url = None
+    if entry.status == "pending_payment" and entry.payment_id:
+        payment = deps.repos.payments.get(entry.payment_id)
+        if payment and payment.state in ("created", "pending"):
+            checkout_url = payment.checkout_url or start_checkout(deps, entry, payment, tournament)
+    return RegistrationAnswer(entry=view(deps, entry, event, tournament),
+                              manage_token=_derive_manage_token(idem_key, entry.id), checkout_url=checkout_url)
+
+
+def start_checkout(deps: Deps, entry: Entry, payment: Payment, tournament: Tournament) -> str:
+    """Opens (or re-opens, idempotently at Stripe) the Checkout Session of a created payment."""
+    if payment.state == "pending" and payment.checkout_url:
+        return payment.checkout_url
+    from ..config import get_settings
+    site = get_settings().site_url.rstrip("/")
+    expires = min(entry.hold_expires_at or deps.clock() + timedelta(minutes=35),
+                  deps.clock() + timedelta(hours=23)) - timedelta(minutes=2)
+    expires = max(expires, deps.clock() + timedelta(minutes=31))  # Stripe needs at least 30 minutes
+    session_id, url = deps.payments.create_checkout(
+        payment_id=payment.id, entry_id=entry.id, event_id=entry.event_id, amount=payment.amount,
+        currency=payment.currency, description=f"{tournament.name} · {entry.name}",
+        success_url=f"{site}/entry.html?id={entry.id}&paid=1", cancel_url=f"{site}/entry.html?id={entry.id}",
+        expires_at=expires)
+    _fault("after_checkout_created")
+    after = payment.model_copy(update={"state": "pending", "session_id": session_id, "checkout_url": url,
+                                       "updated_at": deps.clock(), "version": payment.version + 1})
+    try:
+        deps.repos.payments.save(payment, after)
+    except errors.VersionConflict:  # someone (a retry) saved it first: theirs is the same session
+        pass
+    return url
+
+
+# Fault injection for tests of crash recovery: tests set a name here to raise at that step.
+FAULTS: set[str] = set()
+
+
+class InjectedFault(Exception):
+    pass
+
+
+def _fault(name: str) -> None:
+    if name in FAULTS:
+        raise InjectedFault(name)
+
+
+def register_demo(deps: Deps, eid: str, raw: dict) -> RegistrationAnswer:
+    """Used by the demo loader: registers and, for paid events, records a cash payment."""
+    answer = register(deps, eid, RegistrationIn.model_validate(raw), None)
+    if answer.entry.status == "pending_payment":
+        entry = deps.repos.entries.get(eid, answer.entry.id)
+        _record_offline(deps, entry, OfflinePaymentIn(method="cash", amount=entry.amount_due))
+    return answer
+
+
+# --------------------------------------------------------------------------- manage link
+
+def entry_for_token(deps: Deps, entry_id: str, token: str | None) -> Entry:
+    entry = deps.repos.entries.find(entry_id)
+    # A wrong token looks exactly like a missing entry.
+    if entry is None or not token or not same_secret(token, entry.manage_token_hash):
+        raise errors.NotFound("entry not found (check the link)")
+    return entry
+
+
+def update_entry(deps: Deps, entry: Entry, patch: EntryPatch) -> Entry:
+    event, _ = _event_and_tournament(deps, entry.event_id)
+    deadline = change_deadline(event)
+    if deadline and deps.clock() >= deadline:
+        raise errors.ChangesClosed()
+    if entry.status in ("cancelled", "withdrawn", "merged"):
+        raise errors.EntryClosed()
+    if patch.version is not None and patch.version != entry.version:
+        raise errors.VersionConflict()
+    changes: dict = {}
+    if patch.members is not None:
+        _check_roster(event, patch, entry.partner_wanted)
+        changes["members"] = [Member(**m.model_dump()) for m in patch.members]
+    if patch.name is not None:
+        changes["name"] = patch.name
+    if patch.club is not None:
+        changes["club"] = patch.club
+    after = entry.model_copy(update={**changes, "version": entry.version + 1, "updated_at": deps.clock()})
+    deps.repos.entries.transition(entry, after)
+    return after
+
+
+def cancel_entry(deps: Deps, entry: Entry, *, status: str = "cancelled", reason: str = "",
+                 refund: bool | None = None) -> Entry:
+    """Cancels (participant) or withdraws (organiser); refunds when paid and before the deadline."""
+    if entry.status in ("cancelled", "withdrawn", "merged"):
+        return entry  # idempotent: a retried cancel changes nothing
+    event, _ = _event_and_tournament(deps, entry.event_id)
+    now = deps.clock()
+    deadline = refund_deadline(event)
+    refund_due = entry.amount_paid > 0 and (refund if refund is not None else (deadline is None or now < deadline))
+    notices = list(entry.notices)
+    if reason:
+        notices.append(reason)
+    after = entry.model_copy(update={
+        "status": status, "version": entry.version + 1, "updated_at": now, "hold_expires_at": None,
+        "waitlist_key": None, "notices": notices,
+        "payment_state": "refund_due" if refund_due else entry.payment_state})
+    deps.repos.entries.transition(entry, after)
+    if refund_due:
+        after = _refund(deps, after)
+    elif entry.status == "pending_payment" and entry.payment_id:
+        _cancel_open_checkout(deps, entry.payment_id)
+    if entry.holds_place:
+        promote_waitlist(deps, entry.event_id)
+    return after
+
+
+def _refund(deps: Deps, entry: Entry) -> Entry:
+    payment = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
+    if payment and payment.provider == "stripe" and payment.state == "confirmed" and deps.payments:
+        deps.payments.refund(payment.payment_intent, payment.amount, payment.id)
+        deps.repos.payments.save(payment, payment.model_copy(update={
+            "state": "refunded", "updated_at": deps.clock(), "version": payment.version + 1}))
+        after = entry.model_copy(update={"payment_state": "refunded", "version": entry.version + 1,
+                                         "updated_at": deps.clock()})
+        deps.repos.entries.transition(entry, after)
+        return after
+    return entry  # cash/transfer: 'refund_due' until the organiser hands it back
+
+
+def _cancel_open_checkout(deps: Deps, payment_id: str) -> None:
+    payment = deps.repos.payments.get(payment_id)
+    if not payment or payment.state not in ("created", "pending"):
+        return
+    if payment.session_id and deps.payments:
+        try:
+            deps.payments.expire(payment.session_id)
+        except errors.PaymentError:
+            pass  # already expired or completed: the webhook or the sweeper settles it
+    deps.repos.payments.save(payment, payment.model_copy(update={
+        "state": "cancelled", "updated_at": deps.clock(), "version": payment.version + 1}))
+
+
+def open_checkout(deps: Deps, entry: Entry) -> str:
+    """A pending entry (e.g. promoted from the waitlist) asks to pay online."""
+    if deps.payments is None:
+        raise errors.PaymentsOff()
+    if entry.status != "pending_payment":
+        raise errors.NotHoldingPlace("Only an entry holding a place and waiting for payment can pay.")
+    _, tournament = _event_and_tournament(deps, entry.event_id)
+    if entry.payment_id:
+        payment = deps.repos.payments.get(entry.payment_id)
+        if payment and payment.state in ("created", "pending"):
+            return start_checkout(deps, entry, payment, tournament)
+    now = deps.clock()
+    payment = _new_stripe_payment(entry, now)
+    deps.repos.payments.put_new(payment)
+    after = entry.model_copy(update={"payment_id": payment.id, "payment_state": "pending", "version": entry.version + 1,
+                                     "hold_expires_at": entry.hold_expires_at or now + timedelta(minutes=deps_hold_minutes(deps)),
+                                     "updated_at": now})
+    deps.repos.entries.transition(entry, after)
+    return start_checkout(deps, after, payment, tournament)
+
+
+# --------------------------------------------------------------------------- waitlist
+
+def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
+    """Gives free places to the first waiting entries, in order. Safe to run concurrently: each move is a
+    conditional transaction, and a stale index read only costs a skipped candidate."""
+    event, tournament = _event_and_tournament(deps, eid)
+    promoted: list[str] = []
+    for _ in range(limit):
+        counters = deps.repos.entries.counters(eid)
+        if counters["taken"] >= counters["cap"]:
+            break
+        candidates = deps.repos.entries.waitlist(eid, limit=5)
+        if not candidates:
+            break
+        moved = False
+        for entry_id in candidates:
+            entry = deps.repos.entries.get(eid, entry_id)
+            if entry is None or entry.status != "waitlisted":
+                continue
+            now = deps.clock()
+            paid = entry.amount_due > 0 and entry.amount_paid < entry.amount_due
+            notice = ("候补转正：请在 {} 前付款 · A place is yours: pay by {}" if paid and deps.payments else
+                      "候补转正：请到报名台付款 · A place is yours: pay at the desk" if paid else
+                      "候补转正，报名已确认 · A place is yours: your entry is confirmed")
+            hold = now + timedelta(minutes=deps_hold_minutes(deps)) if paid and deps.payments else None
+            if hold:
+                from zoneinfo import ZoneInfo
+                local = hold.astimezone(ZoneInfo(tournament.timezone)).strftime("%H:%M")
+                notice = notice.format(local, local)
+            after = entry.model_copy(update={
+                "status": "pending_payment" if paid else "confirmed", "waitlist_key": None, "hold_expires_at": hold,
+                "notices": [*entry.notices, notice], "version": entry.version + 1, "updated_at": now})
+            try:
+                deps.repos.entries.transition(entry, after)
+            except errors.EventFull:
+                return promoted
+            except errors.Conflict:
+                continue  # changed meanwhile (cancelled, or promoted by someone else)
+            promoted.append(entry_id)
+            moved = True
+            break
+        if not moved:
+            break
+    return promoted
+
+
+# --------------------------------------------------------------------------- organiser desk
+
+def list_entries(deps: Deps, eid: str, q: str | None = None, status: str | None = None) -> list[Entry]:
+    entries = sorted(deps.repos.entries.list(eid), key=lambda e: e.id)
+    if status:
+        entries = [e for e in entries if e.status == status]
+    if q:
+        needle = q.strip().lower()
+        entries = [e for e in entries if needle in e.name.lower() or needle in e.club.lower()
+                   or any(needle in m.name.lower() or (m.phone and needle in m.phone) for m in e.members)]
+    return entries
+
+
+def _own_entry(deps: Deps, eid: str, entry_id: str) -> Entry:
+    entry = deps.repos.entries.get(eid, entry_id)
+    if entry is None:
+        raise errors.NotFound("entry not found")
+    return entry
+
+
+def check_in(deps: Deps, eid: str, entry_id: str) -> Entry:
+    entry = _own_entry(deps, eid, entry_id)
+    if entry.status != "confirmed":
+        raise errors.NotConfirmed(f"Entry status is {entry.status}: only confirmed entries check in.")
+    if entry.checked_in:
+        return entry
+    after = entry.model_copy(update={"checked_in": True, "version": entry.version + 1, "updated_at": deps.clock()})
+    deps.repos.entries.transition(entry, after)
+    return after
+
+
+def record_offline_payment(deps: Deps, eid: str, entry_id: str, body: OfflinePaymentIn) -> Entry:
+    return _record_offline(deps, _own_entry(deps, eid, entry_id), body)
+
+
+def _record_offline(deps: Deps, entry: Entry, body: OfflinePaymentIn) -> Entry:
+    if entry.status not in ("pending_payment", "confirmed"):
+        raise errors.NotHoldingPlace(f"Entry status is {entry.status}: it holds no place to pay for.")
+    now = deps.clock()
+    payment = Payment(id=new_id(), entry_id=entry.id, event_id=entry.event_id, provider=body.method,
+                      state="confirmed", amount=body.amount, currency=entry.currency, reference=body.reference,
+                      created_at=now, updated_at=now)
+    paid = entry.amount_paid + body.amount
+    old_payment = entry.payment_id if entry.payment_state == "pending" else None
+    after = entry.model_copy(update={
+        "amount_paid": paid, "payment_state": "paid" if paid >= entry.amount_due else "unpaid",
+        "status": "confirmed" if paid >= entry.amount_due else entry.status,
+        "hold_expires_at": None if paid >= entry.amount_due else entry.hold_expires_at,
+        "payment_id": payment.id, "version": entry.version + 1, "updated_at": now})
+    from ..store.dynamo import Op
+    from ..store.entries import payment_item
+    deps.repos.entries.transition(entry, after, extra=[Op.put(payment_item(payment))])
+    if old_payment:  # paid at the desk while a checkout was open: close it so nobody pays twice
+        _cancel_open_checkout(deps, old_payment)
+    return after
+
+
+def withdraw(deps: Deps, eid: str, entry_id: str, body: WithdrawIn) -> Entry:
+    entry = _own_entry(deps, eid, entry_id)
+    return cancel_entry(deps, entry, status="withdrawn", reason=body.reason or "退赛 · Withdrawn by the organiser",
+                        refund=body.refund)
+
+
+def join_partners(deps: Deps, eid: str, body: JoinIn) -> tuple[Entry, str]:
+    """商会协调组队: joins partner seekers into one pair/team entry, which takes a place."""
+    event, tournament = _event_and_tournament(deps, eid)
+    size = event.config.entry.members
+    if len(set(body.entry_ids)) != len(body.entry_ids):
+        raise errors.InvalidRequest("An entry is listed twice.")
+    sources = [_own_entry(deps, eid, i) for i in body.entry_ids]
+    if any(s.status != "partner_wanted" for s in sources):
+        raise errors.Conflict("Only entries looking for a partner can be joined.")
+    members = [m for s in sources for m in s.members]
+    if len(members) != size:
+        raise errors.RosterSize(f"An entry here has {size} members; these seekers make {len(members)}.")
+    now = deps.clock()
+    token = new_token("mt")
+    due = amount_due(event, size)
+    new = Entry(id=new_id(), event_id=eid, tournament_id=event.tournament_id,
+                name=body.name or "、".join(m.name for m in members), club=sources[0].club, members=members,
+                status="confirmed" if due == 0 else "pending_payment", amount_due=due, currency=tournament.currency,
+                payment_state="none" if due == 0 else "unpaid", created_at=now, updated_at=now,
+                manage_token_hash=hash_secret(token), merged_from=[s.id for s in sources],
+                notices=["商会协调组队 · Partnered by the organiser"])
+    merged = [s.model_copy(update={"status": "merged", "merged_into": new.id, "version": s.version + 1,
+                                   "updated_at": now,
+                                   "notices": [*s.notices, f"已组队 · Joined into {new.name}"]}) for s in sources]
+    try:
+        deps.repos.entries.merge(sources, merged, new)
+    except errors.EventFull:
+        raise errors.EventFull("名额已满，无法组队 · No place left for the new entry.") from None
+    return new, token

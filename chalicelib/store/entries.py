@@ -1,0 +1,168 @@
+"""Entries, payments and idempotency records. Every state change of an entry is one transaction
+that also moves the event's counters, so `taken` always equals the entries holding a place."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from .. import errors
+from ..models import Entry, Payment
+from . import keys
+from .dynamo import Op, Table
+
+COUNTERS = ("taken", "confirmed", "held", "waitlisted")
+
+
+class IdempotentReplay(errors.Conflict):
+    """The Idempotency-Key was seen before: the caller returns the first answer."""
+    code = "idempotent_replay"
+
+
+def _status_counters(entry: Entry | None) -> dict[str, int]:
+    if entry is None:
+        return {}
+    return {"confirmed": {"taken": 1, "confirmed": 1},
+            "pending_payment": {"taken": 1, "held": 1},
+            "waitlisted": {"waitlisted": 1}}.get(entry.status, {})
+
+
+def counter_delta(before: Entry | None, after: Entry | None) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for name, n in _status_counters(after).items():
+        out[name] = out.get(name, 0) + n
+    for name, n in _status_counters(before).items():
+        out[name] = out.get(name, 0) - n
+    return {k: v for k, v in out.items() if v}
+
+
+def entry_item(entry: Entry) -> dict:
+    item = {**keys.entry(entry.event_id, entry.id), "kind": "entry", "data": entry.model_dump_json(),
+            "status": entry.status, "version": entry.version}
+    if entry.status == "waitlisted" and entry.waitlist_key:
+        item.update(keys.waitlist_index(entry.event_id, entry.waitlist_key))
+    elif entry.status == "pending_payment" and entry.hold_expires_at:
+        item.update(keys.hold_index(entry.hold_expires_at.strftime("%Y-%m-%dT%H:%M:%SZ"), entry.id))
+    return item
+
+
+def payment_item(payment: Payment) -> dict:
+    return {**keys.payment(payment.id), "kind": "payment", "data": payment.model_dump_json(),
+            "state": payment.state, "version": payment.version, "entry_id": payment.entry_id,
+            "event_id": payment.event_id}
+
+
+class EntryRepo:
+    def __init__(self, table: Table):
+        self.t = table
+
+    # -- reads
+    def get(self, eid: str, entry_id: str) -> Entry | None:
+        item = self.t.get(keys.entry(eid, entry_id))
+        return Entry.model_validate_json(item["data"]) if item else None
+
+    def find(self, entry_id: str) -> Entry | None:
+        pointer = self.t.get(keys.entry_pointer(entry_id))
+        return self.get(pointer["event_id"], entry_id) if pointer else None
+
+    def list(self, eid: str) -> list[Entry]:
+        return [Entry.model_validate_json(i["data"]) for i in self.t.query(keys.event_partition(eid), keys.ENTRY_PREFIX)]
+
+    def waitlist(self, eid: str, limit: int | None = None) -> list[str]:
+        """Entry ids in waiting order (from the sparse index: may lag a moment; callers re-check)."""
+        items = self.t.query(keys.waitlist_partition(eid), index="GSI1", limit=limit)
+        return [i["SK"].split("#", 1)[1] for i in items]
+
+    def expired_holds(self, now_iso: str, limit: int = 200) -> list[tuple[str, str]]:
+        items = self.t.query(keys.HOLDS_PARTITION, index="GSI1", upper=now_iso + "~", limit=limit)
+        return [(i["PK"].split("#", 1)[1], i["SK"].split("#", 1)[1]) for i in items]
+
+    def counters(self, eid: str) -> dict:
+        item = self.t.get(keys.event_counters(eid)) or {}
+        return {k: item.get(k, 0) for k in (*COUNTERS, "cap")}
+
+    def idempotency(self, scope: str, key_hash: str) -> dict | None:
+        return self.t.get(keys.idempotency(scope, key_hash))
+
+    # -- writes
+    def _counter_op(self, eid: str, delta: dict[str, int], take_place: bool) -> Op | None:
+        if not delta:
+            return None
+        names = {f"#{k}": k for k in delta}
+        sets = ", ".join(f"#{k} = #{k} + :{k}" for k in delta)
+        values: dict = {f":{k}": v for k, v in delta.items()}
+        values[":one"] = 1
+        condition = "attribute_exists(PK)"
+        if take_place and delta.get("taken", 0) > 0:
+            names["#cap"] = "cap"
+            names["#taken"] = "taken"
+            condition = "#taken < #cap"
+        return Op.update(keys.event_counters(eid), f"SET {sets}, cversion = cversion + :one", names=names,
+                         values=values, condition=condition,
+                         on_fail=lambda: errors.EventFull("The event has no place left."))
+
+    def create(self, entry: Entry, *, idem: dict | None = None, payment: Payment | None = None) -> None:
+        """Writes a new entry with its counters, pointer, idempotency record and payment: all or nothing."""
+        ops: list[Op] = [Op.put(entry_item(entry), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
+                         Op.put({**keys.entry_pointer(entry.id), "kind": "entry_pointer", "event_id": entry.event_id},
+                                condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry)]
+        counter = self._counter_op(entry.event_id, counter_delta(None, entry), take_place=True)
+        if counter:
+            ops.append(counter)
+        else:  # no counter moves (partner seekers); still require the event to exist
+            ops.append(Op.check(keys.event_counters(entry.event_id), "attribute_exists(PK)", on_fail=errors.NotFound))
+        if idem:
+            ops.append(Op.put(idem, condition="attribute_not_exists(PK)", on_fail=IdempotentReplay))
+        if payment:
+            ops.append(Op.put(payment_item(payment), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
+        self.t.transact(ops)
+
+    def transition(self, before: Entry, after: Entry, *, extra: Iterable[Op] = (), take_place: bool = True) -> None:
+        """Replaces `before` by `after` if nobody changed it meanwhile, moving the counters to match."""
+        ops = [Op.put(entry_item(after), condition="version = :v", values={":v": before.version},
+                      on_fail=lambda: errors.VersionConflict("The entry changed meanwhile; reload and try again."))]
+        counter = self._counter_op(after.event_id, counter_delta(before, after), take_place)
+        if counter:
+            ops.append(counter)
+        ops.extend(extra)
+        self.t.transact(ops)
+
+    def merge(self, sources: list[Entry], merged: list[Entry], new_entry: Entry) -> None:
+        """Partner seekers joined into one entry: the new entry takes a place; the seekers become 'merged'."""
+        ops = [Op.put(entry_item(new_entry), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
+               Op.put({**keys.entry_pointer(new_entry.id), "kind": "entry_pointer", "event_id": new_entry.event_id})]
+        for before, after in zip(sources, merged):
+            ops.append(Op.put(entry_item(after), condition="version = :v", values={":v": before.version},
+                              on_fail=lambda: errors.VersionConflict("An entry changed meanwhile; reload.")))
+        counter = self._counter_op(new_entry.event_id, counter_delta(None, new_entry), take_place=True)
+        if counter:
+            ops.append(counter)
+        self.t.transact(ops)
+
+
+class PaymentRepo:
+    def __init__(self, table: Table):
+        self.t = table
+
+    def get(self, payment_id: str) -> Payment | None:
+        item = self.t.get(keys.payment(payment_id))
+        return Payment.model_validate_json(item["data"]) if item else None
+
+    def put_new(self, payment: Payment) -> None:
+        self.t.put(payment_item(payment), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry)
+
+    def save(self, before: Payment, after: Payment) -> None:
+        self.t.put(payment_item(after), condition="version = :v", values={":v": before.version},
+                   on_fail=lambda: errors.VersionConflict("The payment changed meanwhile."))
+
+    def save_op(self, before: Payment, after: Payment) -> Op:
+        return Op.put(payment_item(after), condition="version = :v", values={":v": before.version},
+                      on_fail=lambda: errors.VersionConflict("The payment changed meanwhile."))
+
+    def stripe_event_op(self, stripe_event_id: str, expires_epoch: int) -> Op:
+        return Op.put({**keys.stripe_event(stripe_event_id), "kind": "stripe_event", "expires_at": expires_epoch},
+                      condition="attribute_not_exists(PK)", on_fail=lambda: errors.DuplicateEntry("event already handled"))
+
+    def stripe_event_seen(self, stripe_event_id: str) -> bool:
+        return self.t.get(keys.stripe_event(stripe_event_id)) is not None
+
+    def mark_stripe_event(self, stripe_event_id: str, expires_epoch: int) -> None:
+        self.t.put({**keys.stripe_event(stripe_event_id), "kind": "stripe_event", "expires_at": expires_epoch})

@@ -1,0 +1,139 @@
+"""Entry, payment and idempotency storage on moto and on DynamoDB Local; concurrency on DynamoDB Local."""
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from datetime import date, timedelta
+
+import pytest
+
+from chalicelib import bootstrap, errors
+from chalicelib.ids import new_id
+from chalicelib.models import Entry, Event, EventConfig, Member, Payment, RegistrationIn, Tournament
+from chalicelib.store.entries import IdempotentReplay
+
+
+def _setup(repos, clock, capacity=2, fee=0):
+    t = Tournament(id=new_id(), organiser_id="o1", name="赛", timezone="Asia/Shanghai", currency="CNY",
+                   starts_on=date(2026, 12, 12), ends_on=date(2026, 12, 12), created_at=clock())
+    repos.tournaments.create(t)
+    cfg = EventConfig.model_validate({"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": capacity,
+                                      "fee": {"amount": fee}, "stages": [{"format": "swiss", "rounds": 3}]})
+    e = Event(id=new_id(), tournament_id=t.id, organiser_id="o1", config=cfg, created_at=clock())
+    repos.events.create(e)
+    return e
+
+
+def _entry(e, clock, status="confirmed", **kw):
+    eid = new_id()
+    return Entry(id=eid, event_id=e.id, tournament_id=e.tournament_id, name="队", members=[Member(name="甲", phone="13800000000"), Member(name="乙")],
+                 status=status, created_at=clock(), waitlist_key=eid if status == "waitlisted" else None, **kw)
+
+
+def test_create_transition_counters_and_lookups(any_repos, clock):
+    e = _setup(any_repos, clock, capacity=1)
+    a = _entry(e, clock)
+    any_repos.entries.create(a, idem={"PK": f"IDEM#{e.id}#k1", "SK": "META", "entry_id": a.id, "body_hash": "h"})
+    assert any_repos.entries.find(a.id) == a and any_repos.entries.get(e.id, a.id) == a
+    assert any_repos.entries.idempotency(e.id, "k1")["entry_id"] == a.id
+    with pytest.raises(errors.EventFull):
+        any_repos.entries.create(_entry(e, clock))
+    with pytest.raises(IdempotentReplay):
+        any_repos.entries.create(_entry(e, clock, status="waitlisted"), idem={"PK": f"IDEM#{e.id}#k1", "SK": "META"})
+    w = _entry(e, clock, status="waitlisted")
+    any_repos.entries.create(w)
+    assert any_repos.entries.waitlist(e.id) == [w.id]
+    assert any_repos.entries.counters(e.id) == {"taken": 1, "confirmed": 1, "held": 0, "waitlisted": 1, "cap": 1}
+    cancelled = a.model_copy(update={"status": "cancelled", "version": 2})
+    any_repos.entries.transition(a, cancelled)
+    with pytest.raises(errors.VersionConflict):
+        any_repos.entries.transition(a, cancelled)
+    promoted = w.model_copy(update={"status": "pending_payment", "waitlist_key": None, "version": 2,
+                                    "hold_expires_at": clock() + timedelta(minutes=5)})
+    any_repos.entries.transition(w, promoted)
+    assert any_repos.entries.waitlist(e.id) == []
+    assert any_repos.entries.counters(e.id) == {"taken": 1, "confirmed": 0, "held": 1, "waitlisted": 0, "cap": 1}
+    soon = (clock() + timedelta(minutes=10)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert any_repos.entries.expired_holds(soon) == [(e.id, w.id)]
+    assert any_repos.entries.expired_holds(clock().strftime("%Y-%m-%dT%H:%M:%SZ")) == []
+    assert {x.id for x in any_repos.entries.list(e.id)} == {a.id, w.id}
+
+
+def test_merge_and_payments(any_repos, clock):
+    e = _setup(any_repos, clock, capacity=1)
+    s1, s2 = _entry(e, clock, status="partner_wanted"), _entry(e, clock, status="partner_wanted")
+    any_repos.entries.create(s1)
+    any_repos.entries.create(s2)
+    new = _entry(e, clock)
+    merged = [s.model_copy(update={"status": "merged", "version": 2}) for s in (s1, s2)]
+    any_repos.entries.merge([s1, s2], merged, new)
+    assert any_repos.entries.counters(e.id)["taken"] == 1
+    assert any_repos.entries.get(e.id, s1.id).status == "merged"
+    p = Payment(id=new_id(), entry_id=new.id, event_id=e.id, provider="stripe", state="created", amount=100,
+                currency="CNY", created_at=clock(), updated_at=clock())
+    any_repos.payments.put_new(p)
+    with pytest.raises(errors.DuplicateEntry):
+        any_repos.payments.put_new(p)
+    p2 = p.model_copy(update={"state": "pending", "version": 2})
+    any_repos.payments.save(p, p2)
+    with pytest.raises(errors.VersionConflict):
+        any_repos.payments.save(p, p2)
+    assert any_repos.payments.get(p.id).state == "pending"
+    assert not any_repos.payments.stripe_event_seen("evt_1")
+    any_repos.table.transact([any_repos.payments.stripe_event_op("evt_1", 1)])
+    assert any_repos.payments.stripe_event_seen("evt_1")
+    with pytest.raises(errors.DuplicateEntry):
+        any_repos.table.transact([any_repos.payments.stripe_event_op("evt_1", 1)])
+
+
+def _recount(repos, eid):
+    c = Counter(x.status for x in repos.entries.list(eid))
+    return {"taken": c["confirmed"] + c["pending_payment"], "confirmed": c["confirmed"],
+            "held": c["pending_payment"], "waitlisted": c["waitlisted"]}
+
+
+def test_concurrent_registrations_never_oversell(local_repos, clock):
+    from chalicelib.services import registration
+    e = _setup(local_repos, clock, capacity=5)
+    d = bootstrap.deps()
+    results, errs = [], []
+
+    def one(i):
+        try:
+            body = RegistrationIn(name=f"队{i}", members=[{"name": "甲", "phone": "13800000000"}, {"name": "乙"}])
+            results.append(registration.register(d, e.id, body, f"key-{i:04d}-abcdefghijklmnop"))
+        except Exception as exc:  # pragma: no cover - shown on failure
+            errs.append(exc)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(40)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errs
+    statuses = Counter(r.entry.status for r in results)
+    assert statuses == {"confirmed": 5, "waitlisted": 35}
+    counters = local_repos.entries.counters(e.id)
+    assert {k: counters[k] for k in ("taken", "confirmed", "held", "waitlisted")} == _recount(local_repos, e.id)
+
+    # cancellations race with the promotions they trigger
+    confirmed = [r for r in results if r.entry.status == "confirmed"]
+    waiting = [r for r in results if r.entry.status == "waitlisted"][:10]
+
+    def cancel(r):
+        entry = local_repos.entries.get(e.id, r.entry.id)
+        try:
+            registration.cancel_entry(d, entry)
+        except errors.Conflict:
+            registration.cancel_entry(d, local_repos.entries.get(e.id, r.entry.id))
+
+    threads = [threading.Thread(target=cancel, args=(r,)) for r in confirmed + waiting]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    registration.promote_waitlist(d, e.id)
+    recount = _recount(local_repos, e.id)
+    counters = local_repos.entries.counters(e.id)
+    assert {k: counters[k] for k in ("taken", "confirmed", "held", "waitlisted")} == recount
+    assert recount["taken"] == 5 and recount["waitlisted"] == 40 - 5 - 5 - 10
