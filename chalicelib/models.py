@@ -174,12 +174,13 @@ def _comparable(value: datetime) -> datetime:
 # Tie-break key names understood by engine/standings.py.
 TieBreak = Literal["level_points", "net_points", "match_points", "level_diff_points", "table_points",
                    "small_points", "landlord_deals", "position_points", "games_won", "group_points",
-                   "head_to_head", "opponents_match_points", "opponents_points", "lots"]
+                   "head_to_head", "head_to_head_two", "opponents_match_points", "opponents_points", "lots"]
 
 
 class LevelPointsScoring(Strict):
     method: Literal["level_points"] = "level_points"
     pass_a_points: float = Field(default=15, ge=0, le=100)
+    bye_level_points: float = Field(default=10, ge=0, le=100, description="rules.md is silent: a bye's level points")
     a_failure_limit: int | None = Field(default=None, ge=1, le=10, description="failed attempts at A before dropping back to 2; none by default")
     deals_per_round: int | None = Field(default=None, ge=1, le=100)
     minutes: int = Field(default=60, ge=5, le=600)
@@ -204,8 +205,8 @@ class MatchPointsScoring(Strict):
                                         description="winner's 级差分 by level difference; loser gets 26 minus it")
     a_failure_limit: int | None = Field(default=None, ge=1, le=10)
     minutes: int = Field(default=60, ge=5, le=600)
-    tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["match_points", "level_diff_points", "head_to_head",
-                                                                "opponents_match_points", "lots"])
+    tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["match_points", "level_diff_points",
+                                                                "head_to_head_two", "opponents_match_points", "lots"])
 
 
 class BombBonus(Strict):

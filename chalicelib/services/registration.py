@@ -84,9 +84,8 @@ def _body_hash(body: RegistrationIn) -> str:
 
 def view(deps: Deps, entry: Entry, event: Event | None = None, tournament: Tournament | None = None) -> EntryView:
     position = None
-    if entry.status == "waitlisted":
-        waiting = deps.repos.entries.waitlist(entry.event_id)
-        position = waiting.index(entry.id) + 1 if entry.id in waiting else None
+    if entry.status == "waitlisted" and entry.waitlist_key:
+        position = deps.repos.entries.waitlist_position(entry.event_id, entry.waitlist_key)
     if event is None:
         event, tournament = _event_and_tournament(deps, entry.event_id)
     return EntryView(**entry.model_dump(exclude={"manage_token_hash"}), waitlist_position=position,
@@ -163,6 +162,8 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None) -
         idem = {"PK": f"IDEM#{eid}#{key_hash}", "SK": "META", "kind": "idempotency", "entry_id": entry_id,
                 "body_hash": _body_hash(body), "expires_at": int((now + IDEMPOTENCY_TTL).timestamp())}
     try:
+        if entry.holds_place and event.counters.taken >= event.config.capacity:
+            raise errors.EventFull()  # known full a moment ago: skip a transaction bound to fail
         deps.repos.entries.create(entry, idem=idem, payment=payment)
     except errors.EventFull:
         if not event.config.waitlist:
@@ -175,6 +176,10 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None) -
         except IdempotentReplay:
             return _replay(deps, event, tournament, key_hash, idem_key, body)
         payment = None
+        # A place may have been freed between our read and write: never leave one idle while people wait.
+        counters = deps.repos.entries.counters(eid)
+        if counters["taken"] < counters["cap"] and promote_waitlist(deps, eid):
+            entry = deps.repos.entries.get(eid, entry.id) or entry
     except IdempotentReplay:  # a concurrent request with the same key won the race
         return _replay(deps, event, tournament, key_hash, idem_key, body)
     checkout_url = start_checkout(deps, entry, payment, tournament) if payment else None

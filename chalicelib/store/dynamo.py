@@ -6,6 +6,8 @@ domain errors chosen by the caller.
 from __future__ import annotations
 
 import json
+import random
+import time
 from typing import Any, Callable, Iterable, Sequence
 
 from ..config import get_settings
@@ -77,6 +79,19 @@ class Table:
         item = resp.get("Item")
         return from_item(item) if item else None
 
+    def count(self, pk: str, below: str, *, index: str = "GSI1") -> int:
+        """How many index items under pk sort before `below` (Select=COUNT: no item data is read back)."""
+        kwargs: dict[str, Any] = {"TableName": self.name, "IndexName": index, "Select": "COUNT",
+                                  "KeyConditionExpression": "GSI1PK = :pk AND GSI1SK < :below",
+                                  "ExpressionAttributeValues": to_item({":pk": pk, ":below": below})}
+        total = 0
+        while True:
+            resp = client().query(**kwargs)
+            total += resp.get("Count", 0)
+            if "LastEvaluatedKey" not in resp:
+                return total
+            kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+
     def query(self, pk: str, prefix: str | None = None, *, index: str | None = None,
               upper: str | None = None, limit: int | None = None, forward: bool = True,
               consistent: bool = True) -> list[dict]:
@@ -130,16 +145,21 @@ class Table:
         """All or nothing. A failed condition raises the DomainError of the first op that failed."""
         items = [op.to_transact(self.name) for op in ops]
         c = client()
-        try:
-            c.transact_write_items(TransactItems=items)
-        except c.exceptions.TransactionCanceledException as exc:
-            reasons = exc.response.get("CancellationReasons", [])
-            for op, reason in zip(ops, reasons):
-                if reason.get("Code") == "ConditionalCheckFailed":
-                    raise (op.on_fail() if op.on_fail else Conflict())
-            if any(r.get("Code") == "TransactionConflict" for r in reasons):
-                raise TransientConflict("transaction conflict") from None
-            raise TransientConflict(f"transaction cancelled: {[r.get('Code') for r in reasons]}") from None
+        for attempt in range(6):
+            try:
+                c.transact_write_items(TransactItems=items)
+                return
+            except c.exceptions.TransactionCanceledException as exc:
+                reasons = exc.response.get("CancellationReasons", [])
+                for op, reason in zip(ops, reasons):
+                    if reason.get("Code") == "ConditionalCheckFailed":
+                        raise (op.on_fail() if op.on_fail else Conflict()) from None
+                codes = [r.get("Code") for r in reasons]
+                if not any(code in ("TransactionConflict", "ThrottlingError") for code in codes):
+                    raise TransientConflict(f"transaction cancelled: {codes}") from None
+            # Another transaction held one of the items: nothing was written, so trying again is safe.
+            time.sleep(random.uniform(0, 0.02 * 2 ** attempt))
+        raise TransientConflict("transaction conflict: try again")
 
     def _run(self, fn, kwargs, on_fail):
         c = client()

@@ -71,6 +71,9 @@ class EntryRepo:
         items = self.t.query(keys.waitlist_partition(eid), index="GSI1", limit=limit)
         return [i["SK"].split("#", 1)[1] for i in items]
 
+    def waitlist_position(self, eid: str, waitlist_key: str) -> int:
+        return self.t.count(keys.waitlist_partition(eid), waitlist_key) + 1
+
     def expired_holds(self, now_iso: str, limit: int = 200) -> list[tuple[str, str]]:
         items = self.t.query(keys.HOLDS_PARTITION, index="GSI1", upper=now_iso + "~", limit=limit)
         return [(i["PK"].split("#", 1)[1], i["SK"].split("#", 1)[1]) for i in items]

@@ -1,0 +1,187 @@
+"""Dou Dizhu 斗地主 / 二打一 (rules.md §2): three individuals (W, S, E), one deck, landlord v two farmers."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..types import MatchScore, Side
+from .base import apply_adjustments, require
+
+SEATS = ("W", "S", "E")
+MAX_BOMBS = 13          # one deck: thirteen four-of-a-kind bombs
+MAX_ROCKETS = 1         # one deck: one pair of jokers
+
+
+def deal_small_points(deal: dict, n: int, doubling: bool = False) -> dict[str, int]:
+    """小分 of one deal by seat; zero-sum. Raises InvalidResult naming what is wrong."""
+    require(isinstance(deal, dict), f"deal {n} must be an object", deal=n)
+    landlord = deal.get("landlord")
+    require(landlord in SEATS, f"deal {n}: landlord must be one of W/S/E", deal=n, got=landlord)
+    bid = deal.get("bid")
+    require(bid in (1, 2, 3) and not isinstance(bid, bool), f"deal {n}: the bid must be 1, 2 or 3", deal=n, got=bid)
+    winner = deal.get("winner")
+    require(winner in ("landlord", "farmers"), f"deal {n}: winner must be 'landlord' or 'farmers'", deal=n)
+    bombs = _seat_counts(deal.get("bombs"), n, "bombs")
+    rockets = _seat_counts(deal.get("rockets"), n, "rockets")
+    require(sum(bombs.values()) <= MAX_BOMBS, f"deal {n}: more bombs than one deck allows ({MAX_BOMBS})", deal=n)
+    require(sum(rockets.values()) <= MAX_ROCKETS, f"deal {n}: one deck has only one rocket", deal=n)
+    spring, reverse = bool(deal.get("spring")), bool(deal.get("reverse_spring"))
+    require(not (spring and reverse), f"deal {n}: spring and reverse spring cannot both happen", deal=n)
+    require(not spring or winner == "landlord", f"deal {n}: a spring needs the landlord to win", deal=n)
+    require(not reverse or winner == "farmers", f"deal {n}: a reverse spring needs the farmers to win", deal=n)
+    multiplier = 2 ** (sum(bombs.values()) + sum(rockets.values()) + (1 if spring or reverse else 0))
+    unit = bid * multiplier
+    sign = 1 if winner == "landlord" else -1
+    doubles = _seat_counts(deal.get("doubles"), n, "doubles") if doubling else {}
+    points = {s: 0 for s in SEATS}
+    for farmer in SEATS:
+        if farmer == landlord:
+            continue
+        require(doubles.get(farmer, 0) <= 2, f"deal {n}: a farmer doubles at most twice", deal=n)
+        exchange = unit * 2 ** doubles.get(farmer, 0)
+        points[landlord] += sign * exchange
+        points[farmer] -= sign * exchange
+    return points
+
+
+def _seat_counts(value, n: int, what: str) -> dict[str, int]:
+    if value in (None, {}):
+        return {}
+    require(isinstance(value, dict), f"deal {n}: {what} must map seats to counts", deal=n)
+    out = {}
+    for seat, count in value.items():
+        require(seat in SEATS, f"deal {n}: {what} names an unknown seat {seat!r}", deal=n)
+        require(isinstance(count, int) and not isinstance(count, bool) and count >= 0,
+                f"deal {n}: {what} must be whole numbers", deal=n)
+        if count:
+            out[seat] = count
+    return out
+
+
+def table_points(totals: Sequence[float], places: Sequence[float] = (5, 3, 1)) -> list[float]:
+    """Rank three players by round 小分: 5/3/1, ties share the average of the tied places (4,4,1 · 5,2,2 · 3,3,3)."""
+    order = sorted(range(len(totals)), key=lambda i: -totals[i])
+    out = [0.0] * len(totals)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and totals[order[j + 1]] == totals[order[i]]:
+            j += 1
+        share = sum(places[i:j + 1]) / (j - i + 1)
+        for k in range(i, j + 1):
+            out[order[k]] = share
+        i = j + 1
+    return out
+
+
+def bomb_bonus(deal: dict, bonus) -> dict | None:
+    """The cash bomb bonus of one deal, or None when it has fewer than three bombs.
+
+    A rocket counts as a bomb and a spring or reverse spring as one bomb. 'Made them all': every
+    bomb was played by one player (a spring is the landlord's, a reverse spring the farmer's who went
+    out first)."""
+    if not bonus.enabled:
+        return None
+    makers: dict[str, int] = {}
+    for seat, count in {**(deal.get("bombs") or {})}.items():
+        makers[seat] = makers.get(seat, 0) + count
+    for seat, count in (deal.get("rockets") or {}).items():
+        makers[seat] = makers.get(seat, 0) + count
+    if deal.get("spring"):
+        makers[deal["landlord"]] = makers.get(deal["landlord"], 0) + 1
+    if deal.get("reverse_spring"):
+        first = deal.get("first_out")
+        require(first in SEATS and first != deal["landlord"],
+                "a reverse spring needs 'first_out': the farmer who went out first")
+        makers[first] = makers.get(first, 0) + 1
+    makers = {s: c for s, c in makers.items() if c}
+    count = sum(makers.values())
+    thresholds = sorted(int(k) for k in bonus.each)
+    if not thresholds or count < thresholds[0]:
+        return None
+    each = bonus.each[max(k for k in thresholds if k <= count)]
+    extra_to = next(iter(makers)) if len(makers) == 1 else None
+    return {"bombs": count, "each": each, "extra_seat": extra_to, "extra": bonus.extra if extra_to else 0}
+
+
+class DouDizhu:
+    name = "doudizhu"
+    seats = SEATS
+    sides_per_table = 3
+    point_names = {"table_points": ("table_points", "small_points", "landlord_deals")}
+
+    def side_seats(self, sides: int = 3) -> list[tuple[str, ...]]:
+        return [("W",), ("S",), ("E",)]
+
+    def score(self, result: dict, sides: Sequence[Side], options: Any, *, knockout: bool = False) -> MatchScore:
+        require(isinstance(result, dict), "the result must be an object")
+        require(len(sides) == 3, "a Dou Dizhu table seats three players")
+        ids = [s.entry_id for s in sides]
+        seat_of = {s.seats[0]: s.entry_id for s in sides}
+        require(sorted(seat_of) == sorted(SEATS), "the three players must sit W, S and E")
+        bonuses: list[dict] = []
+        if "final" in result:
+            final = result["final"]
+            require(isinstance(final, dict) and isinstance(final.get("small_points"), dict),
+                    "final needs 'small_points' per player")
+            small = {}
+            for eid in ids:
+                v = final["small_points"].get(eid)
+                require(isinstance(v, int) and not isinstance(v, bool), "small points must be whole numbers",
+                        entry_id=eid, got=v)
+                small[eid] = v
+            require(sum(small.values()) == 0, "Dou Dizhu small points must sum to zero",
+                    total=sum(small.values()))
+            ld = final.get("landlord_deals") or {}
+            landlord = {eid: ld.get(eid, 0) for eid in ids}
+            require(all(isinstance(v, int) and 0 <= v <= options.deals_per_round for v in landlord.values()),
+                    f"landlord deals must be 0..{options.deals_per_round}")
+            require(sum(landlord.values()) <= options.deals_per_round,
+                    f"at most {options.deals_per_round} deals in a round")
+            deals_log: list[dict] = []
+        else:
+            deals = result.get("deals")
+            require(isinstance(deals, list) and deals, "give 'deals' or a 'final' summary")
+            require(len(deals) <= options.deals_per_round,
+                    f"a round has at most {options.deals_per_round} deals", got=len(deals))
+            small = {eid: 0 for eid in ids}
+            landlord = {eid: 0 for eid in ids}
+            deals_log = []
+            for n, deal in enumerate(deals, start=1):
+                by_seat = deal_small_points(deal, n, options.doubling)
+                for seat, v in by_seat.items():
+                    small[seat_of[seat]] += v
+                landlord[seat_of[deal["landlord"]]] += 1
+                bonus = bomb_bonus(deal, options.bomb_bonus)
+                if bonus:
+                    bonuses.append({"deal": n, "bombs": bonus["bombs"], "each": bonus["each"],
+                                    "extra": ({"entry_id": seat_of[bonus["extra_seat"]], "amount": bonus["extra"]}
+                                              if bonus["extra_seat"] else None)})
+                deals_log.append({"deal": n, "small_points": {seat_of[s]: v for s, v in by_seat.items()}})
+        tp = table_points([small[e] for e in ids], options.places)
+        points = {eid: {"table_points": tp[i], "small_points": float(small[eid]),
+                        "landlord_deals": float(landlord[eid])} for i, eid in enumerate(ids)}
+        apply_adjustments(points, result.get("adjustments"), "table_points", ids)
+        # Head-to-head is not used for three-player tables; outcome records the table points share.
+        outcome = {eid: points[eid]["table_points"] for eid in ids}
+        return MatchScore(points=points, outcome=outcome,
+                          opponents={eid: [o for o in ids if o != eid] for eid in ids},
+                          details={"bomb_bonuses": bonuses, "deals": deals_log})
+
+    def bye(self, entry_id: str, options: Any) -> dict[str, float]:
+        return {"table_points": float(options.bye_table_points), "small_points": 0.0, "landlord_deals": 0.0}
+
+    def forfeit(self, winner: str | None, loser: str, options: Any) -> MatchScore:
+        """A player absent five minutes after the start forfeits the round: 0 table points."""
+        return MatchScore(points={loser: {"table_points": 0.0, "small_points": 0.0, "landlord_deals": 0.0}},
+                          outcome={loser: 0.0}, opponents={loser: []}, details={"forfeit": loser})
+
+
+def bonus_ledger(deals: Sequence[dict], players: Sequence[str]) -> dict[str, int]:
+    """Payout per player: each bonus deal pays `each` to all three players at its table, plus the extra."""
+    totals = {p: 0 for p in players}
+    for d in deals:
+        for p in d["players"]:
+            totals[p] = totals.get(p, 0) + d["each"]
+        if d.get("extra"):
+            totals[d["extra"]["entry_id"]] = totals.get(d["extra"]["entry_id"], 0) + d["extra"]["amount"]
+    return totals

@@ -1,0 +1,188 @@
+"""Guandan 掼蛋 (rules.md §1): two partnerships (N–S v E–W), levels 2..A, deals decided by finishing order."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from ..types import MatchScore, Side
+from .base import apply_adjustments, require
+
+A = 14
+PASSED_A = 15  # passing A counts one level above A
+SEATS = ("N", "E", "S", "W")
+RISE_BY_PARTNER_PLACE = {1: 3, 2: 2, 3: 1}  # partner second → +3, third → +2, last → +1
+
+
+@dataclass
+class GuandanPlay:
+    levels: list[int]
+    passed: int | None = None                     # side index that passed A
+    log: list[dict] = field(default_factory=list)
+    failures: list[int] = field(default_factory=lambda: [0, 0])
+
+
+def play_deals(orders: Sequence[Sequence[str]], seat_side: dict[str, int], start: Sequence[int] = (2, 2),
+               a_failure_limit: int | None = None) -> GuandanPlay:
+    """Level progression over a match's deals. Raises InvalidResult on an impossible sequence."""
+    play = GuandanPlay(levels=list(start))
+    played_by: int | None = None  # side whose level the next deal is played at (the previous winner)
+    for n, order in enumerate(orders, start=1):
+        require(play.passed is None, f"deal {n} comes after a side passed A: the match was over", deal=n)
+        require(isinstance(order, (list, tuple)) and sorted(map(str, order)) == sorted(seat_side),
+                f"deal {n}: the finishing order must list each seat {'/'.join(SEATS)} exactly once", deal=n, order=order)
+        winner = seat_side[order[0]]
+        partner_place = next(i for i, s in enumerate(order) if i > 0 and seat_side[s] == winner)
+        rise = RISE_BY_PARTNER_PLACE[partner_place]
+        at_own_a = played_by == winner and play.levels[winner] == A
+        # An attempt at A: a deal played at a side's own A (counted for the optional A-failure rule).
+        attempt = played_by if played_by is not None and play.levels[played_by] == A else None
+        entry = {"deal": n, "winner": winner, "rise": rise, "played_at": played_by,
+                 "level_played": play.levels[played_by] if played_by is not None else play.levels[0]}
+        if at_own_a and rise >= 2:
+            play.passed = winner
+        elif at_own_a:
+            pass  # a +1 win at A does not pass: play goes on at A
+        else:
+            play.levels[winner] = min(A, play.levels[winner] + rise)
+        # An attempt at A fails when a deal is played at a side's own A and it does not pass.
+        if a_failure_limit and attempt is not None and play.passed is None and (winner != attempt or rise == 1):
+            play.failures[attempt] += 1
+            if play.failures[attempt] >= a_failure_limit:
+                play.levels[attempt] = 2
+                play.failures[attempt] = 0
+                entry["dropped_to_2"] = attempt
+        entry["levels"] = list(play.levels)
+        play.log.append(entry)
+        played_by = winner
+    return play
+
+
+def _final_values(result: dict, sides: Sequence[Side], options) -> tuple[list[int], int | None, list[dict]]:
+    ids = [s.entry_id for s in sides]
+    seat_side = {seat: i for i, s in enumerate(sides) for seat in s.seats}
+    if "final" in result:
+        final = result["final"]
+        require(isinstance(final, dict) and isinstance(final.get("levels"), dict), "final needs 'levels' per entry")
+        levels = []
+        for eid in ids:
+            lvl = final["levels"].get(eid)
+            require(isinstance(lvl, int) and not isinstance(lvl, bool) and 2 <= lvl <= A,
+                    "a final level must be 2..14 (J=11, Q=12, K=13, A=14)", entry_id=eid, got=lvl)
+            levels.append(lvl)
+        passed_a = final.get("passed_a")
+        passed = None
+        if passed_a is not None:
+            require(passed_a in ids, "passed_a names an entry that is not at this table", got=passed_a)
+            passed = ids.index(passed_a)
+            require(levels[passed] == A, "a side that passed A must be at A", entry_id=passed_a)
+        return levels, passed, []
+    deals = result.get("deals")
+    require(isinstance(deals, list) and deals, "give 'deals' (finishing orders) or a 'final' summary")
+    orders = []
+    for i, d in enumerate(deals, start=1):
+        require(isinstance(d, dict) and "order" in d, f"deal {i} needs an 'order'", deal=i)
+        orders.append(d["order"])
+    start = start_levels(result, ids)
+    play = play_deals(orders, seat_side, start, getattr(options, "a_failure_limit", None))
+    return play.levels, play.passed, play.log
+
+
+def start_levels(result: dict, ids: Sequence[str]) -> list[int]:
+    """Lateness (seed 000): 0–5 minutes late → the other side starts at 3; 5–10 minutes → at 4."""
+    late = result.get("late")
+    start = [2, 2]
+    if late:
+        require(isinstance(late, dict) and late.get("entry_id") in ids, "late must name an entry at this table")
+        minutes = late.get("minutes")
+        require(isinstance(minutes, (int, float)) and 0 < minutes <= 10,
+                "late minutes must be over 0 and at most 10 (later is a forfeit)", got=minutes)
+        other = 1 - ids.index(late["entry_id"])
+        start[other] = 3 if minutes <= 5 else 4
+    return start
+
+
+class Guandan:
+    name = "guandan"
+    seats = SEATS
+    sides_per_table = 2
+    point_names = {"level_points": ("level_points",), "match_points": ("match_points", "level_diff_points")}
+
+    def side_seats(self, sides: int = 2) -> list[tuple[str, ...]]:
+        return [("N", "S"), ("E", "W")]
+
+    def score(self, result: dict, sides: Sequence[Side], options: Any, *, knockout: bool = False) -> MatchScore:
+        require(isinstance(result, dict), "the result must be an object")
+        ids = [s.entry_id for s in sides]
+        withdrawn = result.get("withdrawn")
+        if withdrawn is not None:
+            require(withdrawn in ids, "withdrawn names an entry that is not at this table")
+            stayed = ids[1 - ids.index(withdrawn)]
+            score = self.forfeit(stayed, withdrawn, options, during=True)
+            apply_adjustments(score.points, result.get("adjustments"), self._adjustable(options), ids)
+            return score
+        levels, passed, log = _final_values(result, sides, options)
+        values = [PASSED_A if passed == i else levels[i] for i in range(2)]
+        if options.method == "level_points":
+            pts = [float(options.pass_a_points) if passed == i else float(levels[i]) for i in range(2)]
+            points = {ids[i]: {"level_points": pts[i]} for i in range(2)}
+            compare = pts
+        else:
+            compare = values
+            points = self._match_points(values, ids, options, knockout)
+        outcome = _outcome(compare, ids)
+        apply_adjustments(points, result.get("adjustments"), self._adjustable(options), ids)
+        winner = next((eid for eid in ids if outcome[eid] == 1), None)
+        if knockout:
+            require(winner is not None, "a knockout match needs a winner: the levels are equal")
+        return MatchScore(points=points, outcome=outcome, opponents={ids[0]: [ids[1]], ids[1]: [ids[0]]},
+                          details={"levels": {ids[i]: levels[i] for i in range(2)},
+                                   "passed_a": ids[passed] if passed is not None else None, "deals": log},
+                          winner=winner)
+
+    @staticmethod
+    def _adjustable(options) -> str:
+        return "level_diff_points" if options.method == "match_points" else "level_points"
+
+    @staticmethod
+    def _match_points(values: list[int], ids: list[str], options, knockout: bool) -> dict:
+        if values[0] == values[1]:
+            require(not knockout, "a knockout match needs a winner: the levels are equal")
+            return {eid: {"match_points": float(options.draw), "level_diff_points": 13.0} for eid in ids}
+        w = 0 if values[0] > values[1] else 1
+        d = abs(values[0] - values[1])
+        table = options.level_diff_table
+        win_ldp = max(0, min(26, table[min(d, len(table) - 1)]))
+        return {ids[w]: {"match_points": float(options.win), "level_diff_points": float(win_ldp)},
+                ids[1 - w]: {"match_points": float(options.loss), "level_diff_points": float(26 - win_ldp)}}
+
+    def bye(self, entry_id: str, options: Any) -> dict[str, float]:
+        if options.method == "match_points":
+            return {"match_points": float(options.bye_match_points),
+                    "level_diff_points": float(options.bye_level_diff_points)}
+        # Level points: rules.md is silent, so the event config carries it (default 10, a typical won round).
+        return {"level_points": float(options.bye_level_points)}
+
+    def forfeit(self, winner: str | None, loser: str, options: Any, during: bool = False) -> MatchScore:
+        ids = [e for e in (winner, loser) if e]
+        if options.method == "match_points":
+            win = {"match_points": float(options.withdrawal_match_points),
+                   "level_diff_points": float(options.withdrawal_level_diff_points)}
+            lose = {"match_points": 0.0, "level_diff_points": 0.0}
+        else:
+            win = {"level_points": float(options.pass_a_points)}
+            lose = {"level_points": 0.0}
+        points = {loser: lose}
+        outcome = {loser: 0.0}
+        if winner:
+            points[winner] = win
+            outcome[winner] = 1.0
+        opponents = {winner: [loser], loser: [winner]} if winner else {loser: []}
+        return MatchScore(points=points, outcome=outcome, opponents=opponents,
+                          details={"forfeit": loser, "during_match": during}, winner=winner)
+
+
+def _outcome(values: Sequence[float], ids: Sequence[str]) -> dict[str, float]:
+    if values[0] == values[1]:
+        return {ids[0]: 0.5, ids[1]: 0.5}
+    w = 0 if values[0] > values[1] else 1
+    return {ids[w]: 1.0, ids[1 - w]: 0.0}

@@ -1,0 +1,153 @@
+"""Standings: totals over the event, ranked by a configurable tie-break chain.
+
+Keys (rules.md): point totals by name; `net_points` (own minus opponents' primary points);
+`head_to_head` (a mini-league among exactly the tied entries, used when every pair of them met);
+`head_to_head_two` (only when exactly two are tied and they met); `opponents_match_points` /
+`opponents_points` (sum of opponents' totals); `lots` (a seeded draw: reproducible, published).
+Tied groups are split key by key, and relative keys are recomputed inside each remaining group.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from .types import MatchRecord
+
+
+@dataclass
+class Row:
+    rank: int
+    entry_id: str
+    points: dict[str, float]
+    tiebreaks: dict[str, float] = field(default_factory=dict)
+    played: int = 0
+    byes: int = 0
+
+
+def lots_value(seed: int | str, entry_id: str) -> float:
+    """A draw of lots that depends only on the seed and the entry: stable under input order."""
+    digest = hashlib.sha256(f"{seed}:{entry_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2 ** 64
+
+
+def compute(entries: Iterable[str], records: Sequence[MatchRecord], chain: Sequence[str], *,
+            point_names: Sequence[str], primary: str | None = None, seed: int | str = 0,
+            carry: dict[str, dict[str, float]] | None = None) -> list[Row]:
+    entries = list(dict.fromkeys(entries))
+    primary = primary or point_names[0]
+    totals: dict[str, dict[str, float]] = {e: {n: 0.0 for n in point_names} for e in entries}
+    for e, pts in (carry or {}).items():
+        if e in totals:
+            for n, v in pts.items():
+                totals[e][n] = totals[e].get(n, 0.0) + v
+    opponents: dict[str, list[str]] = defaultdict(list)
+    net: dict[str, float] = defaultdict(float)
+    played: dict[str, int] = defaultdict(int)
+    byes: dict[str, int] = defaultdict(int)
+    meetings: dict[frozenset, list[MatchRecord]] = defaultdict(list)
+    for rec in records:
+        for e, pts in rec.points.items():
+            if e not in totals:
+                continue
+            t = totals[e]
+            for n, v in pts.items():
+                t[n] = t.get(n, 0.0) + v
+            if rec.bye:
+                byes[e] += 1
+                continue
+            played[e] += 1
+            others = [o for o in rec.entries if o != e]
+            opponents[e].extend(others)
+            net[e] += pts.get(primary, 0.0) - sum(rec.points.get(o, {}).get(primary, 0.0) for o in others)
+        if not rec.bye and len(rec.entries) == 2:
+            meetings[frozenset(rec.entries)].append(rec)
+
+    def global_value(key: str, e: str) -> float:
+        if key in totals[e]:
+            return totals[e][key]
+        if key == "net_points":
+            return net[e]
+        if key == "opponents_match_points":
+            return sum(totals[o].get("match_points", 0.0) for o in opponents[e] if o in totals)
+        if key == "opponents_points":
+            return sum(totals[o].get(primary, 0.0) for o in opponents[e] if o in totals)
+        if key == "lots":
+            return lots_value(seed, e)
+        return 0.0
+
+    def h2h(group: list[str], only_two: bool) -> dict[str, float] | None:
+        if len(group) < 2 or (only_two and len(group) != 2):
+            return None
+        score = {e: 0.0 for e in group}
+        for i, a in enumerate(group):
+            for b in group[i + 1:]:
+                met = meetings.get(frozenset((a, b)))
+                if not met:
+                    return None  # not every tied entry met the others: the key does not apply
+                for rec in met:
+                    score[a] += rec.outcome.get(a, 0.0)
+                    score[b] += rec.outcome.get(b, 0.0)
+        return score
+
+    shown: dict[str, dict[str, float]] = {e: {} for e in entries}
+    relative = {"head_to_head", "head_to_head_two"}
+    cache: dict[str, dict[str, float]] = {}
+
+    def values_for(key: str, group: list[str]) -> dict[str, float] | None:
+        if key in relative:
+            return h2h(group, key == "head_to_head_two")
+        if key not in cache:
+            cache[key] = {}
+        col = cache[key]
+        out = {}
+        for e in group:
+            if e not in col:
+                col[e] = global_value(key, e)
+            out[e] = col[e]
+        return out
+
+    ordered: list[list[str]] = []
+
+    def split(group: list[str], depth: int) -> None:
+        if len(group) == 1 or depth == len(chain):
+            ordered.append(sorted(group))
+            return
+        key = chain[depth]
+        vals = values_for(key, group)
+        if vals is None:
+            split(group, depth + 1)
+            return
+        for e in group:
+            shown[e][key] = round(vals[e], 6) if key == "lots" else vals[e]
+        group = sorted(group, key=lambda e: (-vals[e], e))
+        i = 0
+        while i < len(group):
+            j = i
+            while j + 1 < len(group) and vals[group[j + 1]] == vals[group[i]]:
+                j += 1
+            split(group[i:j + 1], depth + 1)
+            i = j + 1
+
+    # The first key splits everyone: do it with one sort instead of recursion (10k entries).
+    split(entries, 0)
+    rows: list[Row] = []
+    position = 1
+    for tied in ordered:
+        for e in tied:
+            rows.append(Row(rank=position, entry_id=e, points={k: round(v, 2) for k, v in totals[e].items()},
+                            tiebreaks=shown[e], played=played[e], byes=byes[e]))
+        position += len(tied)
+    return rows
+
+
+def allocate_prizes(rows: Sequence[Row], prizes: Sequence) -> list[dict]:
+    """Prize per final place (seed 001: 1st 5000, 2nd 3000, 3rd 2000, 4th–8th 1000 each)."""
+    out = []
+    for row in rows:
+        for prize in prizes:
+            if prize.place_from <= row.rank <= prize.place_to:
+                out.append({"entry_id": row.entry_id, "place": row.rank, "amount": prize.amount, "label": prize.label})
+                break
+    return out
