@@ -1,0 +1,65 @@
+"""What every pairing format takes and returns. The formats know nothing of card games: a table has
+sides, a side has an entry; the game decides seats (seating.py)."""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Contestant:
+    id: str
+    number: int                      # pairing number: seed order (1 = top); also the tie order
+    score: float = 0.0
+    opponents: frozenset[str] = frozenset()   # entries already met (any table)
+    byes: int = 0
+    home: int = 0                    # times the home side (N–S / seats 1,3,5) so far
+    away: int = 0
+    last_home: bool | None = None    # side in the previous round, for alternation
+    club: str = ""                   # related entries (same chamber/club/sponsor)
+    seat_counts: tuple[tuple[str, int], ...] = ()   # Dou Dizhu: how often in each seat (bidding rotation)
+    losses: int = 0
+
+
+@dataclass
+class Pairing:
+    sides: list[str]                 # entry ids; side 0 is the home side
+    reason: str
+    rematch: bool = False
+    table: int = 0
+
+
+@dataclass
+class Draw:
+    tables: list[Pairing]
+    byes: list[tuple[str, str]] = field(default_factory=list)   # (entry id, reason)
+    notes: list[str] = field(default_factory=list)
+    cost: float = 0.0
+
+
+def rng_for(seed: int | str, *salt) -> random.Random:
+    return random.Random(f"{seed}:" + ":".join(map(str, salt)))
+
+
+def fmt(score: float) -> str:
+    return f"{score:g}"
+
+
+def number_tables(draw: Draw, scores: dict[str, float], numbers: dict[str, int]) -> Draw:
+    """Top boards first: by the best score at the table, then the best pairing number."""
+    draw.tables.sort(key=lambda p: (-max(scores.get(e, 0) for e in p.sides), min(numbers.get(e, 0) for e in p.sides)))
+    for i, p in enumerate(draw.tables, start=1):
+        p.table = i
+    return draw
+
+
+def choose_home(a: Contestant, b: Contestant, round_no: int) -> tuple[Contestant, Contestant, str]:
+    """Home side balanced over rounds like colours in chess; equal histories fall back to the rule of
+    rules.md §5: the smaller number in odd rounds, the larger in even rounds."""
+    da, db = a.home - a.away, b.home - b.away
+    if da != db:
+        return (a, b, "home balance") if da < db else (b, a, "home balance")
+    if a.last_home is not None and b.last_home is not None and a.last_home != b.last_home:
+        return (b, a, "alternation") if a.last_home else (a, b, "alternation")
+    smaller, larger = (a, b) if a.number < b.number else (b, a)
+    return (smaller, larger, "odd round: smaller number home") if round_no % 2 else (larger, smaller, "even round: larger number home")

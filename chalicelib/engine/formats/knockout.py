@@ -1,0 +1,75 @@
+"""Knockout (淘汰赛): standard bracket positions, byes to the top seeds, single and double elimination.
+
+Positions follow the standard seeding in which seed s meets seed size+1−s in round one and the seed
+numbers of every region (half, quarter, …) sum equally (1 v 16, 8 v 9, …). Best-of-N and ties are
+decided by the game's scoring (extra games, lots); this module only says who meets whom.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+
+def bracket_size(n: int) -> int:
+    size = 1
+    while size < n:
+        size *= 2
+    return size
+
+
+def bracket_order(size: int) -> list[int]:
+    """Seed numbers in bracket order for a bracket of `size` (a power of two)."""
+    order = [1]
+    while len(order) < size:
+        total = 2 * len(order) + 1
+        order = [x for s in order for x in (s, total - s)]
+    return order
+
+
+def first_round(seeded: Sequence[str]) -> list[tuple[str, str | None]]:
+    """Entries in seed order → round-one matches in bracket order; a missing opponent (None) is a bye,
+    which by construction falls to the top seeds first."""
+    n = len(seeded)
+    size = bracket_size(max(n, 2))
+    order = bracket_order(size)
+    matches = []
+    for k in range(0, size, 2):
+        a, b = order[k], order[k + 1]
+        ea = seeded[a - 1] if a <= n else None
+        eb = seeded[b - 1] if b <= n else None
+        if ea is None and eb is None:
+            continue
+        if ea is None:
+            ea, eb = eb, None
+        matches.append((ea, eb))
+    return matches
+
+
+def next_round(winners: Sequence[str]) -> list[tuple[str, str | None]]:
+    """Winners of the previous round, in bracket order → the next round's matches."""
+    return [(winners[k], winners[k + 1] if k + 1 < len(winners) else None) for k in range(0, len(winners), 2)]
+
+
+def double_elimination_round(upper: Sequence[str], lower: Sequence[str], dropped: Sequence[str]):
+    """One round of double elimination. `upper`: unbeaten entries in bracket order; `lower`: entries with
+    one loss still in; `dropped`: those who just lost in the upper bracket (they join the lower one,
+    reversed so they do not meet their last opponents' neighbours again at once).
+    Returns (upper matches, lower matches, grand final or None)."""
+    if len(upper) == 1 and len(lower) + len(dropped) == 1:
+        return [], [], (upper[0], (list(lower) + list(dropped))[0])
+    pool = []
+    drops = list(reversed(dropped))
+    survivors = list(lower)
+    while survivors or drops:  # interleave: a survivor meets a newcomer where possible
+        if survivors:
+            pool.append(survivors.pop(0))
+        if drops:
+            pool.append(drops.pop(0))
+    upper_matches = next_round(list(upper)) if len(upper) > 1 else []
+    lower_matches = next_round(pool) if len(pool) > 1 else ([(pool[0], None)] if pool else [])
+    return upper_matches, lower_matches, None
+
+
+def region_sums(size: int, region: int) -> list[int]:
+    """Sum of seed numbers in each consecutive region of `region` bracket slots (tests: all equal)."""
+    order = bracket_order(size)
+    return [sum(order[k:k + region]) for k in range(0, size, region)]
