@@ -1,12 +1,12 @@
 """The Chalice app: creates it, registers the blueprints and the scheduled jobs. Nothing else lives here."""
 from chalice import Chalice, Rate
 
-from chalicelib.api import desk, entries, jobs, meta, organisers, public, tournaments, webhooks
+from chalicelib.api import desk, entries, jobs, meta, organisers, public, rounds, tournaments, webhooks
 
 app = Chalice(app_name="cardgames")
 app.api.binary_types.append("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
 
-for blueprint in (meta, organisers, tournaments, public, entries, desk, webhooks):
+for blueprint in (meta, organisers, tournaments, public, entries, desk, rounds, webhooks):
     app.register_blueprint(blueprint.bp)
 
 

@@ -22,6 +22,8 @@ class Settings(BaseSettings):
     stripe_secret_key: str | None = None
     stripe_webhook_secret: str | None = None
     stripe_secret_arn: str | None = None
+    table_code_secret: str | None = None  # derives printable table codes; set per deployment
+    publish_queue_url: str | None = None  # AWS: publishing runs from this queue; locally inline
     hold_minutes: int = 35  # Stripe sessions live at least 30 minutes
     max_body_bytes: int = 64 * 1024
 

@@ -600,3 +600,120 @@ class Payment(Loose):
     created_at: datetime
     updated_at: datetime
     version: int = 1
+
+
+# --------------------------------------------------------------------------- rounds and results
+
+class DrawIn(Strict):
+    seed: int | None = Field(default=None, ge=0, le=2 ** 53, description="draw seed; random when left out")
+
+
+class TableSide(BaseModel):
+    entry_id: str
+    seats: list[str]
+    name: str = ""
+
+
+class RoundTable(BaseModel):
+    number: int
+    home: str
+    sides: list[TableSide]
+    reason: str = ""
+    status: Literal["pending", "entered", "confirmed", "forfeit"] = "pending"
+    version: int = 0
+    points: dict[str, dict[str, float]] = Field(default_factory=dict)
+    winner: str | None = None
+    result: dict | None = None
+    details: dict = Field(default_factory=dict)
+    entered_by: str | None = None
+    confirmed_by: str | None = None
+    codes: list[str] | None = Field(default=None, description="the sides' table codes (organiser only)")
+
+
+class RoundOut(BaseModel):
+    stage: int
+    number: int
+    stage_round: int
+    seed: int
+    status: Literal["open", "closed"]
+    format: str
+    tables: list[RoundTable]
+    byes: list[str]
+    bye_reasons: dict[str, str] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+    drawn_at: datetime | None = None
+
+
+class ResultIn(BaseModel):
+    """A table's result: `version` (0 for the first entry) and deals/games or a final summary, in the game's
+    own terms (see api.md). Validated by the scoring engine, which names what is wrong."""
+    model_config = ConfigDict(extra="allow")
+    version: int = Field(ge=0)
+    reason: str = Field(default="", max_length=300, description="why a confirmed result is corrected")
+
+
+class ResultOut(BaseModel):
+    table: RoundTable
+    status: str
+    version: int
+    points: dict[str, dict[str, float]]
+    redraw_offered: bool = False
+
+
+class ForfeitIn(Strict):
+    entry_id: str | None = Field(default=None, description="the entry that forfeits; none: both absent")
+    reason: str = Field(default="", max_length=300)
+
+
+class StandingRow(BaseModel):
+    rank: int
+    entry_id: str
+    name: str
+    club: str = ""
+    points: dict[str, float]
+    tiebreaks: dict[str, float]
+    played: int = 0
+    byes: int = 0
+    prize: int | None = None
+
+
+class StandingsOut(BaseModel):
+    event_id: str
+    stage: int
+    method: str
+    tiebreaks: list[str]
+    standings: list[StandingRow]
+    final: bool = False
+
+
+class BonusPlayer(BaseModel):
+    entry_id: str
+    name: str
+    total: int
+
+
+class BonusDeal(BaseModel):
+    round: int
+    table: int
+    deal: int
+    bombs: int
+    each: int
+    extra: dict | None = None
+
+
+class BonusesOut(BaseModel):
+    players: list[BonusPlayer]
+    deals: list[BonusDeal]
+    currency: str
+
+
+class AuditRecord(BaseModel):
+    id: str
+    at: datetime
+    who: str
+    action: str
+    round: int | None = None
+    table: int | None = None
+    before: Any = None
+    after: Any = None
+    reason: str = ""

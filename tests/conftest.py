@@ -20,6 +20,7 @@ os.environ.pop("STRIPE_SECRET_KEY", None)
 from chalicelib import bootstrap  # noqa: E402
 from chalicelib.config import get_settings  # noqa: E402
 from chalicelib.store import dynamo, schema  # noqa: E402
+from chalicelib.publish.sinks import MemorySink  # noqa: E402
 from chalicelib.store.repositories import Repos  # noqa: E402
 
 
@@ -55,7 +56,7 @@ def moto_repos(request, clock):
         name = _table_name(request)
         schema.ensure_table(dynamo.client(), name)
         repos = Repos(dynamo.Table(name))
-        bootstrap.override(bootstrap.Deps(repos=repos, clock=clock))
+        bootstrap.override(bootstrap.Deps(repos=repos, clock=clock, publisher=MemorySink()))
         yield repos
         bootstrap.override(None)
         dynamo.reset_client()
@@ -81,7 +82,7 @@ def local_repos(request, ddb_local_endpoint, clock, monkeypatch):
     name = _table_name(request)
     schema.ensure_table(dynamo.client(), name)
     repos = Repos(dynamo.Table(name))
-    bootstrap.override(bootstrap.Deps(repos=repos, clock=clock))
+    bootstrap.override(bootstrap.Deps(repos=repos, clock=clock, publisher=MemorySink()))
     yield repos
     bootstrap.override(None)
     dynamo.client().delete_table(TableName=name)

@@ -11,6 +11,7 @@ from ..models import ErrorBody
 from .routing import ROUTES
 
 _AUTH_HEADERS = {"manage": "X-Manage-Token", "table": "X-Table-Code", "stripe": "Stripe-Signature"}
+# Table routes take either the organiser's Bearer token or a side's X-Table-Code.
 
 
 def _all_error_codes() -> dict[str, int]:
@@ -45,6 +46,8 @@ def build_openapi() -> dict:
             op["parameters"] = params
         if r.auth == "organiser":
             op["security"] = [{"organiserToken": []}]
+        elif r.auth == "table":
+            op["security"] = [{"organiserToken": []}, {}]
         if r.body is not None:
             op["requestBody"] = {"required": True, "content": {"application/json": {
                 "schema": {"$ref": f"#/components/schemas/{r.body.__name__}"}}}}

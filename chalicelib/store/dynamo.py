@@ -94,7 +94,7 @@ class Table:
 
     def query(self, pk: str, prefix: str | None = None, *, index: str | None = None,
               upper: str | None = None, limit: int | None = None, forward: bool = True,
-              consistent: bool = True) -> list[dict]:
+              consistent: bool = True, raw: bool = False) -> list[dict]:
         pk_name, sk_name = ("GSI1PK", "GSI1SK") if index else ("PK", "SK")
         expr = f"{pk_name} = :pk"
         values: dict[str, Any] = {":pk": pk}
@@ -115,7 +115,7 @@ class Table:
             if limit:
                 kwargs["Limit"] = limit - len(out)
             resp = client().query(**kwargs)
-            out.extend(from_item(i) for i in resp.get("Items", []))
+            out.extend(resp.get("Items", []) if raw else (from_item(i) for i in resp.get("Items", [])))
             if "LastEvaluatedKey" not in resp or (limit and len(out) >= limit):
                 return out
             kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]

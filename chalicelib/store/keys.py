@@ -93,3 +93,15 @@ def table(eid: str, stage: int, number: int, table_no: int) -> dict:
 
 def audit(eid: str, ulid: str) -> dict:
     return {"PK": f"EVENT#{eid}", "SK": f"AUDIT#{ulid}"}
+
+
+def event_state(eid: str) -> dict:
+    return {"PK": f"EVENT#{eid}", "SK": "STATE"}
+
+
+def round_prefix(stage: int, number: int) -> str:
+    return f"ROUND#{stage}#{number:03d}"
+
+
+ROUND_PREFIX = "ROUND#"
+AUDIT_PREFIX = "AUDIT#"

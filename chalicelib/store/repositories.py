@@ -161,6 +161,8 @@ class Repos:
         from .entries import EntryRepo, PaymentRepo
         self.entries = EntryRepo(self.table)
         self.payments = PaymentRepo(self.table)
+        from .rounds import RoundRepo
+        self.rounds = RoundRepo(self.table)
 
 
 def utcnow() -> datetime:  # pragma: no cover - the default clock, replaced in tests

@@ -38,3 +38,20 @@ def fake_stripe(moto_repos):
     d = bootstrap.deps()
     d.payments = StripeGateway("sk_test_123", WEBHOOK_SECRET, http_client=fake, max_retries=0)
     return fake
+
+
+@pytest.fixture
+def local_api(local_repos):
+    """The API on DynamoDB Local, with an organiser signed in."""
+    from app import app
+    with Client(app) as client:
+        _, token = create_organiser(bootstrap.deps(), "本地裁判组")
+        yield Api(client, token)
+
+
+@pytest.fixture(autouse=True)
+def _publishing_never_fails(caplog):
+    """Publishing errors are logged, not raised (a result must not fail because of them): fail the test here."""
+    yield
+    failures = [r for r in caplog.records if r.name == "cardgames.publish" and r.levelname == "ERROR"]
+    assert not failures, failures[0].getMessage()

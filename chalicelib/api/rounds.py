@@ -1,0 +1,180 @@
+"""Rounds, table results (organiser or table code), standings, bonuses, audit, cards and publishing."""
+from __future__ import annotations
+
+from chalice import Blueprint, Response
+from pydantic import BaseModel
+
+from ..models import (
+    AuditRecord,
+    BonusesOut,
+    DrawIn,
+    ForfeitIn,
+    ResultIn,
+    ResultOut,
+    RoundOut,
+    RoundTable,
+    StandingsOut,
+)
+from ..services import results as res
+from ..services import rounds as svc
+from ..services import standings as st
+from ..services.tournaments import own_event, own_tournament
+from .routing import route
+
+bp = Blueprint(__name__)
+TAG = "rounds"
+
+
+class RoundList(BaseModel):
+    rounds: list[dict]
+    open_round: int
+
+
+class AuditList(BaseModel):
+    audit: list[AuditRecord]
+
+
+class PublishOut(BaseModel):
+    files: int
+    bytes: int
+    largest: list
+
+
+class TableView(BaseModel):
+    event_id: str
+    event_name: str
+    game: str
+    round: int
+    round_status: str
+    method: str
+    side: int | None = None
+    table: RoundTable
+
+
+def _html(text: str) -> Response:
+    return Response(body=text, status_code=200, headers={"Content-Type": "text/html; charset=utf-8"})
+
+
+@route(bp, "/events/{eid}/rounds", "POST", summary="Draw the next round", auth="organiser", body=DrawIn,
+       response=RoundOut, status=201, tag=TAG, errors_=("round_open", "no_valid_pairing", "conflict"))
+def draw(ctx, eid):
+    out, meta = svc.draw_next(ctx.deps, ctx.organiser, eid, ctx.body.seed)
+    from ..services.publishing import request_publish
+    request_publish(ctx.deps, meta["tournament_id"])
+    return out
+
+
+@route(bp, "/events/{eid}/rounds", "GET", summary="The rounds drawn so far", auth="organiser", response=RoundList, tag=TAG)
+def list_rounds(ctx, eid):
+    own_event(ctx.deps, ctx.organiser, eid)
+    state = ctx.deps.repos.rounds.state(eid)
+    return RoundList(rounds=state["rounds"], open_round=state.get("open_round", 0))
+
+
+@route(bp, "/events/{eid}/rounds/{n}", "GET", summary="A round: tables, seats, codes, results", auth="organiser",
+       response=RoundOut, tag=TAG)
+def get_round(ctx, eid, n):
+    return svc.get_round(ctx.deps, ctx.organiser, eid, _int(n))
+
+
+@route(bp, "/events/{eid}/rounds/{n}/tables/{t}", "GET", summary="One table, for the table-side scoring page",
+       auth="table", response=TableView, tag=TAG)
+def get_table(ctx, eid, n, t):
+    n, t = _int(n), _int(t)
+    actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.header("authorization"), ctx.header("x-table-code"))
+    event = ctx.deps.repos.events.get(eid)
+    _, doc, tables = svc.load_round(ctx.deps, eid, n)
+    names = {k: v["name"] for k, v in svc.entry_names(ctx.deps, eid).items()}
+    table = res.table_view(res._find(tables, t), names)
+    return TableView(event_id=eid, event_name=event.config.name, game=event.config.game, round=n,
+                     round_status=doc["status"], method=event.config.stages[doc["stage"]].scoring.method,
+                     side=actor.side, table=table)
+
+
+@route(bp, "/events/{eid}/rounds/{n}/tables/{t}/result", "PUT", summary="Enter or correct a table's result",
+       auth="table", body=ResultIn, response=ResultOut, tag=TAG,
+       errors_=("version_conflict", "already_confirmed", "invalid_result", "forbidden"))
+def put_result(ctx, eid, n, t):
+    n, t = _int(n), _int(t)
+    actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.header("authorization"), ctx.header("x-table-code"))
+    return res.submit_result(ctx.deps, eid, n, t, ctx.body.model_dump(), actor)
+
+
+@route(bp, "/events/{eid}/rounds/{n}/tables/{t}/confirm", "POST", summary="Confirm the other side's result",
+       auth="table", response=ResultOut, tag=TAG, errors_=("already_confirmed", "forbidden"))
+def confirm(ctx, eid, n, t):
+    n, t = _int(n), _int(t)
+    actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.header("authorization"), ctx.header("x-table-code"))
+    return res.confirm_result(ctx.deps, eid, n, t, actor)
+
+
+@route(bp, "/events/{eid}/rounds/{n}/tables/{t}/forfeit", "POST", summary="Record a forfeit (organiser)",
+       auth="organiser", body=ForfeitIn, response=ResultOut, tag=TAG)
+def forfeit(ctx, eid, n, t):
+    own_event(ctx.deps, ctx.organiser, eid)
+    actor = res.Actor("organiser", f"organiser:{ctx.organiser.id}")
+    return res.record_forfeit(ctx.deps, eid, _int(n), _int(t), ctx.body.entry_id, ctx.body.reason, actor)
+
+
+@route(bp, "/events/{eid}/rounds/{n}/close", "POST", summary="Close a round (every table confirmed or forfeit)",
+       auth="organiser", response=RoundOut, tag=TAG, errors_=("conflict",))
+def close(ctx, eid, n):
+    return svc.close_round(ctx.deps, ctx.organiser, eid, _int(n))
+
+
+@route(bp, "/events/{eid}/rounds/{n}/redraw", "POST", summary="Redraw an unstarted round after a late correction",
+       auth="organiser", response=RoundOut, tag=TAG, errors_=("conflict",))
+def redraw(ctx, eid, n):
+    return svc.redraw(ctx.deps, ctx.organiser, eid, _int(n))
+
+
+@route(bp, "/events/{eid}/rounds/{n}/cards", "GET", summary="Printable table cards with QR codes (HTML)",
+       auth="organiser", tag=TAG, raw=True)
+def cards(ctx, eid, n):
+    from ..services.cards import table_cards
+    return _html(table_cards(ctx.deps, ctx.organiser, eid, _int(n)))
+
+
+@route(bp, "/events/{eid}/score-sheet", "GET", summary="A blank score sheet for the event's game (HTML)", tag=TAG, raw=True)
+def score_sheet(ctx, eid):
+    from ..services.cards import score_sheet as sheet
+    return _html(sheet(ctx.deps, eid))
+
+
+@route(bp, "/events/{eid}/standings", "GET", summary="Standings with the method's tie-break chain (?stage=)",
+       auth="organiser", response=StandingsOut, tag=TAG)
+def standings(ctx, eid):
+    stage = ctx.query("stage")
+    return st.standings_for_organiser(ctx.deps, ctx.organiser, eid, _int(stage) - 1 if stage else None)
+
+
+@route(bp, "/events/{eid}/bonuses", "GET", summary="Dou Dizhu bomb-bonus ledger", auth="organiser",
+       response=BonusesOut, tag=TAG)
+def bonuses(ctx, eid):
+    return st.bonuses(ctx.deps, own_event(ctx.deps, ctx.organiser, eid))
+
+
+@route(bp, "/events/{eid}/audit", "GET", summary="Every change: who, when, before, after, reason", auth="organiser",
+       response=AuditList, tag=TAG)
+def audit(ctx, eid):
+    own_event(ctx.deps, ctx.organiser, eid)
+    return AuditList(audit=res.audit_log(ctx.deps, eid))
+
+
+@route(bp, "/tournaments/{tid}/publish", "POST", summary="Publish the tournament's pages now", auth="organiser",
+       response=PublishOut, tag=TAG)
+def publish(ctx, tid):
+    from ..services.publishing import publish_tournament
+    own_tournament(ctx.deps, ctx.organiser, tid)
+    return PublishOut(**publish_tournament(ctx.deps, tid))
+
+
+def _int(value) -> int:
+    from .. import errors
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise errors.InvalidRequest(f"{value!r} is not a number") from None
+    if number < 1 or number > 100_000:
+        raise errors.NotFound("no such round or table")
+    return number

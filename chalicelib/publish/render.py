@@ -1,0 +1,29 @@
+"""Jinja2 rendering of the published pages (templates/ beside this file)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .i18n import translator
+
+TEMPLATES = Path(__file__).parent / "templates"
+_env = None
+
+
+def env():
+    global _env
+    if _env is None:
+        from jinja2 import Environment, FileSystemLoader, select_autoescape
+        _env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(["html"]),
+                           trim_blocks=True, lstrip_blocks=True, auto_reload=False)  # no stat per render
+        _env.filters["num"] = lambda v: f"{v:g}" if isinstance(v, (int, float)) else v
+    return _env
+
+
+def fragment(template: str, lang: str, **context):
+    """A rendered piece to embed in several pages (already escaped)."""
+    from markupsafe import Markup
+    return Markup(render(template, lang, **context))
+
+
+def render(template: str, lang: str, **context) -> str:
+    return env().get_template(template).render(t=translator(lang), lang=lang, **context)

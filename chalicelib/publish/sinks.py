@@ -1,0 +1,67 @@
+"""Where published files go: a local folder (served by `make run`) or an S3 bucket behind the CDN."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".json": "application/json; charset=utf-8",
+                 ".css": "text/css; charset=utf-8", ".js": "application/javascript; charset=utf-8",
+                 ".svg": "image/svg+xml"}
+
+
+def cache_control(key: str) -> str:
+    if key.endswith("feed.json"):
+        return "no-cache, max-age=0, must-revalidate"  # polled by open pages
+    if key.endswith(".html"):
+        return "public, max-age=30"
+    return "public, max-age=31536000, immutable"
+
+
+class LocalSink:
+    def __init__(self, root: str):
+        self.root = Path(root)
+        self._made: set = set()
+
+    def write(self, key: str, body: bytes) -> None:
+        path = self.root / key
+        if path.parent not in self._made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._made.add(path.parent)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as f:
+            f.write(body)
+        os.replace(tmp, path)  # readers never see half a file
+
+
+class S3Sink:
+    parallel = True  # network-bound: the publisher writes from a small thread pool
+
+    def __init__(self, bucket: str):
+        self.bucket = bucket
+        self._client = None
+
+    def write(self, key: str, body: bytes) -> None:
+        if self._client is None:
+            import boto3
+            self._client = boto3.client("s3")
+        self._client.put_object(Bucket=self.bucket, Key=key, Body=body,
+                                ContentType=CONTENT_TYPES.get(Path(key).suffix, "application/octet-stream"),
+                                CacheControl=cache_control(key))
+
+
+class MemorySink:
+    """For tests and benchmarks."""
+
+    def __init__(self):
+        self.files: dict[str, bytes] = {}
+
+    def write(self, key: str, body: bytes) -> None:
+        self.files[key] = body
+
+
+def default_sink():
+    from ..config import get_settings
+    s = get_settings()
+    if s.publish_bucket:
+        return S3Sink(s.publish_bucket)
+    return LocalSink(s.publish_dir or ".data/site")

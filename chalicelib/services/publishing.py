@@ -1,0 +1,198 @@
+"""Publishing: renders the tournament's static pages and feeds, and writes them to the sink.
+
+Runs after every drawn round, confirmed result and correction (inline locally; from a queue in AWS when
+PUBLISH_QUEUE_URL is set) and on demand. Only names and clubs appear: never a phone number or email.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from .. import errors
+from ..bootstrap import Deps
+from ..engine.games import game as game_rules
+from ..publish.render import fragment, render
+
+log = logging.getLogger("cardgames.publish")
+LANGS = ("zh", "en")
+
+
+def request_publish(deps: Deps, tid: str) -> None:
+    from ..config import get_settings
+    queue = get_settings().publish_queue_url
+    try:
+        if queue:
+            import boto3
+            boto3.client("sqs").send_message(QueueUrl=queue, MessageBody=json.dumps({"tournament_id": tid}))
+        else:
+            publish_tournament(deps, tid)
+    except Exception:  # a failed publish must not fail the result that triggered it; the next one repairs
+        log.exception("publishing tournament %s failed", tid)
+
+
+def _sink(deps: Deps):
+    if deps.publisher is not None:
+        return deps.publisher
+    from ..publish.sinks import default_sink
+    return default_sink()
+
+
+def _points_text(points: dict, names: list[str]) -> str:
+    return " / ".join(f"{points.get(n, 0):g}" for n in names)
+
+
+def event_site_data(deps: Deps, event, tournament) -> dict:
+    from .standings import bonuses, event_standings
+    rules = game_rules(event.config.game)
+    entry_list = deps.repos.entries.list(event.id)
+    entries = {e.id: e for e in entry_list}
+    names = {e: x.name for e, x in entries.items()}
+    state = deps.repos.rounds.state(event.id)
+    all_rounds = deps.repos.rounds.all_rounds(event.id)
+    rounds = []
+    history: dict[str, list] = {}
+    for doc, tables in all_rounds:
+        scoring = event.config.stages[doc["stage"]].scoring
+        pnames = list(rules.point_names[scoring.method])
+        rtables = []
+        for t in tables:
+            sides = [{"entry_id": s["entry_id"], "name": names.get(s["entry_id"], "?"), "seats": s["seats"]} for s in t["sides"]]
+            shown = t["status"] in ("entered", "confirmed", "forfeit")
+            rtables.append({"number": t["number"], "sides": sides, "status": t["status"], "reason": t.get("reason", ""),
+                            "points": t.get("points") if shown else {},
+                            "points_text": {s["entry_id"]: _points_text(t.get("points", {}).get(s["entry_id"], {}), pnames)
+                                            for s in sides} if shown else {}})
+            for s in sides:
+                history.setdefault(s["entry_id"], []).append({
+                    "round": doc["number"], "bye": False, "status": t["status"],
+                    "opponents": [o for o in sides if o["entry_id"] != s["entry_id"]],
+                    "points_text": _points_text(t.get("points", {}).get(s["entry_id"], {}), pnames) if shown else ""})
+        byes = [{"entry_id": b, "name": names.get(b, "?"), "reason": r} for b, r in doc.get("byes", [])]
+        for b in byes:
+            history.setdefault(b["entry_id"], []).append({"round": doc["number"], "bye": True, "status": "confirmed",
+                                                          "opponents": [], "points_text": ""})
+        rounds.append({"number": doc["number"], "status": doc["status"], "seed": doc["seed"], "tables": rtables,
+                       "byes": byes})
+    standings = event_standings(deps, event, state=state, rounds=all_rounds, entries=entry_list) if state.get("plans") else None
+    corrections = []
+    for a in deps.repos.rounds.audit(event.id):
+        if a["action"] in ("result_corrected", "forfeit_recorded"):
+            corrections.append({"at": _local(a["at"], tournament.timezone), "round": a.get("round"), "table": a.get("table"),
+                                "before": _short(a.get("before")), "after": _short(a.get("after")), "reason": a.get("reason", "")})
+    bonus = bonuses(deps, event, rounds=all_rounds, entries=entry_list) if event.config.game == "doudizhu" else None
+    rows = standings.standings if standings else []
+    version = hashlib.sha1(json.dumps([[(r["number"], r["status"], [(t["number"], t["status"], t["points"]) for t in r["tables"]])
+                                        for r in rounds], [(r.entry_id, r.rank) for r in rows], len(corrections)],
+                                      sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return {"event": {"id": event.id, "name": event.config.name, "game": event.config.game},
+            "rounds": rounds, "standings": [r.model_dump() for r in rows], "final": bool(standings and standings.final),
+            "point_names": list(rules.point_names[standings.method]) if standings else [],
+            "tiebreak_names": [k for k in (standings.tiebreaks if standings else []) if k not in rules.point_names.get(standings.method, ())],
+            "has_prizes": any(r.prize for r in rows), "histories": history, "corrections": corrections,
+            "bonuses": bonus.model_dump() if bonus else None, "names": names, "version": version,
+            "open_round": state.get("open_round", 0),
+            "entries": {e: {"name": x.name, "club": x.club, "members": [m.name for m in x.members]}
+                        for e, x in entries.items() if x.status in ("confirmed", "withdrawn")}}
+
+
+def _short(snapshot) -> str:
+    if not snapshot:
+        return ""
+    pts = snapshot.get("points") or {}
+    return "; ".join(" / ".join(f"{v:g}" for v in p.values()) for p in pts.values())
+
+
+def _local(iso: str, tz: str) -> str:
+    try:
+        return datetime.fromisoformat(iso).astimezone(ZoneInfo(tz)).strftime("%m-%d %H:%M")
+    except ValueError:
+        return iso
+
+
+def publish_tournament(deps: Deps, tid: str) -> dict:
+    tournament, events = deps.repos.tournaments.get_with_events(tid)
+    if tournament is None:
+        raise errors.NotFound("tournament not found")
+    sink = _sink(deps)
+    updated = deps.clock().astimezone(ZoneInfo(tournament.timezone)).strftime("%Y-%m-%d %H:%M")
+    stats = {"files": 0, "bytes": 0, "largest": ("", 0)}
+    # Writes (disk or S3) run beside the rendering: they wait on I/O, rendering on the CPU.
+    from concurrent.futures import ThreadPoolExecutor
+    pool = ThreadPoolExecutor(max_workers=8) if getattr(sink, "parallel", False) else None
+    pending = []
+
+    def write(key: str, text: str) -> None:
+        body = text.encode("utf-8")
+        if pool:
+            pending.append(pool.submit(sink.write, key, body))
+        else:
+            sink.write(key, body)
+        stats["files"] += 1
+        stats["bytes"] += len(body)
+        if len(body) > stats["largest"][1]:
+            stats["largest"] = (key, len(body))
+
+    summaries = []
+    datas = []
+    for event in sorted(events, key=lambda e: e.id):
+        data = event_site_data(deps, event, tournament)
+        datas.append((event, data))
+        summaries.append({"id": event.id, "name": event.config.name, "game": event.config.game,
+                          "entries": len(data["entries"]), "rounds": len(data["rounds"]),
+                          "round_status": data["rounds"][-1]["status"] if data["rounds"] else "open",
+                          "leaders": [{"name": r["name"], "points_text": _points_text(r["points"], data["point_names"])}
+                                      for r in data["standings"][:3]], "version": data["version"]})
+    t_version = hashlib.sha1("".join(s["version"] for s in summaries).encode()).hexdigest()[:16]
+    from ..publish.render import TEMPLATES
+    css = (TEMPLATES / "style.css").read_text(encoding="utf-8")
+    write(f"t/{tid}/style.css", css)
+    write(f"en/t/{tid}/style.css", css)
+    for lang in LANGS:
+        prefix = f"t/{tid}/" if lang == "zh" else f"en/t/{tid}/"
+        other = (f"/en/t/{tid}/" if lang == "zh" else f"/t/{tid}/")
+        base = {"tournament": tournament, "updated": updated}
+        write(prefix + "index.html", render("tournament.html", lang, **base, root="", css="style.css", events=summaries,
+                                            other_lang=other + "index.html", feed_url="feed.json", feed_version=t_version))
+        for event, data in datas:
+            ep = f"{prefix}{event.id}/"
+            eo = f"{other}{event.id}/"
+            ctx = {**base, **data, "root": "../", "css": "../style.css", "feed_url": "feed.json",
+                   "feed_version": data["version"]}
+            round_html = {r["number"]: fragment("round_tables.html", lang, r=r) for r in data["rounds"]}
+            last = round_html[data["rounds"][-1]["number"]] if data["rounds"] else ""
+            write(ep + "index.html", render("event.html", lang, **ctx, round_html=last, other_lang=eo + "index.html"))
+            write(ep + "standings.html", render("standings.html", lang, **ctx, other_lang=eo + "standings.html"))
+            write(ep + "corrections.html", render("corrections.html", lang, **ctx, other_lang=eo + "corrections.html"))
+            if data["bonuses"] is not None:
+                write(ep + "bonuses.html", render("bonuses.html", lang, **ctx, currency=tournament.currency,
+                                                  other_lang=eo + "bonuses.html"))
+            for r in data["rounds"]:
+                write(ep + f"round-{r['number']}.html", render("round.html", lang, **ctx, r=r, round_html=round_html[r["number"]],
+                                                               other_lang=eo + f"round-{r['number']}.html"))
+            # Entry pages get a small context: they are most of the files.
+            small = {**base, "root": "../", "css": "../style.css", "feed_url": "feed.json",
+                     "feed_version": data["version"], "event": data["event"]}
+            for eid_, info in data["entries"].items():
+                write(ep + f"entry-{eid_}.html", render("entry.html", lang, **small, entry=info,
+                                                        history=data["histories"].get(eid_, []),
+                                                        other_lang=eo + f"entry-{eid_}.html"))
+            if lang == "zh":
+                feed = {"version": data["version"], "updated": updated, "event_id": event.id,
+                        "rounds": [{"number": r["number"], "status": r["status"]} for r in data["rounds"]],
+                        "open_round": data["open_round"],
+                        "top": [{"rank": r["rank"], "name": r["name"], "points": r["points"]} for r in data["standings"][:10]]}
+                write(ep + "feed.json", json.dumps(feed, ensure_ascii=False))
+                write(f"en/t/{tid}/{event.id}/feed.json", json.dumps(feed, ensure_ascii=False))
+        if lang == "zh":
+            tfeed = json.dumps({"version": t_version, "updated": updated,
+                                "events": [{"id": s["id"], "version": s["version"]} for s in summaries]}, ensure_ascii=False)
+            write(f"t/{tid}/feed.json", tfeed)
+            write(f"en/t/{tid}/feed.json", tfeed)
+    if pool:
+        pool.shutdown(wait=True)
+    for f in pending:
+        f.result()  # surface a failed write
+    return {"files": stats["files"], "bytes": stats["bytes"], "largest": list(stats["largest"])}

@@ -1,0 +1,180 @@
+"""Table results: entered by the organiser or a side's table code, confirmed by the other side, versioned,
+and audited (who, when, before, after, reason). After confirmation only the organiser may change them."""
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+
+from .. import errors
+from ..bootstrap import Deps
+from ..engine.games import game as game_rules
+from ..engine.types import Side
+from ..ids import new_id
+from ..models import AuditRecord, ResultOut, RoundTable, TableSide
+from .rounds import code_hash, load_round
+from .tournaments import own_event
+
+
+@dataclass
+class Actor:
+    kind: str                 # "organiser" | "side"
+    ident: str                # organiser id, or "table <t> side <i>"
+    side: int | None = None
+
+
+def resolve_actor(deps: Deps, eid: str, n: int, t: int, authorization: str | None, code: str | None) -> Actor:
+    """The organiser (Bearer token, must own the event) or the holder of one side's table code."""
+    if authorization:
+        from .organisers import authenticate
+        organiser = authenticate(deps, authorization)
+        own_event(deps, organiser, eid)
+        return Actor("organiser", f"organiser:{organiser.id}")
+    if not code:
+        raise errors.Unauthorized("Sign in as the organiser or give the table code (X-Table-Code).")
+    _, _, tables = load_round(deps, eid, n)
+    table = _find(tables, t)
+    given = code_hash(code)
+    for i, h in enumerate(table.get("code_hashes", [])):
+        if hmac.compare_digest(h, given):
+            return Actor("side", f"table {t} side {i + 1}", side=i)
+    raise errors.Forbidden("这个桌号码不对 · This table code is not valid for this table.")
+
+
+def _find(tables: list[dict], t: int) -> dict:
+    for table in tables:
+        if table["number"] == t:
+            return table
+    raise errors.NotFound(f"table {t} not found")
+
+
+def table_view(table: dict, names: dict | None = None) -> RoundTable:
+    names = names or {}
+    sides = [TableSide(entry_id=s["entry_id"], seats=s["seats"], name=names.get(s["entry_id"], "")) for s in table["sides"]]
+    return RoundTable(**{k: v for k, v in table.items() if k in RoundTable.model_fields and k != "sides"}, sides=sides)
+
+
+def _audit(deps: Deps, actor: Actor, action: str, n: int, t: int, before=None, after=None, reason: str = "") -> dict:
+    return {"id": new_id(), "at": deps.clock().isoformat(), "who": actor.ident, "action": action, "round": n,
+            "table": t, "before": before, "after": after, "reason": reason}
+
+
+def _snapshot(table: dict) -> dict:
+    return {"status": table["status"], "version": table["version"], "points": table.get("points"),
+            "result": table.get("result")}
+
+
+def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor) -> ResultOut:
+    event = deps.repos.events.get(eid)
+    if event is None:
+        raise errors.NotFound("event not found")
+    state, doc, tables = load_round(deps, eid, n)
+    table = _find(tables, t)
+    version = body.get("version")
+    reason = body.get("reason", "") or ""
+    if actor.kind != "organiser":
+        if doc["status"] == "closed":
+            raise errors.AlreadyConfirmed("This round is closed: ask the organiser for a correction.")
+        if table["status"] in ("confirmed", "forfeit"):
+            raise errors.AlreadyConfirmed("已确认的成绩只能由裁判修改 · A confirmed result can only be corrected by the organiser.")
+    if version != table["version"]:
+        deps.repos.rounds.add_audit(eid, _audit(deps, actor, "rejected_stale_version", n, t,
+                                                after={"sent_version": version, "current": table["version"]}))
+        raise errors.VersionConflict(f"The result is at version {table['version']}, not {version}: reload and try again.")
+    result = {k: v for k, v in body.items() if k not in ("version", "reason")}
+    stage = event.config.stages[doc["stage"]]
+    sides = [Side(s["entry_id"], tuple(s["seats"])) for s in table["sides"]]
+    score = game_rules(event.config.game).score(result, sides, stage.scoring, knockout=stage.format == "knockout")
+    correcting = table["status"] in ("confirmed", "forfeit")
+    after = {**table, "result": result, "points": score.points, "outcome": score.outcome, "winner": score.winner,
+             "details": score.details, "version": table["version"] + 1, "entered_by": actor.ident,
+             "entered_side": actor.side,
+             # The organiser's word stands: a correction by the organiser stays confirmed.
+             "status": "confirmed" if (actor.kind == "organiser" and correcting) else "entered",
+             "confirmed_by": table.get("confirmed_by") if correcting else None}
+    action = "result_corrected" if correcting else ("result_changed" if table["status"] == "entered" else "result_entered")
+    if correcting and not reason:
+        raise errors.InvalidRequest("A correction of a confirmed result needs a 'reason'.")
+    record = _audit(deps, actor, action, n, t, before=_snapshot(table), after=_snapshot(after), reason=reason)
+    try:
+        deps.repos.rounds.t.transact([deps.repos.rounds.update_table_op(eid, doc["stage"], n, after, table["version"]),
+                                      deps.repos.rounds.audit_op(eid, record)])
+    except errors.VersionConflict:
+        deps.repos.rounds.add_audit(eid, _audit(deps, actor, "rejected_stale_version", n, t,
+                                                after={"sent_version": version}))
+        raise
+    redraw = correcting and _redraw_offered(state, doc, n)
+    if correcting:
+        from .publishing import request_publish
+        request_publish(deps, event.tournament_id)
+    return ResultOut(table=table_view(after), status=after["status"], version=after["version"], points=score.points,
+                     redraw_offered=redraw)
+
+
+def _redraw_offered(state: dict, doc: dict, n: int) -> bool:
+    """A correction after the next round was drawn, in the last two rounds of a stage (rules.md §5)."""
+    later = [r for r in state["rounds"] if r["n"] > n and r["stage"] == doc["stage"]]
+    plan = state.get("plans", {}).get(str(doc["stage"]), {})
+    return bool(later) and doc["stage_round"] >= plan.get("rounds", 0) - 1
+
+
+def confirm_result(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> ResultOut:
+    event = deps.repos.events.get(eid)
+    _, doc, tables = load_round(deps, eid, n)
+    table = _find(tables, t)
+    if table["status"] in ("confirmed", "forfeit"):
+        raise errors.AlreadyConfirmed()
+    if table["status"] != "entered":
+        raise errors.Conflict("No result has been entered for this table yet.")
+    if actor.kind == "side" and actor.side == table.get("entered_side"):
+        raise errors.Forbidden("由对方确认 · The other side confirms the result it did not enter.")
+    after = {**table, "status": "confirmed", "version": table["version"] + 1, "confirmed_by": actor.ident}
+    record = _audit(deps, actor, "result_confirmed", n, t, before=_snapshot(table), after=_snapshot(after))
+    deps.repos.rounds.t.transact([deps.repos.rounds.update_table_op(eid, doc["stage"], n, after, table["version"]),
+                                  deps.repos.rounds.audit_op(eid, record)])
+    from .publishing import request_publish
+    request_publish(deps, event.tournament_id)
+    return ResultOut(table=table_view(after), status="confirmed", version=after["version"], points=after["points"])
+
+
+def record_forfeit(deps: Deps, eid: str, n: int, t: int, loser: str | None, reason: str, actor: Actor) -> ResultOut:
+    event = deps.repos.events.get(eid)
+    _, doc, tables = load_round(deps, eid, n)
+    table = _find(tables, t)
+    ids = [s["entry_id"] for s in table["sides"]]
+    if loser is not None and loser not in ids:
+        raise errors.InvalidRequest("entry_id is not at this table")
+    rules = game_rules(event.config.game)
+    scoring = event.config.stages[doc["stage"]].scoring
+    if loser is None:  # both absent: each scores a forfeit
+        points, outcome = {}, {}
+        for e in ids:
+            s = rules.forfeit(None, e, scoring)
+            points.update(s.points)
+            outcome.update(s.outcome)
+        winner = None
+    elif len(ids) == 3:  # Dou Dizhu: the absent player forfeits; the other two score the round as played
+        s = rules.forfeit(None, loser, scoring)
+        points, outcome, winner = dict(s.points), dict(s.outcome), None
+        for e in ids:
+            if e != loser:
+                # rules.md is silent: the two present share the top two places (4 each with 5/3/1).
+                points[e] = {"table_points": (scoring.places[0] + scoring.places[1]) / 2, "small_points": 0.0,
+                             "landlord_deals": 0.0}
+                outcome[e] = 1.0
+    else:
+        winner = next(e for e in ids if e != loser)
+        s = rules.forfeit(winner, loser, scoring)
+        points, outcome = s.points, s.outcome
+    after = {**table, "status": "forfeit", "points": points, "outcome": outcome, "winner": winner,
+             "version": table["version"] + 1, "result": {"forfeit": loser}, "entered_by": actor.ident,
+             "confirmed_by": actor.ident}
+    record = _audit(deps, actor, "forfeit_recorded", n, t, before=_snapshot(table), after=_snapshot(after), reason=reason)
+    deps.repos.rounds.t.transact([deps.repos.rounds.update_table_op(eid, doc["stage"], n, after, table["version"]),
+                                  deps.repos.rounds.audit_op(eid, record)])
+    from .publishing import request_publish
+    request_publish(deps, event.tournament_id)
+    return ResultOut(table=table_view(after), status="forfeit", version=after["version"], points=points)
+
+
+def audit_log(deps: Deps, eid: str) -> list[AuditRecord]:
+    return [AuditRecord(**r) for r in deps.repos.rounds.audit(eid)]

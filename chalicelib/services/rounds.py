@@ -1,0 +1,335 @@
+"""The tournament day: draw rounds with the pairing engine, stages and their transitions, closing rounds.
+
+The event's running state (rounds drawn, the open round, each stage's plan: entries, numbering, groups,
+bracket, carried-over points) is one item updated under a version condition, so two organisers drawing
+at once cannot both succeed.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import replace
+
+from .. import errors
+from ..bootstrap import Deps
+from ..engine.formats import Contestant, draw_round
+from ..engine.formats.common import rng_for
+from ..engine.formats.knockout import bracket_size, first_round, next_round
+from ..engine.formats.round_robin import number_for_related_first, schedule, snake_groups
+from ..engine.formats.stages import advancing, carry_over
+from ..engine.formats.seating import rotate_seats
+from ..engine.games import game as game_rules
+from ..ids import new_id
+from ..models import Event, Organiser, RoundOut, RoundTable, TableSide
+from .tournaments import own_event
+
+CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+
+
+# --------------------------------------------------------------------------- table codes
+
+def table_code(eid: str, number: int, table: int, side: int) -> str:
+    """A side's table code, derived with the server secret so cards can be reprinted; only hashes are stored."""
+    from ..config import get_settings
+    secret = (get_settings().table_code_secret or "local-development-only").encode()
+    digest = hmac.new(secret, f"{eid}:{number}:{table}:{side}".encode(), hashlib.sha256).digest()
+    return "".join(CODE_ALPHABET[b % len(CODE_ALPHABET)] for b in digest[:6])
+
+
+def code_hash(code: str) -> str:
+    return hashlib.sha256(code.strip().upper().encode()).hexdigest()
+
+
+# --------------------------------------------------------------------------- helpers
+
+def stage_cfg(event: Event, idx: int):
+    return event.config.stages[idx]
+
+
+def scoring_of(event: Event, idx: int):
+    return event.config.stages[idx].scoring
+
+
+def round_ref(state: dict, n: int) -> dict:
+    for r in state["rounds"]:
+        if r["n"] == n:
+            return r
+    raise errors.NotFound(f"round {n} not found")
+
+
+def load_round(deps: Deps, eid: str, n: int) -> tuple[dict, dict, list[dict]]:
+    state = deps.repos.rounds.state(eid)
+    ref = round_ref(state, n)
+    doc, tables = deps.repos.rounds.get_round(eid, ref["stage"], n)
+    if doc is None:
+        raise errors.NotFound(f"round {n} not found")
+    return state, doc, tables
+
+
+def entry_names(deps: Deps, eid: str) -> dict[str, dict]:
+    return {e.id: {"name": e.name, "club": e.club} for e in deps.repos.entries.list(eid)}
+
+
+def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes: bool = False) -> RoundOut:
+    out_tables = []
+    for t in tables:
+        sides = [TableSide(entry_id=s["entry_id"], seats=s["seats"], name=names.get(s["entry_id"], {}).get("name", ""))
+                 for s in t["sides"]]
+        codes = [table_code(doc["event_id"], doc["number"], t["number"], i) for i in range(len(sides))] if with_codes else None
+        out_tables.append(RoundTable(**{k: v for k, v in t.items() if k in RoundTable.model_fields and k != "sides"},
+                                     sides=sides, codes=codes))
+    return RoundOut(stage=doc["stage"] + 1, number=doc["number"], stage_round=doc["stage_round"], seed=doc["seed"],
+                    status=doc["status"], format=doc["format"], tables=out_tables,
+                    byes=[b for b, _ in doc.get("byes", [])], bye_reasons={b: r for b, r in doc.get("byes", [])},
+                    notes=doc.get("notes", []), drawn_at=doc.get("drawn_at"))
+
+
+# --------------------------------------------------------------------------- stages
+
+def _participants(deps: Deps, event: Event) -> list:
+    entries = [e for e in deps.repos.entries.list(event.id) if e.status == "confirmed" and e.checked_in]
+    if len(entries) < 2:
+        raise errors.NoValidPairing("报到的参赛者不足 · Fewer than two entries are checked in: check entries in first.")
+    return entries
+
+
+def start_stage(deps: Deps, event: Event, idx: int, state: dict, seed: int) -> dict:
+    """The plan of a stage: its entries in seeding order, numbering, groups or bracket, carried points."""
+    stage = stage_cfg(event, idx)
+    clubs: dict[str, str] = {}
+    carry: dict[str, dict[str, float]] = {}
+    if idx == 0:
+        entries = _participants(deps, event)
+        clubs = {e.id: e.club for e in entries}
+        ids = [e.id for e in sorted(entries, key=lambda e: e.id)]
+        rng_for(seed, "seeding").shuffle(ids)  # the draw (抽签): reproducible from the published seed
+    else:
+        from .standings import stage_standings
+        previous = stage_standings(deps, event, idx - 1, state)
+        adv = stage.advance
+        groups = previous["groups"] if previous.get("groups") else [[r["entry_id"] for r in previous["rows"]]]
+        withdrawn = {e.id for e in deps.repos.entries.list(event.id) if e.status in ("withdrawn", "cancelled")}
+        groups = [[e for e in g if e not in withdrawn] for g in groups]
+        ids = advancing(groups, per_group=adv.per_group if adv else None, total=adv.total if adv else None)
+        if not adv or (not adv.per_group and not adv.total):
+            ids = [e for g in groups for e in g][: max(2, len(ids))]
+        totals = {r["entry_id"]: r["points"] for r in previous["rows"]}
+        for e in ids:
+            carry[e] = carry_over(totals.get(e, {}), stage.carry_over)
+        clubs = {e.id: e.club for e in deps.repos.entries.list(event.id)}
+    numbers = {e: i + 1 for i, e in enumerate(ids)}
+    plan: dict = {"stage": idx, "format": stage.format, "entries": ids, "numbers": numbers, "carry": carry,
+                  "seed": seed}
+    if stage.format == "round_robin":
+        seeded = [Contestant(id=e, number=numbers[e], club=clubs.get(e, "")) for e in ids]
+        groups = snake_groups(seeded, stage.groups or 1)
+        plan["groups"] = []
+        plan["schedules"] = []
+        for g in groups:
+            ordered = number_for_related_first(g) if stage.separate_related else g
+            plan["groups"].append([c.id for c in ordered])
+            plan["schedules"].append(schedule([c.id for c in ordered], stage.double))
+        plan["rounds"] = max(len(s) for s in plan["schedules"])
+    elif stage.format == "knockout":
+        plan["rounds"] = max(1, (bracket_size(len(ids)) - 1).bit_length())
+        plan["bracket"] = [list(m) for m in first_round(ids)]
+    elif stage.format == "special_swiss":
+        plan["rounds"] = stage.rounds or max(1, (len(ids) - 1).bit_length())
+    else:
+        plan["rounds"] = stage.rounds
+    return plan
+
+
+def _stage_finished(plan: dict, rounds_done: int, last_tables: list[dict] | None) -> bool:
+    if plan["format"] == "knockout" and last_tables is not None:
+        alive = _knockout_alive(plan, last_tables)
+        return len(alive) <= 1 or rounds_done >= plan["rounds"]
+    return rounds_done >= plan["rounds"]
+
+
+def _knockout_alive(plan: dict, last_tables: list[dict]) -> list[str]:
+    """Winners of the last knockout round, in bracket order (byes advance)."""
+    by_entries = {frozenset(s["entry_id"] for s in t["sides"]): t for t in last_tables}
+    alive = []
+    for slot in plan["bracket"]:
+        a, b = slot
+        if b is None:
+            alive.append(a)
+            continue
+        table = by_entries.get(frozenset((a, b)))
+        if table is None or table.get("winner") is None:
+            raise errors.RoundOpen("A knockout match has no winner yet.")
+        alive.append(table["winner"])
+    return alive
+
+
+# --------------------------------------------------------------------------- drawing
+
+def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None) -> tuple[RoundOut, dict]:
+    event = own_event(deps, organiser, eid)
+    state = deps.repos.rounds.state(eid)
+    if state.get("open_round"):
+        raise errors.RoundOpen(f"第 {state['open_round']} 轮尚未结束 · Round {state['open_round']} is still open: close it first.")
+    seed = seed if seed is not None else secrets.randbelow(2 ** 31)
+    stage_idx = state.get("stage", 0)
+    plans = state.setdefault("plans", {})
+    plan = plans.get(str(stage_idx))
+    stage_rounds = [r for r in state["rounds"] if r["stage"] == stage_idx]
+    last_tables = None
+    if stage_rounds:
+        _, last_tables = deps.repos.rounds.get_round(eid, stage_idx, stage_rounds[-1]["n"])
+    if plan is None:
+        plan = start_stage(deps, event, stage_idx, state, seed)
+    elif _stage_finished(plan, len(stage_rounds), last_tables):
+        if stage_idx + 1 >= len(event.config.stages):
+            raise errors.Conflict("赛事已全部结束 · Every stage of this event is finished.")
+        stage_idx += 1
+        plan = start_stage(deps, event, stage_idx, state, seed)
+        stage_rounds, last_tables = [], None
+    plans[str(stage_idx)] = plan
+    n = len(state["rounds"]) + 1
+    stage_round = len(stage_rounds) + 1
+    pairings, byes, notes = _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables)
+    rules = game_rules(event.config.game)
+    tables = []
+    for k, (sides, reason) in enumerate(pairings, start=1):
+        seats = rules.side_seats(len(sides))
+        tables.append({"number": k, "home": sides[0], "reason": reason, "status": "pending", "version": 0,
+                       "sides": [{"entry_id": e, "seats": list(seats[i])} for i, e in enumerate(sides)],
+                       "code_hashes": [code_hash(table_code(eid, n, k, i)) for i in range(len(sides))],
+                       "points": {}, "details": {}})
+    doc = {"event_id": eid, "stage": stage_idx, "number": n, "stage_round": stage_round, "seed": seed,
+           "status": "open", "format": plan["format"], "byes": byes, "notes": notes, "drawn_at": deps.clock().isoformat(),
+           "bracket": plan.get("bracket") if plan["format"] == "knockout" else None}
+    new_state = {**state, "stage": stage_idx, "open_round": n,
+                 "rounds": [*state["rounds"], {"n": n, "stage": stage_idx, "stage_round": stage_round}]}
+    deps.repos.rounds.create_round(eid, doc, tables, new_state, state.get("version", 0))
+    deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": f"organiser:{organiser.id}",
+                                      "action": "round_drawn", "round": n, "after": {"seed": seed, "tables": len(tables)}})
+    return round_out(doc, tables, entry_names(deps, eid), with_codes=True), {"tournament_id": event.tournament_id}
+
+
+def _contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dict) -> list[Contestant]:
+    from .standings import stage_records
+    scoring = scoring_of(event, stage_idx)
+    primary = game_rules(event.config.game).point_names[scoring.method][0]
+    records, tables = stage_records(deps, event, stage_idx, state)
+    alive = set(plan["entries"]) - {e.id for e in deps.repos.entries.list(event.id) if e.status in ("withdrawn", "cancelled")}
+    score = {e: plan.get("carry", {}).get(e, {}).get(primary, 0.0) for e in plan["entries"]}
+    opponents: dict[str, set] = {e: set() for e in plan["entries"]}
+    byes = {e: 0 for e in plan["entries"]}
+    home = {e: [0, 0, None] for e in plan["entries"]}
+    seats: dict[str, dict[str, int]] = {e: {} for e in plan["entries"]}
+    losses = {e: 0 for e in plan["entries"]}
+    for rec in records:
+        for e, pts in rec.points.items():
+            if e in score:
+                score[e] += pts.get(primary, 0.0)
+        if rec.bye:
+            for e in rec.entries:
+                byes[e] = byes.get(e, 0) + 1
+            continue
+        for e in rec.entries:
+            if e in opponents:
+                opponents[e].update(o for o in rec.entries if o != e)
+                if rec.outcome.get(e, 1) == 0:
+                    losses[e] += 1
+    for t in tables:
+        for i, s in enumerate(t["sides"]):
+            e = s["entry_id"]
+            if e in home:
+                if len(t["sides"]) == 2:
+                    home[e][0 if i == 0 else 1] += 1
+                    home[e][2] = i == 0
+                seat = s["seats"][0]
+                seats[e][seat] = seats[e].get(seat, 0) + 1
+    clubs = {e.id: e.club for e in deps.repos.entries.list(event.id)}
+    return [Contestant(id=e, number=plan["numbers"][e], score=score[e], opponents=frozenset(opponents[e]),
+                       byes=byes[e], home=home[e][0], away=home[e][1], last_home=home[e][2], club=clubs.get(e, ""),
+                       seat_counts=tuple(sorted(seats[e].items())), losses=losses[e])
+            for e in plan["entries"] if e in alive]
+
+
+def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables):
+    """[(sides in seat order, reason)], [(bye entry, reason)], notes."""
+    fmt = plan["format"]
+    stage = stage_cfg(event, stage_idx)
+    rules = game_rules(event.config.game)
+    if fmt in ("swiss", "special_swiss"):
+        cs = _contestants(deps, event, stage_idx, plan, state)
+        d = draw_round(fmt, cs, stage_round, seats_per_table=3 if rules.sides_per_table == 3 else 2,
+                       separate_related=stage.separate_related, rounds_left=plan["rounds"] - stage_round)
+        return [(p.sides, p.reason) for p in d.tables], d.byes, d.notes
+    if fmt == "round_robin":
+        pairs, byes = [], []
+        for g, sched in enumerate(plan["schedules"], start=1):
+            if stage_round > len(sched):
+                continue
+            for home, away in sched[stage_round - 1]:
+                label = f"group {g}, Berger round {stage_round}" if len(plan["schedules"]) > 1 else f"Berger round {stage_round}"
+                if home is None or away is None:
+                    byes.append((home or away, f"bye: {label}"))
+                else:
+                    pairs.append(([home, away], label))
+        return pairs, byes, []
+    if fmt == "knockout":
+        if stage_round == 1:
+            bracket = plan["bracket"]
+        else:
+            alive = _knockout_alive(plan, last_tables)
+            bracket = [list(m) for m in next_round(alive)]
+            plan["bracket"] = bracket
+        pairs, byes = [], []
+        numbers = plan["numbers"]
+        for a, b in bracket:
+            if b is None:
+                byes.append((a, "bye: top seed advances"))
+            else:
+                home, away = (a, b) if numbers.get(a, 0) <= numbers.get(b, 0) else (b, a)
+                pairs.append(([home, away], f"knockout: seed {numbers.get(home)} v seed {numbers.get(away)}"))
+        return pairs, byes, []
+    raise errors.InvalidConfig(f"unknown format {fmt}")
+
+
+def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
+    event = own_event(deps, organiser, eid)
+    state, doc, tables = load_round(deps, eid, n)
+    if doc["status"] == "closed":
+        return round_out(doc, tables, entry_names(deps, eid))
+    waiting = [t["number"] for t in tables if t["status"] not in ("confirmed", "forfeit")]
+    if waiting:
+        raise errors.Conflict(f"桌 {', '.join(map(str, waiting))} 尚未确认 · Tables {', '.join(map(str, waiting))} are not "
+                              "confirmed yet (or record a forfeit).", {"tables": waiting})
+    doc["status"] = "closed"
+    new_state = {**state, "open_round": 0}
+    deps.repos.rounds.save_round_doc(eid, doc, [deps.repos.rounds._state_op(eid, new_state, state["version"])])
+    deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": f"organiser:{organiser.id}",
+                                      "action": "round_closed", "round": n})
+    from .publishing import request_publish
+    request_publish(deps, event.tournament_id)
+    return round_out(doc, tables, entry_names(deps, eid))
+
+
+def get_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
+    own_event(deps, organiser, eid)
+    _, doc, tables = load_round(deps, eid, n)
+    return round_out(doc, tables, entry_names(deps, eid), with_codes=True)
+
+
+def redraw(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
+    """Redraws an unstarted round (after a late correction of an earlier result), with the same seed."""
+    own_event(deps, organiser, eid)
+    state, doc, tables = load_round(deps, eid, n)
+    if n != len(state["rounds"]):
+        raise errors.Conflict("Only the latest round can be redrawn.")
+    if any(t["status"] != "pending" for t in tables):
+        raise errors.Conflict("This round has started (a result was entered): it cannot be redrawn.")
+    ref = round_ref(state, n)
+    new_state = {**state, "open_round": 0, "rounds": [r for r in state["rounds"] if r["n"] != n]}
+    if ref["stage_round"] == 1 and str(ref["stage"]) in new_state.get("plans", {}) and ref["stage"] > 0:
+        new_state["plans"] = {k: v for k, v in new_state["plans"].items() if k != str(ref["stage"])}
+        new_state["stage"] = ref["stage"] - 1
+    deps.repos.rounds.delete_round(eid, ref["stage"], n, tables, new_state, state["version"])
+    out, _ = draw_next(deps, organiser, eid, doc["seed"])
+    return out

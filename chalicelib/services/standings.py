@@ -1,0 +1,121 @@
+"""Standings and the bomb-bonus ledger, computed from stored results by the engine."""
+from __future__ import annotations
+
+from ..bootstrap import Deps
+from ..engine.games import game as game_rules
+from ..engine.standings import allocate_prizes, compute
+from ..engine.types import MatchRecord
+from ..models import BonusDeal, BonusesOut, BonusPlayer, Event, Organiser, StandingRow, StandingsOut
+from .tournaments import own_event
+
+COUNTED = ("confirmed", "forfeit")
+
+
+def stage_records(deps: Deps, event: Event, stage_idx: int, state: dict | None = None,
+                  rounds: list | None = None) -> tuple[list[MatchRecord], list[dict]]:
+    """MatchRecords of a stage's counted results (confirmed or forfeit) and byes, and all its tables."""
+    rules = game_rules(event.config.game)
+    scoring = event.config.stages[stage_idx].scoring
+    records: list[MatchRecord] = []
+    tables_out: list[dict] = []
+    for doc, tables in rounds if rounds is not None else deps.repos.rounds.all_rounds(event.id):
+        if doc["stage"] != stage_idx:
+            continue
+        n = doc["number"]
+        for bye, _ in doc.get("byes", []):
+            if doc["format"] == "knockout":
+                continue  # a knockout bye only advances
+            records.append(MatchRecord(n, 0, (bye,), {bye: rules.bye(bye, scoring)}, {}, bye=True))
+        for t in tables:
+            tables_out.append(t)
+            if t["status"] in COUNTED and t.get("points"):
+                entries = tuple(s["entry_id"] for s in t["sides"])
+                records.append(MatchRecord(n, t["number"], entries, t["points"], t.get("outcome", {})))
+    return records, tables_out
+
+
+def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None = None, rounds: list | None = None) -> dict:
+    state = state or deps.repos.rounds.state(event.id)
+    plan = state.get("plans", {}).get(str(stage_idx))
+    if plan is None:
+        return {"rows": [], "groups": None}
+    scoring = event.config.stages[stage_idx].scoring
+    rules = game_rules(event.config.game)
+    names = list(rules.point_names[scoring.method])
+    records, tables = stage_records(deps, event, stage_idx, state, rounds)
+    chain = list(scoring.tiebreaks)
+    carry = {e: dict(v) for e, v in plan.get("carry", {}).items()}
+    if plan["format"] == "knockout":
+        # Entries knocked out later rank higher: the round reached leads the chain.
+        reached = {e: 0.0 for e in plan["entries"]}
+        for rec in records:
+            for e in rec.entries:
+                reached[e] = max(reached[e], float(rec.round) + (0.5 if rec.outcome.get(e) == 1 else 0))
+        for e in plan["entries"]:
+            carry.setdefault(e, {})["knockout_round"] = reached[e]
+        chain = ["knockout_round", *chain]
+    groups = plan.get("groups")
+    if groups:
+        by_group = []
+        for g in groups:
+            members = set(g)
+            rows = compute(g, [r for r in records if set(r.entries) <= members], chain, point_names=names,
+                           seed=plan.get("seed", 0), carry=carry)
+            by_group.append(rows)
+        return {"rows": [_row(r) for rows in by_group for r in rows],
+                "groups": [[r.entry_id for r in rows] for rows in by_group]}
+    rows = compute(plan["entries"], records, chain, point_names=names, seed=plan.get("seed", 0), carry=carry)
+    return {"rows": [_row(r) for r in rows], "groups": None}
+
+
+def _row(r) -> dict:
+    pts = {k: v for k, v in r.points.items() if k != "knockout_round"}
+    return {"rank": r.rank, "entry_id": r.entry_id, "points": pts, "tiebreaks": r.tiebreaks, "played": r.played,
+            "byes": r.byes}
+
+
+def event_standings(deps: Deps, event: Event, stage: int | None = None, *, state: dict | None = None,
+                    rounds: list | None = None, entries: list | None = None) -> StandingsOut:
+    state = state or deps.repos.rounds.state(event.id)
+    idx = state.get("stage", 0) if stage is None else stage
+    result = stage_standings(deps, event, idx, state, rounds)
+    names = {e.id: e for e in (entries if entries is not None else deps.repos.entries.list(event.id))}
+    scoring = event.config.stages[idx].scoring
+    last_stage = idx == len(event.config.stages) - 1
+    plan = state.get("plans", {}).get(str(idx))
+    finished = bool(plan) and not state.get("open_round") and \
+        len([r for r in state["rounds"] if r["stage"] == idx]) >= plan.get("rounds", 0)
+    final = last_stage and finished
+    prizes = {p["entry_id"]: p["amount"] for p in allocate_prizes(
+        [type("R", (), {"rank": r["rank"], "entry_id": r["entry_id"]}) for r in result["rows"]], event.config.prizes)} if final else {}
+    rows = [StandingRow(**r, name=names[r["entry_id"]].name if r["entry_id"] in names else r["entry_id"],
+                        club=names[r["entry_id"]].club if r["entry_id"] in names else "",
+                        prize=prizes.get(r["entry_id"])) for r in result["rows"]]
+    return StandingsOut(event_id=event.id, stage=idx + 1, method=scoring.method, tiebreaks=list(scoring.tiebreaks),
+                        standings=rows, final=final)
+
+
+def standings_for_organiser(deps: Deps, organiser: Organiser, eid: str, stage: int | None) -> StandingsOut:
+    return event_standings(deps, own_event(deps, organiser, eid), stage)
+
+
+def bonuses(deps: Deps, event: Event, *, rounds: list | None = None, entries: list | None = None) -> BonusesOut:
+    names = {e.id: e.name for e in (entries if entries is not None else deps.repos.entries.list(event.id))}
+    deals: list[BonusDeal] = []
+    totals: dict[str, int] = {}
+    tournament = deps.repos.tournaments.get(event.tournament_id)
+    for doc, tables in rounds if rounds is not None else deps.repos.rounds.all_rounds(event.id):
+        for t in tables:
+            if t["status"] not in COUNTED:
+                continue
+            players = [s["entry_id"] for s in t["sides"]]
+            for b in t.get("details", {}).get("bomb_bonuses", []):
+                deals.append(BonusDeal(round=doc["number"], table=t["number"], deal=b["deal"], bombs=b["bombs"],
+                                       each=b["each"], extra=b.get("extra")))
+                for p in players:
+                    totals[p] = totals.get(p, 0) + b["each"]
+                if b.get("extra"):
+                    totals[b["extra"]["entry_id"]] = totals.get(b["extra"]["entry_id"], 0) + b["extra"]["amount"]
+    players = [BonusPlayer(entry_id=e, name=names.get(e, e), total=v)
+               for e, v in sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return BonusesOut(players=players, deals=deals, currency=tournament.currency if tournament else "CNY")

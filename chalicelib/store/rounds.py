@@ -1,0 +1,114 @@
+"""Rounds, tables (pairing + result), the event's running state and the audit log."""
+from __future__ import annotations
+
+import json
+
+from .. import errors
+from . import keys
+from .dynamo import Op, Table, chunks, client, to_item
+
+
+class RoundRepo:
+    def __init__(self, table: Table):
+        self.t = table
+
+    # -- state: which rounds exist, which is open, stage plans
+    def state(self, eid: str) -> dict:
+        item = self.t.get(keys.event_state(eid))
+        if not item:
+            return {"rounds": [], "open_round": 0, "stage": 0, "plans": {}, "version": 0}
+        data = json.loads(item["data"])
+        data["version"] = item["version"]
+        return data
+
+    def _state_op(self, eid: str, state: dict, expected_version: int) -> Op:
+        body = {k: v for k, v in state.items() if k != "version"}
+        item = {**keys.event_state(eid), "kind": "event_state", "data": json.dumps(body, ensure_ascii=False),
+                "version": expected_version + 1}
+        if expected_version == 0:
+            return Op.put(item, condition="attribute_not_exists(PK)",
+                          on_fail=lambda: errors.RoundOpen("Another round was drawn at the same moment."))
+        return Op.put(item, condition="version = :v", values={":v": expected_version},
+                      on_fail=lambda: errors.RoundOpen("The rounds changed meanwhile; reload."))
+
+    def save_state(self, eid: str, state: dict, expected_version: int, extra: list[Op] = ()) -> None:
+        self.t.transact([self._state_op(eid, state, expected_version), *extra])
+
+    # -- rounds
+    def create_round(self, eid: str, round_doc: dict, tables: list[dict], state: dict, expected_version: int) -> None:
+        """Tables first (many; idempotent puts), then the round and the state in one transaction: the round
+        exists only once that commits, so a crash halfway leaves nothing visible and a retry redoes it."""
+        stage, n = round_doc["stage"], round_doc["number"]
+        self._batch_put([self.table_item(eid, stage, n, t) for t in tables])
+        self.t.transact([
+            Op.put({**keys.round_(eid, stage, n), "kind": "round", "data": json.dumps(round_doc, ensure_ascii=False,
+                                                                                       default=str)},
+                   condition="attribute_not_exists(PK)", on_fail=lambda: errors.RoundOpen("This round exists already.")),
+            self._state_op(eid, state, expected_version),
+        ])
+
+    def delete_round(self, eid: str, stage: int, n: int, tables: list[dict], state: dict, expected_version: int) -> None:
+        self.t.transact([Op.delete(keys.round_(eid, stage, n)), self._state_op(eid, state, expected_version)])
+        c = client()
+        for batch in chunks([keys.table(eid, stage, n, t["number"]) for t in tables], 25):
+            c.batch_write_item(RequestItems={self.t.name: [{"DeleteRequest": {"Key": to_item(k)}} for k in batch]})
+
+    def table_item(self, eid: str, stage: int, n: int, table: dict) -> dict:
+        return {**keys.table(eid, stage, n, table["number"]), "kind": "table",
+                "data": json.dumps(table, ensure_ascii=False, default=str), "version": table.get("version", 0)}
+
+    def _batch_put(self, items: list[dict]) -> None:
+        c = client()
+        for batch in chunks(items, 25):
+            request = {self.t.name: [{"PutRequest": {"Item": to_item(i)}} for i in batch]}
+            for _ in range(8):
+                resp = c.batch_write_item(RequestItems=request)
+                request = resp.get("UnprocessedItems") or {}
+                if not request:
+                    break
+
+    def get_round(self, eid: str, stage: int, n: int) -> tuple[dict | None, list[dict]]:
+        items = self.t.query(keys.event_partition(eid), keys.round_prefix(stage, n))
+        round_doc, tables = None, []
+        for item in items:
+            if item["kind"] == "round":
+                round_doc = json.loads(item["data"])
+            elif item["kind"] == "table":
+                tables.append(json.loads(item["data"]))
+        return round_doc, sorted(tables, key=lambda t: t["number"])
+
+    def save_round_doc(self, eid: str, round_doc: dict, extra: list[Op] = ()) -> None:
+        self.t.transact([Op.put({**keys.round_(eid, round_doc["stage"], round_doc["number"]), "kind": "round",
+                                 "data": json.dumps(round_doc, ensure_ascii=False, default=str)}), *extra])
+
+    def all_rounds(self, eid: str) -> list[tuple[dict, list[dict]]]:
+        """Every round with its tables, in order (one query of the event partition's ROUND# range)."""
+        rounds: dict[tuple[int, int], dict] = {}
+        tables: dict[tuple[int, int], list[dict]] = {}
+        # Raw items: skipping the generic deserialiser matters for events with thousands of tables.
+        for item in self.t.query(keys.event_partition(eid), keys.ROUND_PREFIX, raw=True):
+            parts = item["SK"]["S"].split("#")
+            key = (int(parts[1]), int(parts[2]))
+            kind = item["kind"]["S"]
+            if kind == "round":
+                rounds[key] = json.loads(item["data"]["S"])
+            elif kind == "table":
+                tables.setdefault(key, []).append(json.loads(item["data"]["S"]))
+        return [(rounds[k], sorted(tables.get(k, []), key=lambda t: t["number"]))
+                for k in sorted(rounds, key=lambda k: k[1])]
+
+    # -- results
+    def update_table_op(self, eid: str, stage: int, n: int, table: dict, expected_version: int) -> Op:
+        return Op.put(self.table_item(eid, stage, n, table), condition="version = :v", values={":v": expected_version},
+                      on_fail=lambda: errors.VersionConflict(
+                          f"The result was changed by someone else (now version {expected_version + 1} or later); reload."))
+
+    def audit_op(self, eid: str, record: dict) -> Op:
+        return Op.put({**keys.audit(eid, record["id"]), "kind": "audit",
+                       "data": json.dumps(record, ensure_ascii=False, default=str)})
+
+    def add_audit(self, eid: str, record: dict) -> None:
+        self.t.transact([self.audit_op(eid, record)])
+
+    def audit(self, eid: str) -> list[dict]:
+        return [json.loads(i["data"]) for i in self.t.query(keys.event_partition(eid), keys.AUDIT_PREFIX)]

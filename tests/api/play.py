@@ -1,0 +1,53 @@
+"""Helpers that run an event through the HTTP routes, as the organiser and the tables would."""
+from __future__ import annotations
+
+from tests.factories import tournament_body
+
+
+def setup_event(api, config: dict, entries: list[dict]) -> tuple[str, str, list[str]]:
+    tid = api.post("/tournaments", tournament_body()).data["id"]
+    r = api.post(f"/tournaments/{tid}/events", config)
+    assert r.status_code == 201, r.data
+    eid = r.data["id"]
+    ids = []
+    for body in entries:
+        reg = api.post(f"/events/{eid}/entries", body, token=None)
+        assert reg.status_code == 201, reg.data
+        entry_id = reg.data["entry"]["id"]
+        if reg.data["entry"]["status"] == "pending_payment":
+            api.post(f"/events/{eid}/entries/{entry_id}/payments", {"method": "cash", "amount": reg.data["entry"]["amount_due"]})
+        assert api.post(f"/events/{eid}/entries/{entry_id}/check-in").status_code == 200
+        ids.append(entry_id)
+    return tid, eid, ids
+
+
+def people(n: int, size: int = 1, prefix: str = "选手") -> list[dict]:
+    out = []
+    for i in range(n):
+        members = [{"name": f"{prefix}{i}-{m}", **({"phone": f"139{i:04d}{m:04d}"} if m == 0 else {})} for m in range(size)]
+        out.append({"name": f"{prefix}{i}", "club": f"商会{i % 3}", "members": members})
+    return out
+
+
+def draw(api, eid: str, seed: int = 1) -> dict:
+    r = api.post(f"/events/{eid}/rounds", {"seed": seed})
+    assert r.status_code == 201, r.data
+    return r.data
+
+
+def enter_and_confirm(api, eid: str, rnd: dict, table: dict, body: dict) -> dict:
+    """Side 1 enters with its table code, side 2 confirms with its own."""
+    n, t = rnd["number"], table["number"]
+    codes = table["codes"]
+    put = api.put(f"/events/{eid}/rounds/{n}/tables/{t}/result", {"version": 0, **body}, token=None,
+                  headers={"X-Table-Code": codes[0]})
+    assert put.status_code == 200, put.data
+    ok = api.post(f"/events/{eid}/rounds/{n}/tables/{t}/confirm", token=None, headers={"X-Table-Code": codes[1]})
+    assert ok.status_code == 200, ok.data
+    return ok.data
+
+
+def close(api, eid: str, n: int) -> dict:
+    r = api.post(f"/events/{eid}/rounds/{n}/close")
+    assert r.status_code == 200, r.data
+    return r.data
