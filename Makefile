@@ -24,13 +24,17 @@ java:
 
 deps: $(VENV)/.installed node_modules/.installed java
 
+# Browser tests drive Debian's Chromium (Playwright's own browser download does not work here).
+chromium:
+	@test -x /usr/bin/chromium || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-noto-cjk)
+
 run: deps
 	$(PY) -m scripts.dev run
 
 organiser: deps
 	@$(PY) -m scripts.dev organiser "$(NAME)"
 
-test: deps
+test: deps chromium
 	$(PY) -m pytest -q -p no:cacheprovider
 
 bench: deps

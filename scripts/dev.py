@@ -73,7 +73,8 @@ def run() -> None:
         start_new_session=True))
     procs.append(subprocess.Popen(
         [sys.executable, "-m", "scripts.site_server", "--port", str(SITE_PORT), "--frontend", str(ROOT / "frontend"),
-         "--published", str(DATA / "site")], cwd=str(ROOT), env=env, start_new_session=True))
+         "--published", str(DATA / "site"), "--api", f"http://127.0.0.1:{API_PORT}"], cwd=str(ROOT), env=env,
+        start_new_session=True))
     ddblocal.wait_for_port(API_PORT, 60)
     ddblocal.wait_for_port(SITE_PORT, 30)
     publish_demo(demo)

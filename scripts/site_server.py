@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import json
 import os
 from pathlib import Path
 
@@ -11,6 +12,18 @@ from pathlib import Path
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
     frontend: Path
     published: Path
+    api: str = ""
+
+    def do_GET(self):
+        if self.path.split("?", 1)[0] == "/config.js" and self.api:
+            body = f"window.CONFIG = {{api: {json.dumps(self.api)}}};\n".encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/javascript; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        super().do_GET()
 
     def translate_path(self, path: str) -> str:
         clean = path.split("?", 1)[0].split("#", 1)[0]
@@ -35,8 +48,9 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def serve(port: int, frontend: str, published: str) -> None:
-    handler = type("H", (SiteHandler,), {"frontend": Path(frontend).resolve(), "published": Path(published).resolve()})
+def serve(port: int, frontend: str, published: str, api: str = "") -> None:
+    handler = type("H", (SiteHandler,), {"frontend": Path(frontend).resolve(), "published": Path(published).resolve(),
+                                         "api": api})
     handler.extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
                               ".js": "application/javascript; charset=utf-8", ".html": "text/html; charset=utf-8",
                               ".json": "application/json; charset=utf-8", ".css": "text/css; charset=utf-8"}
@@ -49,6 +63,7 @@ if __name__ == "__main__":
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--frontend", default="frontend")
     p.add_argument("--published", default=".data/site")
+    p.add_argument("--api", default="", help="API base URL written into /config.js")
     a = p.parse_args()
     os.makedirs(a.published, exist_ok=True)
-    serve(a.port, a.frontend, a.published)
+    serve(a.port, a.frontend, a.published, a.api)

@@ -100,12 +100,38 @@ def put_result(ctx, eid, n, t):
     return res.submit_result(ctx.deps, eid, n, t, ctx.body.model_dump(), actor)
 
 
+class PreviewOut(BaseModel):
+    points: dict
+    details: dict
+    winner: str | None = None
+
+
+@route(bp, "/events/{eid}/rounds/{n}/tables/{t}/preview", "POST", summary="Score a result without saving (running totals)",
+       auth="table", body=ResultIn, response=PreviewOut, tag=TAG, errors_=("invalid_result",))
+def preview(ctx, eid, n, t):
+    n, t = _int(n), _int(t)
+    res.resolve_actor(ctx.deps, eid, n, t, ctx.header("authorization"), ctx.header("x-table-code"))
+    return PreviewOut(**res.preview_result(ctx.deps, eid, n, t, ctx.body.model_dump()))
+
+
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/confirm", "POST", summary="Confirm the other side's result",
        auth="table", response=ResultOut, tag=TAG, errors_=("already_confirmed", "forbidden"))
 def confirm(ctx, eid, n, t):
     n, t = _int(n), _int(t)
     actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.header("authorization"), ctx.header("x-table-code"))
     return res.confirm_result(ctx.deps, eid, n, t, actor)
+
+
+class DisputeIn(BaseModel):
+    reason: str = ""
+
+
+@route(bp, "/events/{eid}/rounds/{n}/tables/{t}/dispute", "POST", summary="The other side disputes the entered result",
+       auth="table", body=DisputeIn, response=ResultOut, tag=TAG, errors_=("forbidden", "conflict"))
+def dispute(ctx, eid, n, t):
+    n, t = _int(n), _int(t)
+    actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.header("authorization"), ctx.header("x-table-code"))
+    return res.dispute_result(ctx.deps, eid, n, t, ctx.body.reason[:300], actor)
 
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/forfeit", "POST", summary="Record a forfeit (organiser)",

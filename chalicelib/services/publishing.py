@@ -15,6 +15,7 @@ from .. import errors
 from ..bootstrap import Deps
 from ..engine.games import game as game_rules
 from ..publish.render import fragment, render
+from .rounds import readable
 
 log = logging.getLogger("cardgames.publish")
 LANGS = ("zh", "en")
@@ -50,6 +51,7 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
     entry_list = deps.repos.entries.list(event.id)
     entries = {e.id: e for e in entry_list}
     names = {e: x.name for e, x in entries.items()}
+    name_map = {e: {"name": n} for e, n in names.items()}
     state = deps.repos.rounds.state(event.id)
     all_rounds = deps.repos.rounds.all_rounds(event.id)
     rounds = []
@@ -61,7 +63,8 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
         for t in tables:
             sides = [{"entry_id": s["entry_id"], "name": names.get(s["entry_id"], "?"), "seats": s["seats"]} for s in t["sides"]]
             shown = t["status"] in ("entered", "confirmed", "forfeit")
-            rtables.append({"number": t["number"], "sides": sides, "status": t["status"], "reason": t.get("reason", ""),
+            rtables.append({"number": t["number"], "sides": sides, "status": t["status"],
+                            "reason": readable(t.get("reason", ""), name_map),
                             "points": t.get("points") if shown else {},
                             "points_text": {s["entry_id"]: _points_text(t.get("points", {}).get(s["entry_id"], {}), pnames)
                                             for s in sides} if shown else {}})

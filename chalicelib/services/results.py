@@ -110,6 +110,18 @@ def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor
                      redraw_offered=redraw)
 
 
+def preview_result(deps: Deps, eid: str, n: int, t: int, body: dict) -> dict:
+    """Scores a result without saving it: the table-side page shows running levels/points from the engine."""
+    event = deps.repos.events.get(eid)
+    _, doc, tables = load_round(deps, eid, n)
+    table = _find(tables, t)
+    stage = event.config.stages[doc["stage"]]
+    sides = [Side(s["entry_id"], tuple(s["seats"])) for s in table["sides"]]
+    result = {k: v for k, v in body.items() if k not in ("version", "reason")}
+    score = game_rules(event.config.game).score(result, sides, stage.scoring, knockout=False)
+    return {"points": score.points, "details": score.details, "winner": score.winner}
+
+
 def _redraw_offered(state: dict, doc: dict, n: int) -> bool:
     """A correction after the next round was drawn, in the last two rounds of a stage (rules.md §5)."""
     later = [r for r in state["rounds"] if r["n"] > n and r["stage"] == doc["stage"]]
@@ -174,6 +186,18 @@ def record_forfeit(deps: Deps, eid: str, n: int, t: int, loser: str | None, reas
     from .publishing import request_publish
     request_publish(deps, event.tournament_id)
     return ResultOut(table=table_view(after), status="forfeit", version=after["version"], points=points)
+
+
+def dispute_result(deps: Deps, eid: str, n: int, t: int, reason: str, actor: Actor) -> ResultOut:
+    """The other side does not agree: the result stays unconfirmed and the organiser sees why in the audit log."""
+    _, doc, tables = load_round(deps, eid, n)
+    table = _find(tables, t)
+    if table["status"] != "entered":
+        raise errors.Conflict("Only an entered, unconfirmed result can be disputed.")
+    if actor.kind == "side" and actor.side == table.get("entered_side"):
+        raise errors.Forbidden("The side that entered the result cannot dispute it.")
+    deps.repos.rounds.add_audit(eid, _audit(deps, actor, "result_disputed", n, t, before=_snapshot(table), reason=reason))
+    return ResultOut(table=table_view(table), status=table["status"], version=table["version"], points=table.get("points", {}))
 
 
 def audit_log(deps: Deps, eid: str) -> list[AuditRecord]:

@@ -7,6 +7,7 @@ at once cannot both succeed.
 from __future__ import annotations
 
 import hashlib
+import re
 import hmac
 import secrets
 from dataclasses import replace
@@ -71,9 +72,18 @@ def entry_names(deps: Deps, eid: str) -> dict[str, dict]:
     return {e.id: {"name": e.name, "club": e.club} for e in deps.repos.entries.list(eid)}
 
 
+def readable(reason: str, names: dict[str, dict]) -> str:
+    """Pairing reasons name entries by id (the engine knows nothing else): show their names."""
+    for eid in set(re.findall(r"\b[0-9A-HJKMNP-TV-Z]{26}\b", reason or "")):
+        if eid in names:
+            reason = reason.replace(eid, names[eid]["name"])
+    return reason
+
+
 def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes: bool = False) -> RoundOut:
     out_tables = []
     for t in tables:
+        t = {**t, "reason": readable(t.get("reason", ""), names)}
         sides = [TableSide(entry_id=s["entry_id"], seats=s["seats"], name=names.get(s["entry_id"], {}).get("name", ""))
                  for s in t["sides"]]
         codes = [table_code(doc["event_id"], doc["number"], t["number"], i) for i in range(len(sides))] if with_codes else None
@@ -81,7 +91,8 @@ def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes:
                                      sides=sides, codes=codes))
     return RoundOut(stage=doc["stage"] + 1, number=doc["number"], stage_round=doc["stage_round"], seed=doc["seed"],
                     status=doc["status"], format=doc["format"], tables=out_tables,
-                    byes=[b for b, _ in doc.get("byes", [])], bye_reasons={b: r for b, r in doc.get("byes", [])},
+                    byes=[b for b, _ in doc.get("byes", [])],
+                    bye_reasons={b: readable(r, names) for b, r in doc.get("byes", [])},
                     notes=doc.get("notes", []), drawn_at=doc.get("drawn_at"))
 
 

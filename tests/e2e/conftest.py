@@ -1,0 +1,110 @@
+"""The real stack for browser tests: DynamoDB Local, `chalice local`, the static site server, and Debian's
+Chromium driven by Playwright. Started here and stopped at the end of the session."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="session")
+def stack(ddb_local_endpoint):
+    from scripts import ddblocal
+    table = "e2e"
+    publish_dir = tempfile.mkdtemp(prefix="e2e-site-")
+    api_port, site_port = ddblocal.free_port(), ddblocal.free_port()
+    env = dict(os.environ, AWS_ENDPOINT_URL_DYNAMODB=ddb_local_endpoint, TABLE_NAME=table, STAGE="local",
+               PUBLISH_DIR=publish_dir, API_URL=f"http://127.0.0.1:{api_port}", SITE_URL=f"http://127.0.0.1:{site_port}",
+               AWS_DEFAULT_REGION="ap-east-1", AWS_ACCESS_KEY_ID="local", AWS_SECRET_ACCESS_KEY="local")
+    env.pop("STRIPE_SECRET_KEY", None)
+    os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = ddb_local_endpoint
+    from chalicelib.store import dynamo, schema
+    dynamo.reset_client()
+    schema.ensure_table(dynamo.client(), table)
+    log = open(ROOT / ".data" / "e2e-api.log", "ab")
+    api = subprocess.Popen([str(Path(sys.executable).parent / "chalice"), "local", "--host", "127.0.0.1", "--port",
+                            str(api_port), "--stage", "local", "--no-autoreload"], cwd=str(ROOT), env=env,
+                           stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    site = subprocess.Popen([sys.executable, "-m", "scripts.site_server", "--port", str(site_port), "--frontend",
+                             str(ROOT / "frontend"), "--published", publish_dir, "--api", f"http://127.0.0.1:{api_port}"],
+                            cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        ddblocal.wait_for_port(api_port, 60)
+        ddblocal.wait_for_port(site_port, 30)
+        yield {"api": f"http://127.0.0.1:{api_port}", "site": f"http://127.0.0.1:{site_port}", "table": table,
+               "publish_dir": publish_dir, "endpoint": ddb_local_endpoint}
+    finally:
+        for p in (api, site):
+            ddblocal.stop(p)
+        os.environ.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
+        dynamo.reset_client()
+
+
+@pytest.fixture
+def store(stack):
+    """Services wired to the e2e table, for setting up data and checking outcomes."""
+    from chalicelib import bootstrap
+    from chalicelib.store import dynamo
+    from chalicelib.store.repositories import Repos
+    from datetime import datetime, timezone
+    os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = stack["endpoint"]
+    dynamo.reset_client()
+    d = bootstrap.Deps(repos=Repos(dynamo.Table(stack["table"])), clock=lambda: datetime.now(timezone.utc))
+    bootstrap.override(d)
+    yield d
+    bootstrap.override(None)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian's chromium is missing: `make test` installs it (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"])
+        yield b
+        b.close()
+
+
+class Shots:
+    """Saves a screenshot of every page a test visits."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.n = 0
+
+    def __call__(self, page, label: str) -> None:
+        self.n += 1
+        page.screenshot(path=str(SHOTS / f"{self.name}-{self.n:02d}-{label}.png"), full_page=True)
+
+
+@pytest.fixture
+def shot(request):
+    return Shots(request.node.name)
+
+
+@pytest.fixture
+def phone(browser):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                              has_touch=True, locale="zh-CN")
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def desk(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+    yield ctx
+    ctx.close()

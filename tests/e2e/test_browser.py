@@ -1,0 +1,185 @@
+"""Browser tests: Debian's Chromium via Playwright against the local stack on DynamoDB Local."""
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from chalicelib.models import EventConfig, RegistrationIn, TournamentIn
+from chalicelib.services import organisers, registration, tournaments
+from playwright.sync_api import expect
+
+
+def make_tournament(d, events: list[dict]):
+    org, token = organisers.create_organiser(d, "浏览器测试组委会")
+    t = tournaments.create_tournament(d, org, TournamentIn(name="浏览器测试杯", venue="南宁", starts_on=date.today() + timedelta(days=3)))
+    evs = [tournaments.create_event(d, org, t.id, EventConfig.model_validate(cfg)) for cfg in events]
+    return org, token, t, evs
+
+
+def test_participant_registers_a_pair_free_and_a_team_paid(store, stack, phone, shot):
+    _, _, t, (pair_ev, team_ev) = make_tournament(store, [
+        {"name": "掼蛋双人赛", "game": "guandan", "entry": "pair", "capacity": 10, "fee": {"amount": 0},
+         "stages": [{"format": "swiss", "rounds": 3}]},
+        {"name": "够级团体赛", "game": "gouji", "entry": {"kind": "team", "size": 3}, "capacity": 8,
+         "fee": {"amount": 2000, "per": "person"}, "stages": [{"format": "knockout"}]}])
+    page = phone.new_page()
+    page.goto(f"{stack['site']}/index.html?t={t.id}")
+    expect(page.locator(f"[data-event='{pair_ev.id}']")).to_contain_text("剩余名额: 10 / 10")
+    shot(page, "tournament")
+    page.locator(f"[data-event='{pair_ev.id}'] a.btn").click()
+    expect(page.locator("#event-name")).to_have_text("掼蛋双人赛")
+    page.fill("#name", "河池一队")
+    page.fill("#club", "南宁河池商会")
+    page.fill("#m0n", "张三")
+    page.fill("#m0p", "13800000000")
+    page.fill("#m1n", "李四")
+    shot(page, "pair-form")
+    page.click("#submit")
+    expect(page.locator("#done")).to_be_visible()
+    expect(page.locator("#done-status")).to_have_text("已确认")
+    shot(page, "pair-done")
+    manage = page.locator("#manage").get_attribute("href")
+    page.goto(manage)
+    expect(page.locator("#status")).to_have_text("已确认")
+    expect(page.locator("#mn1")).to_have_value("李四")
+    shot(page, "my-entry")
+
+    page.goto(f"{stack['site']}/register.html?e={team_ev.id}&t={t.id}")
+    expect(page.locator("#m2n")).to_be_visible()  # three members for a team of three
+    page.fill("#name", "东营一队")
+    for i, name in enumerate(["王一", "王二", "王三"]):
+        page.fill(f"#m{i}n", name)
+    page.fill("#m1p", "13900000001")
+    page.click("#submit")
+    expect(page.locator("#done-status")).to_have_text("待付款")
+    expect(page.locator("#pay")).to_contain_text("60.00 CNY")
+    shot(page, "team-pay-at-desk")
+    entries = store.repos.entries.list(team_ev.id)
+    assert [e.status for e in entries] == ["pending_payment"] and entries[0].amount_due == 6000
+    assert [m.name for m in entries[0].members] == ["王一", "王二", "王三"]
+
+
+def test_organiser_runs_a_three_round_guandan_swiss_to_published_standings(store, stack, desk, shot):
+    _, token, t, (ev,) = make_tournament(store, [
+        {"name": "掼蛋积分赛", "game": "guandan", "entry": "pair", "capacity": 20, "fee": {"amount": 0},
+         "stages": [{"format": "swiss", "rounds": 3, "scoring": {"method": "level_points"}}]}])
+    for i in range(6):
+        registration.register(store, ev.id, RegistrationIn(name=f"第{i + 1}对", club=f"商会{i % 3}",
+                                                           members=[{"name": f"甲{i}", "phone": f"1390000{i:04d}"}, {"name": f"乙{i}"}]), None)
+    page = desk.new_page()
+    page.goto(f"{stack['site']}/organiser.html")
+    page.fill("#token", token)
+    page.click("#signin-form button[type=submit]")
+    expect(page.locator("#console")).to_be_visible()
+    expect(page.locator("#entries-table tr")).to_have_count(7)
+    shot(page, "entries")
+    page.click("#checkin-all")
+    expect(page.locator("#entries-table .tag.confirmed")).to_have_count(6)
+    page.click("[data-tab=run]")
+    for n in range(1, 4):
+        page.fill("#seed", str(n))
+        page.click("#draw")
+        expect(page.locator("#round h3")).to_contain_text(f"第 {n} 轮")
+        expect(page.locator("#round td.muted").first).not_to_be_empty()  # the pairing reasons are shown
+        shot(page, f"round-{n}-drawn")
+        for table in (1, 2, 3):
+            page.locator(f"tr[data-table='{table}'] button", has_text="录入成绩").click()
+            page.select_option("#lv0", str(8 + table))
+            page.select_option("#lv1", str(2 + n))
+            page.click("#result-form button[type=submit]")
+            expect(page.locator(f"tr[data-table='{table}'] .tag")).to_have_text("已确认")
+        shot(page, f"round-{n}-results")
+        page.click("#close-round")
+        expect(page.locator("#notice")).to_contain_text("结束本轮")
+    page.click("#publish")
+    link = page.locator("#published-link")
+    expect(link).to_be_visible()
+    page.goto(stack["site"] + link.get_attribute("href"))
+    expect(page.locator("h2")).to_contain_text("最终排名")
+    shot(page, "published-standings")
+    rows = page.locator("table tr")
+    expect(rows).to_have_count(7)
+    from chalicelib.services.standings import event_standings
+    top = event_standings(store, store.repos.events.get(ev.id)).standings[0]
+    expect(rows.nth(1)).to_contain_text(top.name)
+    page.goto(f"{stack['site']}/organiser.html")
+    page.click("[data-tab=standings]")
+    expect(page.locator("#standings tr")).to_have_count(7)
+    shot(page, "console-standings")
+
+
+def test_two_phones_enter_and_confirm_a_doudizhu_table(store, stack, browser, shot):
+    org, token, t, (ev,) = make_tournament(store, [
+        {"name": "二打一", "game": "doudizhu", "entry": "individual", "capacity": 15, "fee": {"amount": 0},
+         "stages": [{"format": "swiss", "rounds": 5}]}])
+    for i in range(3):
+        r = registration.register(store, ev.id, RegistrationIn(members=[{"name": f"牌手{i}", "phone": f"1380000{i:04d}"}]), None)
+        registration.check_in(store, ev.id, r.entry.id)
+    from chalicelib.services import rounds
+    rnd, _ = rounds.draw_next(store, org, ev.id, 3)
+    codes = rnd.tables[0].codes
+    sides = {s.seats[0]: s.name for s in rnd.tables[0].sides}
+    phones = [browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True) for _ in range(2)]
+    a, b = (ctx.new_page() for ctx in phones)
+    a.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={codes[0]}")
+    expect(a.locator("#title")).to_contain_text("桌 1")
+    shot(a, "phone-a-empty")
+    # deal 1: West is landlord, bids 3, plays a bomb and wins with a spring
+    a.click("[data-choice='landlord:W']")
+    a.click("[data-choice='bid:3']")
+    a.click("[data-choice='winner:landlord']")
+    a.get_by_role("button", name="W 炸弹 +").click()
+    a.check("#spring")
+    a.click("#add-deal")
+    expect(a.locator("#running")).to_contain_text("小分 24")
+    # deal 2: South is landlord, bids 1, the farmers win; East and South each play a bomb, West the rocket
+    a.click("[data-choice='landlord:S']")
+    a.click("[data-choice='bid:1']")
+    a.click("[data-choice='winner:farmers']")
+    a.get_by_role("button", name="E 炸弹 +").click()
+    a.get_by_role("button", name="S 炸弹 +").click()
+    a.get_by_role("button", name="W 火箭 +").click()
+    a.click("#add-deal")
+    expect(a.locator("#deals li")).to_have_count(2)
+    shot(a, "phone-a-two-deals")
+    a.click("#submit")
+    expect(a.locator("#review-text")).to_contain_text("请对方")
+    shot(a, "phone-a-submitted")
+    b.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={codes[1]}")
+    expect(b.locator("#review-text")).to_contain_text("对方已录入")
+    expect(b.locator("#review-deals li")).to_have_count(2)
+    expect(b.locator("#review-deals li").first).to_contain_text("春天")
+    shot(b, "phone-b-review")
+    b.click("#confirm")
+    expect(b.locator("#notice")).to_contain_text("成绩已确认")
+    shot(b, "phone-b-confirmed")
+    _, doc, tables = rounds.load_round(store, ev.id, 1)
+    table = tables[0]
+    assert table["status"] == "confirmed"
+    ids = {s["seats"][0]: s["entry_id"] for s in table["sides"]}
+    # deal 1: 3 × 2^(1 bomb + spring) = 12 → W +24, S −12, E −12; deal 2: 1 × 2^3 = 8 → S −16, W +8, E +8
+    assert table["points"][ids["W"]]["small_points"] == 32
+    assert table["points"][ids["S"]]["small_points"] == -28
+    assert table["points"][ids["E"]]["small_points"] == -4
+    assert [b_["bombs"] for b_ in table["details"]["bomb_bonuses"]] == [3]  # deal 2: 2 bombs + rocket = 3
+    for ctx in phones:
+        ctx.close()
+    assert sides
+
+
+def test_english_switch(store, stack, phone, shot):
+    _, _, t, _ = make_tournament(store, [{"name": "Guandan pairs", "game": "guandan", "entry": "pair", "capacity": 4,
+                                          "stages": [{"format": "swiss", "rounds": 3}]}])
+    page = phone.new_page()
+    page.goto(f"{stack['site']}/index.html?t={t.id}")
+    expect(page.locator("h2")).to_have_text("比赛项目")
+    page.click("#lang")
+    expect(page.locator("h2")).to_have_text("Events")
+    expect(page.locator("#lang")).to_have_text("中文")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page.locator("#events .card").first).to_contain_text(re.compile("Places left"))
+    shot(page, "english")
+    page.reload()
+    expect(page.locator("h2")).to_have_text("Events")  # remembered on this device
+    page.click("#lang")
+    expect(page.locator("h2")).to_have_text("比赛项目")
