@@ -25,13 +25,19 @@ CURRENCY_EXPONENT = {"CNY": 2, "HKD": 2, "TWD": 2, "MOP": 2, "SGD": 2, "MYR": 2,
                      "EUR": 2, "GBP": 2, "AUD": 2, "CAD": 2, "NZD": 2, "JPY": 0, "KRW": 0}
 
 
+# defer_build: validators are built on first use, not at import (keeps the Lambda cold start short).
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, defer_build=True)
 
 
 class Loose(BaseModel):
     """Stored/output models: tolerate fields added by later versions."""
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
+
+
+class Out(BaseModel):
+    """Answers of the API."""
+    model_config = ConfigDict(defer_build=True)
 
 
 def _utc(value: datetime) -> datetime:
@@ -415,7 +421,7 @@ class OrganiserIn(Strict):
 
 # --------------------------------------------------------------------------- public views
 
-class PublicEvent(BaseModel):
+class PublicEvent(Out):
     id: str
     name: str
     game: Game
@@ -436,7 +442,7 @@ class PublicEvent(BaseModel):
     prizes: list[Prize]
 
 
-class PublicTournament(BaseModel):
+class PublicTournament(Out):
     id: str
     name: str
     venue: str
@@ -447,7 +453,7 @@ class PublicTournament(BaseModel):
     events: list[PublicEvent]
 
 
-class ErrorBody(BaseModel):
+class ErrorBody(Out):
     code: str
     message: str
     details: Any = None
@@ -526,7 +532,7 @@ class Entry(Loose):
         return self.status in PLACE_STATUSES
 
 
-class EntryView(BaseModel):
+class EntryView(Out):
     """An entry as its owner (manage link) or the organiser sees it: no secrets."""
     id: str
     event_id: str
@@ -550,7 +556,7 @@ class EntryView(BaseModel):
     refund_rule: str | None = None
 
 
-class RegistrationAnswer(BaseModel):
+class RegistrationAnswer(Out):
     entry: EntryView
     manage_token: str
     checkout_url: str | None = None
@@ -608,13 +614,13 @@ class DrawIn(Strict):
     seed: int | None = Field(default=None, ge=0, le=2 ** 53, description="draw seed; random when left out")
 
 
-class TableSide(BaseModel):
+class TableSide(Out):
     entry_id: str
     seats: list[str]
     name: str = ""
 
 
-class RoundTable(BaseModel):
+class RoundTable(Out):
     number: int
     home: str
     sides: list[TableSide]
@@ -630,7 +636,7 @@ class RoundTable(BaseModel):
     codes: list[str] | None = Field(default=None, description="the sides' table codes (organiser only)")
 
 
-class RoundOut(BaseModel):
+class RoundOut(Out):
     stage: int
     number: int
     stage_round: int
@@ -644,15 +650,15 @@ class RoundOut(BaseModel):
     drawn_at: datetime | None = None
 
 
-class ResultIn(BaseModel):
+class ResultIn(Out):
     """A table's result: `version` (0 for the first entry) and deals/games or a final summary, in the game's
     own terms (see api.md). Validated by the scoring engine, which names what is wrong."""
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
     version: int = Field(ge=0)
     reason: str = Field(default="", max_length=300, description="why a confirmed result is corrected")
 
 
-class ResultOut(BaseModel):
+class ResultOut(Out):
     table: RoundTable
     status: str
     version: int
@@ -665,7 +671,7 @@ class ForfeitIn(Strict):
     reason: str = Field(default="", max_length=300)
 
 
-class StandingRow(BaseModel):
+class StandingRow(Out):
     rank: int
     entry_id: str
     name: str
@@ -677,7 +683,7 @@ class StandingRow(BaseModel):
     prize: int | None = None
 
 
-class StandingsOut(BaseModel):
+class StandingsOut(Out):
     event_id: str
     stage: int
     method: str
@@ -686,13 +692,13 @@ class StandingsOut(BaseModel):
     final: bool = False
 
 
-class BonusPlayer(BaseModel):
+class BonusPlayer(Out):
     entry_id: str
     name: str
     total: int
 
 
-class BonusDeal(BaseModel):
+class BonusDeal(Out):
     round: int
     table: int
     deal: int
@@ -701,13 +707,13 @@ class BonusDeal(BaseModel):
     extra: dict | None = None
 
 
-class BonusesOut(BaseModel):
+class BonusesOut(Out):
     players: list[BonusPlayer]
     deals: list[BonusDeal]
     currency: str
 
 
-class AuditRecord(BaseModel):
+class AuditRecord(Out):
     id: str
     at: datetime
     who: str

@@ -156,10 +156,12 @@
   async function loadRound() {
     try {
       var list = await A.api("GET", "/events/" + S.eid + "/rounds");
-      if (!list.rounds.length) { box("round").innerHTML = ""; S.round = null; return; }
+      if (!list.rounds.length) { box("round").innerHTML = ""; S.round = null; S.rendered = null; return; }
       var n = list.rounds[list.rounds.length - 1].n;
       S.round = await A.api("GET", "/events/" + S.eid + "/rounds/" + n);
-      if (!document.querySelector("#round form")) renderRound();  // keep an open result form intact
+      var snapshot = JSON.stringify(S.round);
+      // Re-render only on change, and never under an open result form: the desk may be mid-click.
+      if (snapshot !== S.rendered && !document.querySelector("#round form")) { S.rendered = snapshot; renderRound(); }
     } catch (e) { clearInterval(S.timer); err(e); }
   }
   function sideNames(tb) { return tb.sides.map(function (s) { return s.name + " (" + s.seats.join("") + ")"; }); }
@@ -186,10 +188,10 @@
         el("td", {"class": "muted", text: tb.reason}), el("td", {}, actions)]));
     });
     r.byes.forEach(function (b) { rows.push(el("tr", {}, [el("td", {text: "–"}), el("td", {text: b}), el("td", {}), el("td", {"class": "muted", text: r.bye_reasons[b] || t("bye")}), el("td", {text: t("bye")})])); });
-    out.appendChild(el("div", {"class": "scroll"}, [el("table", {}, rows)]));
+    out.appendChild(el("div", {"class": "scroll"}, [el("table", {"class": "stack"}, rows)]));
     if (r.notes && r.notes.length) out.appendChild(el("p", {"class": "muted", text: r.notes.join("; ")}));
   }
-  function loadRoundNow() { return loadRound().then(renderRound); }
+  function loadRoundNow() { S.rendered = null; return loadRound(); }
   async function draw() {
     var seed = box("seed").value;
     try {
@@ -262,7 +264,7 @@
     }
     var reason = tb.status === "confirmed" ? [el("label", {"for": "fix-reason", text: t("reason")}), el("input", {id: "fix-reason", required: true})] : [];
     var f = el("form", {"class": "card", id: "result-form"}, [el("h3", {text: t("table") + " " + tb.number + " · " + t("enter_result")})].concat(fields, reason, [
-      el("button", {type: "submit", text: t("submit_result")}), el("button", {type: "button", "class": "secondary", text: "×", onclick: function () { f.remove(); renderRound(); }})]));
+      el("button", {type: "submit", text: t("submit_result")}), el("button", {type: "button", "class": "secondary", text: "×", onclick: function () { f.remove(); loadRoundNow(); }})]));
     f.addEventListener("submit", function (ev) {
       ev.preventDefault();
       var body = Object.assign({version: tb.version}, collect());

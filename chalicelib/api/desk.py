@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 from chalice import Blueprint, Response
-from pydantic import BaseModel
 
 from .. import errors
-from ..models import Entry, JoinIn, OfflinePaymentIn, WithdrawIn
+from ..models import Entry, JoinIn, OfflinePaymentIn, Out, WithdrawIn
 from ..services import registration as svc
 from ..services.tournaments import own_event
 from .routing import route
@@ -14,12 +13,12 @@ bp = Blueprint(__name__)
 TAG = "desk"
 
 
-class EntryList(BaseModel):
+class EntryList(Out):
     entries: list[Entry]
     counters: dict
 
 
-class JoinAnswer(BaseModel):
+class JoinAnswer(Out):
     entry: Entry
     manage_token: str
 
@@ -61,7 +60,7 @@ def check_in(ctx, eid, id):
     return _strip(svc.check_in(ctx.deps, eid, id))
 
 
-class CheckInAll(BaseModel):
+class CheckInAll(Out):
     checked_in: int
 
 

@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 from chalice import Blueprint
-from pydantic import BaseModel
 
-from ..models import EntryPatch, EntryView, RegistrationAnswer, RegistrationIn
+from ..models import EntryPatch, EntryView, Out, RegistrationAnswer, RegistrationIn
 from ..services import registration as svc
 from .routing import route
 
@@ -12,7 +11,7 @@ bp = Blueprint(__name__)
 TAG = "registration"
 
 
-class CheckoutAnswer(BaseModel):
+class CheckoutAnswer(Out):
     checkout_url: str
 
 

@@ -12,3 +12,15 @@ def sweep_holds(event=None) -> dict:
     result = sweep_expired_holds(deps())
     log.info("hold sweep: %s", result)
     return result
+
+
+def publish_from_queue(event) -> dict:
+    """Each message names a tournament; several messages for one tournament publish it once."""
+    import json
+
+    from ..bootstrap import deps
+    from ..services.publishing import publish_tournament
+    tournaments = {json.loads(record.body)["tournament_id"] for record in event}
+    for tid in sorted(tournaments):
+        publish_tournament(deps(), tid)  # an exception returns the batch to the queue, then to the DLQ
+    return {"published": len(tournaments)}

@@ -2,16 +2,15 @@
 from __future__ import annotations
 
 from chalice import Blueprint
-from pydantic import BaseModel
 
-from ..models import Organiser
+from ..models import Organiser, Out
 from ..services import organisers as svc
 from .routing import route
 
 bp = Blueprint(__name__)
 
 
-class NewToken(BaseModel):
+class NewToken(Out):
     token: str
 
 

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from chalice import Blueprint, Response
-from pydantic import BaseModel
 
 from ..models import (
+    Out,
     AuditRecord,
     BonusesOut,
     DrawIn,
@@ -25,22 +25,22 @@ bp = Blueprint(__name__)
 TAG = "rounds"
 
 
-class RoundList(BaseModel):
+class RoundList(Out):
     rounds: list[dict]
     open_round: int
 
 
-class AuditList(BaseModel):
+class AuditList(Out):
     audit: list[AuditRecord]
 
 
-class PublishOut(BaseModel):
+class PublishOut(Out):
     files: int
     bytes: int
     largest: list
 
 
-class TableView(BaseModel):
+class TableView(Out):
     event_id: str
     event_name: str
     game: str
@@ -100,7 +100,7 @@ def put_result(ctx, eid, n, t):
     return res.submit_result(ctx.deps, eid, n, t, ctx.body.model_dump(), actor)
 
 
-class PreviewOut(BaseModel):
+class PreviewOut(Out):
     points: dict
     details: dict
     winner: str | None = None
@@ -122,7 +122,7 @@ def confirm(ctx, eid, n, t):
     return res.confirm_result(ctx.deps, eid, n, t, actor)
 
 
-class DisputeIn(BaseModel):
+class DisputeIn(Out):
     reason: str = ""
 
 

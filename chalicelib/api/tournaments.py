@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 from chalice import Blueprint
-from pydantic import BaseModel
 
-from ..models import Event, EventConfig, EventPatch, Tournament, TournamentIn, TournamentPatch
+from ..models import Event, EventConfig, EventPatch, Out, Tournament, TournamentIn, TournamentPatch
 from ..services import tournaments as svc
 from .routing import route
 
@@ -12,7 +11,7 @@ bp = Blueprint(__name__)
 TAG = "tournaments"
 
 
-class TournamentList(BaseModel):
+class TournamentList(Out):
     tournaments: list[Tournament]
 
 
@@ -20,7 +19,7 @@ class TournamentDetail(Tournament):
     events: list[Event] = []
 
 
-class EventList(BaseModel):
+class EventList(Out):
     events: list[Event]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 STRINGS = {
     "site": ("牌类赛事", "Card-game tournaments"),
     "events": ("比赛项目", "Events"),
+    "entries_n": ("个参赛单位", "entries"),
     "draw": ("对阵", "Draw"),
     "results": ("成绩", "Results"),
     "standings": ("排名", "Standings"),

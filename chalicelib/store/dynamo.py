@@ -10,7 +10,6 @@ import random
 import time
 from typing import Any, Callable, Iterable, Sequence
 
-from ..config import get_settings
 from ..errors import Conflict, DomainError
 
 _client = None
@@ -71,7 +70,10 @@ class Table:
     """Operations on the single table, named by settings."""
 
     def __init__(self, name: str | None = None):
-        self.name = name or get_settings().table_name
+        if name is None:
+            from ..config import get_settings
+            name = get_settings().table_name
+        self.name = name
 
     # -- reads
     def get(self, key: dict, consistent: bool = True) -> dict | None:
