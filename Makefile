@@ -8,6 +8,8 @@ export API_PORT ?= 8000
 export SITE_PORT ?= 8080
 
 .PHONY: run test organiser deps java node-deps bench synth deploy clean chromium
+STAGE ?= dev
+CDK := cd infra && JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1 ../node_modules/.bin/cdk
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,10 +39,21 @@ organiser: deps
 test: deps chromium
 	$(PY) -m pytest -q -p no:cacheprovider
 
+# Offline: synthesizes the CloudFormation template (and the Lambda package) into infra/cdk.out/.
+synth: deps
+	$(CDK) synth -c stage=$(STAGE) -q -o cdk.out
+	$(VENV)/bin/cfn-lint infra/cdk.out/cardgames-$(STAGE).template.json --ignore-checks W3005
+
+# Needs AWS credentials (and a bootstrapped account: `make deploy` runs `cdk bootstrap` first). See docs/deploy.md.
+deploy: deps
+	$(CDK) bootstrap -c stage=$(STAGE)
+	$(CDK) deploy -c stage=$(STAGE) --require-approval broadening
+
 bench: deps
 	$(PY) bench/standings.py
 	$(PY) bench/pairing.py
 	$(PY) bench/registration.py
+	$(PY) bench/publish.py
 
 clean:
 	rm -rf $(VENV) node_modules .data

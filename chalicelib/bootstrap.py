@@ -40,9 +40,11 @@ def _payment_gateway(settings):
     if not key and settings.stripe_secret_arn:
         import json
 
-        import boto3
-        value = boto3.client("secretsmanager").get_secret_value(SecretId=settings.stripe_secret_arn)["SecretString"]
-        data = json.loads(value)
+        from .config import secret_string
+        try:
+            data = json.loads(secret_string(settings.stripe_secret_arn) or "{}")
+        except ValueError:
+            data = {}
         key, secret = data.get("secret_key"), data.get("webhook_secret")
     if not key:
         return None

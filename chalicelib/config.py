@@ -23,6 +23,7 @@ class Settings(BaseSettings):
     stripe_webhook_secret: str | None = None
     stripe_secret_arn: str | None = None
     table_code_secret: str | None = None  # derives printable table codes; set per deployment
+    table_code_secret_arn: str | None = None  # AWS: the same, read from Secrets Manager once per cold start
     publish_queue_url: str | None = None  # AWS: publishing runs from this queue; locally inline
     hold_minutes: int = 35  # Stripe sessions live at least 30 minutes
     max_body_bytes: int = 64 * 1024
@@ -35,3 +36,10 @@ class Settings(BaseSettings):
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     return Settings()
+
+
+@lru_cache(maxsize=8)
+def secret_string(arn: str) -> str:
+    """A Secrets Manager value, fetched once per cold start."""
+    import boto3
+    return boto3.client("secretsmanager").get_secret_value(SecretId=arn)["SecretString"]

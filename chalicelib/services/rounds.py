@@ -32,8 +32,14 @@ CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 
 def table_code(eid: str, number: int, table: int, side: int) -> str:
     """A side's table code, derived with the server secret so cards can be reprinted; only hashes are stored."""
-    from ..config import get_settings
-    secret = (get_settings().table_code_secret or "local-development-only").encode()
+    from ..config import get_settings, secret_string
+    settings = get_settings()
+    if settings.table_code_secret:
+        secret = settings.table_code_secret.encode()
+    elif settings.table_code_secret_arn:
+        secret = secret_string(settings.table_code_secret_arn).encode()
+    else:
+        secret = b"local-development-only"
     digest = hmac.new(secret, f"{eid}:{number}:{table}:{side}".encode(), hashlib.sha256).digest()
     return "".join(CODE_ALPHABET[b % len(CODE_ALPHABET)] for b in digest[:6])
 

@@ -1,0 +1,176 @@
+"""The platform's stack: API and jobs (Chalice on Lambda), the single DynamoDB table, the published site and
+the front end on private S3 buckets behind CloudFront, Stripe keys in Secrets Manager, the publishing queue
+with its dead-letter queue, and alarms. Least privilege through CDK grants."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import aws_cdk as cdk
+from aws_cdk import (
+    aws_cloudfront as cloudfront,
+    aws_cloudfront_origins as origins,
+    aws_cloudwatch as cloudwatch,
+    aws_dynamodb as dynamodb,
+    aws_iam as iam,
+    aws_s3 as s3,
+    aws_s3_deployment as s3deploy,
+    aws_secretsmanager as secretsmanager,
+    aws_sqs as sqs,
+)
+from chalice.cdk import Chalice
+from constructs import Construct
+
+from chalicelib.store import schema
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _attr_type(name: str) -> dynamodb.AttributeType:
+    kind = next(a["AttributeType"] for a in schema.ATTRIBUTES if a["AttributeName"] == name)
+    return {"S": dynamodb.AttributeType.STRING, "N": dynamodb.AttributeType.NUMBER}[kind]
+
+
+def _key(key_schema: list[dict], kind: str) -> dynamodb.Attribute:
+    name = next(k["AttributeName"] for k in key_schema if k["KeyType"] == kind)
+    return dynamodb.Attribute(name=name, type=_attr_type(name))
+
+
+class PlatformStack(cdk.Stack):
+    def __init__(self, scope: Construct, construct_id: str, *, stage: str, **kwargs) -> None:
+        super().__init__(scope, construct_id, **kwargs)
+        prod = stage == "prod"
+        removal = cdk.RemovalPolicy.RETAIN if prod else cdk.RemovalPolicy.DESTROY
+
+        # ------------------------------------------------------------ data: the table of store/schema.py
+        table = dynamodb.Table(
+            self, "Table",
+            partition_key=_key(schema.KEY_SCHEMA, "HASH"), sort_key=_key(schema.KEY_SCHEMA, "RANGE"),
+            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(point_in_time_recovery_enabled=True),
+            deletion_protection=prod, removal_policy=removal, time_to_live_attribute=schema.TTL_ATTRIBUTE,
+            encryption=dynamodb.TableEncryption.AWS_MANAGED)
+        for gsi in schema.GLOBAL_SECONDARY_INDEXES:
+            table.add_global_secondary_index(
+                index_name=gsi["IndexName"], partition_key=_key(gsi["KeySchema"], "HASH"),
+                sort_key=_key(gsi["KeySchema"], "RANGE"), projection_type=dynamodb.ProjectionType.ALL)
+
+        # ------------------------------------------------------------ static sites: private buckets + CloudFront
+        def private_bucket(name: str) -> s3.Bucket:
+            return s3.Bucket(self, name, block_public_access=s3.BlockPublicAccess.BLOCK_ALL, enforce_ssl=True,
+                             encryption=s3.BucketEncryption.S3_MANAGED, object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+                             removal_policy=removal, auto_delete_objects=not prod)
+
+        results_bucket = private_bucket("ResultsBucket")
+        frontend_bucket = private_bucket("FrontendBucket")
+        feed_cache = cloudfront.CachePolicy(
+            self, "FeedCache", default_ttl=cdk.Duration.seconds(5), min_ttl=cdk.Duration.seconds(0),
+            max_ttl=cdk.Duration.seconds(10), comment="feed.json: polled by open pages")
+        pages_cache = cloudfront.CachePolicy(
+            self, "PagesCache", default_ttl=cdk.Duration.seconds(30), min_ttl=cdk.Duration.seconds(0),
+            max_ttl=cdk.Duration.minutes(5), comment="published HTML: short, the publisher rewrites it")
+        results_origin = origins.S3BucketOrigin.with_origin_access_control(results_bucket)
+        behaviour = dict(viewer_protocol_policy=cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS, compress=True)
+        distribution = cloudfront.Distribution(
+            self, "Cdn", comment=f"cardgames {stage}: front end and published results",
+            default_root_object="index.html",
+            default_behavior=cloudfront.BehaviorOptions(
+                origin=origins.S3BucketOrigin.with_origin_access_control(frontend_bucket),
+                cache_policy=cloudfront.CachePolicy.CACHING_OPTIMIZED, **behaviour),
+            additional_behaviors={
+                "*/feed.json": cloudfront.BehaviorOptions(origin=results_origin, cache_policy=feed_cache, **behaviour),
+                "t/*": cloudfront.BehaviorOptions(origin=results_origin, cache_policy=pages_cache, **behaviour),
+                "en/t/*": cloudfront.BehaviorOptions(origin=results_origin, cache_policy=pages_cache, **behaviour),
+            })
+        site_url = f"https://{distribution.distribution_domain_name}"
+
+        # ------------------------------------------------------------ secrets, queue
+        # Starts empty ("{}": online payment off, entries pay at the desk) until the keys are put in (docs/deploy.md).
+        stripe = secretsmanager.Secret(
+            self, "StripeKeys", description="Stripe keys: {\"secret_key\": \"sk_…\", \"webhook_secret\": \"whsec_…\"}",
+            secret_string_value=cdk.SecretValue.unsafe_plain_text("{}"), removal_policy=removal)
+        codes = secretsmanager.Secret(self, "TableCodeSecret", description="derives printable table codes",
+                                      generate_secret_string=secretsmanager.SecretStringGenerator(exclude_punctuation=True,
+                                                                                                  password_length=40),
+                                      removal_policy=removal)
+        dlq = sqs.Queue(self, "PublishDLQ", retention_period=cdk.Duration.days(14), enforce_ssl=True)
+        queue_name = f"cardgames-{stage}-publish"
+        queue = sqs.Queue(self, "PublishQueue", queue_name=queue_name, visibility_timeout=cdk.Duration.seconds(180),
+                          enforce_ssl=True, dead_letter_queue=sqs.DeadLetterQueue(queue=dlq, max_receive_count=3))
+
+        # ------------------------------------------------------------ the Chalice app (API, sweeper, publisher)
+        os.environ["PUBLISH_QUEUE_NAME"] = queue_name  # read by app.py while Chalice packages it
+        environment = {
+            "STAGE": stage, "TABLE_NAME": table.table_name, "PUBLISH_BUCKET": results_bucket.bucket_name,
+            "PUBLISH_QUEUE_URL": queue.queue_url, "PUBLISH_QUEUE_NAME": queue_name,
+            "STRIPE_SECRET_ARN": stripe.secret_arn, "SITE_URL": site_url,
+        }
+        self.api = Chalice(self, "Api", source_dir=str(ROOT), stage_config={
+            "api_gateway_stage": "api",
+            "environment_variables": environment,
+            "autogen_policy": False,
+            "manage_iam_role": True,
+            "iam_policy_file": "policy-empty.json",
+            "lambda_memory_size": 1024,
+            "lambda_timeout": 30,
+            "reserved_concurrency": 200 if prod else 20,
+            "lambda_functions": {
+                "publish_from_queue": {"lambda_timeout": 120, "reserved_concurrency": 5},
+                "sweep_holds": {"lambda_timeout": 120, "reserved_concurrency": 1},
+            },
+        })
+        # Each function has its own role, granted only what it uses (no hand-written policies, no wildcards).
+        api_role = self.api.get_role("ApiHandlerRole")
+        publisher_role = self.api.get_role("PublishFromQueueRole")
+        sweeper_role = self.api.get_role("SweepHoldsRole")
+        table.grant_read_write_data(api_role)
+        table.grant_read_write_data(sweeper_role)
+        table.grant_read_data(publisher_role)
+        # grant_put would add s3:Abort*; the publisher only puts objects.
+        put_pages = iam.PolicyStatement(actions=["s3:PutObject"], resources=[results_bucket.arn_for_objects("*")])
+        api_role.add_to_principal_policy(put_pages)  # POST /tournaments/{tid}/publish publishes at once
+        publisher_role.add_to_principal_policy(put_pages)
+        for role in (api_role, sweeper_role):
+            stripe.grant_read(role)
+            codes.grant_read(role)
+        queue.grant_send_messages(api_role)
+        queue.grant_send_messages(sweeper_role)
+        queue.grant_consume_messages(publisher_role)
+        # The code secret reaches the functions as an ARN; they read it once per cold start.
+        for fn in ("APIHandler", "SweepHolds"):
+            self.api.add_environment_variable("TABLE_CODE_SECRET_ARN", codes.secret_arn, fn)
+
+        # ------------------------------------------------------------ alarms
+        cloudwatch.Alarm(self, "Api5xx", alarm_description="API 5xx responses",
+                         metric=cloudwatch.Metric(namespace="AWS/ApiGateway", metric_name="5XXError",
+                                                  dimensions_map={"ApiName": "cardgames"}, statistic="Sum",
+                                                  period=cdk.Duration.minutes(5)),
+                         threshold=5, evaluation_periods=1, treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING)
+        cloudwatch.Alarm(self, "LambdaThrottles", alarm_description="Lambda throttles (account, this region)",
+                         metric=cloudwatch.Metric(namespace="AWS/Lambda", metric_name="Throttles", statistic="Sum",
+                                                  period=cdk.Duration.minutes(5)),
+                         threshold=1, evaluation_periods=1, treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING)
+        cloudwatch.Alarm(self, "TableThrottles", alarm_description="DynamoDB throttled requests",
+                         metric=table.metric_throttled_requests_for_operations(
+                             operations=[dynamodb.Operation.GET_ITEM, dynamodb.Operation.QUERY, dynamodb.Operation.PUT_ITEM,
+                                         dynamodb.Operation.UPDATE_ITEM, dynamodb.Operation.TRANSACT_WRITE_ITEMS],
+                             period=cdk.Duration.minutes(5)),
+                         threshold=1, evaluation_periods=1, treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING)
+        cloudwatch.Alarm(self, "PublishDLQNotEmpty", alarm_description="publishing failed three times",
+                         metric=dlq.metric_approximate_number_of_messages_visible(period=cdk.Duration.minutes(5)),
+                         threshold=1, evaluation_periods=1, treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING)
+
+        # ------------------------------------------------------------ the front end, told where the API is
+        api_url = self.api.sam_template.get_output("EndpointURL").value
+        s3deploy.BucketDeployment(
+            self, "FrontendFiles", destination_bucket=frontend_bucket, distribution=distribution,
+            sources=[s3deploy.Source.asset(str(ROOT / "frontend"), exclude=["config.js"]),
+                     s3deploy.Source.data("config.js", cdk.Fn.join("", ['window.CONFIG = {api: "', cdk.Fn.select(0, cdk.Fn.split("/api/", api_url)), '/api"};']))],
+            cache_control=[s3deploy.CacheControl.from_string("public, max-age=300")], prune=True)
+
+        cdk.CfnOutput(self, "ApiUrl", value=api_url)
+        cdk.CfnOutput(self, "SiteUrl", value=site_url)
+        cdk.CfnOutput(self, "ResultsBucketName", value=results_bucket.bucket_name)
+        cdk.CfnOutput(self, "FrontendBucketName", value=frontend_bucket.bucket_name)
+        cdk.CfnOutput(self, "StripeSecretArn", value=stripe.secret_arn)
+        cdk.CfnOutput(self, "DistributionId", value=distribution.distribution_id)

@@ -1,0 +1,136 @@
+"""The synthesized CloudFormation template: `cdk synth` (the CDK CLI from npm, offline), cfn-lint, and the
+essentials asserted: the table equals store/schema.py, PITR on, no `*` actions, the buckets not public."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chalicelib.store import schema
+
+ROOT = Path(__file__).resolve().parents[2]
+CDK = ROOT / "node_modules" / ".bin" / "cdk"
+
+
+def synth(stage: str) -> dict:
+    out = ROOT / "infra" / f"cdk.out.{stage}"
+    env = dict(os.environ, JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION="1")
+    env.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
+    run = subprocess.run([str(CDK), "synth", "-c", f"stage={stage}", "-q", "-o", str(out)], cwd=ROOT / "infra",
+                         env=env, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    path = out / f"cardgames-{stage}.template.json"
+    lint = subprocess.run([str(Path(sys.executable).parent / "cfn-lint"), str(path), "--ignore-checks", "W3005"],
+                          capture_output=True, text=True, timeout=300)
+    # cfn-lint's exit code is a bit set: 2 errors, 4 warnings, 8 informational. Errors and warnings fail.
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="module", params=["dev", "prod"])
+def template(request):
+    return request.param, synth(request.param)
+
+
+def resources(tpl, kind):
+    return {k: v for k, v in tpl["Resources"].items() if v["Type"] == kind}
+
+
+def test_table_matches_schema_with_pitr(template):
+    stage, tpl = template
+    (table,) = resources(tpl, "AWS::DynamoDB::Table").values()
+    props = table["Properties"]
+    assert props["KeySchema"] == schema.KEY_SCHEMA
+    assert sorted(props["AttributeDefinitions"], key=lambda a: a["AttributeName"]) == \
+        sorted(schema.ATTRIBUTES, key=lambda a: a["AttributeName"])
+    got = [{"IndexName": g["IndexName"], "KeySchema": g["KeySchema"], "Projection": g["Projection"]}
+           for g in props["GlobalSecondaryIndexes"]]
+    assert got == schema.GLOBAL_SECONDARY_INDEXES
+    assert props["BillingMode"] == "PAY_PER_REQUEST"
+    assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
+    assert props["TimeToLiveSpecification"] == {"AttributeName": schema.TTL_ATTRIBUTE, "Enabled": True}
+    if stage == "prod":
+        assert props["DeletionProtectionEnabled"] is True and table["DeletionPolicy"] == "Retain"
+    else:
+        assert table["DeletionPolicy"] == "Delete"
+
+
+def _statements(tpl):
+    for name, res in tpl["Resources"].items():
+        props = res.get("Properties", {})
+        docs = []
+        if res["Type"] in ("AWS::IAM::Policy", "AWS::IAM::ManagedPolicy"):
+            docs.append(props["PolicyDocument"])
+        if res["Type"] == "AWS::IAM::Role":
+            docs += [p["PolicyDocument"] for p in props.get("Policies", [])]
+        if res["Type"] in ("AWS::S3::BucketPolicy", "AWS::SQS::QueuePolicy"):
+            docs.append(props["PolicyDocument"])
+        for doc in docs:
+            for st in doc["Statement"]:
+                yield name, res["Type"], st
+
+
+def test_no_wildcard_actions(template):
+    """Nothing is allowed `*` or `service:*` (a Deny of s3:* without TLS is a guardrail, not a grant)."""
+    _, tpl = template
+    seen = 0
+    for name, kind, st in _statements(tpl):
+        if st["Effect"] != "Allow":
+            continue
+        actions = st.get("Action", [])
+        actions = [actions] if isinstance(actions, str) else actions
+        seen += 1
+        text = name + json.dumps(st)
+        if "BucketDeployment" in text or "AutoDeleteObjects" in text:
+            continue  # CDK's own helpers (copying the front end; emptying dev buckets), not the platform's code
+        assert all("*" not in a for a in actions), (name, actions)
+    assert seen > 5
+
+
+def test_functions_are_granted_the_table_bucket_secret_and_queue(template):
+    _, tpl = template
+    text = json.dumps(resources(tpl, "AWS::IAM::Policy"))
+    # Transactions are authorised per item (PutItem, UpdateItem, ConditionCheckItem): there is no TransactWriteItems action.
+    for action in ("dynamodb:ConditionCheckItem", "dynamodb:UpdateItem", "dynamodb:Query", "s3:PutObject", "secretsmanager:GetSecretValue",
+                   "sqs:SendMessage", "sqs:ReceiveMessage"):
+        assert action in text, action
+
+
+def test_buckets_are_private(template):
+    _, tpl = template
+    buckets = resources(tpl, "AWS::S3::Bucket")
+    assert len(buckets) >= 2
+    for b in buckets.values():
+        block = b["Properties"]["PublicAccessBlockConfiguration"]
+        assert all(block[k] for k in ("BlockPublicAcls", "BlockPublicPolicy", "IgnorePublicAcls", "RestrictPublicBuckets"))
+    for name, kind, st in _statements(tpl):
+        if kind == "AWS::S3::BucketPolicy" and st["Effect"] == "Allow":
+            assert st["Principal"] != "*" and st["Principal"].get("AWS") != "*", (name, st)
+
+
+def test_cdn_origin_access_control_and_caching(template):
+    _, tpl = template
+    assert resources(tpl, "AWS::CloudFront::OriginAccessControl")
+    (dist,) = resources(tpl, "AWS::CloudFront::Distribution").values()
+    behaviours = {b["PathPattern"]: b for b in dist["Properties"]["DistributionConfig"]["CacheBehaviors"]}
+    assert {"*/feed.json", "t/*", "en/t/*"} <= set(behaviours)
+    policies = resources(tpl, "AWS::CloudFront::CachePolicy")
+    ttl = {k: v["Properties"]["CachePolicyConfig"]["DefaultTTL"] for k, v in policies.items()}
+    feed_policy = behaviours["*/feed.json"]["CachePolicyId"]["Ref"]
+    assert ttl[feed_policy] <= 5
+
+
+def test_publisher_queue_has_a_dead_letter_queue_and_alarms(template):
+    _, tpl = template
+    queues = resources(tpl, "AWS::SQS::Queue")
+    assert any("RedrivePolicy" in q["Properties"] for q in queues.values())
+    alarms = {v["Properties"]["MetricName"] for v in resources(tpl, "AWS::CloudWatch::Alarm").values()
+              if "MetricName" in v["Properties"]}
+    assert {"5XXError", "Throttles", "ApproximateNumberOfMessagesVisible"} <= alarms
+    functions = resources(tpl, "AWS::Serverless::Function") or resources(tpl, "AWS::Lambda::Function")
+    assert any("Schedule" in json.dumps(f) for f in functions.values())  # the hold sweeper
+    assert any("SQS" in json.dumps(f) for f in functions.values())       # the publisher
