@@ -43,6 +43,8 @@ def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None
     rules = game_rules(event.config.game)
     names = list(rules.point_names[scoring.method])
     records, tables = stage_records(deps, event, stage_idx, state, rounds)
+    if plan["format"] == "round_robin":
+        records = _without_early_withdrawals(deps, event, plan, records, tables)
     chain = list(scoring.tiebreaks)
     carry = {e: dict(v) for e, v in plan.get("carry", {}).items()}
     if plan["format"] == "knockout":
@@ -66,6 +68,20 @@ def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None
                 "groups": [[r.entry_id for r in rows] for rows in by_group]}
     rows = compute(plan["entries"], records, chain, point_names=names, seed=plan.get("seed", 0), carry=carry)
     return {"rows": [_row(r) for r in rows], "groups": None}
+
+
+def _without_early_withdrawals(deps: Deps, event: Event, plan: dict, records: list[MatchRecord],
+                               tables: list[dict]) -> list[MatchRecord]:
+    """rules.md §5: an entry that withdraws from a round robin having played fewer than half of its matches
+    has all its results removed; otherwise they stand (its remaining matches are recorded as forfeits)."""
+    withdrawn = {e.id for e in deps.repos.entries.list(event.id) if e.status == "withdrawn"} & set(plan["entries"])
+    removed = set()
+    for e in withdrawn:
+        scheduled = sum(1 for sched in plan.get("schedules", []) for rnd in sched for m in rnd if e in m and None not in m)
+        played = sum(1 for t in tables if t["status"] == "confirmed" and any(s["entry_id"] == e for s in t["sides"]))
+        if played * 2 < scheduled:
+            removed.add(e)
+    return [r for r in records if not (set(r.entries) & removed)]
 
 
 def _row(r) -> dict:
