@@ -2,7 +2,6 @@
 Prints the time, the number of files, the total bytes and the largest page."""
 from __future__ import annotations
 
-import os
 import random
 import sys
 import tempfile
@@ -10,25 +9,15 @@ import time
 from datetime import date, datetime, timezone
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("AWS_DEFAULT_REGION", "ap-east-1")
-os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
-os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scripts import ddblocal  # noqa: E402
+from bench.common import on_ddb_local, repos_on  # noqa: E402
 
 N, ROUNDS = 1000, 9
 
 
 def main() -> None:
-    port = ddblocal.free_port()
-    proc = ddblocal.start(port, log_path=str(ROOT / ".data" / "ddblocal-bench.log"))
-    try:
-        os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = f"http://127.0.0.1:{port}"
-        run()
-    finally:
-        ddblocal.stop(proc)
+    on_ddb_local(run)
 
 
 def run() -> None:
@@ -40,13 +29,10 @@ def run() -> None:
     from chalicelib.models import Entry, Event, EventConfig, Member, Tournament
     from chalicelib.publish.sinks import LocalSink
     from chalicelib.services.publishing import publish_tournament
-    from chalicelib.store import dynamo, schema
     from chalicelib.store.entries import entry_item
-    from chalicelib.store.repositories import Repos
     from tests.engine.swiss_sim import field_of
 
-    schema.ensure_table(dynamo.client(), "bench_publish")
-    repos = Repos(dynamo.Table("bench_publish"))
+    repos = repos_on("bench_publish")
     clock = lambda: datetime(2026, 12, 12, 10, tzinfo=timezone.utc)  # noqa: E731
     out_dir = tempfile.mkdtemp(prefix="publish-bench-")
     d = bootstrap.Deps(repos=repos, clock=clock, publisher=LocalSink(out_dir))

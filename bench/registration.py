@@ -8,7 +8,6 @@ second and p50/p95 latency.
 from __future__ import annotations
 
 import os
-import statistics
 import sys
 import threading
 import time
@@ -17,13 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timezone
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("AWS_DEFAULT_REGION", "ap-east-1")
-os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
-os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scripts import ddblocal  # noqa: E402
+from bench.common import on_ddb_local, repos_on  # noqa: E402
 
 N, PLACES, CANCELS, WORKERS = 1000, 15, 200, int(os.environ.get("BENCH_WORKERS", "32"))
 
@@ -34,13 +29,7 @@ def pct(values, p):
 
 
 def main() -> None:
-    port = ddblocal.free_port()
-    proc = ddblocal.start(port, log_path=str(ROOT / ".data" / "ddblocal-bench.log"))
-    try:
-        os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = f"http://127.0.0.1:{port}"
-        run()
-    finally:
-        ddblocal.stop(proc)
+    on_ddb_local(run)
 
 
 def run() -> None:
@@ -48,11 +37,8 @@ def run() -> None:
     from chalicelib.ids import new_id
     from chalicelib.models import Event, EventConfig, RegistrationIn, Tournament
     from chalicelib.services import registration
-    from chalicelib.store import dynamo, schema
-    from chalicelib.store.repositories import Repos
 
-    schema.ensure_table(dynamo.client(), "bench")
-    repos = Repos(dynamo.Table("bench"))
+    repos = repos_on("bench")
     clock = lambda: datetime(2026, 12, 1, tzinfo=timezone.utc)  # noqa: E731
     d = bootstrap.Deps(repos=repos, clock=clock)
     bootstrap.override(d)

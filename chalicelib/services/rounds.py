@@ -10,7 +10,6 @@ import hashlib
 import re
 import hmac
 import secrets
-from dataclasses import replace
 
 from .. import errors
 from ..bootstrap import Deps
@@ -19,7 +18,6 @@ from ..engine.formats.common import rng_for
 from ..engine.formats.knockout import bracket_size, first_round, next_round
 from ..engine.formats.round_robin import number_for_related_first, schedule, snake_groups
 from ..engine.formats.stages import advancing, carry_over
-from ..engine.formats.seating import rotate_seats
 from ..engine.games import game as game_rules
 from ..ids import new_id
 from ..models import Event, Organiser, RoundOut, RoundTable, TableSide

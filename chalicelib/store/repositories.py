@@ -6,7 +6,7 @@ from datetime import datetime
 from .. import errors
 from ..models import Counters, Event, Organiser, Tournament
 from . import keys
-from .dynamo import Op, Table, from_item  # noqa: F401  (from_item re-exported for tests)
+from .dynamo import Op, Table
 
 
 def _doc_item(key: dict, model, kind: str, **extra) -> dict:

@@ -4,7 +4,6 @@ from __future__ import annotations
 import re
 import threading
 
-import pytest
 from chalice.test import Client
 
 from chalicelib import bootstrap

@@ -3,7 +3,6 @@ Chromium driven by Playwright. Started here and stopped at the end of the sessio
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tempfile

@@ -137,7 +137,7 @@ def pair_round(contestants: Sequence[Contestant], round_no: int, *, separate_rel
         home, away, _ = choose_home(a, b, round_no)
         rematch = b.id in a.opponents
         if rematch:
-            reason = f"rematch: no pairing without one (met before)"
+            reason = "rematch: no pairing without one (met before)"
             draw.notes.append(f"rematch unavoidable: {a.id} v {b.id}")
         elif a.score == b.score:
             reason = f"same score {fmt(a.score)}"

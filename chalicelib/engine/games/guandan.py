@@ -163,7 +163,6 @@ class Guandan:
         return {"level_points": float(options.bye_level_points)}
 
     def forfeit(self, winner: str | None, loser: str, options: Any, during: bool = False) -> MatchScore:
-        ids = [e for e in (winner, loser) if e]
         if options.method == "match_points":
             win = {"match_points": float(options.withdrawal_match_points),
                    "level_diff_points": float(options.withdrawal_level_diff_points)}

@@ -1,0 +1,31 @@
+"""What the benchmarks on DynamoDB Local share: the service started and stopped around a run, a table."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("AWS_DEFAULT_REGION", "ap-east-1")
+os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
+os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
+
+
+def on_ddb_local(run) -> None:
+    """Starts DynamoDB Local on a free port, runs `run()` against it, and stops it whatever happens."""
+    from scripts import ddblocal
+    port = ddblocal.free_port()
+    proc = ddblocal.start(port, log_path=str(ROOT / ".data" / "ddblocal-bench.log"))
+    try:
+        os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = f"http://127.0.0.1:{port}"
+        run()
+    finally:
+        ddblocal.stop(proc)
+
+
+def repos_on(table: str):
+    from chalicelib.store import dynamo, schema
+    from chalicelib.store.repositories import Repos
+    schema.ensure_table(dynamo.client(), table)
+    return Repos(dynamo.Table(table))
