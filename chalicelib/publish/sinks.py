@@ -18,6 +18,8 @@ def cache_control(key: str) -> str:
 
 
 class LocalSink:
+    forkable = True  # another process can write here too
+
     def __init__(self, root: str):
         self.root = Path(root)
         self._made: set = set()
@@ -35,6 +37,7 @@ class LocalSink:
 
 class S3Sink:
     parallel = True  # network-bound: the publisher writes from a small thread pool
+    forkable = True
 
     def __init__(self, bucket: str):
         self.bucket = bucket
