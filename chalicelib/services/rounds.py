@@ -149,6 +149,11 @@ def start_stage(deps: Deps, event: Event, idx: int, state: dict, seed: int) -> d
     elif stage.format == "knockout":
         plan["rounds"] = max(1, (bracket_size(len(ids)) - 1).bit_length())
         plan["bracket"] = [list(m) for m in first_round(ids)]
+        if stage.double_elimination:
+            # Upper and lower brackets and a grand final: at most about twice the single-elimination rounds.
+            plan["rounds"] = 2 * plan["rounds"] + 2
+            plan["de"] = {"upper": [], "lower": [], "dropped": [], "done": False,
+                          "last": {"upper": plan["bracket"], "lower": [], "final": None}}
     elif stage.format == "special_swiss":
         plan["rounds"] = stage.rounds or max(1, (len(ids) - 1).bit_length())
     else:
@@ -157,10 +162,46 @@ def start_stage(deps: Deps, event: Event, idx: int, state: dict, seed: int) -> d
 
 
 def _stage_finished(plan: dict, rounds_done: int, last_tables: list[dict] | None) -> bool:
+    if plan.get("de") is not None and last_tables is not None:
+        if plan["de"].get("applied") != rounds_done:  # apply each round's results once
+            _advance_double(plan, last_tables)
+            plan["de"]["applied"] = rounds_done
+        return plan["de"]["done"]
     if plan["format"] == "knockout" and last_tables is not None:
         alive = _knockout_alive(plan, last_tables)
         return len(alive) <= 1 or rounds_done >= plan["rounds"]
     return rounds_done >= plan["rounds"]
+
+
+def _winner(tables_by_entries: dict, a: str, b: str) -> str:
+    table = tables_by_entries.get(frozenset((a, b)))
+    if table is None or table.get("winner") is None:
+        raise errors.RoundOpen("A knockout match has no winner yet.")
+    return table["winner"]
+
+
+def _advance_double(plan: dict, last_tables: list[dict]) -> None:
+    """Double elimination: after a round, upper winners stay up, upper losers drop to the lower bracket,
+    lower losers are out (their second loss); the grand final ends the stage. Applied once per round."""
+    de = plan["de"]
+    by = {frozenset(s["entry_id"] for s in t["sides"]): t for t in last_tables}
+    last = de["last"]
+    if last.get("final"):
+        de["done"] = True
+        de["champion"] = _winner(by, *last["final"])
+        return
+    # An upper bracket down to one entry plays no match that round: it stays as it was.
+    upper, dropped, lower = ([] if last["upper"] else list(de["upper"])), [], []
+    for a, b in last["upper"]:
+        if b is None:
+            upper.append(a)
+        else:
+            w = _winner(by, a, b)
+            upper.append(w)
+            dropped.append(b if w == a else a)
+    for a, b in last["lower"]:
+        lower.append(a if b is None else _winner(by, a, b))
+    de.update(upper=upper, lower=lower, dropped=dropped)
 
 
 def _knockout_alive(plan: dict, last_tables: list[dict]) -> list[str]:
@@ -288,6 +329,8 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables):
                 else:
                     pairs.append(([home, away], label))
         return pairs, byes, []
+    if fmt == "knockout" and plan.get("de") is not None:
+        return _double_pairings(plan, stage_round)
     if fmt == "knockout":
         if stage_round == 1:
             bracket = plan["bracket"]
@@ -305,6 +348,36 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables):
                 pairs.append(([home, away], f"knockout: seed {numbers.get(home)} v seed {numbers.get(away)}"))
         return pairs, byes, []
     raise errors.InvalidConfig(f"unknown format {fmt}")
+
+
+def _double_pairings(plan: dict, stage_round: int):
+    from ..engine.formats.knockout import double_elimination_round
+    de, numbers = plan["de"], plan["numbers"]
+    if stage_round == 1:
+        upper_m, lower_m, final = de["last"]["upper"], [], None
+    else:
+        upper_m, lower_m, final = double_elimination_round(de["upper"], de["lower"], de["dropped"])
+        upper_m, lower_m = [list(m) for m in upper_m], [list(m) for m in lower_m]
+        de["last"] = {"upper": upper_m, "lower": lower_m, "final": list(final) if final else None}
+    pairs, byes = [], []
+
+    def seat(a, b, label):
+        home, away = (a, b) if numbers.get(a, 0) <= numbers.get(b, 0) else (b, a)
+        pairs.append(([home, away], f"{label}: seed {numbers.get(home)} v seed {numbers.get(away)}"))
+
+    if final:
+        seat(final[0], final[1], "grand final")
+    for a, b in upper_m:
+        if b is None:
+            byes.append((a, "bye: upper bracket"))
+        else:
+            seat(a, b, "upper bracket")
+    for a, b in lower_m:
+        if b is None:
+            byes.append((a, "bye: lower bracket"))
+        else:
+            seat(a, b, "lower bracket")
+    return pairs, byes, []
 
 
 def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:

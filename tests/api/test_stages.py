@@ -63,3 +63,36 @@ def test_round_robin_withdrawal_before_half_removes_all_results(api):
     assert after[beaten] == {"position_points": 0, "match_points": 0} and after[leaver]["match_points"] == 0
     others = [e for e in ids if e not in (leaver, beaten)]
     assert all(after[e] == before[e] for e in others)
+
+
+def test_double_elimination_gives_a_second_chance(api):
+    cfg = {"name": "掼蛋双败淘汰", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
+           "stages": [{"format": "knockout", "double_elimination": True, "scoring": {"method": "match_points"}}]}
+    tid, eid, ids = setup_event(api, cfg, people(4, 2, "对"))
+    losses = {e: 0 for e in ids}
+    upset_done = False
+    rounds = []
+    for _ in range(6):
+        r = api.post(f"/events/{eid}/rounds", {"seed": 3})
+        if r.status_code == 409:
+            break
+        rnd = r.data
+        rounds.append(rnd)
+        for t in rnd["tables"]:
+            a, b = (s["entry_id"] for s in t["sides"])
+            # the better seed (home) wins, except one upset in the first round: its loser goes to the lower bracket
+            win, lose = (a, b) if (upset_done or rnd["number"] > 1) else (b, a)
+            upset_done = True
+            losses[lose] += 1
+            enter_and_confirm(api, eid, rnd, t, {"final": {"levels": {win: 12, lose: 8}}})
+        close(api, eid, rnd["number"])
+    assert r.data["code"] == "conflict"  # the stage (and the event) is over
+    reasons = [t["reason"] for rnd in rounds for t in rnd["tables"]]
+    assert any(x.startswith("lower bracket") for x in reasons) and reasons[-1].startswith("grand final")
+    final = rounds[-1]["tables"][0]
+    finalists = {s["entry_id"] for s in final["sides"]}
+    champion = final["sides"][0]["entry_id"]
+    assert losses[champion] <= 1
+    assert all(losses[e] >= 2 for e in ids if e not in finalists)  # out only after two losses
+    st = api.get(f"/events/{eid}/standings").data
+    assert st["standings"][0]["entry_id"] == champion
