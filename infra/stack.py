@@ -140,6 +140,18 @@ class PlatformStack(cdk.Stack):
         for fn in ("APIHandler", "SweepHolds"):
             self.api.add_environment_variable("TABLE_CODE_SECRET_ARN", codes.secret_arn, fn)
 
+        # API Gateway throttles before Lambda is called; its 429 keeps the API's error body contract.
+        rest_api = self.api.get_resource("RestAPI")
+        rest_api.add_property_override("MethodSettings", [{
+            "ResourcePath": "/*", "HttpMethod": "*",
+            "ThrottlingRateLimit": 500 if prod else 50, "ThrottlingBurstLimit": 1000 if prod else 100}])
+        rest_api.add_property_override("GatewayResponses", {
+            "THROTTLED": {"StatusCode": 429, "ResponseTemplates": {
+                "application/json": '{"code": "rate_limited", "message": "Too many requests; wait a moment."}'}},
+            "DEFAULT_5XX": {"ResponseTemplates": {
+                "application/json": '{"code": "internal_error", "message": "Something went wrong on our side."}'}},
+        })
+
         # ------------------------------------------------------------ alarms
         cloudwatch.Alarm(self, "Api5xx", alarm_description="API 5xx responses",
                          metric=cloudwatch.Metric(namespace="AWS/ApiGateway", metric_name="5XXError",

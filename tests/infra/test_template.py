@@ -134,3 +134,13 @@ def test_publisher_queue_has_a_dead_letter_queue_and_alarms(template):
     functions = resources(tpl, "AWS::Serverless::Function") or resources(tpl, "AWS::Lambda::Function")
     assert any("Schedule" in json.dumps(f) for f in functions.values())  # the hold sweeper
     assert any("SQS" in json.dumps(f) for f in functions.values())       # the publisher
+
+
+def test_api_throttles_with_the_rate_limited_code(template):
+    _, tpl = template
+    (api,) = [v for v in tpl["Resources"].values() if v["Type"] == "AWS::Serverless::Api"]
+    settings = api["Properties"]["MethodSettings"][0]
+    assert settings["ThrottlingRateLimit"] > 0 and settings["ThrottlingBurstLimit"] > 0
+    throttled = api["Properties"]["GatewayResponses"]["THROTTLED"]
+    assert throttled["StatusCode"] == 429
+    assert json.loads(throttled["ResponseTemplates"]["application/json"])["code"] == "rate_limited"
