@@ -36,6 +36,7 @@ class AuditList(Out):
 
 class PublishOut(Out):
     files: int
+    written: int = 0
     bytes: int
     largest: list
 
@@ -192,7 +193,7 @@ def audit(ctx, eid):
 def publish(ctx, tid):
     from ..services.publishing import publish_tournament
     own_tournament(ctx.deps, ctx.organiser, tid)
-    return PublishOut(**publish_tournament(ctx.deps, tid))
+    return PublishOut(**publish_tournament(ctx.deps, tid, force=True))  # on demand: rewrite every page
 
 
 def _int(value) -> int:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".json": "application/json; charset=utf-8",
@@ -29,10 +30,14 @@ class LocalSink:
         if path.parent not in self._made:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._made.add(path.parent)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         with open(tmp, "wb") as f:
             f.write(body)
         os.replace(tmp, path)  # readers never see half a file
+
+    def read(self, key: str) -> bytes | None:
+        path = self.root / key
+        return path.read_bytes() if path.exists() else None
 
 
 class S3Sink:
@@ -43,11 +48,20 @@ class S3Sink:
         self.bucket = bucket
         self._client = None
 
-    def write(self, key: str, body: bytes) -> None:
+    def client(self):
         if self._client is None:
             import boto3
             self._client = boto3.client("s3")
-        self._client.put_object(Bucket=self.bucket, Key=key, Body=body,
+        return self._client
+
+    def read(self, key: str) -> bytes | None:
+        try:
+            return self.client().get_object(Bucket=self.bucket, Key=key)["Body"].read()
+        except self.client().exceptions.NoSuchKey:
+            return None
+
+    def write(self, key: str, body: bytes) -> None:
+        self.client().put_object(Bucket=self.bucket, Key=key, Body=body,
                                 ContentType=CONTENT_TYPES.get(Path(key).suffix, "application/octet-stream"),
                                 CacheControl=cache_control(key))
 
@@ -60,6 +74,9 @@ class MemorySink:
 
     def write(self, key: str, body: bytes) -> None:
         self.files[key] = body
+
+    def read(self, key: str) -> bytes | None:
+        return self.files.get(key)
 
 
 def default_sink():

@@ -116,9 +116,10 @@ def _local(iso: str, tz: str) -> str:
         return iso
 
 
-def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600) -> dict:
-    """Renders and writes every page of the tournament in both languages. Big tournaments render English in
-    a forked process beside Chinese (two cores; about halves the time) when the sink writes outside memory."""
+def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600, force: bool = False) -> dict:
+    """Renders every page of the tournament in both languages and writes those that changed (`force`: all).
+    Big tournaments render English in a forked process beside Chinese (two cores; about halves the time)
+    when the sink writes outside memory."""
     tournament, events = deps.repos.tournaments.get_with_events(tid)
     if tournament is None:
         raise errors.NotFound("tournament not found")
@@ -137,7 +138,12 @@ def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600) -> dict:
     t_version = hashlib.sha1("".join(s["version"] for s in summaries).encode()).hexdigest()[:16]
 
     def run(lang: str) -> dict:
-        stats = {"files": 0, "bytes": 0, "largest": ("", 0)}
+        stats = {"files": 0, "written": 0, "bytes": 0, "largest": ("", 0)}
+        # Only pages whose bytes changed are written: a manifest of content hashes per language and tournament
+        # (after one result that is a handful of pages, not thousands of S3 PUTs).
+        manifest_key = f"t/{tid}/.manifest.json" if lang == "zh" else f"en/t/{tid}/.manifest.json"
+        old = {} if force else _load_manifest(sink, manifest_key)
+        new: dict[str, str] = {}
         # Writes (disk or S3) run beside the rendering: they wait on I/O, rendering on the CPU.
         from concurrent.futures import ThreadPoolExecutor
         pool = ThreadPoolExecutor(max_workers=8) if getattr(sink, "parallel", False) else None
@@ -145,20 +151,26 @@ def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600) -> dict:
 
         def write(key: str, text: str) -> None:
             body = text.encode("utf-8")
-            if pool:
-                pending.append(pool.submit(sink.write, key, body))
-            else:
-                sink.write(key, body)
+            digest = hashlib.sha1(body).hexdigest()
+            new[key] = digest
             stats["files"] += 1
             stats["bytes"] += len(body)
             if len(body) > stats["largest"][1]:
                 stats["largest"] = (key, len(body))
+            if old.get(key) == digest:
+                return
+            stats["written"] += 1
+            if pool:
+                pending.append(pool.submit(sink.write, key, body))
+            else:
+                sink.write(key, body)
 
         _render_language(lang, write, tournament, tid, datas, summaries, updated, t_version)
         if pool:
             pool.shutdown(wait=True)
         for f in pending:
             f.result()  # surface a failed write
+        sink.write(manifest_key, json.dumps(new, sort_keys=True).encode())  # last: only after every page is out
         return stats
 
     pages = sum(len(d["entries"]) + len(d["rounds"]) + 5 for _, d in datas)
@@ -167,7 +179,16 @@ def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600) -> dict:
     else:
         parts = [run(lang) for lang in LANGS]
     largest = max((p["largest"] for p in parts), key=lambda x: x[1])
-    return {"files": sum(p["files"] for p in parts), "bytes": sum(p["bytes"] for p in parts), "largest": list(largest)}
+    return {"files": sum(p["files"] for p in parts), "written": sum(p["written"] for p in parts),
+            "bytes": sum(p["bytes"] for p in parts), "largest": list(largest)}
+
+
+def _load_manifest(sink, key: str) -> dict:
+    try:
+        raw = sink.read(key)
+        return json.loads(raw) if raw else {}
+    except (ValueError, AttributeError):
+        return {}
 
 
 def _run_forked(run) -> list[dict]:
@@ -227,7 +248,7 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
             write(ep + f"round-{r['number']}.html", render("round.html", lang, **ctx, r=r, round_html=round_html[r["number"]],
                                                            other_lang=eo + f"round-{r['number']}.html"))
         # Entry pages get a small context: they are most of the files.
-        small = {**base, "root": "../", "css": "../style.css", "feed_url": "feed.json",
+        small = {**base, "updated": None, "root": "../", "css": "../style.css", "feed_url": "feed.json",
                  "feed_version": data["version"], "event": data["event"]}
         for eid_, info in data["entries"].items():
             write(ep + f"entry-{eid_}.html", render("entry.html", lang, **small, entry=info,

@@ -1,0 +1,48 @@
+"""Publishing writes only the pages whose content changed; `force` rewrites all."""
+from __future__ import annotations
+
+from chalicelib import bootstrap
+from chalicelib.publish.sinks import MemorySink
+from chalicelib.services.publishing import publish_tournament
+from tests.api.play import close, draw, enter_and_confirm, people, setup_event
+
+
+class Recording(MemorySink):
+    def __init__(self):
+        super().__init__()
+        self.written = []
+
+    def write(self, key, body):
+        self.written.append(key)
+        super().write(key, body)
+
+
+def test_only_changed_pages_are_written(api, moto_repos):
+    cfg = {"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": 40, "fee": {"amount": 0},
+           "stages": [{"format": "swiss", "rounds": 3}]}
+    tid, eid, ids = setup_event(api, cfg, people(12, 2, "队"))
+    rnd = draw(api, eid)
+    for t in rnd["tables"]:
+        a, b = (s["entry_id"] for s in t["sides"])
+        enter_and_confirm(api, eid, rnd, t, {"final": {"levels": {a: 10, b: 8}}})
+    close(api, eid, 1)
+    d = bootstrap.deps()
+    d.publisher = sink = Recording()
+    first = publish_tournament(d, tid)
+    assert first["written"] == first["files"] > 30
+    again = publish_tournament(d, tid)
+    assert again["files"] == first["files"] and again["written"] <= 12  # index/feeds carry the time
+    rnd2 = draw(api, eid, seed=2)
+    publish_tournament(d, tid)  # the draw adds a row to every entry's history
+    t = rnd2["tables"][0]
+    a, b = (s["entry_id"] for s in t["sides"])
+    sink.written.clear()
+    enter_and_confirm(api, eid, rnd2, t, {"final": {"levels": {a: 11, b: 9}}})  # publishes once it is confirmed
+    changed = set(sink.written)
+    after = publish_tournament(d, tid)
+    assert after["written"] <= 4  # nothing new since: the index pages and feeds only (they carry the time)
+    assert f"t/{tid}/{eid}/entry-{a}.html" in changed and f"en/t/{tid}/{eid}/entry-{b}.html" in changed
+    others = [e for e in ids if e not in (a, b)]
+    assert all(f"t/{tid}/{eid}/entry-{e}.html" not in changed for e in others)
+    assert len(changed) <= 20  # two entries, the round, standings, indexes, feeds, manifests: not the whole field
+    assert publish_tournament(d, tid, force=True)["written"] == after["files"]
