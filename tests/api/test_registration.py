@@ -355,3 +355,20 @@ def test_doudizhu_individual_needs_one_member(api, tid):
     assert ok.status_code == 201 and ok.data["entry"]["name"] == "刘一" and ok.data["entry"]["status"] == "confirmed"
     lone = register(api, eid, {"partner_wanted": True, "members": [{"name": "刘二", "phone": "13800000001"}]})
     assert lone.data["code"] == "roster_size"
+
+
+def test_refund_from_the_stripe_dashboard_frees_the_place(api, tid, fake_stripe):
+    eid = make_event(api, tid, capacity=1)
+    r = register(api, eid, pair()).data
+    waiting = register(api, eid, pair(name="候补")).data
+    sid = list(fake_stripe.sessions)[0]
+    paid = fake_stripe.pay(sid, "pi_dash")
+    webhook(api, "evt_paid", "checkout.session.completed", paid)
+    charge = {"id": "ch_1", "object": "charge", "payment_intent": "pi_dash", "metadata": paid["metadata"], "refunded": True}
+    done = webhook(api, "evt_ref", "charge.refunded", charge)
+    assert done.data["status"] == "refunded"
+    view = api.get(f"/entries/{r['entry']['id']}", token=None, headers={"X-Manage-Token": r["manage_token"]}).data
+    assert view["status"] == "cancelled" and view["payment_state"] == "refunded"
+    promoted = api.get(f"/entries/{waiting['entry']['id']}", token=None, headers={"X-Manage-Token": waiting["manage_token"]}).data
+    assert promoted["status"] == "pending_payment"
+    assert webhook(api, "evt_ref", "charge.refunded", charge).data["status"] == "duplicate"

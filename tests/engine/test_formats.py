@@ -230,3 +230,24 @@ def test_stages_advancing_and_carry_over():
     assert advancing([["a", "b", "c", "d"]], total=2) == ["a", "b"]
     assert carry_over({"x": 7, "y": 1.25, "z": 2.345}, "half") == {"x": 3.5, "y": 0.63, "z": 1.17}
     assert carry_over({"x": 7}, "full") == {"x": 7} and carry_over({"x": 7}, "none") == {"x": 0}
+
+
+def test_three_seat_grouping_of_a_large_field_uses_the_greedy_path_without_repeats():
+    rng = random.Random(4)
+    f = field_of(90)  # above the exhaustive-search size
+    seen = set()
+    for rnd in range(1, 6):
+        d = group_round(f, rnd)
+        placed = [e for p in d.tables for e in p.sides]
+        assert sorted(placed) == sorted(c.id for c in f) and len(d.tables) == 30
+        for p in d.tables:
+            for pair in combinations(sorted(p.sides), 2):
+                assert pair not in seen, (rnd, pair)
+                seen.add(pair)
+        by = {c.id: c for c in f}
+        for p in d.tables:
+            pts = rng.sample([5, 3, 1], 3)
+            for k, e in enumerate(p.sides):
+                c = by[e]
+                by[e] = replace(c, score=c.score + pts[k], opponents=c.opponents | (set(p.sides) - {e}))
+        f = [by[c.id] for c in f]
