@@ -142,8 +142,10 @@ def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600, force: boo
         # Only pages whose bytes changed are written: a manifest of content hashes per language and tournament
         # (after one result that is a handful of pages, not thousands of S3 PUTs).
         manifest_key = f"t/{tid}/.manifest.json" if lang == "zh" else f"en/t/{tid}/.manifest.json"
-        old = {} if force else _load_manifest(sink, manifest_key)
+        old_manifest = {} if force else _load_manifest(sink, manifest_key)
+        old, old_inputs = old_manifest.get("pages", {}), old_manifest.get("inputs", {})
         new: dict[str, str] = {}
+        new_inputs: dict[str, str] = {}
         # Writes (disk or S3) run beside the rendering: they wait on I/O, rendering on the CPU.
         from concurrent.futures import ThreadPoolExecutor
         pool = ThreadPoolExecutor(max_workers=8) if getattr(sink, "parallel", False) else None
@@ -165,12 +167,25 @@ def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600, force: boo
             else:
                 sink.write(key, body)
 
-        _render_language(lang, write, tournament, tid, datas, summaries, updated, t_version)
+        def unchanged(key: str, inputs) -> bool:
+            """Pages keyed by their inputs (entry histories: most of the files) are not even rendered again
+            when those inputs and the templates are as last time."""
+            digest = hashlib.sha1(json.dumps([_templates_version(), lang, inputs], sort_keys=True, default=str,
+                                             ensure_ascii=False).encode()).hexdigest()
+            new_inputs[key] = digest
+            if old_inputs.get(key) == digest and key in old:
+                new[key] = old[key]
+                stats["files"] += 1
+                return True
+            return False
+
+        _render_language(lang, write, tournament, tid, datas, summaries, updated, t_version, unchanged)
         if pool:
             pool.shutdown(wait=True)
         for f in pending:
             f.result()  # surface a failed write
-        sink.write(manifest_key, json.dumps(new, sort_keys=True).encode())  # last: only after every page is out
+        # Last, once every page is out: a crash before this leaves the old manifest, so pages are rewritten.
+        sink.write(manifest_key, json.dumps({"pages": new, "inputs": new_inputs}, sort_keys=True).encode())
         return stats
 
     pages = sum(len(d["entries"]) + len(d["rounds"]) + 5 for _, d in datas)
@@ -186,9 +201,25 @@ def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600, force: boo
 def _load_manifest(sink, key: str) -> dict:
     try:
         raw = sink.read(key)
-        return json.loads(raw) if raw else {}
+        data = json.loads(raw) if raw else {}
     except (ValueError, AttributeError):
         return {}
+    return data if isinstance(data, dict) and "pages" in data else {}
+
+
+_TEMPLATES_VERSION: str | None = None
+
+
+def _templates_version() -> str:
+    global _TEMPLATES_VERSION
+    if _TEMPLATES_VERSION is None:
+        from ..publish.i18n import STRINGS
+        from ..publish.render import TEMPLATES
+        h = hashlib.sha1(json.dumps(STRINGS, sort_keys=True, ensure_ascii=False).encode())
+        for path in sorted(TEMPLATES.iterdir()):
+            h.update(path.read_bytes())
+        _TEMPLATES_VERSION = h.hexdigest()
+    return _TEMPLATES_VERSION
 
 
 def _run_forked(run) -> list[dict]:
@@ -221,7 +252,7 @@ def _run_forked(run) -> list[dict]:
     return [zh, {**en, "largest": tuple(en["largest"])}]
 
 
-def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_version) -> None:
+def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_version, unchanged) -> None:
     """Every page of one language (and, with Chinese, the feeds that both languages' pages poll)."""
     from ..publish.render import TEMPLATES
     css = (TEMPLATES / "style.css").read_text(encoding="utf-8")
@@ -236,24 +267,37 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
         eo = f"{other}{event.id}/"
         ctx = {**base, **data, "root": "../", "css": "../style.css", "feed_url": "feed.json",
                "feed_version": data["version"]}
-        round_html = {r["number"]: fragment("round_tables.html", lang, r=r) for r in data["rounds"]}
-        last = round_html[data["rounds"][-1]["number"]] if data["rounds"] else ""
+        fragments: dict[int, object] = {}
+
+        def round_html(r):  # rendered once, for the round page and (the latest) for the event page
+            if r["number"] not in fragments:
+                fragments[r["number"]] = fragment("round_tables.html", lang, r=r)
+            return fragments[r["number"]]
+
+        last = round_html(data["rounds"][-1]) if data["rounds"] else ""
         write(ep + "index.html", render("event.html", lang, **ctx, round_html=last, other_lang=eo + "index.html"))
         write(ep + "standings.html", render("standings.html", lang, **ctx, other_lang=eo + "standings.html"))
         write(ep + "corrections.html", render("corrections.html", lang, **ctx, other_lang=eo + "corrections.html"))
         if data["bonuses"] is not None:
             write(ep + "bonuses.html", render("bonuses.html", lang, **ctx, currency=tournament.currency,
                                               other_lang=eo + "bonuses.html"))
+        page_of = {"t": [tournament.name, tournament.venue, str(tournament.starts_on), str(tournament.ends_on)],
+                   "e": data["event"]}
         for r in data["rounds"]:
-            write(ep + f"round-{r['number']}.html", render("round.html", lang, **ctx, r=r, round_html=round_html[r["number"]],
-                                                           other_lang=eo + f"round-{r['number']}.html"))
+            key = ep + f"round-{r['number']}.html"
+            if unchanged(key, [page_of, r]):  # finished rounds do not change
+                continue
+            write(key, render("round.html", lang, **ctx, r=r, round_html=round_html(r), other_lang=eo + f"round-{r['number']}.html"))
         # Entry pages get a small context: they are most of the files.
         small = {**base, "updated": None, "root": "../", "css": "../style.css", "feed_url": "feed.json",
                  "feed_version": data["version"], "event": data["event"]}
         for eid_, info in data["entries"].items():
-            write(ep + f"entry-{eid_}.html", render("entry.html", lang, **small, entry=info,
-                                                    history=data["histories"].get(eid_, []),
-                                                    other_lang=eo + f"entry-{eid_}.html"))
+            key = ep + f"entry-{eid_}.html"
+            history = data["histories"].get(eid_, [])
+            if unchanged(key, [page_of, info, history]):
+                continue
+            write(key, render("entry.html", lang, **small, entry=info, history=history,
+                              other_lang=eo + f"entry-{eid_}.html"))
         if lang == "zh":
             feed = {"version": data["version"], "updated": updated, "event_id": event.id,
                     "rounds": [{"number": r["number"], "status": r["status"]} for r in data["rounds"]],
