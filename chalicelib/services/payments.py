@@ -13,7 +13,6 @@ from datetime import timedelta
 from .. import errors
 from ..bootstrap import Deps
 from ..models import Entry, Payment
-from ..store.dynamo import Op
 from . import registration
 
 log = logging.getLogger("cardgames.payments")
@@ -39,8 +38,9 @@ def handle_stripe_webhook(deps: Deps, payload: bytes, signature: str | None) -> 
     return handler(deps, event)
 
 
-def _seen_op(deps: Deps, event_id: str) -> Op:
-    return deps.repos.payments.stripe_event_op(event_id, int((deps.clock() + SEEN_TTL).timestamp()))
+def _seen(deps: Deps, event_id: str | None) -> tuple[str, int] | None:
+    """A handled Stripe event, remembered for 30 days (its redeliveries come within three)."""
+    return (event_id, int((deps.clock() + SEEN_TTL).timestamp())) if event_id else None
 
 
 def _payment_from_metadata(deps: Deps, obj: dict) -> Payment | None:
@@ -54,7 +54,7 @@ def _session_completed(deps: Deps, event) -> dict:
         return {"status": "ignored", "reason": "not paid yet"}  # async methods: wait for async_payment_succeeded
     payment = _payment_from_metadata(deps, obj)
     if payment is None:
-        deps.repos.payments.mark_stripe_event(event.id, int((deps.clock() + SEEN_TTL).timestamp()))
+        deps.repos.payments.mark_stripe_event(*_seen(deps, event.id))
         return {"status": "ignored", "reason": "unknown payment"}
     amount, currency = obj.get("amount_total"), (obj.get("currency") or "").upper()
     if amount != payment.amount or currency != payment.currency:
@@ -68,13 +68,13 @@ def confirm(deps: Deps, payment: Payment, payment_intent: str | None, seen: str 
     """Idempotent: confirming a confirmed payment changes nothing."""
     if payment.state in ("confirmed", "refunded"):
         if seen:
-            deps.repos.payments.mark_stripe_event(seen, int((deps.clock() + SEEN_TTL).timestamp()))
+            deps.repos.payments.mark_stripe_event(*_seen(deps, seen))
         return "already_confirmed"
     now = deps.clock()
     paid = payment.model_copy(update={"state": "confirmed", "payment_intent": payment_intent, "updated_at": now,
                                       "version": payment.version + 1})
     entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
-    extra = [deps.repos.payments.save_op(payment, paid)] + ([_seen_op(deps, seen)] if seen else [])
+    extra = deps.repos.payments.ops(payment, paid, _seen(deps, seen))
     update = {"amount_paid": entry.amount_paid + payment.amount, "payment_state": "paid", "payment_id": payment.id,
               "hold_expires_at": None, "version": entry.version + 1, "updated_at": now}
     if entry.status in ("pending_payment", "confirmed"):
@@ -109,7 +109,7 @@ def confirm(deps: Deps, payment: Payment, payment_intent: str | None, seen: str 
 def _session_expired(deps: Deps, event) -> dict:
     payment = _payment_from_metadata(deps, event.obj)
     if payment is None or payment.state not in ("created", "pending"):
-        deps.repos.payments.mark_stripe_event(event.id, int((deps.clock() + SEEN_TTL).timestamp()))
+        deps.repos.payments.mark_stripe_event(*_seen(deps, event.id))
         return {"status": "ignored"}
     released = release_hold(deps, payment, reason="checkout expired", seen=event.id)
     return {"status": "released" if released else "cancelled"}
@@ -121,10 +121,10 @@ def release_hold(deps: Deps, payment: Payment, reason: str, seen: str | None = N
     now = deps.clock()
     cancelled = payment.model_copy(update={"state": "cancelled", "failure": reason, "updated_at": now,
                                            "version": payment.version + 1})
-    extra = [deps.repos.payments.save_op(payment, cancelled)] + ([_seen_op(deps, seen)] if seen else [])
+    extra = deps.repos.payments.ops(payment, cancelled, _seen(deps, seen))
     entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
     if entry is None or entry.status != "pending_payment" or entry.payment_id != payment.id:
-        deps.repos.table.transact(extra)
+        deps.repos.payments.save(payment, cancelled, stripe_event=_seen(deps, seen))
         return False
     after = entry.model_copy(update={
         "status": "cancelled", "hold_expires_at": None, "payment_state": "unpaid", "version": entry.version + 1,
@@ -137,14 +137,14 @@ def release_hold(deps: Deps, payment: Payment, reason: str, seen: str | None = N
 def _charge_refunded(deps: Deps, event) -> dict:
     payment = _payment_from_metadata(deps, event.obj)
     if payment is None:
-        deps.repos.payments.mark_stripe_event(event.id, int((deps.clock() + SEEN_TTL).timestamp()))
+        deps.repos.payments.mark_stripe_event(*_seen(deps, event.id))
         return {"status": "ignored"}
     if payment.state != "refunded":
         refunded = payment.model_copy(update={"state": "refunded", "updated_at": deps.clock(),
                                               "version": payment.version + 1})
-        deps.repos.table.transact([deps.repos.payments.save_op(payment, refunded), _seen_op(deps, event.id)])
+        deps.repos.payments.save(payment, refunded, stripe_event=_seen(deps, event.id))
     else:
-        deps.repos.payments.mark_stripe_event(event.id, int((deps.clock() + SEEN_TTL).timestamp()))
+        deps.repos.payments.mark_stripe_event(*_seen(deps, event.id))
     entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
     if entry and entry.payment_state != "refunded" and entry.payment_id == payment.id:
         if entry.holds_place:  # refunded from the Stripe dashboard: the entry no longer holds a paid place

@@ -28,7 +28,7 @@ from ..models import (
     Tournament,
     WithdrawIn,
 )
-from ..store.entries import IdempotentReplay
+from ..store.entries import IdempotentReplay, idempotency_item
 from .tournaments import registration_state
 
 IDEMPOTENCY_TTL = timedelta(hours=24)
@@ -159,8 +159,7 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None) -
         entry.payment_id, entry.payment_state = payment.id, "pending"
     idem = None
     if key_hash:
-        idem = {"PK": f"IDEM#{eid}#{key_hash}", "SK": "META", "kind": "idempotency", "entry_id": entry_id,
-                "body_hash": _body_hash(body), "expires_at": int((now + IDEMPOTENCY_TTL).timestamp())}
+        idem = idempotency_item(eid, key_hash, entry_id, _body_hash(body), int((now + IDEMPOTENCY_TTL).timestamp()))
     try:
         if entry.holds_place and event.counters.taken >= event.config.capacity:
             raise errors.EventFull()  # known full a moment ago: skip a transaction bound to fail
@@ -459,9 +458,7 @@ def _record_offline(deps: Deps, entry: Entry, body: OfflinePaymentIn) -> Entry:
         "status": "confirmed" if paid >= entry.amount_due else entry.status,
         "hold_expires_at": None if paid >= entry.amount_due else entry.hold_expires_at,
         "payment_id": payment.id, "version": entry.version + 1, "updated_at": now})
-    from ..store.dynamo import Op
-    from ..store.entries import payment_item
-    deps.repos.entries.transition(entry, after, extra=[Op.put(payment_item(payment))])
+    deps.repos.entries.record_payment(entry, after, payment)
     if old_payment:  # paid at the desk while a checkout was open: close it so nobody pays twice
         _cancel_open_checkout(deps, old_payment)
     return after

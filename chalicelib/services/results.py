@@ -96,8 +96,7 @@ def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor
         raise errors.InvalidRequest("A correction of a confirmed result needs a 'reason'.")
     record = _audit(deps, actor, action, n, t, before=_snapshot(table), after=_snapshot(after), reason=reason)
     try:
-        deps.repos.rounds.t.transact([deps.repos.rounds.update_table_op(eid, doc["stage"], n, after, table["version"]),
-                                      deps.repos.rounds.audit_op(eid, record)])
+        deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
     except errors.VersionConflict:
         deps.repos.rounds.add_audit(eid, _audit(deps, actor, "rejected_stale_version", n, t,
                                                 after={"sent_version": version}))
@@ -141,8 +140,7 @@ def confirm_result(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> Result
         raise errors.Forbidden("由对方确认 · The other side confirms the result it did not enter.")
     after = {**table, "status": "confirmed", "version": table["version"] + 1, "confirmed_by": actor.ident}
     record = _audit(deps, actor, "result_confirmed", n, t, before=_snapshot(table), after=_snapshot(after))
-    deps.repos.rounds.t.transact([deps.repos.rounds.update_table_op(eid, doc["stage"], n, after, table["version"]),
-                                  deps.repos.rounds.audit_op(eid, record)])
+    deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
     from .publishing import request_publish
     request_publish(deps, event.tournament_id)
     return ResultOut(table=table_view(after), status="confirmed", version=after["version"], points=after["points"])
@@ -181,8 +179,7 @@ def record_forfeit(deps: Deps, eid: str, n: int, t: int, loser: str | None, reas
              "version": table["version"] + 1, "result": {"forfeit": loser}, "entered_by": actor.ident,
              "confirmed_by": actor.ident}
     record = _audit(deps, actor, "forfeit_recorded", n, t, before=_snapshot(table), after=_snapshot(after), reason=reason)
-    deps.repos.rounds.t.transact([deps.repos.rounds.update_table_op(eid, doc["stage"], n, after, table["version"]),
-                                  deps.repos.rounds.audit_op(eid, record)])
+    deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
     from .publishing import request_publish
     request_publish(deps, event.tournament_id)
     return ResultOut(table=table_view(after), status="forfeit", version=after["version"], points=points)

@@ -391,7 +391,7 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
                               "confirmed yet (or record a forfeit).", {"tables": waiting})
     doc["status"] = "closed"
     new_state = {**state, "open_round": 0}
-    deps.repos.rounds.save_round_doc(eid, doc, [deps.repos.rounds._state_op(eid, new_state, state["version"])])
+    deps.repos.rounds.close_round(eid, doc, new_state, state["version"])
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": f"organiser:{organiser.id}",
                                       "action": "round_closed", "round": n})
     from .publishing import request_publish

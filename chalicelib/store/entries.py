@@ -44,6 +44,11 @@ def entry_item(entry: Entry) -> dict:
     return item
 
 
+def idempotency_item(eid: str, key_hash: str, entry_id: str, body_hash: str, expires_epoch: int) -> dict:
+    return {**keys.idempotency(eid, key_hash), "kind": "idempotency", "entry_id": entry_id, "body_hash": body_hash,
+            "expires_at": expires_epoch}
+
+
 def payment_item(payment: Payment) -> dict:
     return {**keys.payment(payment.id), "kind": "payment", "data": payment.model_dump_json(),
             "state": payment.state, "version": payment.version, "entry_id": payment.entry_id,
@@ -128,6 +133,11 @@ class EntryRepo:
         ops.extend(extra)
         self.t.transact(ops)
 
+    def record_payment(self, before: Entry, after: Entry, payment: Payment) -> None:
+        """A desk payment: the payment record and the entry's new state in one transaction."""
+        self.transition(before, after, extra=[Op.put(payment_item(payment), condition="attribute_not_exists(PK)",
+                                                     on_fail=errors.DuplicateEntry)])
+
     def merge(self, sources: list[Entry], merged: list[Entry], new_entry: Entry) -> None:
         """Partner seekers joined into one entry: the new entry takes a place; the seekers become 'merged'."""
         ops = [Op.put(entry_item(new_entry), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
@@ -152,17 +162,20 @@ class PaymentRepo:
     def put_new(self, payment: Payment) -> None:
         self.t.put(payment_item(payment), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry)
 
-    def save(self, before: Payment, after: Payment) -> None:
-        self.t.put(payment_item(after), condition="version = :v", values={":v": before.version},
-                   on_fail=lambda: errors.VersionConflict("The payment changed meanwhile."))
+    def save(self, before: Payment, after: Payment, *, stripe_event: tuple[str, int] | None = None) -> None:
+        """Saves `after` if nobody changed `before`; with `stripe_event` (id, expiry) also records that event as
+        handled, in the same transaction, so a redelivered webhook changes nothing."""
+        self.t.transact(self.ops(before, after, stripe_event))
 
-    def save_op(self, before: Payment, after: Payment) -> Op:
-        return Op.put(payment_item(after), condition="version = :v", values={":v": before.version},
-                      on_fail=lambda: errors.VersionConflict("The payment changed meanwhile."))
-
-    def stripe_event_op(self, stripe_event_id: str, expires_epoch: int) -> Op:
-        return Op.put({**keys.stripe_event(stripe_event_id), "kind": "stripe_event", "expires_at": expires_epoch},
-                      condition="attribute_not_exists(PK)", on_fail=lambda: errors.DuplicateEntry("event already handled"))
+    def ops(self, before: Payment, after: Payment, stripe_event: tuple[str, int] | None = None) -> list[Op]:
+        """The same, as operations to join an entry's transition."""
+        ops = [Op.put(payment_item(after), condition="version = :v", values={":v": before.version},
+                      on_fail=lambda: errors.VersionConflict("The payment changed meanwhile."))]
+        if stripe_event:
+            ops.append(Op.put({**keys.stripe_event(stripe_event[0]), "kind": "stripe_event", "expires_at": stripe_event[1]},
+                              condition="attribute_not_exists(PK)",
+                              on_fail=lambda: errors.DuplicateEntry("event already handled")))
+        return ops
 
     def stripe_event_seen(self, stripe_event_id: str) -> bool:
         return self.t.get(keys.stripe_event(stripe_event_id)) is not None

@@ -77,9 +77,11 @@ class RoundRepo:
                 tables.append(json.loads(item["data"]))
         return round_doc, sorted(tables, key=lambda t: t["number"])
 
-    def save_round_doc(self, eid: str, round_doc: dict, extra: list[Op] = ()) -> None:
+    def close_round(self, eid: str, round_doc: dict, state: dict, expected_version: int) -> None:
+        """The closed round and the event state (no open round) together."""
         self.t.transact([Op.put({**keys.round_(eid, round_doc["stage"], round_doc["number"]), "kind": "round",
-                                 "data": json.dumps(round_doc, ensure_ascii=False, default=str)}), *extra])
+                                 "data": json.dumps(round_doc, ensure_ascii=False, default=str)}),
+                         self._state_op(eid, state, expected_version)])
 
     def all_rounds(self, eid: str) -> list[tuple[dict, list[dict]]]:
         """Every round with its tables, in order (one query of the event partition's ROUND# range)."""
@@ -98,17 +100,20 @@ class RoundRepo:
                 for k in sorted(rounds, key=lambda k: k[1])]
 
     # -- results
-    def update_table_op(self, eid: str, stage: int, n: int, table: dict, expected_version: int) -> Op:
-        return Op.put(self.table_item(eid, stage, n, table), condition="version = :v", values={":v": expected_version},
-                      on_fail=lambda: errors.VersionConflict(
-                          f"The result was changed by someone else (now version {expected_version + 1} or later); reload."))
+    def save_table(self, eid: str, stage: int, n: int, table: dict, expected_version: int, audit: dict) -> None:
+        """A table's new result and its audit record, only if nobody changed the table since `expected_version`."""
+        self.t.transact([
+            Op.put(self.table_item(eid, stage, n, table), condition="version = :v", values={":v": expected_version},
+                   on_fail=lambda: errors.VersionConflict(
+                       f"The result was changed by someone else (now version {expected_version + 1} or later); reload.")),
+            self._audit_op(eid, audit)])
 
-    def audit_op(self, eid: str, record: dict) -> Op:
+    def _audit_op(self, eid: str, record: dict) -> Op:
         return Op.put({**keys.audit(eid, record["id"]), "kind": "audit",
                        "data": json.dumps(record, ensure_ascii=False, default=str)})
 
     def add_audit(self, eid: str, record: dict) -> None:
-        self.t.transact([self.audit_op(eid, record)])
+        self.t.transact([self._audit_op(eid, record)])
 
     def audit(self, eid: str) -> list[dict]:
         return [json.loads(i["data"]) for i in self.t.query(keys.event_partition(eid), keys.AUDIT_PREFIX)]

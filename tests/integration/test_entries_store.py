@@ -80,10 +80,12 @@ def test_merge_and_payments(any_repos, clock):
         any_repos.payments.save(p, p2)
     assert any_repos.payments.get(p.id).state == "pending"
     assert not any_repos.payments.stripe_event_seen("evt_1")
-    any_repos.table.transact([any_repos.payments.stripe_event_op("evt_1", 1)])
+    p3 = p2.model_copy(update={"state": "confirmed", "version": 3})
+    any_repos.payments.save(p2, p3, stripe_event=("evt_1", 1))
     assert any_repos.payments.stripe_event_seen("evt_1")
-    with pytest.raises(errors.DuplicateEntry):
-        any_repos.table.transact([any_repos.payments.stripe_event_op("evt_1", 1)])
+    with pytest.raises(errors.DuplicateEntry):  # the same event again: nothing is written
+        any_repos.payments.save(p3, p3.model_copy(update={"version": 4}), stripe_event=("evt_1", 1))
+    assert any_repos.payments.get(p.id).version == 3
 
 
 def _recount(repos, eid):

@@ -29,15 +29,14 @@ def test_round_state_tables_results_and_audit(any_repos):
     doc, tables = repo.get_round("E1", 0, 1)
     assert doc["seed"] == 7 and len(tables) == 60 and tables[0]["number"] == 1
     table = dict(tables[0], status="entered", version=1, points={"a1": {"level_points": 10}})
-    repo.t.transact([repo.update_table_op("E1", 0, 1, table, 0),
-                     repo.audit_op("E1", {"id": "01A", "action": "result_entered", "who": "x", "at": "t"})])
+    repo.save_table("E1", 0, 1, table, 0, {"id": "01A", "action": "result_entered", "who": "x", "at": "t"})
     with pytest.raises(errors.VersionConflict):
-        repo.t.transact([repo.update_table_op("E1", 0, 1, table, 0)])
+        repo.save_table("E1", 0, 1, table, 0, {"id": "01C", "action": "result_changed", "who": "x", "at": "t"})
     assert repo.get_round("E1", 0, 1)[1][0]["status"] == "entered"
     repo.add_audit("E1", {"id": "01B", "action": "rejected_stale_version", "who": "y", "at": "t"})
     assert [a["action"] for a in repo.audit("E1")] == ["result_entered", "rejected_stale_version"]
     doc["status"] = "closed"
-    repo.save_round_doc("E1", doc, [repo._state_op("E1", {**got, "open_round": 0}, got["version"])])
+    repo.close_round("E1", doc, {**got, "open_round": 0}, got["version"])
     rounds = repo.all_rounds("E1")
     assert len(rounds) == 1 and rounds[0][0]["status"] == "closed" and len(rounds[0][1]) == 60
     after = repo.state("E1")
