@@ -40,10 +40,6 @@ class Out(BaseModel):
     model_config = ConfigDict(defer_build=True)
 
 
-def _utc(value: datetime) -> datetime:
-    return value.astimezone(timezone.utc) if value.tzinfo else value
-
-
 # --------------------------------------------------------------------------- tournaments
 
 def _check_timezone(value: str) -> str:
@@ -458,8 +454,6 @@ class ErrorBody(Out):
     message: str
     details: Any = None
 
-
-PHONE_RE = re.compile(r"^\+?[0-9][0-9 \-]{5,18}[0-9]$")
 
 
 # --------------------------------------------------------------------------- entries

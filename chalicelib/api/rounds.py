@@ -83,13 +83,7 @@ def get_round(ctx, eid, n):
 def get_table(ctx, eid, n, t):
     n, t = _int(n), _int(t)
     actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.header("authorization"), ctx.header("x-table-code"))
-    event = ctx.deps.repos.events.get(eid)
-    _, doc, tables = svc.load_round(ctx.deps, eid, n)
-    names = {k: v["name"] for k, v in svc.entry_names(ctx.deps, eid).items()}
-    table = res.table_view(res._find(tables, t), names)
-    return TableView(event_id=eid, event_name=event.config.name, game=event.config.game, round=n,
-                     round_status=doc["status"], method=event.config.stages[doc["stage"]].scoring.method,
-                     side=actor.side, table=table)
+    return TableView(**res.table_for_scoring(ctx.deps, eid, n, t, actor))
 
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/result", "PUT", summary="Enter or correct a table's result",

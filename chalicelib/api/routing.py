@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from chalice import CORSConfig, Response
@@ -55,7 +55,6 @@ class Ctx:
     deps: Any
     body: Any = None
     organiser: Any = None
-    extra: dict = field(default_factory=dict)
 
     def header(self, name: str) -> str | None:
         value = self.request.headers.get(name.lower()) if self.request.headers else None
@@ -107,8 +106,7 @@ def _serialise(result: Any) -> Any:
 
 def route(bp, path: str, method: str, *, summary: str, auth: str = "public",
           body: type[BaseModel] | None = None, response: type[BaseModel] | None = None, status: int = 200,
-          errors_: tuple[str, ...] = (), headers: tuple[str, ...] = (), tag: str = "", raw: bool = False,
-          parse: bool = True) -> Callable:
+          errors_: tuple[str, ...] = (), headers: tuple[str, ...] = (), tag: str = "", raw: bool = False) -> Callable:
     def decorate(fn: Callable) -> Callable:
         ROUTES.append(Endpoint(path=path, method=method, name=fn.__name__, summary=summary, auth=auth,
                                body=body, response=response, status=status, errors=errors_,
@@ -123,7 +121,7 @@ def route(bp, path: str, method: str, *, summary: str, auth: str = "public",
                 if auth == "organiser":
                     from ..services.organisers import authenticate
                     ctx.organiser = authenticate(d, request.headers.get("authorization"))
-                if body is not None and parse:
+                if body is not None:
                     ctx.body = parse_body(request, body)
                 result = fn(ctx, **params)
                 if isinstance(result, Response):

@@ -32,7 +32,7 @@ def resolve_actor(deps: Deps, eid: str, n: int, t: int, authorization: str | Non
     if not code:
         raise errors.Unauthorized("Sign in as the organiser or give the table code (X-Table-Code).")
     _, _, tables = load_round(deps, eid, n)
-    table = _find(tables, t)
+    table = find_table(tables, t)
     given = code_hash(code)
     for i, h in enumerate(table.get("code_hashes", [])):
         if hmac.compare_digest(h, given):
@@ -40,11 +40,22 @@ def resolve_actor(deps: Deps, eid: str, n: int, t: int, authorization: str | Non
     raise errors.Forbidden("这个桌号码不对 · This table code is not valid for this table.")
 
 
-def _find(tables: list[dict], t: int) -> dict:
+def find_table(tables: list[dict], t: int) -> dict:
     for table in tables:
         if table["number"] == t:
             return table
     raise errors.NotFound(f"table {t} not found")
+
+
+def table_for_scoring(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> dict:
+    """What the table-side scoring page shows: the event, the round, the table with names, and whose side."""
+    from .rounds import entry_names
+    event = deps.repos.events.get(eid)
+    _, doc, tables = load_round(deps, eid, n)
+    names = {k: v["name"] for k, v in entry_names(deps, eid).items()}
+    return {"event_id": eid, "event_name": event.config.name, "game": event.config.game, "round": n,
+            "round_status": doc["status"], "method": event.config.stages[doc["stage"]].scoring.method,
+            "side": actor.side, "table": table_view(find_table(tables, t), names)}
 
 
 def table_view(table: dict, names: dict | None = None) -> RoundTable:
@@ -68,7 +79,7 @@ def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor
     if event is None:
         raise errors.NotFound("event not found")
     state, doc, tables = load_round(deps, eid, n)
-    table = _find(tables, t)
+    table = find_table(tables, t)
     version = body.get("version")
     reason = body.get("reason", "") or ""
     if actor.kind != "organiser":
@@ -113,7 +124,7 @@ def preview_result(deps: Deps, eid: str, n: int, t: int, body: dict) -> dict:
     """Scores a result without saving it: the table-side page shows running levels/points from the engine."""
     event = deps.repos.events.get(eid)
     _, doc, tables = load_round(deps, eid, n)
-    table = _find(tables, t)
+    table = find_table(tables, t)
     stage = event.config.stages[doc["stage"]]
     sides = [Side(s["entry_id"], tuple(s["seats"])) for s in table["sides"]]
     result = {k: v for k, v in body.items() if k not in ("version", "reason")}
@@ -131,7 +142,7 @@ def _redraw_offered(state: dict, doc: dict, n: int) -> bool:
 def confirm_result(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> ResultOut:
     event = deps.repos.events.get(eid)
     _, doc, tables = load_round(deps, eid, n)
-    table = _find(tables, t)
+    table = find_table(tables, t)
     if table["status"] in ("confirmed", "forfeit"):
         raise errors.AlreadyConfirmed()
     if table["status"] != "entered":
@@ -149,7 +160,7 @@ def confirm_result(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> Result
 def record_forfeit(deps: Deps, eid: str, n: int, t: int, loser: str | None, reason: str, actor: Actor) -> ResultOut:
     event = deps.repos.events.get(eid)
     _, doc, tables = load_round(deps, eid, n)
-    table = _find(tables, t)
+    table = find_table(tables, t)
     ids = [s["entry_id"] for s in table["sides"]]
     if loser is not None and loser not in ids:
         raise errors.InvalidRequest("entry_id is not at this table")
@@ -188,7 +199,7 @@ def record_forfeit(deps: Deps, eid: str, n: int, t: int, loser: str | None, reas
 def dispute_result(deps: Deps, eid: str, n: int, t: int, reason: str, actor: Actor) -> ResultOut:
     """The other side does not agree: the result stays unconfirmed and the organiser sees why in the audit log."""
     _, doc, tables = load_round(deps, eid, n)
-    table = _find(tables, t)
+    table = find_table(tables, t)
     if table["status"] != "entered":
         raise errors.Conflict("Only an entered, unconfirmed result can be disputed.")
     if actor.kind == "side" and actor.side == table.get("entered_side"):

@@ -5,7 +5,6 @@ domain errors chosen by the caller.
 """
 from __future__ import annotations
 
-import json
 import random
 import time
 from typing import Any, Callable, Iterable, Sequence
@@ -56,14 +55,6 @@ def from_item(item: dict) -> dict:
         if type(v).__name__ == "Decimal":
             out[k] = int(v) if v == int(v) else float(v)
     return out
-
-
-def doc(model) -> str:
-    return model.model_dump_json(exclude_none=False)
-
-
-def load(item: dict, model_cls):
-    return model_cls.model_validate_json(item["data"])
 
 
 class Table:
@@ -220,10 +211,6 @@ class Op:
             body["UpdateExpression"] = self.expr
         _add_condition(body, self.condition, self.values, self.names)
         return {self.kind: body}
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def chunks(seq: Iterable, n: int):

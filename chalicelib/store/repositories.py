@@ -1,8 +1,6 @@
 """Repositories: models in, models out. The only code that knows item shapes besides keys.py."""
 from __future__ import annotations
 
-from datetime import datetime
-
 from .. import errors
 from ..models import Counters, Event, Organiser, Tournament
 from . import keys
@@ -164,7 +162,3 @@ class Repos:
         from .rounds import RoundRepo
         self.rounds = RoundRepo(self.table)
 
-
-def utcnow() -> datetime:  # pragma: no cover - the default clock, replaced in tests
-    from datetime import timezone
-    return datetime.now(timezone.utc)
