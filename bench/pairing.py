@@ -1,6 +1,8 @@
 """Pairing benchmarks, side by side in one run:
-- Swiss round 7 for 100, 1,000 and 10,000 entries (target: 10,000 under 1 s), with the reference
-  general maximum-weight matcher (networkx) where it finishes within its time limit, and rematches;
+- Swiss round 7 for 100, 1,000 and 10,000 entries (target: 10,000 under 1 s on the common path), with
+  the exact matching path forced on the same input (target: under 2 s up to 1,000 entries), the
+  reference general maximum-weight matcher (networkx) where it finishes within its time limit, and
+  rematches; late rounds of small fields (16 entries round 8, 10 entries round 8);
 - three-seat grouping: 15 players over 5 rounds (target: no two players share a table twice) and
   3,000 players (target: under 1 s)."""
 from __future__ import annotations
@@ -16,7 +18,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from chalicelib.engine.formats.seating import group_round  # noqa: E402
+from chalicelib.engine.formats import swiss  # noqa: E402
 from chalicelib.engine.formats.swiss import pair_cost, pair_round  # noqa: E402
+from tests.engine.exact_reference import min_two_sided_violations  # noqa: E402
 from tests.engine.swiss_sim import field_of, play  # noqa: E402
 
 REFERENCE_LIMIT_S = 60
@@ -52,19 +56,41 @@ def reference(cs, rnd):
     return q.get()
 
 
-def main() -> None:
-    print(f"{'entries':>8} | {'swiss round 7':>13} | {'cost':>8} | {'rematches':>9} | {'networkx reference':>28}")
-    for n in (100, 1_000, 10_000):
-        f = field_before_round(n, 7)
+def forced_matching(f, rnd):
+    """The same draw with the fast path switched off: the exact matching path's own time."""
+    saved = swiss.DP_ABOVE
+    swiss.DP_ABOVE = 10 ** 9
+    try:
         t0 = time.perf_counter()
-        d = pair_round(f, 7)
+        d = pair_round(f, rnd)
+        return time.perf_counter() - t0, d
+    finally:
+        swiss.DP_ABOVE = saved
+
+
+def main() -> None:
+    print(f"{'entries':>8} | {'round':>5} | {'draw':>8} | {'path':>9} | {'proven':>6} | {'rematches':>9} | "
+          f"{'exact path forced':>17} | {'networkx reference':>28}")
+    rows = [(100, 7, 1), (1_000, 7, 1), (10_000, 7, 1), (16, 8, 8), (10, 8, 37)]
+    for n, rnd, seed in rows:
+        f = field_before_round(n, rnd, seed)
+        t0 = time.perf_counter()
+        d = pair_round(f, rnd)
         ours = time.perf_counter() - t0
         rematches = sum(p.rematch for p in d.tables)
+        forced, fd = forced_matching(f, rnd)
+        same = "" if abs(fd.cost - d.cost) < 1e-9 else " ≠"
         byes = {b for b, _ in d.byes}
-        ref = reference([c for c in f if c.id not in byes], 7) if n <= 1_000 else None
-        ref_text = (f"{ref[0] * 1000:.0f} ms, cost {ref[1]:g}" + (" (equal)" if abs(ref[1] - d.cost) < 1e-9 else " (DIFFERS)")
-                    if ref else ("not run: O(n³) on 50M edges" if n > 1_000 else f"did not finish in {REFERENCE_LIMIT_S} s"))
-        print(f"{n:>8,} | {ours * 1000:>10.0f} ms | {d.cost:>8g} | {rematches:>9} | {ref_text:>28}")
+        ref = reference([c for c in f if c.id not in byes], rnd) if n <= 1_000 else None
+        if ref:
+            least = min_two_sided_violations(f) if n <= 100 else None
+            ref_text = f"{ref[0] * 1000:.0f} ms, cost {ref[1]:g}" + (" (equal)" if abs(ref[1] - d.cost) < 1e-9 else " (DIFFERS)")
+            if least is not None and least != rematches:
+                ref_text += f" least rematches {least} (DIFFERS)"
+        else:
+            ref_text = "not run: O(n³) on 50M edges" if n > 1_000 else f"did not finish in {REFERENCE_LIMIT_S} s"
+        print(f"{n:>8,} | {rnd:>5} | {ours * 1000:>5.0f} ms | {d.method:>9} | {str(d.exact):>6} | {rematches:>9} | "
+              f"{forced * 1000:>11.0f} ms{same:<3} | {ref_text:>28}")
 
     rng = random.Random(7)
     f = field_of(15)

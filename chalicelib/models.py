@@ -298,6 +298,11 @@ class Stage(Strict):
     advance: Advance | None = None
     carry_over: Literal["none", "full", "half"] = "none"
     separate_related: bool = Field(default=True, description="keep same-club entries apart (round 1 / groups)")
+    rematches: Literal["fewest", "forbidden"] = Field(
+        default="fewest", description="when no draw avoids a rematch: draw the fewest (named), or refuse the draw")
+    early_finish: bool | None = Field(
+        default=None, description="Swiss: an entry certain of first place stops and scores its average per round "
+                                  "(rules.md §5); default on for Guandan, off otherwise")
     scoring: Scoring | None = None
 
     @model_validator(mode="after")
@@ -357,6 +362,10 @@ class EventConfig(Strict):
                 raise ValueError(f"stages[{i}].scoring.method: {self.game} scores with {', '.join(GAME_METHODS[self.game])}")
             if i > 0 and stage.advance is None:
                 stage.advance = Advance()
+            if stage.early_finish is None:
+                stage.early_finish = self.game == "guandan" and stage.format == "swiss"
+            elif stage.early_finish and stage.format != "swiss":
+                raise ValueError(f"stages[{i}].early_finish belongs to swiss")
         if self.stages[0].carry_over != "none":
             raise ValueError("stages[0].carry_over: the first stage has nothing to carry over")
         return self

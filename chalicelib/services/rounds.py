@@ -307,6 +307,34 @@ def _contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: di
             for e in plan["entries"] if e in alive]
 
 
+def _early_finish(deps, event, stage_idx, plan, state, cs: list[Contestant], stage_round: int):
+    """rules.md §5: an entry certain of first place is not drawn again and scores its average per round.
+    Once found it stays out for the rest of the stage (the plan remembers it, with its average)."""
+    from ..engine.formats.early_finish import certain_first
+    from .standings import stage_records
+    done = plan.setdefault("early_finish", {})
+    if not done:
+        scoring = scoring_of(event, stage_idx)
+        records, _ = stage_records(deps, event, stage_idx, state)
+        sums: dict[str, dict[str, float]] = {c.id: {} for c in cs}
+        rounds: dict[str, int] = {c.id: 0 for c in cs}
+        for rec in records:
+            for e, pts in rec.points.items():
+                if e in sums:
+                    rounds[e] += 1
+                    for k, v in pts.items():
+                        sums[e][k] = sums[e].get(k, 0.0) + v
+        averages = {e: {k: round(v / rounds[e], 2) for k, v in sums[e].items()} for e in sums if rounds[e]}
+        primary = game_rules(event.config.game).point_names[scoring.method][0]
+        leader = certain_first({c.id: c.score for c in cs}, {e: a.get(primary, 0.0) for e, a in averages.items()},
+                               plan["rounds"] - stage_round + 1, game_rules(event.config.game).max_round_points(scoring))
+        if leader is None:
+            return cs, []
+        done[leader] = {"from_round": stage_round, "average": averages.get(leader, {})}
+    return ([c for c in cs if c.id not in done],
+            [f"finished early: {e} is certain of first place and scores its average per round" for e in done])
+
+
 def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables):
     """[(sides in seat order, reason)], [(bye entry, reason)], notes."""
     fmt = plan["format"]
@@ -314,9 +342,13 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables):
     rules = game_rules(event.config.game)
     if fmt in ("swiss", "special_swiss"):
         cs = _contestants(deps, event, stage_idx, plan, state)
+        notes: list[str] = []
+        if fmt == "swiss" and stage.early_finish and rules.sides_per_table == 2:
+            cs, notes = _early_finish(deps, event, stage_idx, plan, state, cs, stage_round)
         d = draw_round(fmt, cs, stage_round, seats_per_table=3 if rules.sides_per_table == 3 else 2,
-                       separate_related=stage.separate_related, rounds_left=plan["rounds"] - stage_round)
-        return [(p.sides, p.reason) for p in d.tables], d.byes, d.notes
+                       separate_related=stage.separate_related, rounds_left=plan["rounds"] - stage_round,
+                       forbid_rematches=stage.rematches == "forbidden")
+        return [(p.sides, p.reason) for p in d.tables], d.byes, notes + d.notes
     if fmt == "round_robin":
         pairs, byes = [], []
         for g, sched in enumerate(plan["schedules"], start=1):

@@ -18,10 +18,15 @@ def stage_records(deps: Deps, event: Event, stage_idx: int, state: dict | None =
     scoring = event.config.stages[stage_idx].scoring
     records: list[MatchRecord] = []
     tables_out: list[dict] = []
+    state = state if state is not None else deps.repos.rounds.state(event.id)
+    early = state.get("plans", {}).get(str(stage_idx), {}).get("early_finish", {})
     for doc, tables in rounds if rounds is not None else deps.repos.rounds.all_rounds(event.id):
         if doc["stage"] != stage_idx:
             continue
         n = doc["number"]
+        for e, info in early.items():  # finished early: its average for every round it was not drawn in
+            if doc.get("stage_round", 0) >= info["from_round"]:
+                records.append(MatchRecord(n, 0, (e,), {e: dict(info["average"])}, {}, bye=True))
         for bye, _ in doc.get("byes", []):
             if doc["format"] == "knockout":
                 continue  # a knockout bye only advances

@@ -99,9 +99,39 @@ def test_doudizhu_fifteen_players_five_rounds(local_api):
     assert api.post(f"/events/{eid}/rounds", {"seed": 9}).data["code"] == "conflict"  # every stage finished
 
 
-def guandan_cfg(method, rounds=3, **scoring):
+def guandan_cfg(method, rounds=3, early_finish=False, **scoring):
     return {"name": "掼蛋积分赛", "game": "guandan", "entry": "pair", "capacity": 40, "fee": {"amount": 0},
-            "stages": [{"format": "swiss", "rounds": rounds, "scoring": {"method": method, **scoring}}]}
+            "stages": [{"format": "swiss", "rounds": rounds, "early_finish": early_finish,
+                        "scoring": {"method": method, **scoring}}]}
+
+
+def test_guandan_swiss_early_finish_scores_the_average(local_api):
+    """rules.md §5: an entry certain of first place is not drawn in the remaining rounds and scores its
+    average per round. Four pairs, three rounds of match points: the pair that wins rounds 1 and 2 with
+    the top entry being the only one on 4 points is certain before round 3 only if nobody can reach it."""
+    api = local_api
+    tid, eid, ids = setup_event(api, guandan_cfg("match_points", rounds=4, early_finish=True), people(4, 2, "队"))
+    winner = None
+    for n in (1, 2, 3):
+        rnd = draw(api, eid, seed=n)
+        drawn = {s["entry_id"] for t in rnd["tables"] for s in t["sides"]}
+        if n == 3:
+            # After two rounds the leader has 4 (average 2); the best other has at most 2 and can reach 2 + 2·2 = 6:
+            # the leader's 4 + 2·2 = 8 is above it: certain of first place, not drawn.
+            assert winner not in drawn and any("finished early" in x for x in rnd["notes"])
+        for table in rnd["tables"]:
+            a, b = (s["entry_id"] for s in table["sides"])
+            if winner is None:
+                winner = a
+            top = a if a == winner or b != winner else b
+            other = b if top == a else a
+            enter_and_confirm(api, eid, rnd, table, {"final": {"levels": {top: 10, other: 6}}})
+        close(api, eid, n)
+    st = {r["entry_id"]: r for r in api.get(f"/events/{eid}/standings").data["standings"]}
+    # two wins (2 + 2 match points, 13+4 level difference points each) and one average round, counted by hand
+    assert st[winner]["rank"] == 1
+    assert st[winner]["points"]["match_points"] == 6
+    assert st[winner]["points"]["level_diff_points"] == 17 * 3
 
 
 def test_guandan_swiss_level_points(local_api):
@@ -241,3 +271,21 @@ def test_tractor_best_of_three_knockout(local_api):
     st = api.get(f"/events/{eid}/standings").data["standings"]
     assert [r["entry_id"] for r in st[:2]] == [b, a]
     assert st[0]["points"]["group_points"] == 2
+
+
+def test_a_draw_that_cannot_be_made_answers_422_in_chinese_first(local_api):
+    api = local_api
+    cfg = guandan_cfg("match_points", rounds=3)
+    cfg["stages"][0]["rematches"] = "forbidden"
+    tid, eid, ids = setup_event(api, cfg, people(2, 2, "队"))
+    rnd = draw(api, eid, seed=1)
+    table = rnd["tables"][0]
+    a, b = (s["entry_id"] for s in table["sides"])
+    enter_and_confirm(api, eid, rnd, table, {"final": {"levels": {a: 10, b: 6}}})
+    close(api, eid, 1)
+    r = api.post(f"/events/{eid}/rounds", {"seed": 2})
+    assert r.status_code == 422 and r.data["code"] == "no_valid_pairing"
+    assert r.data["message"].startswith("本轮无法避免重复对阵")
+    assert api.get(f"/events/{eid}").status_code == 200
+    state_rounds = api.get(f"/events/{eid}/rounds/2")
+    assert state_rounds.status_code == 404  # nothing half-written

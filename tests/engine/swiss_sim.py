@@ -26,3 +26,17 @@ def play(contestants: list[Contestant], draw, rng: random.Random) -> list[Contes
         c = by_id[e]
         by_id[e] = replace(c, score=c.score + 2, byes=c.byes + 1)
     return [by_id[c.id] for c in contestants]
+
+
+def play_three(contestants: list[Contestant], draw, rng: random.Random) -> list[Contestant]:
+    """Random table results for tables of three: 5 / 3 / 1; a bye scores 3."""
+    by_id = {c.id: c for c in contestants}
+    for p in draw.tables:
+        pts = rng.sample([5, 3, 1], 3)
+        for k, e in enumerate(p.sides):
+            c = by_id[e]
+            by_id[e] = replace(c, score=c.score + pts[k], opponents=c.opponents | (set(p.sides) - {e}))
+    for e, _ in draw.byes:
+        c = by_id[e]
+        by_id[e] = replace(c, score=c.score + 3, byes=c.byes + 1)
+    return [by_id[c.id] for c in contestants]

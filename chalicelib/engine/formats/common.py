@@ -24,9 +24,10 @@ class Contestant:
 @dataclass
 class Pairing:
     sides: list[str]                 # entry ids; side 0 is the home side
-    reason: str
+    reason: str                      # the engine's short wording (English, with ids)
     rematch: bool = False
     table: int = 0
+    why: dict = field(default_factory=dict)   # the same, structured: the pages word it (zh / en)
 
 
 @dataclass
@@ -35,6 +36,9 @@ class Draw:
     byes: list[tuple[str, str]] = field(default_factory=list)   # (entry id, reason)
     notes: list[str] = field(default_factory=list)
     cost: float = 0.0
+    bye_why: dict[str, dict] = field(default_factory=dict)   # entry id → structured reason of its bye
+    exact: bool = True               # proven least under the format's criteria
+    method: str = ""                 # which solver drew it (for notes and benchmarks)
 
 
 def rng_for(seed: int | str, *salt) -> random.Random:
@@ -51,15 +55,3 @@ def number_tables(draw: Draw, scores: dict[str, float], numbers: dict[str, int])
     for i, p in enumerate(draw.tables, start=1):
         p.table = i
     return draw
-
-
-def choose_home(a: Contestant, b: Contestant, round_no: int) -> tuple[Contestant, Contestant, str]:
-    """Home side balanced over rounds like colours in chess; equal histories fall back to the rule of
-    rules.md §5: the smaller number in odd rounds, the larger in even rounds."""
-    da, db = a.home - a.away, b.home - b.away
-    if da != db:
-        return (a, b, "home balance") if da < db else (b, a, "home balance")
-    if a.last_home is not None and b.last_home is not None and a.last_home != b.last_home:
-        return (b, a, "alternation") if a.last_home else (a, b, "alternation")
-    smaller, larger = (a, b) if a.number < b.number else (b, a)
-    return (smaller, larger, "odd round: smaller number home") if round_no % 2 else (larger, smaller, "even round: larger number home")

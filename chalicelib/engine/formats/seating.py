@@ -1,20 +1,28 @@
 """Three-seat tables (Dou Dizhu individuals) and seat assignment for every game.
 
 Tables of three are formed by current standing with as few repeated table-mates as possible over the
-event: small fields are searched exhaustively (bounded), large ones greedily within a window and then
-repaired by swaps between neighbouring tables. Byes (count not a multiple of three) go to the
-lowest-ranked players without one. Seats rotate who bids first (W, then S, then E).
+event. The fast path searches small fields (bounded, with look-ahead so an early grouping does not make
+a repeat-free later round impossible) and groups large ones greedily within a window, repaired by swaps.
+A fast answer with no repeated pair is the least possible; otherwise an exact integer programme (HiGHS)
+over every possible table finds the fewest repeats, then the lowest byes, then the closest scores — for
+the whole field up to EXACT_LIMIT players, else for the tables with repeats and their neighbours.
+Byes (count not a multiple of three) go to the lowest-ranked players without one. Seats rotate who
+bids first (W, then S, then E).
 """
 from __future__ import annotations
 
 from itertools import combinations
 from typing import Sequence
 
+from ...errors import NoValidPairing
 from .common import Contestant, Draw, Pairing, fmt
 
 SEARCH_LIMIT = 36          # fields up to this size are searched for a repeat-free grouping
-NODE_BUDGET = 200_000
+NODE_BUDGET = 200_000      # groupings tried for this round
+LOOKAHEAD_BUDGET = 300_000 # nodes of look-ahead into later rounds, shared by the whole search
 WINDOW = 8
+EXACT_LIMIT = 45           # the integer programme takes the whole field up to this size (14,190 tables)
+SCALE = 100
 
 
 def _order(contestants: Sequence[Contestant]) -> list[Contestant]:
@@ -25,27 +33,138 @@ def _repeats(group: Sequence[Contestant]) -> int:
     return sum(1 for a, b in combinations(group, 2) if b.id in a.opponents)
 
 
-def group_round(contestants: Sequence[Contestant], round_no: int, *, rounds_left: int = 0) -> Draw:
-    """Tables of three for one round. `rounds_left` (after this one) lets small fields look ahead, so an
-    early grouping does not make a repeat-free later round impossible."""
+def group_round(contestants: Sequence[Contestant], round_no: int, *, rounds_left: int = 0,
+                forbid_rematches: bool = False) -> Draw:
+    """Tables of three for one round. `rounds_left` (after this one) lets small fields look ahead."""
+    if len(contestants) < 3:
+        raise NoValidPairing("斗地主每桌三人，报到的选手不足三人 · A table needs three players: fewer than three are here.")
     ordered = _order(contestants)
-    draw = Draw(tables=[])
+    draw = Draw(tables=[], method="search")
+    byes: list[Contestant] = []
+    rest = list(ordered)
     for _ in range(len(ordered) % 3):
-        pick = next((c for c in reversed(ordered) if c.byes == 0), ordered[-1])
+        pick = next((c for c in reversed(rest) if c.byes == 0), rest[-1])
+        byes.append(pick)
+        rest.remove(pick)
+    if len(rest) <= SEARCH_LIMIT:
+        groups = _search(rest, rounds_left)
+    else:
+        groups, draw.method = _greedy(rest), "greedy"
+    if groups is None or sum(_repeats(g) for g in groups):
+        if len(ordered) <= EXACT_LIMIT:
+            groups, byes = _exact(ordered, len(ordered) % 3)
+            draw.method = "exact (integer programme)"
+        else:
+            groups = _exact_repair(groups)
+            draw.method, draw.exact = "greedy + exact repair", False
+    if forbid_rematches and sum(_repeats(g) for g in groups):
+        raise NoValidPairing("本轮无法避免同桌重复，而本项目不允许重复 · Every possible seating of this round puts "
+                             "players together again and this event forbids it.")
+    for pick in byes:
+        why = {"kind": "bye", "rule": "lowest_without_bye" if pick.byes == 0 else "second_bye"}
         draw.byes.append((pick.id, "bye: lowest without bye" if pick.byes == 0 else "bye: lowest (all had one)"))
-        ordered.remove(pick)
-    groups = _search(ordered, rounds_left) if len(ordered) <= SEARCH_LIMIT else _greedy(ordered)
-    for number, group in enumerate(groups, start=1):
+        draw.bye_why[pick.id] = why
+    place = {c.id: k for k, c in enumerate(ordered)}
+    for number, group in enumerate(sorted(groups, key=lambda g: min(place[c.id] for c in g)), start=1):
         group = sorted(group, key=lambda c: (-c.score, c.number))
         rep = _repeats(group)
         spread = f"scores {'/'.join(fmt(c.score) for c in group)}"
         reason = spread + (f"; {rep} repeated table-mate pair(s): unavoidable" if rep else "; no repeated table-mates")
         if rep:
             draw.notes.append(f"table {number}: {rep} repeated pair(s)")
+        why = {"kind": "table_of_three", "scores": [c.score for c in group], "repeats": rep}
         draw.tables.append(Pairing(sides=[c.id for c in rotate_seats(group)], reason=reason, rematch=bool(rep),
-                                   table=number))
+                                   table=number, why=why))
         draw.cost += rep
     return draw
+
+
+def _exact(ordered: list[Contestant], n_byes: int) -> tuple[list[list[Contestant]], list[Contestant]]:
+    """The least grouping by (repeats and second byes, bye places, score spread), over every table of three
+    and every bye, by an integer programme. Returns (tables, byes)."""
+    n = len(ordered)
+    scores = [round(c.score * SCALE) for c in ordered]
+    span = (max(scores) - min(scores)) if scores else 0
+    u_spread = 1
+    u_bye = u_spread * ((n // 3) * span + 1)
+    u_repeat = u_bye * (n_byes * n + 1)
+    columns: list[tuple[tuple[int, ...], float]] = []
+    for t in combinations(range(n), 3):
+        group = [ordered[k] for k in t]
+        cost = _repeats(group) * u_repeat + (scores[t[0]] - scores[t[2]]) * u_spread
+        columns.append((t, cost))
+    if n_byes:
+        for k, c in enumerate(ordered):
+            columns.append(((k,), (u_repeat if c.byes else 0) + (n - 1 - k) * u_bye))
+    chosen = solve_set_partition(n, columns, extra_rows=[([j for j, (t, _) in enumerate(columns) if len(t) == 1], n_byes)]
+                                 if n_byes else [])
+    groups = [[ordered[k] for k in t] for t in chosen if len(t) == 3]
+    byes = [ordered[t[0]] for t in chosen if len(t) == 1]
+    return groups, byes
+
+
+def solve_set_partition(n: int, columns: list[tuple[tuple[int, ...], float]],
+                        extra_rows: list[tuple[list[int], int]] = ()) -> list[tuple[int, ...]]:
+    """Chooses columns (subsets of 0..n-1 with a cost) covering every element exactly once at least total
+    cost, by HiGHS's branch and bound run to a zero gap. `extra_rows`: (column indexes, exact count)."""
+    import highspy   # imported here: only a draw that needs it pays for it
+    import numpy as np
+
+    m = len(columns)
+    starts, index = [0], []
+    for t, _ in columns:
+        index.extend(t)
+        starts.append(len(index))
+    rows = n + len(extra_rows)
+    extra_of: dict[int, list[int]] = {}
+    for r, (cols, _) in enumerate(extra_rows):
+        for j in cols:
+            extra_of.setdefault(j, []).append(n + r)
+    if extra_of:   # rebuild column-wise with the extra rows
+        starts, index = [0], []
+        for j, (t, _) in enumerate(columns):
+            index.extend(t)
+            index.extend(extra_of.get(j, []))
+            starts.append(len(index))
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = m, rows
+    lp.col_cost_ = np.array([c for _, c in columns], dtype=float)
+    lp.col_lower_, lp.col_upper_ = np.zeros(m), np.ones(m)
+    bounds = np.array([1.0] * n + [float(k) for _, k in extra_rows])
+    lp.row_lower_, lp.row_upper_ = bounds, bounds
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.array(starts, dtype=np.int32)
+    lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
+    lp.a_matrix_.value_ = np.ones(len(index))
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * m
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("mip_rel_gap", 0.0)
+    h.setOptionValue("mip_abs_gap", 0.5)   # costs are integers: a gap below 1 is optimal
+    h.passModel(lp)
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        raise RuntimeError(f"set partition not solved: {h.getModelStatus()}")
+    values = h.getSolution().col_value
+    return [columns[j][0] for j in range(m) if values[j] > 0.5]
+
+
+def _exact_repair(groups: list[list[Contestant]]) -> list[list[Contestant]]:
+    """Large fields: regroup exactly the tables with repeats together with their neighbours (by standing),
+    up to EXACT_LIMIT players at a time."""
+    groups = [list(g) for g in groups]
+    for k in [k for k, g in enumerate(groups) if _repeats(g)]:
+        if not _repeats(groups[k]):
+            continue
+        lo, hi = k, k + 1
+        while (hi - lo) * 3 + 3 <= EXACT_LIMIT and (lo > 0 or hi < len(groups)):
+            lo, hi = max(0, lo - 1), min(len(groups), hi + 1)
+        players = _order([c for g in groups[lo:hi] for c in g])
+        better, _ = _exact(players, 0)
+        if sum(map(_repeats, better)) < sum(map(_repeats, groups[lo:hi])):
+            place = {c.id: k for k, c in enumerate(players)}
+            groups[lo:hi] = sorted(better, key=lambda g: min(place[c.id] for c in g))
+    return groups
 
 
 def _groupings(players: list[str], met: dict[str, set], budget: list[int]):
@@ -82,50 +201,29 @@ def _feasible(players: list[str], met: dict[str, set], rounds: int, budget: list
     return False
 
 
-def _search(ordered: list[Contestant], rounds_left: int = 0) -> list[list[Contestant]]:
+def _search(ordered: list[Contestant], rounds_left: int = 0) -> list[list[Contestant]] | None:
     """The first repeat-free grouping, nearest by standing, from which the remaining rounds can also be
-    drawn repeat-free (checked within a budget); else the fewest repeats."""
+    drawn repeat-free, as far as one shared look-ahead budget reaches; None when the enumeration finds no
+    repeat-free grouping within its budget (the exact programme then decides)."""
     by_id = {c.id: c for c in ordered}
     ids = [c.id for c in ordered]
     met = {c.id: set(c.opponents) & set(ids) for c in ordered}
-    budget = [NODE_BUDGET]
-    fallback = None
+    budget, look = [NODE_BUDGET], [LOOKAHEAD_BUDGET]
+    first = None
     for grouping in _groupings(ids, met, budget):
-        fallback = fallback or grouping
+        first = first or grouping
+        if look[0] < 0:
+            break
         after = {p: set(m) for p, m in met.items()}
         for t in grouping:
             for x in t:
                 after[x].update(y for y in t if y != x)
-        look = [NODE_BUDGET]
-        if _feasible(ids, after, rounds_left, look) or look[0] < 0:
-            return [[by_id[x] for x in t] for t in grouping]
+        if _feasible(ids, after, rounds_left, look):
+            first = grouping
+            break
         if budget[0] < 0:
             break
-    if fallback:
-        return [[by_id[x] for x in t] for t in fallback]
-    return _fewest_repeats(ordered)
-
-
-def _fewest_repeats(ordered: list[Contestant]) -> list[list[Contestant]]:
-    best: list = [None, float("inf")]
-    nodes = [0]
-
-    def rec(rest: list[Contestant], acc: list[list[Contestant]], reps: int) -> None:
-        nodes[0] += 1
-        if reps >= best[1] or nodes[0] > NODE_BUDGET:
-            return
-        if not rest:
-            best[0], best[1] = [g[:] for g in acc], reps
-            return
-        top, others = rest[0], rest[1:]
-        for i, j in sorted(combinations(range(len(others)), 2), key=lambda p: (p[0] + p[1], p[1])):
-            group = [top, others[i], others[j]]
-            acc.append(group)
-            rec([c for k, c in enumerate(others) if k not in (i, j)], acc, reps + _repeats(group))
-            acc.pop()
-
-    rec(ordered, [], 0)
-    return best[0] if best[0] is not None else _greedy(ordered)
+    return [[by_id[x] for x in t] for t in first] if first else None
 
 
 def _greedy(ordered: list[Contestant]) -> list[list[Contestant]]:

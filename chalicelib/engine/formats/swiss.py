@@ -1,22 +1,40 @@
 """Swiss pairing for two-sided tables (Guandan and Tractor pairs, Gouji teams), and special Swiss.
 
 Entries are ordered by score (equal scores: odd rounds small number first, even rounds large number
-first, rules.md §5). The pairing minimises, exactly over matchings whose partners lie within a window
-of the order, the total cost = score differences + a rematch penalty far above any score difference
-(+ a smaller penalty for related entries in round 1). A dynamic programme over the order with the set
-of still-unpaired entries in the window as its state does this in linear time.
+first, rules.md §5). A draw minimises, in this order:
+
+  1. rematches, and a second bye for one entry (a bye is a meeting with "nobody");
+  2. related entries (same club) meeting in round 1;
+  3. the bye's place: the lowest-placed entry without a bye whose removal leaves such a pairing;
+  4. score differences across tables;
+  5. home balance under the number rule (odd rounds the smaller number is home, even rounds the larger);
+  6. distance in the order (1v2 and 3v4 rather than 1v3 and 2v4), a crossing near the top weighing a
+     little more, so floaters leave a group from its bottom and the top groups stay whole.
+
+The tiers are folded into one integer weight per pair, each tier's unit above the largest total the
+tiers below it can reach, so a maximum-weight perfect matching (rustworkx, Edmonds' blossom) is the
+lexicographic optimum. It runs on a band of the order (pairs at most `k` places apart) and the band is
+widened until tiers 1–4 meet lower bounds that every draw must pay; if they are not met the whole
+graph is solved, which is exact by construction. Very large fields try a windowed dynamic programme
+first and keep its answer only when it meets the same bounds. A draw never fails for being hard: it
+fails only when it is impossible (fewer than two entries, or rematches forbidden and unavoidable).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 from ...errors import NoValidPairing
-from .common import Contestant, Draw, Pairing, choose_home, fmt, number_tables
+from .common import Contestant, Draw, Pairing, fmt, number_tables
 
-REMATCH = 1_000_000.0
+REMATCH = 1_000_000.0      # the float costs of `pair_cost`, kept for references and benchmarks
 RELATED = 1_000.0
-WINDOW = 16
-BEAM = 32
+WINDOW = 16                # dynamic programme: partners at most this many places apart
+BEAM = 32                  # dynamic programme: states kept per step
+DP_ABOVE = 1_500           # fields larger than this try the dynamic programme first
+BAND = 12                  # the matching's first band: pairs at most this many places apart
+FULL_LIMIT = 300           # fields up to this size go to the whole graph when the band is not proven
+SCALE = 100                # scores are compared in hundredths (carry-over rounds to 2 decimals)
 
 
 def order_for_round(contestants: Sequence[Contestant], round_no: int) -> list[Contestant]:
@@ -24,15 +42,8 @@ def order_for_round(contestants: Sequence[Contestant], round_no: int) -> list[Co
     return sorted(contestants, key=lambda c: (-c.score, sign * c.number))
 
 
-def pick_bye(ordered: list[Contestant]) -> tuple[Contestant, str]:
-    """The lowest-placed entry that has not had a bye (one bye per entry)."""
-    for c in reversed(ordered):
-        if c.byes == 0:
-            return c, "bye: lowest without bye"
-    return ordered[-1], "bye: lowest (everyone has had one)"
-
-
 def pair_cost(a: Contestant, b: Contestant, round_no: int, separate_related: bool) -> float:
+    """Rematch and related penalties plus the score difference: the first tiers as one float."""
     return abs(a.score - b.score) + pair_penalty(a, b, round_no, separate_related)
 
 
@@ -45,10 +56,164 @@ def pair_penalty(a: Contestant, b: Contestant, round_no: int, separate_related: 
     return cost
 
 
+def choose_home(a: Contestant, b: Contestant, round_no: int) -> tuple[Contestant, Contestant]:
+    """rules.md §5: the smaller pairing number is home in odd rounds, the larger in even rounds."""
+    smaller, larger = (a, b) if a.number < b.number else (b, a)
+    return (smaller, larger) if round_no % 2 else (larger, smaller)
+
+
+# --------------------------------------------------------------------------- the problem and its bounds
+
+@dataclass
+class _Solution:
+    pairs: list[tuple[int, int]]      # positions in the order; the bye is paired with position n
+    tiers: tuple[int, ...]
+    method: str
+    exact: bool
+
+
+class _Problem:
+    def __init__(self, ordered: list[Contestant], round_no: int, separate_related: bool):
+        self.order = ordered
+        self.round_no = round_no
+        self.n = n = len(ordered)
+        self.odd = n % 2 == 1
+        self.related = separate_related and round_no == 1
+        self.scores = [round(c.score * SCALE) for c in ordered]
+        self.max_met = max((len(c.opponents) for c in ordered), default=0)
+        edges = n // 2 + 1
+        span = (max(self.scores) - min(self.scores)) if n else 0
+        # units of tiers 6..1: each above the most that all lower tiers together can add up to
+        self.u6 = 1
+        self.u5 = self.u6 * (edges * 2 * n * n + 1)
+        self.u4 = self.u5 * (edges * 2 + 1)
+        self.u3 = self.u4 * (edges * span + 1)
+        self.u2 = self.u3 * (n + 1)
+        self.u1 = self.u2 * (edges + 1)
+        self.top = self.u1 * (edges + 2)
+        if self.top >= 1 << 120:   # rustworkx weighs in i128: beyond ~10^5 entries drop the cosmetic tiers 5-6
+            self.u4, self.u5, self.u6 = 1, 0, 0
+            self.u3 = edges * span + 1
+            self.u2 = self.u3 * (n + 1)
+            self.u1 = self.u2 * (edges + 1)
+            self.top = self.u1 * (edges + 2)
+        self.bounds = self._bounds()
+
+    # tier values ---------------------------------------------------------------------------
+    def pair_tiers(self, i: int, j: int) -> tuple[int, int, int, int, int, int]:
+        if j == self.n:           # i takes the bye
+            c = self.order[i]
+            return (1 if c.byes else 0, 0, self.n - 1 - i, 0, 0, 0)
+        a, b = self.order[i], self.order[j]
+        home, away = choose_home(a, b, self.round_no)
+        balance = (home.home > home.away) + (away.away > away.home)
+        return (1 if b.id in a.opponents else 0,
+                1 if self.related and a.club and a.club == b.club else 0,
+                0,
+                abs(self.scores[i] - self.scores[j]),
+                balance,
+                (j - i) * 2 * self.n - (i + j - 1) * (j - i) // 2)   # Σ over boundaries crossed of (2n - k)
+
+    def weight(self, i: int, j: int) -> int:
+        t1, t2, t3, t4, t5, t6 = self.pair_tiers(i, j)
+        return self.top - (t1 * self.u1 + t2 * self.u2 + t3 * self.u3 + t4 * self.u4 + t5 * self.u5 + t6 * self.u6)
+
+    def totals(self, pairs: list[tuple[int, int]]) -> tuple[int, ...]:
+        sums = [0] * 6
+        for i, j in pairs:
+            for k, v in enumerate(self.pair_tiers(i, j)):
+                sums[k] += v
+        return tuple(sums)
+
+    def _bounds(self) -> tuple[int, int, int]:
+        """Lower bounds of tiers 1–3 that hold for every draw of this field."""
+        n = self.n
+        eligible = [i for i, c in enumerate(self.order) if not c.byes]
+        bye_at = (eligible[-1] if eligible else n - 1) if self.odd else None
+        t1 = 1 if self.odd and not eligible else 0
+        t2 = 0
+        if self.related:
+            sizes: dict[str, int] = {}
+            for c in self.order:
+                if c.club:
+                    sizes[c.club] = sizes.get(c.club, 0) + 1
+            biggest = max(sizes.values(), default=0)
+            t2 = max(0, biggest - (n + 1) // 2)   # a club larger than half the field must meet itself
+        t3 = (n - 1 - bye_at) if bye_at is not None else 0
+        return t1, t2, t3
+
+    def score_bound(self, bye: int | None) -> int:
+        """Tier 4 cannot be below pairing neighbours in score order (with the bye taken out)."""
+        rest = [s for k, s in enumerate(self.scores) if k != bye]
+        return sum(rest[k] - rest[k + 1] for k in range(0, len(rest) - 1, 2))
+
+    def proven(self, pairs: list[tuple[int, int]], tiers: tuple[int, ...]) -> bool:
+        bye = next((i for i, j in pairs if j == self.n), None)
+        return tiers[:3] == self.bounds and tiers[3] == self.score_bound(bye)
+
+
+# --------------------------------------------------------------------------- solvers
+
+def _matching(p: _Problem, band: int) -> list[tuple[int, int]] | None:
+    """A maximum-weight perfect matching over pairs at most `band` places apart (None: no perfect one)."""
+    import rustworkx as rx   # imported here: cold starts that never draw do not pay for it
+
+    n = p.n
+    vertices = n + (1 if p.odd else 0)
+    g = rx.PyGraph(multigraph=False)
+    g.add_nodes_from(range(vertices))
+    edges = [(i, j, p.weight(i, j)) for i in range(n) for j in range(i + 1, min(n, i + band + 1))]
+    if p.odd:
+        edges.extend((i, n, p.weight(i, n)) for i in range(n))
+    g.add_edges_from(edges)
+    mates = rx.max_weight_matching(g, max_cardinality=True, weight_fn=lambda w: w)
+    if 2 * len(mates) < vertices:
+        return None
+    return sorted(tuple(sorted(m)) for m in mates)
+
+
+def _solve(p: _Problem) -> _Solution:
+    n = p.n
+    if n > DP_ABOVE:
+        pairs = _dp_pairs(p)
+        if pairs is not None:
+            tiers = p.totals(pairs)
+            if p.proven(pairs, tiers):
+                return _Solution(pairs, tiers, "dp", True)
+    band = min(n - 1, max(BAND, 2 * p.max_met + 4))
+    while True:
+        pairs = _matching(p, band)
+        whole = band >= n - 1
+        if pairs is not None:
+            tiers = p.totals(pairs)
+            if whole or p.proven(pairs, tiers):
+                return _Solution(pairs, tiers, "matching" if not whole or n <= BAND + 1 else "matching (all pairs)", True)
+        band = n - 1 if n <= FULL_LIMIT else min(n - 1, band * 2)
+
+
+def _dp_pairs(p: _Problem) -> list[tuple[int, int]] | None:
+    """The fast path for very large fields: bye to the lowest eligible entry, then the windowed programme."""
+    order = list(range(p.n))
+    bye = None
+    if p.odd:
+        eligible = [i for i, c in enumerate(p.order) if not c.byes]
+        bye = eligible[-1] if eligible else p.n - 1
+        order.remove(bye)
+    try:
+        local = min_cost_pairs([p.order[i] for i in order], p.round_no, p.related)
+    except NoValidPairing:
+        return None
+    pairs = sorted((order[a], order[b]) for a, b in local)
+    if bye is not None:
+        pairs.append((bye, p.n))
+    return pairs
+
+
 def min_cost_pairs(order: Sequence[Contestant], round_no: int, separate_related: bool = False,
-                   window: int = WINDOW, beam: int = BEAM) -> tuple[list[tuple[int, int]], float]:
-    """Pairs (indexes into `order`) of least total cost among pairings whose partners are within
-    `window` places of each other. Raises NoValidPairing for an odd count."""
+                   window: int = WINDOW, beam: int = BEAM) -> list[tuple[int, int]]:
+    """Pairs (indexes into `order`) of least rematch/related/score cost among pairings whose partners lie
+    within `window` places, keeping `beam` states a step (so not always the least: callers check it).
+    Raises NoValidPairing when the beam loses every complete pairing."""
     n = len(order)
     if n % 2:
         raise NoValidPairing("an odd number of entries cannot be paired (give one a bye first)")
@@ -65,10 +230,9 @@ def min_cost_pairs(order: Sequence[Contestant], round_no: int, separate_related:
         nxt: dict[int, float] = {}
         bp: dict[int, tuple[int, int]] = {}
         met_i, club_i = met[i], clubs[i]
-        # Score differences are paid as gaps crossed: every entry still open after i pays the gap
-        # to i+1. The total is the same, but a state that defers pairing carries its debt with it.
-        # Equal totals: crossing a higher boundary costs a hair more, so the top groups stay intact and
-        # floaters come from the bottom of a group (the Swiss convention). Never outweighs half a point.
+        # Score differences are paid as gaps crossed: every entry still open after i pays the gap to i+1,
+        # so a state that defers pairing carries its debt with it. Crossing a higher boundary costs a hair
+        # more, so floaters leave a group from its bottom.
         gap = (scores[i] - scores[i + 1]) * (1 + 1e-7 * (n - i) / n) if i + 1 < n else 0.0
         for mask, c in states.items():
             m = mask
@@ -95,7 +259,6 @@ def min_cost_pairs(order: Sequence[Contestant], round_no: int, separate_related:
                     nxt[nm] = nc
                     bp[nm] = (mask, -1)
         if len(nxt) > beam:
-            # Among equal costs, fewer open entries first: deferring is never cheaper in the end.
             keep = sorted(nxt, key=lambda k: (nxt[k], k.bit_count(), k))[:beam]
             nxt = {k: nxt[k] for k in keep}
         states = nxt
@@ -109,57 +272,101 @@ def min_cost_pairs(order: Sequence[Contestant], round_no: int, separate_related:
             pairs.append((j, i))
         mask = prev
     pairs.reverse()
-    return pairs, sum(pair_cost(order[j], order[i], round_no, separate_related) for j, i in pairs)
+    return pairs
 
 
-def pair_round(contestants: Sequence[Contestant], round_no: int, *, separate_related: bool = False) -> Draw:
-    """Draws one Swiss round. Never a rematch while a legal pairing exists; else the least bad one, said."""
+# --------------------------------------------------------------------------- drawing a round
+
+def pair_round(contestants: Sequence[Contestant], round_no: int, *, separate_related: bool = False,
+               forbid_rematches: bool = False) -> Draw:
+    """Draws one Swiss round: the least draw in the order of the module's docstring. With rematches,
+    each is named; with `forbid_rematches`, a round that needs one raises NoValidPairing."""
     if len(contestants) < 2:
-        raise NoValidPairing("at least two entries are needed to draw a round")
+        raise NoValidPairing("参赛单位不足两个，无法编排 · At least two entries are needed to draw a round.")
     ordered = order_for_round(contestants, round_no)
-    draw = Draw(tables=[])
-    if len(ordered) % 2:
-        bye, reason = pick_bye(ordered)
-        draw.byes.append((bye.id, reason))
-        ordered = [c for c in ordered if c.id != bye.id]
-    pairs, cost = min_cost_pairs(ordered, round_no, separate_related)
-    if cost >= REMATCH and len(ordered) > WINDOW:
-        # A wider search before accepting a rematch (rare: late rounds of small score groups).
-        wide, wide_cost = min_cost_pairs(ordered, round_no, separate_related, window=min(len(ordered) - 1, 24), beam=8192)
-        if wide_cost < cost:
-            pairs, cost = wide, wide_cost
-    draw.cost = cost
-    natural = {}
-    for k in range(0, len(ordered) - 1, 2):
-        natural[ordered[k].id], natural[ordered[k + 1].id] = ordered[k + 1], ordered[k]
-    for i, j in pairs:
+    p = _Problem(ordered, round_no, separate_related)
+    sol = _solve(p)
+    n = p.n
+    rematches = [(ordered[i], ordered[j]) for i, j in sol.pairs if j < n and ordered[j].id in ordered[i].opponents]
+    if forbid_rematches and rematches:
+        names = "; ".join(f"{a.id} v {b.id}" for a, b in rematches)
+        raise NoValidPairing("本轮无法避免重复对阵，而本项目不允许重复对阵 · Every possible draw of this round repeats "
+                             f"a match ({names}) and this event forbids rematches.",
+                             {"rematches": [[a.id, b.id] for a, b in rematches]})
+    draw = Draw(tables=[], exact=sol.exact, method=sol.method)
+    bye_pos = next((i for i, j in sol.pairs if j == n), None)
+    if bye_pos is not None:
+        c = ordered[bye_pos]
+        lower_eligible = [x for x in ordered[bye_pos + 1:] if not x.byes]
+        if c.byes:
+            why = {"kind": "bye", "rule": "second_bye"}
+            draw.notes.append(f"second bye unavoidable: {c.id}")
+        elif lower_eligible:
+            why = {"kind": "bye", "rule": "lowest_leaving_good_pairing", "passed_over": [x.id for x in lower_eligible]}
+        else:
+            why = {"kind": "bye", "rule": "lowest_without_bye"}
+        draw.byes.append((c.id, _bye_text(why)))
+        draw.bye_why[c.id] = why
+    paired = [c for k, c in enumerate(ordered) if k != bye_pos]
+    natural: dict[str, Contestant] = {}
+    for k in range(0, len(paired) - 1, 2):
+        natural[paired[k].id], natural[paired[k + 1].id] = paired[k + 1], paired[k]
+    for i, j in sol.pairs:
+        if j == n:
+            continue
         a, b = ordered[i], ordered[j]
-        home, away, _ = choose_home(a, b, round_no)
-        rematch = b.id in a.opponents
-        if rematch:
-            reason = "rematch: no pairing without one (met before)"
+        home, away = choose_home(a, b, round_no)
+        why: dict = {}
+        if b.id in a.opponents:
+            why["kind"] = "rematch"
             draw.notes.append(f"rematch unavoidable: {a.id} v {b.id}")
         elif a.score == b.score:
-            reason = f"same score {fmt(a.score)}"
+            why.update(kind="same_score", score=a.score)
         else:
             hi, lo = (a, b) if a.score > b.score else (b, a)
-            reason = f"floated from {fmt(hi.score)} to {fmt(lo.score)}"
+            why.update(kind="float", high=hi.score, low=lo.score)
         for x in (a, b):
             nat = natural.get(x.id)
             if nat is not None and nat.id in x.opponents and nat.id not in (a.id, b.id):
-                reason += f"; avoids rematch with {nat.id}"
+                why["avoids"] = [x.id, nat.id]
                 break
-        if round_no == 1 and a.club and a.club == b.club:
-            reason += "; related entries (could not be kept apart)"
-        draw.tables.append(Pairing(sides=[home.id, away.id], reason=reason, rematch=rematch))
+        if p.related and a.club and a.club == b.club:
+            why["related"] = True
+        draw.tables.append(Pairing(sides=[home.id, away.id], reason=_pair_text(why), rematch=why["kind"] == "rematch",
+                                   why=why))
+    if rematches:
+        draw.notes.append(f"fewest rematches possible: {len(rematches)}")
+    draw.cost = sum(pair_cost(ordered[i], ordered[j], round_no, separate_related) for i, j in sol.pairs if j < n)
     return number_tables(draw, {c.id: c.score for c in contestants}, {c.id: c.number for c in contestants})
 
 
-def pair_special_round(contestants: Sequence[Contestant], round_no: int) -> Draw:
+def _pair_text(why: dict) -> str:
+    """The engine's own short wording (English, ids); the pages word `why` in Chinese and English."""
+    if why["kind"] == "rematch":
+        text = "rematch: no pairing without one (met before)"
+    elif why["kind"] == "same_score":
+        text = f"same score {fmt(why['score'])}"
+    else:
+        text = f"floated from {fmt(why['high'])} to {fmt(why['low'])}"
+    if "avoids" in why:
+        text += f"; avoids rematch with {why['avoids'][1]}"
+    if why.get("related"):
+        text += "; related entries (could not be kept apart)"
+    return text
+
+
+def _bye_text(why: dict) -> str:
+    return {"second_bye": "bye: everyone has had one",
+            "lowest_leaving_good_pairing": "bye: lowest whose bye leaves a pairing without rematches",
+            "lowest_without_bye": "bye: lowest without bye",
+            "alone_in_zone": "bye: alone in zone"}[why["rule"]]
+
+
+def pair_special_round(contestants: Sequence[Contestant], round_no: int, *, forbid_rematches: bool = False) -> Draw:
     """Special Swiss (特别积分编排): from round 2 the winners' zone (no loss yet) and the losers' zone are
     paired apart; when the winners' zone is odd, the best entry of the losers' zone joins it."""
     if round_no == 1:
-        return pair_round(contestants, 1)
+        return pair_round(contestants, 1, forbid_rematches=forbid_rematches)
     ordered = order_for_round(contestants, round_no)
     winners = [c for c in ordered if c.losses == 0]
     losers = [c for c in ordered if c.losses > 0]
@@ -169,14 +376,24 @@ def pair_special_round(contestants: Sequence[Contestant], round_no: int) -> Draw
         winners.append(best)
         notes.append(f"{best.id} joins the winners' zone (it was odd)")
     draw = Draw(tables=[], notes=notes)
-    for zone, name in ((winners, "winners' zone"), (losers, "losers' zone")):
+    for zone, name in ((winners, "winners"), (losers, "losers")):
         if not zone:
             continue
-        part = pair_round(zone, round_no) if len(zone) > 1 else Draw(tables=[], byes=[(zone[0].id, "bye: alone in zone")])
-        for p in part.tables:
-            p.reason = f"{name}: {p.reason}"
+        if len(zone) == 1:
+            why = {"kind": "bye", "rule": "alone_in_zone", "zone": name}
+            part = Draw(tables=[], byes=[(zone[0].id, _bye_text(why))], bye_why={zone[0].id: why})
+        else:
+            part = pair_round(zone, round_no, forbid_rematches=forbid_rematches)
+        for t in part.tables:
+            t.reason = f"{name}' zone: {t.reason}"
+            t.why["zone"] = name
+        for w in part.bye_why.values():
+            w["zone"] = name
         draw.tables.extend(part.tables)
         draw.byes.extend(part.byes)
+        draw.bye_why.update(part.bye_why)
         draw.notes.extend(part.notes)
         draw.cost += part.cost
+        draw.exact = draw.exact and part.exact
+    draw.method = "matching per zone"
     return number_tables(draw, {c.id: c.score for c in contestants}, {c.id: c.number for c in contestants})

@@ -22,6 +22,9 @@ class Game(Protocol):
     def bye(self, entry_id: str, options: Any) -> dict[str, float]:
         """Points for a bye."""
 
+    def max_round_points(self, options: Any) -> float:
+        """The most of the primary point one entry can score in one round (early finish, rules.md §5)."""
+
     def forfeit(self, winner: str | None, loser: str, options: Any) -> MatchScore:
         """A match not played: `loser` forfeits (winner None: both absent)."""
 

@@ -167,6 +167,9 @@ class DouDizhu:
                           opponents={eid: [o for o in ids if o != eid] for eid in ids},
                           details={"bomb_bonuses": bonuses, "deals": deals_log})
 
+    def max_round_points(self, options: Any) -> float:
+        return float(max(*options.places, options.bye_table_points))
+
     def bye(self, entry_id: str, options: Any) -> dict[str, float]:
         return {"table_points": float(options.bye_table_points), "small_points": 0.0, "landlord_deals": 0.0}
 

@@ -97,6 +97,10 @@ class Gouji:
         return MatchScore(points=points, outcome=outcome, opponents={ids[0]: [ids[1]], ids[1]: [ids[0]]},
                           details={"games": per_game}, winner=ids[winner_idx] if winner_idx is not None else None)
 
+    def max_round_points(self, options: Any) -> float:
+        best_game = sum(sorted(options.position_values, reverse=True)[:3])   # 头科, 二科 and 三科 on one team
+        return float(max(best_game * options.games_per_match, options.withdrawal_points))
+
     def bye(self, entry_id: str, options: Any) -> dict[str, float]:
         return {"position_points": float(11 * options.games_per_match), "match_points": float(options.win)}
 

@@ -155,6 +155,11 @@ class Guandan:
         return {ids[w]: {"match_points": float(options.win), "level_diff_points": float(win_ldp)},
                 ids[1 - w]: {"match_points": float(options.loss), "level_diff_points": float(26 - win_ldp)}}
 
+    def max_round_points(self, options: Any) -> float:
+        if options.method == "match_points":
+            return float(max(options.win, options.withdrawal_match_points, options.bye_match_points))
+        return float(max(options.pass_a_points, 14, options.bye_level_points))
+
     def bye(self, entry_id: str, options: Any) -> dict[str, float]:
         if options.method == "match_points":
             return {"match_points": float(options.bye_match_points),

@@ -124,6 +124,9 @@ class Tractor:
         return MatchScore(points=points, outcome={ids[w]: 1.0, ids[1 - w]: 0.0},
                           opponents={ids[0]: [ids[1]], ids[1]: [ids[0]]}, details={"games": games}, winner=ids[w])
 
+    def max_round_points(self, options: Any) -> float:
+        return 1.0
+
     def bye(self, entry_id: str, options: Any) -> dict[str, float]:
         return {"group_points": 1.0, "games_won": float(options.best_of // 2 + 1)}
 
