@@ -4,12 +4,15 @@ import os
 # No pydantic plugins are used: skip their entry-point scan (about 20 ms of every cold start).
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
 
-from chalice import Chalice, Rate  # noqa: E402
+from chalice import Rate  # noqa: E402
 
 from chalicelib.api import desk, entries, jobs, meta, organisers, public, rounds, tournaments, webhooks  # noqa: E402
+from chalicelib.api.application import CardGamesApp  # noqa: E402
+from chalicelib.api.errorshape import uniform_errors  # noqa: E402
 
-app = Chalice(app_name="cardgames")
+app = CardGamesApp(app_name="cardgames")
 app.api.binary_types.append("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+app.register_middleware(uniform_errors, "http")
 
 for blueprint in (meta, organisers, tournaments, public, entries, desk, rounds, webhooks):
     app.register_blueprint(blueprint.bp)

@@ -27,6 +27,8 @@ CURRENCY_EXPONENT = {"CNY": 2, "HKD": 2, "TWD": 2, "MOP": 2, "SGD": 2, "MYR": 2,
 
 # defer_build: validators are built on first use, not at import (keeps the Lambda cold start short).
 class Strict(BaseModel):
+    """Inputs. Request bodies are validated from JSON in strict mode, with `null` read as "not given"
+    (api.md v1.1; api/routing.parse_body)."""
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, defer_build=True)
 
 
@@ -61,8 +63,8 @@ def _check_currency(value: str) -> str:
 class TournamentIn(Strict):
     name: str = Field(min_length=1, max_length=200)
     venue: str = Field(default="", max_length=300)
-    timezone: str = "Asia/Shanghai"
-    currency: str = "CNY"
+    timezone: str = Field(default="Asia/Shanghai", min_length=1, max_length=64, description="an IANA time zone")
+    currency: str = Field(default="CNY", pattern=r"^[A-Za-z]{3}$", description="ISO 4217")
     starts_on: date
     ends_on: date | None = None
 
@@ -81,8 +83,8 @@ class TournamentIn(Strict):
 class TournamentPatch(Strict):
     name: str | None = Field(default=None, min_length=1, max_length=200)
     venue: str | None = Field(default=None, max_length=300)
-    timezone: str | None = None
-    currency: str | None = None
+    timezone: str | None = Field(default=None, min_length=1, max_length=64)
+    currency: str | None = Field(default=None, pattern=r"^[A-Za-z]{3}$")
     starts_on: date | None = None
     ends_on: date | None = None
 
@@ -196,14 +198,14 @@ def _default_level_diff_table() -> list[int]:
 
 class MatchPointsScoring(Strict):
     method: Literal["match_points"] = "match_points"
-    win: float = 2
-    draw: float = 1
-    loss: float = 0
-    bye_match_points: float = 1.5
-    bye_level_diff_points: float = 17
-    withdrawal_match_points: float = 2
-    withdrawal_level_diff_points: float = 17
-    level_diff_table: list[int] = Field(default_factory=_default_level_diff_table, min_length=2, max_length=20,
+    win: float = Field(default=2, ge=0, le=100)
+    draw: float = Field(default=1, ge=0, le=100)
+    loss: float = Field(default=0, ge=0, le=100)
+    bye_match_points: float = Field(default=1.5, ge=0, le=100)
+    bye_level_diff_points: float = Field(default=17, ge=0, le=100)
+    withdrawal_match_points: float = Field(default=2, ge=0, le=100)
+    withdrawal_level_diff_points: float = Field(default=17, ge=0, le=100)
+    level_diff_table: list[Annotated[int, Field(ge=0, le=100)]] = Field(default_factory=_default_level_diff_table, min_length=2, max_length=20,
                                         description="winner's 级差分 by level difference; loser gets 26 minus it")
     a_failure_limit: int | None = Field(default=None, ge=1, le=10)
     minutes: int = Field(default=60, ge=5, le=600)
@@ -213,17 +215,18 @@ class MatchPointsScoring(Strict):
 
 class BombBonus(Strict):
     enabled: bool = True
-    each: dict[int, int] = Field(default_factory=lambda: {3: 50, 4: 100, 5: 200, 6: 500},
-                                 description="bombs in a deal → amount to each player (the highest key applies to more)")
-    extra: int = Field(default=100, ge=0, description="to a player who made every bomb of the deal")
+    each: dict[Annotated[int, Field(ge=1, le=20)], Annotated[int, Field(ge=0, le=1_000_000)]] = Field(
+        default_factory=lambda: {3: 50, 4: 100, 5: 200, 6: 500}, max_length=20,
+        description="bombs in a deal → amount to each player (the highest key applies to more)")
+    extra: int = Field(default=100, ge=0, le=1_000_000, description="to a player who made every bomb of the deal")
 
 
 class TablePointsScoring(Strict):
     method: Literal["table_points"] = "table_points"
     deals_per_round: int = Field(default=6, ge=1, le=50)
     minutes: int = Field(default=40, ge=5, le=600)
-    places: list[float] = Field(default_factory=lambda: [5, 3, 1], min_length=3, max_length=3)
-    bye_table_points: float = 3
+    places: list[Annotated[float, Field(ge=0, le=100)]] = Field(default_factory=lambda: [5, 3, 1], min_length=3, max_length=3)
+    bye_table_points: float = Field(default=3, ge=0, le=100)
     doubling: bool = False
     bomb_bonus: BombBonus = Field(default_factory=BombBonus)
     tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["table_points", "small_points", "landlord_deals", "lots"])
@@ -232,12 +235,12 @@ class TablePointsScoring(Strict):
 class PositionPointsScoring(Strict):
     method: Literal["position_points"] = "position_points"
     games_per_match: int = Field(default=1, ge=1, le=20)
-    position_values: list[int] = Field(default_factory=lambda: [7, 5, 4, 3, 2, 1], min_length=6, max_length=6)
-    withdrawal_points: float = 32
+    position_values: list[Annotated[int, Field(ge=0, le=100)]] = Field(default_factory=lambda: [7, 5, 4, 3, 2, 1], min_length=6, max_length=6)
+    withdrawal_points: float = Field(default=32, ge=0, le=1000)
     extra_games_before_lots: int = Field(default=3, ge=0, le=10)
-    win: float = 2
-    draw: float = 1
-    loss: float = 0
+    win: float = Field(default=2, ge=0, le=100)
+    draw: float = Field(default=1, ge=0, le=100)
+    loss: float = Field(default=0, ge=0, le=100)
     tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["match_points", "position_points", "head_to_head", "lots"])
 
 
@@ -321,9 +324,9 @@ class Stage(Strict):
 
 
 class Prize(Strict):
-    place_from: int = Field(ge=1)
-    place_to: int | None = Field(default=None, ge=1)
-    amount: int = Field(default=0, ge=0, description="whole currency units, as prize tables state them")
+    place_from: int = Field(ge=1, le=100_000)
+    place_to: int | None = Field(default=None, ge=1, le=100_000)
+    amount: int = Field(default=0, ge=0, le=100_000_000, description="whole currency units, as prize tables state them")
     label: str = Field(default="", max_length=100)
 
     @model_validator(mode="after")
@@ -579,7 +582,7 @@ class OfflinePaymentIn(Strict):
 
 
 class JoinIn(Strict):
-    entry_ids: list[str] = Field(min_length=2, max_length=12)
+    entry_ids: list[Annotated[str, Field(min_length=1, max_length=64)]] = Field(min_length=2, max_length=12)
     name: str | None = Field(default=None, max_length=60)
 
 
@@ -657,7 +660,7 @@ class ResultIn(Out):
     """A table's result: `version` (0 for the first entry) and deals/games or a final summary, in the game's
     own terms (see api.md). Validated by the scoring engine, which names what is wrong."""
     model_config = ConfigDict(extra="allow", defer_build=True)
-    version: int = Field(ge=0)
+    version: int = Field(ge=0, le=1_000_000)
     reason: str = Field(default="", max_length=300, description="why a confirmed result is corrected")
 
 
@@ -670,7 +673,7 @@ class ResultOut(Out):
 
 
 class ForfeitIn(Strict):
-    entry_id: str | None = Field(default=None, description="the entry that forfeits; none: both absent")
+    entry_id: str | None = Field(default=None, max_length=64, description="the entry that forfeits; none: both absent")
     reason: str = Field(default="", max_length=300)
 
 

@@ -1,10 +1,12 @@
 """The organiser's desk: entries list and export, check-in, cash payments, withdrawals, partner joining."""
 from __future__ import annotations
 
+from typing import get_args
+
 from chalice import Blueprint, Response
 
 from .. import errors
-from ..models import Entry, JoinIn, OfflinePaymentIn, Out, WithdrawIn
+from ..models import Entry, EntryStatus, JoinIn, OfflinePaymentIn, Out, WithdrawIn
 from ..services import registration as svc
 from ..services.tournaments import own_event
 from .routing import route
@@ -28,7 +30,9 @@ def _strip(entry: Entry) -> Entry:
 
 
 @route(bp, "/events/{eid}/entries", "GET", summary="Entries with contact data (search: ?q=, ?status=)",
-       auth="organiser", response=EntryList, tag=TAG)
+       auth="organiser", response=EntryList, tag=TAG,
+       query=(("q", {"type": "string", "maxLength": 100}),
+              ("status", {"type": "string", "enum": list(get_args(EntryStatus))})))
 def list_entries(ctx, eid):
     event = own_event(ctx.deps, ctx.organiser, eid)
     entries = svc.list_entries(ctx.deps, eid, ctx.query("q"), ctx.query("status"))
@@ -36,7 +40,7 @@ def list_entries(ctx, eid):
 
 
 @route(bp, "/events/{eid}/entries/export", "GET", summary="Entries as CSV or XLSX (?format=csv|xlsx)",
-       auth="organiser", tag=TAG, raw=True)
+       auth="organiser", tag=TAG, raw=True, query=(("format", {"type": "string", "enum": ["csv", "xlsx"]}),))
 def export_entries(ctx, eid):
     from ..services.export import entries_csv, entries_xlsx
     event = own_event(ctx.deps, ctx.organiser, eid)

@@ -8,7 +8,7 @@ from pydantic.json_schema import models_json_schema
 
 from .. import errors
 from ..models import ErrorBody
-from .routing import ROUTES
+from .routing import ID_MAX_LENGTH, PATH_INTEGERS, ROUTES
 
 _AUTH_HEADERS = {"manage": "X-Manage-Token", "table": "X-Table-Code", "stripe": "Stripe-Signature"}
 # Table routes take either the organiser's Bearer token or a side's X-Table-Code.
@@ -35,8 +35,11 @@ def build_openapi() -> dict:
     paths: dict = {}
     for r in ROUTES:
         op: dict = {"operationId": r.name, "summary": r.summary, "tags": [r.tag]}
-        params = [{"name": p, "in": "path", "required": True, "schema": {"type": "string"}}
+        params = [{"name": p, "in": "path", "required": True,
+                   "schema": {"type": "integer", "minimum": 1, "maximum": PATH_INTEGERS[p]} if p in PATH_INTEGERS
+                   else {"type": "string", "minLength": 1, "maxLength": ID_MAX_LENGTH}}
                   for p in re.findall(r"{(\w+)}", r.path)]
+        params += [{"name": name, "in": "query", "required": False, "schema": schema} for name, schema in r.query]
         for h in r.headers:
             params.append({"name": h, "in": "header", "required": False, "schema": {"type": "string"}})
         if r.auth in _AUTH_HEADERS:
@@ -58,7 +61,7 @@ def build_openapi() -> dict:
         err = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
         by_status: dict[int, list[str]] = {}
         wanted = ["invalid_request"] if r.body else []
-        if r.auth == "organiser":
+        if r.auth in ("organiser", "table", "manage"):
             wanted.append("unauthorized")
         if "{" in r.path:
             wanted.append("not_found")

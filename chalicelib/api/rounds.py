@@ -163,7 +163,7 @@ def score_sheet(ctx, eid):
 
 
 @route(bp, "/events/{eid}/standings", "GET", summary="Standings with the method's tie-break chain (?stage=)",
-       auth="organiser", response=StandingsOut, tag=TAG)
+       auth="organiser", response=StandingsOut, tag=TAG, query=(("stage", {"type": "integer", "minimum": 1, "maximum": 6}),))
 def standings(ctx, eid):
     stage = ctx.query("stage")
     return st.standings_for_organiser(ctx.deps, ctx.organiser, eid, _int(stage) - 1 if stage else None)

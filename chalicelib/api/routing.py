@@ -44,6 +44,26 @@ class Endpoint:
     headers: tuple[str, ...] = ()
     tag: str = ""
     raw: bool = False              # returns a non-JSON body (file, HTML)
+    query: tuple[tuple[str, dict], ...] = ()   # (name, JSON schema) of each query parameter
+
+
+# Path parameters: round and table numbers are integers; every other one is an id (ULIDs are 26 characters).
+PATH_INTEGERS = {"n": 9_999, "t": 9_999}
+ID_MAX_LENGTH = 64
+
+
+def check_path(params: dict) -> dict:
+    """An id longer than any key, or a number that is not one, names nothing: 404 before any lookup."""
+    out = {}
+    for name, value in params.items():
+        if name in PATH_INTEGERS:
+            if not (isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 5
+                    and 1 <= int(value) <= PATH_INTEGERS[name]):
+                raise errors.NotFound(f"没有第 {value[:12]} 轮/桌 · No round or table {value[:12]!r}.")
+        elif not isinstance(value, str) or not 0 < len(value) <= ID_MAX_LENGTH or not value.isprintable():
+            raise errors.NotFound("找不到该记录 · No such record (the id is not valid).")
+        out[name] = value
+    return out
 
 
 ROUTES: list[Endpoint] = []
@@ -86,12 +106,28 @@ def parse_body(request, model: type[BaseModel]) -> BaseModel:
         raise errors.UnsupportedMediaType()
     try:
         data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+    except RecursionError:
+        raise errors.InvalidRequest("请求内容嵌套过深 · The body is nested too deeply.") from None
     except (UnicodeDecodeError, ValueError) as exc:
-        raise errors.InvalidRequest(f"The body is not valid JSON: {exc}") from None
+        raise errors.InvalidRequest(f"请求内容不是有效的 JSON · The body is not valid JSON: {exc}") from None
     try:
-        return model.model_validate(data)
+        # Validated as JSON in strict mode: no `true` for a number, no 0 for a date; pydantic's own parser
+        # also bounds the nesting depth.
+        return model.model_validate_json(json.dumps(_without_nulls(data)), strict=True)
     except ValidationError as exc:
+        if any(e["type"] == "json_invalid" for e in exc.errors()):
+            raise errors.InvalidRequest("请求内容不是有效的 JSON · The body is not valid JSON: "
+                                        f"{exc.errors()[0]['msg']}") from None
         raise errors.InvalidRequest("Some fields are not valid.", validation_details(exc)) from None
+
+
+def _without_nulls(value: Any) -> Any:
+    """`null` means "not given" (api.md v1.1): such keys are dropped, so the field takes its default."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
 
 
 def _serialise(result: Any) -> Any:
@@ -106,16 +142,18 @@ def _serialise(result: Any) -> Any:
 
 def route(bp, path: str, method: str, *, summary: str, auth: str = "public",
           body: type[BaseModel] | None = None, response: type[BaseModel] | None = None, status: int = 200,
-          errors_: tuple[str, ...] = (), headers: tuple[str, ...] = (), tag: str = "", raw: bool = False) -> Callable:
+          errors_: tuple[str, ...] = (), headers: tuple[str, ...] = (), tag: str = "", raw: bool = False,
+          query: tuple[tuple[str, dict], ...] = ()) -> Callable:
     def decorate(fn: Callable) -> Callable:
         ROUTES.append(Endpoint(path=path, method=method, name=fn.__name__, summary=summary, auth=auth,
                                body=body, response=response, status=status, errors=errors_,
-                               headers=headers, tag=tag or bp.__class__.__name__, raw=raw))
+                               headers=headers, tag=tag or bp.__class__.__name__, raw=raw, query=query))
 
         @functools.wraps(fn)
         def view(**params):
             request = bp.current_request
             try:
+                params = check_path(params)
                 d = deps()
                 ctx = Ctx(request=request, deps=d)
                 if auth == "organiser":

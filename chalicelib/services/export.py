@@ -1,20 +1,39 @@
-"""Entries as CSV (UTF-8 with BOM, so Excel shows Chinese names) and XLSX (openpyxl)."""
+"""Entries as CSV (UTF-8 with BOM, so Excel shows Chinese names) and XLSX (openpyxl).
+
+Cells that a spreadsheet would read as a formula (=, +, -, @, tab, CR first: OWASP's CSV injection list)
+get a leading apostrophe in both formats, and XLSX cells are written as strings, never formulas: the
+sheet also holds phone numbers. Money is shown in the currency's own unit (JPY has no minor unit)."""
 from __future__ import annotations
 
 import csv
 import io
 
-from ..models import Entry
+from ..models import CURRENCY_EXPONENT, Entry
 
 HEADERS = ["编号 id", "名称 name", "单位 club", "队员 members", "电话 phone", "状态 status", "应付 due",
-           "已付 paid", "付款 payment", "签到 checked in", "报名时间 registered"]
+           "已付 paid", "币种 currency", "付款 payment", "签到 checked in", "报名时间 registered"]
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise(value):
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def money(amount: int, currency: str):
+    """Minor units → the currency's unit: 2000 JPY is 2000, 2000 CNY is 20.00."""
+    exponent = CURRENCY_EXPONENT.get(currency.upper(), 2)
+    return amount if exponent == 0 else round(amount / 10 ** exponent, exponent)
 
 
 def _rows(entries: list[Entry]):
     for e in entries:
-        yield [e.id, e.name, e.club, "、".join(m.name for m in e.members),
-               " ".join(m.phone for m in e.members if m.phone), e.status, e.amount_due / 100, e.amount_paid / 100,
-               e.payment_state, "是" if e.checked_in else "", e.created_at.strftime("%Y-%m-%d %H:%M")]
+        row = [e.id, e.name, e.club, "、".join(m.name for m in e.members),
+               " ".join(m.phone for m in e.members if m.phone), e.status, money(e.amount_due, e.currency),
+               money(e.amount_paid, e.currency), e.currency, e.payment_state, "是" if e.checked_in else "",
+               e.created_at.strftime("%Y-%m-%d %H:%M")]
+        yield [neutralise(v) for v in row]
 
 
 def entries_csv(entries: list[Entry]) -> str:
@@ -31,11 +50,13 @@ def entries_xlsx(entries: list[Entry], title: str) -> bytes:
     wb = Workbook()
     ws = wb.active
     ws.title = "entries"
-    ws.append([title])
-    ws.append(HEADERS)
-    for row in _rows(entries):
-        ws.append(row)
-    for col, width in zip("ABCDEFGHIJK", (28, 18, 18, 24, 16, 16, 8, 8, 10, 8, 18)):
+    for r, row in enumerate([[neutralise(title)], HEADERS, *_rows(entries)], start=1):
+        for c, value in enumerate(row, start=1):
+            cell = ws.cell(row=r, column=c)
+            cell.value = value
+            if isinstance(value, str):
+                cell.data_type = "s"   # text, even when it looks like a formula
+    for col, width in zip("ABCDEFGHIJKL", (28, 18, 18, 24, 16, 16, 8, 8, 6, 10, 8, 18)):
         ws.column_dimensions[col].width = width
     out = io.BytesIO()
     wb.save(out)

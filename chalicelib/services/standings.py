@@ -99,6 +99,9 @@ def event_standings(deps: Deps, event: Event, stage: int | None = None, *, state
                     rounds: list | None = None, entries: list | None = None) -> StandingsOut:
     state = state or deps.repos.rounds.state(event.id)
     idx = state.get("stage", 0) if stage is None else stage
+    if not 0 <= idx < len(event.config.stages):
+        from .. import errors
+        raise errors.NotFound(f"本项目没有第 {idx + 1} 阶段 · This event has no stage {idx + 1}.")
     result = stage_standings(deps, event, idx, state, rounds)
     names = {e.id: e for e in (entries if entries is not None else deps.repos.entries.list(event.id))}
     scoring = event.config.stages[idx].scoring

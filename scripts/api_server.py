@@ -1,0 +1,38 @@
+"""Serves the API locally with waitress, a production WSGI server: a worker pool, a large listen backlog and
+many open connections, where `chalice local` (http.server) reset connections under a hall's load.
+
+    python -m scripts.api_server --host 0.0.0.0 --port 8000 [--threads 32]
+
+The environment (table, endpoints, stage) comes from scripts/dev.py's local_env()."""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--threads", type=int, default=int(os.environ.get("API_THREADS", "32")))
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("STAGE", "local")
+    logging.basicConfig(level=logging.WARNING)
+    from waitress import serve
+
+    import app
+    from scripts.wsgi import wsgi_app
+    # backlog: connections the kernel queues while every thread is busy (a hall of phones at the same
+    # moment); connection_limit: open keep-alive connections before new ones wait.
+    serve(wsgi_app(app.app), host=args.host, port=args.port, threads=args.threads, backlog=2048,
+          connection_limit=2000, channel_timeout=60, clear_untrusted_proxy_headers=True, ident="cardgames")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+"""Issue 12: each hole the black-box probe found, shown closed by a test that failed before the fix."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.factories import guandan_event, tournament_body
+
+
+@pytest.fixture
+def ids(api):
+    tid = api.post("/tournaments", tournament_body()).data["id"]
+    eid = api.post(f"/tournaments/{tid}/events", guandan_event()).data["id"]
+    return tid, eid
+
+
+@pytest.fixture
+def wsgi(moto_repos):
+    import app
+    from werkzeug.test import Client
+
+    from scripts.wsgi import wsgi_app
+    return Client(wsgi_app(app.app))
+
+
+def test_deeply_nested_json_is_a_400(api, ids):
+    tid, _ = ids
+    for depth in (300, 5000):
+        r = api.post("/tournaments", raw="[" * depth + "]" * depth)
+        assert r.status_code == 400 and r.data["code"] == "invalid_request", depth
+    r = api.patch(f"/tournaments/{tid}", raw='{"name": ' + "[" * 5000 + "]" * 5000 + "}")
+    assert r.status_code == 400
+
+
+def test_path_ids_longer_than_a_key_are_404(api, ids):
+    _, eid = ids
+    long = "x" * 3000
+    for path in (f"/tournaments/{long}", f"/events/{long}/standings", f"/events/{eid}/rounds/{long}",
+                 f"/events/{eid}/rounds/1/tables/{long}", f"/entries/{long}"):
+        r = api.get(path)
+        assert r.status_code == 404 and r.data["code"] == "not_found", (path, r.status_code)
+
+
+def test_null_means_not_given(api, ids):
+    tid, eid = ids
+    r = api.patch(f"/tournaments/{tid}", {"ends_on": None, "venue": None})
+    assert r.status_code == 200 and r.data["ends_on"] == "2026-12-12" and r.data["venue"] == "南宁"
+    body = {"name": "一队", "club": None, "members": [{"name": "甲", "phone": "13800000001", "email": None},
+                                                     {"name": "乙", "phone": None}]}
+    r = api.post(f"/events/{eid}/entries", body, headers={"Idempotency-Key": "null-club-0000000001"})
+    assert r.status_code == 201, r.data
+    assert r.data["entry"]["club"] == ""
+
+
+def test_standings_of_a_stage_that_does_not_exist_is_404(api, ids):
+    _, eid = ids
+    for stage in ("99", "0", "-1", "abc"):
+        r = api.get(f"/events/{eid}/standings?stage={stage}")
+        assert 400 <= r.status_code < 500 and r.data["code"] in ("not_found", "invalid_request"), stage
+
+
+def test_strict_types(api, ids):
+    tid, _ = ids
+    r = api.post(f"/tournaments/{tid}/events", guandan_event(capacity=True))
+    assert r.status_code == 400 and "capacity" in json.dumps(r.data["details"])
+    r = api.post("/tournaments", tournament_body(starts_on=0))
+    assert r.status_code == 400 and "starts_on" in json.dumps(r.data["details"])
+    r = api.post(f"/tournaments/{tid}/events", guandan_event(capacity=40.0))
+    assert r.status_code == 400
+
+
+def test_every_error_carries_code_and_message(wsgi, api):
+    r = wsgi.get("/no/such/path")
+    assert r.status_code == 404 and r.get_json()["code"] == "not_found" and r.get_json()["message"]
+    r = wsgi.delete("/tournaments")
+    assert r.status_code == 405 and r.get_json()["code"] == "method_not_allowed"
+    r = wsgi.post("/tournaments", data=b"<x/>", headers={"Content-Type": "application/vnd.weird",
+                                                          "Authorization": f"Bearer {api.token}"})
+    assert r.status_code == 415 and r.get_json()["code"] == "unsupported_media_type"
+    r = wsgi.get("/tournaments/%23x%3F/events")
+    assert r.status_code in (401, 404) and "code" in r.get_json()
+
+
+def test_openapi_declares_bounds_and_integer_path_parameters():
+    from chalicelib.api.openapi import build_openapi
+    doc = build_openapi()
+    op = doc["paths"]["/events/{eid}/rounds/{n}/tables/{t}"]["get"]
+    kinds = {p["name"]: p["schema"] for p in op["parameters"] if p["in"] == "path"}
+    assert kinds["n"]["type"] == "integer" and kinds["t"]["type"] == "integer"
+    assert kinds["eid"]["maxLength"] <= 64
+    q = doc["paths"]["/events/{eid}/standings"]["get"]["parameters"]
+    assert any(p["name"] == "stage" and p["in"] == "query" and p["schema"]["type"] == "integer" for p in q)
+
+
+def _export(api, eid, fmt):
+    headers = {"Accept": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"} if fmt == "xlsx" else {}
+    r = api.get(f"/events/{eid}/entries/export?format={fmt}", headers=headers)
+    assert r.status_code == 200
+    return r.body
+
+
+FORMULAS = ['=HYPERLINK("http://x","y")', "+cmd|' /C calc'!A0", "@SUM(1)", "-2+3"]
+
+
+def test_exports_never_carry_live_formulas(api, ids):
+    import csv
+    import io
+    import zipfile
+
+    from openpyxl import load_workbook
+    tid, _ = ids
+    eid = api.post(f"/tournaments/{tid}/events", guandan_event(fee={"amount": 0})).data["id"]
+    for k, name in enumerate(FORMULAS):
+        body = {"name": name, "club": name, "members": [{"name": name, "phone": f"1380000000{k}"}, {"name": "乙"}]}
+        assert api.post(f"/events/{eid}/entries", body, headers={"Idempotency-Key": f"formula-entry-000{k}"}).status_code == 201
+    rows = list(csv.reader(io.StringIO(_export(api, eid, "csv").decode("utf-8-sig"))))
+    cells = [c for row in rows[1:] for c in row]
+    assert not [c for c in cells if c[:1] in ("=", "+", "-", "@")], cells
+    assert "'=HYPERLINK(\"http://x\",\"y\")" in cells
+    data = _export(api, eid, "xlsx")
+    sheet_xml = zipfile.ZipFile(io.BytesIO(data)).read("xl/worksheets/sheet1.xml").decode()
+    assert "<f>" not in sheet_xml  # no formula element anywhere
+    ws = load_workbook(io.BytesIO(data)).active
+    values = [c.value for row in ws.iter_rows(min_row=3) for c in row]
+    assert all(not (isinstance(v, str) and v[:1] in "=+-@") for v in values)
+
+
+def test_exports_use_the_currencys_own_unit(api):
+    import csv
+    import io
+    tid = api.post("/tournaments", tournament_body(currency="JPY")).data["id"]
+    eid = api.post(f"/tournaments/{tid}/events", guandan_event(fee={"amount": 2000, "per": "entry"})).data["id"]
+    body = {"name": "東京", "members": [{"name": "山田", "phone": "13800000009"}, {"name": "佐藤"}]}
+    assert api.post(f"/events/{eid}/entries", body, headers={"Idempotency-Key": "yen-entry-00000001"}).status_code == 201
+    rows = list(csv.DictReader(io.StringIO(_export(api, eid, "csv").decode("utf-8-sig"))))
+    assert rows[0]["应付 due"] == "2000" and rows[0]["币种 currency"] == "JPY"
