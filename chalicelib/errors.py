@@ -106,6 +106,10 @@ class RateLimited(DomainError):
     code, status, default_message = "rate_limited", 429, "Too many requests; wait a moment."
 
 
+class Misconfigured(DomainError):
+    code, status, default_message = "misconfigured", 500, "The server is not configured for this."
+
+
 class PaymentError(DomainError):
     code, status, default_message = "payment_unavailable", 502, "The payment provider could not be reached."
 
@@ -140,6 +144,10 @@ class InvalidSignature(DomainError):
 
 class StaleSignature(DomainError):
     code, status, default_message = "stale_signature", 400, "The webhook is too old (replayed?)."
+
+
+class SessionMismatch(Conflict):
+    code, default_message = "session_mismatch", "The Checkout session does not belong to this payment."
 
 
 class AmountMismatch(RuleViolation):

@@ -609,6 +609,7 @@ class Payment(Loose):
     payment_intent: str | None = None
     failure: str | None = None
     reference: str = ""
+    amount_refunded: int = 0         # refunded so far (a partial refund keeps the entry)
     created_at: datetime
     updated_at: datetime
     version: int = 1

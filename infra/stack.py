@@ -145,11 +145,24 @@ class PlatformStack(cdk.Stack):
         rest_api.add_property_override("MethodSettings", [{
             "ResourcePath": "/*", "HttpMethod": "*",
             "ThrottlingRateLimit": 500 if prod else 50, "ThrottlingBurstLimit": 1000 if prod else 100}])
+        # Every answer API Gateway gives itself carries {code, message} too (api.md v1.1): unknown paths and
+        # methods (its "Missing Authentication Token" 403) become 404 not_found.
+        def body(code: str, message: str) -> dict:
+            return {"application/json": f'{{"code": "{code}", "message": "{message}"}}'}
+        cors = {"Headers": {"Access-Control-Allow-Origin": "'*'"}}
         rest_api.add_property_override("GatewayResponses", {
-            "THROTTLED": {"StatusCode": 429, "ResponseTemplates": {
-                "application/json": '{"code": "rate_limited", "message": "Too many requests; wait a moment."}'}},
-            "DEFAULT_5XX": {"ResponseTemplates": {
-                "application/json": '{"code": "internal_error", "message": "Something went wrong on our side."}'}},
+            "THROTTLED": {"StatusCode": 429, "ResponseParameters": cors,
+                          "ResponseTemplates": body("rate_limited", "请求过于频繁 · Too many requests; wait a moment.")},
+            "MISSING_AUTHENTICATION_TOKEN": {"StatusCode": 404, "ResponseParameters": cors,
+                                             "ResponseTemplates": body("not_found", "没有这个地址 · No such path.")},
+            "UNSUPPORTED_MEDIA_TYPE": {"StatusCode": 415, "ResponseParameters": cors, "ResponseTemplates": body(
+                "unsupported_media_type", "请发送 JSON · Send the body as application/json.")},
+            "REQUEST_TOO_LARGE": {"StatusCode": 413, "ResponseParameters": cors,
+                                  "ResponseTemplates": body("payload_too_large", "请求内容过大 · The body is too large.")},
+            "DEFAULT_4XX": {"ResponseParameters": cors,
+                            "ResponseTemplates": body("invalid_request", "请求无效 · The request is not valid.")},
+            "DEFAULT_5XX": {"ResponseParameters": cors,
+                            "ResponseTemplates": body("internal_error", "服务器出错 · Something went wrong on our side.")},
         })
 
         # ------------------------------------------------------------ alarms

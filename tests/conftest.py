@@ -16,6 +16,8 @@ os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 os.environ.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
 os.environ.pop("STRIPE_SECRET_KEY", None)
+# chalice.test.Client runs the "dev" stage, which has no built-in table-code secret (issue 12)
+os.environ.setdefault("TABLE_CODE_SECRET", "test-only-table-code-secret")
 
 from chalicelib import bootstrap  # noqa: E402
 from chalicelib.config import get_settings  # noqa: E402

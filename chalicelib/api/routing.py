@@ -75,6 +75,7 @@ class Ctx:
     deps: Any
     body: Any = None
     organiser: Any = None
+    token_id: str | None = None
 
     def header(self, name: str) -> str | None:
         value = self.request.headers.get(name.lower()) if self.request.headers else None
@@ -157,8 +158,8 @@ def route(bp, path: str, method: str, *, summary: str, auth: str = "public",
                 d = deps()
                 ctx = Ctx(request=request, deps=d)
                 if auth == "organiser":
-                    from ..services.organisers import authenticate
-                    ctx.organiser = authenticate(d, request.headers.get("authorization"))
+                    from ..services.organisers import authenticate_token
+                    ctx.organiser, ctx.token_id = authenticate_token(d, request.headers.get("authorization"))
                 if body is not None:
                     ctx.body = parse_body(request, body)
                 result = fn(ctx, **params)

@@ -100,6 +100,10 @@ class StripeGateway:
             raise errors.InvalidSignature("Webhooks are not configured (no signing secret).")
         if not signature:
             raise errors.InvalidSignature("The Stripe-Signature header is missing.")
+        stamp = dict(part.split("=", 1) for part in signature.split(",") if "=" in part).get("t", "")
+        if stamp.isdigit() and int(stamp) > (now if now is not None else time.time()) + TOLERANCE_SECONDS:
+            # stripe checks only for old signatures; one dated ahead of the clock is as suspect
+            raise errors.StaleSignature("The webhook signature is dated in the future.")
         try:
             event = self.client().construct_event(payload, signature, self._webhook_secret, tolerance=TOLERANCE_SECONDS)
         except stripe.SignatureVerificationError as exc:
@@ -109,7 +113,10 @@ class StripeGateway:
         except ValueError:
             raise errors.InvalidRequest("The webhook body is not valid JSON.") from None
         data = event.to_dict() if hasattr(event, "to_dict") else dict(event)
-        return WebhookEvent(id=data["id"], type=data["type"], obj=data.get("data", {}).get("object", {}))
+        obj = (data.get("data") or {}).get("object")
+        if not isinstance(data.get("id"), str) or not isinstance(data.get("type"), str) or not isinstance(obj, dict):
+            raise errors.InvalidRequest("The webhook event has no id, type or object.")
+        return WebhookEvent(id=data["id"], type=data["type"], obj=obj)
 
 
 def sign_payload(payload: bytes, secret: str, timestamp: int | None = None) -> str:

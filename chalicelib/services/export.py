@@ -8,7 +8,8 @@ from __future__ import annotations
 import csv
 import io
 
-from ..models import CURRENCY_EXPONENT, Entry
+from ..models import Entry
+from ..money import money
 
 HEADERS = ["编号 id", "名称 name", "单位 club", "队员 members", "电话 phone", "状态 status", "应付 due",
            "已付 paid", "币种 currency", "付款 payment", "签到 checked in", "报名时间 registered"]
@@ -19,12 +20,6 @@ def neutralise(value):
     if isinstance(value, str) and value.startswith(FORMULA_START):
         return "'" + value
     return value
-
-
-def money(amount: int, currency: str):
-    """Minor units → the currency's unit: 2000 JPY is 2000, 2000 CNY is 20.00."""
-    exponent = CURRENCY_EXPONENT.get(currency.upper(), 2)
-    return amount if exponent == 0 else round(amount / 10 ** exponent, exponent)
 
 
 def _rows(entries: list[Entry]):

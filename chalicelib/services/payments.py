@@ -56,6 +56,9 @@ def _session_completed(deps: Deps, event) -> dict:
     if payment is None:
         deps.repos.payments.mark_stripe_event(*_seen(deps, event.id))
         return {"status": "ignored", "reason": "unknown payment"}
+    if payment.session_id and obj.get("id") != payment.session_id:
+        log.error("session mismatch on payment %s", payment.id)
+        raise errors.SessionMismatch("The Checkout session of this event is not the payment's own session.")
     amount, currency = obj.get("amount_total"), (obj.get("currency") or "").upper()
     if amount != payment.amount or currency != payment.currency:
         log.error("amount mismatch on payment %s", payment.id)
@@ -139,6 +142,10 @@ def _charge_refunded(deps: Deps, event) -> dict:
     if payment is None:
         deps.repos.payments.mark_stripe_event(*_seen(deps, event.id))
         return {"status": "ignored"}
+    refunded_amount = event.obj.get("amount_refunded")
+    full = bool(event.obj.get("refunded")) or (isinstance(refunded_amount, int) and refunded_amount >= payment.amount)
+    if not full:
+        return _partial_refund(deps, payment, refunded_amount if isinstance(refunded_amount, int) else 0, event.id)
     if payment.state != "refunded":
         refunded = payment.model_copy(update={"state": "refunded", "updated_at": deps.clock(),
                                               "version": payment.version + 1})
@@ -153,6 +160,29 @@ def _charge_refunded(deps: Deps, event) -> dict:
         deps.repos.entries.transition(entry, entry.model_copy(update={
             "payment_state": "refunded", "version": entry.version + 1}), take_place=False)
     return {"status": "refunded"}
+
+
+def _partial_refund(deps: Deps, payment: Payment, refunded: int, seen: str) -> dict:
+    """Part of the money went back (a refund from the Stripe dashboard, say): the amount is recorded and
+    the entry keeps its place. Stripe reports the running total, so a redelivery changes nothing."""
+    delta = refunded - payment.amount_refunded
+    if delta <= 0:
+        deps.repos.payments.mark_stripe_event(*_seen(deps, seen))
+        return {"status": "partial_refund", "amount_refunded": payment.amount_refunded}
+    now = deps.clock()
+    after = payment.model_copy(update={"amount_refunded": refunded, "updated_at": now, "version": payment.version + 1})
+    entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
+    extra = deps.repos.payments.ops(payment, after, _seen(deps, seen))
+    if entry is None:
+        deps.repos.payments.save(payment, after, stripe_event=_seen(deps, seen))
+    else:
+        from ..money import money
+        deps.repos.entries.transition(entry, entry.model_copy(update={
+            "amount_paid": max(0, entry.amount_paid - delta), "version": entry.version + 1, "updated_at": now,
+            "notices": [*entry.notices, f"部分退款 {money(delta, payment.currency)} {payment.currency} · "
+                                        f"Partly refunded: {money(delta, payment.currency)} {payment.currency}"]}),
+            extra=extra, take_place=False)
+    return {"status": "partial_refund", "amount_refunded": refunded}
 
 
 def sweep_expired_holds(deps: Deps, limit: int = 200) -> dict:

@@ -33,11 +33,20 @@ def resolve_actor(deps: Deps, eid: str, n: int, t: int, authorization: str | Non
         raise errors.Unauthorized("Sign in as the organiser or give the table code (X-Table-Code).")
     _, _, tables = load_round(deps, eid, n)
     table = find_table(tables, t)
+    now = deps.clock()
+    window, key = int(now.timestamp() // 60), f"{eid}#{n}#{t}"
+    if deps.repos.rates.hits("tablecode", key, window) >= WRONG_CODES_PER_MINUTE:
+        raise errors.RateLimited("桌号码错误次数过多，请一分钟后再试 · Too many wrong table codes for this table: "
+                                 "wait a minute and try again.")
     given = code_hash(code)
     for i, h in enumerate(table.get("code_hashes", [])):
         if hmac.compare_digest(h, given):
             return Actor("side", f"table {t} side {i + 1}", side=i)
+    deps.repos.rates.hit("tablecode", key, window, int(now.timestamp()) + 180)
     raise errors.Forbidden("这个桌号码不对 · This table code is not valid for this table.")
+
+
+WRONG_CODES_PER_MINUTE = 5
 
 
 def find_table(tables: list[dict], t: int) -> dict:

@@ -28,22 +28,34 @@ CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 
 # --------------------------------------------------------------------------- table codes
 
-def table_code(eid: str, number: int, table: int, side: int) -> str:
-    """A side's table code, derived with the server secret so cards can be reprinted; only hashes are stored."""
+CODE_LENGTH = 10   # 50 bits from 32 symbols: with a handful of guesses a minute per table, hopeless to guess
+
+
+def _table_secret() -> bytes:
     from ..config import get_settings, secret_string
     settings = get_settings()
     if settings.table_code_secret:
-        secret = settings.table_code_secret.encode()
-    elif settings.table_code_secret_arn:
-        secret = secret_string(settings.table_code_secret_arn).encode()
-    else:
-        secret = b"local-development-only"
-    digest = hmac.new(secret, f"{eid}:{number}:{table}:{side}".encode(), hashlib.sha256).digest()
-    return "".join(CODE_ALPHABET[b % len(CODE_ALPHABET)] for b in digest[:6])
+        return settings.table_code_secret.encode()
+    if settings.table_code_secret_arn:
+        return secret_string(settings.table_code_secret_arn).encode()
+    if settings.stage == "local":
+        return b"local-development-only"
+    raise errors.Misconfigured("TABLE_CODE_SECRET is not set for this stage: table codes cannot be made.")
+
+
+def table_code(eid: str, number: int, table: int, side: int) -> str:
+    """A side's table code, derived with the server secret so cards can be reprinted; only hashes are stored."""
+    digest = hmac.new(_table_secret(), f"{eid}:{number}:{table}:{side}".encode(), hashlib.sha256).digest()
+    return "".join(CODE_ALPHABET[b % len(CODE_ALPHABET)] for b in digest[:CODE_LENGTH])
+
+
+def normalise_code(code: str) -> str:
+    return re.sub(r"[\s\-]", "", code or "").upper()
 
 
 def code_hash(code: str) -> str:
-    return hashlib.sha256(code.strip().upper().encode()).hexdigest()
+    """Keyed with the server secret (HMAC): a leaked table cannot be searched for its codes offline."""
+    return hmac.new(_table_secret(), b"code:" + normalise_code(code).encode(), hashlib.sha256).hexdigest()
 
 
 # --------------------------------------------------------------------------- helpers

@@ -59,6 +59,16 @@ def organiser_token(token_hash: str) -> dict:
     return {"PK": f"ORGTOKEN#{token_hash}", "SK": "META"}
 
 
+def organiser_token_record(oid: str, token_id: str) -> dict:
+    """The listed record of one token (label, parent, when); the pointer above is what authenticates."""
+    return {"PK": f"ORG#{oid}", "SK": f"TOKEN#{token_id}"}
+
+
+def rate_counter(scope: str, key: str, window: int) -> dict:
+    """Attempts in one time window (e.g. wrong table codes a minute); expires with the window."""
+    return {"PK": f"RATE#{scope}#{key}", "SK": f"W#{window}"}
+
+
 def organiser_tournament(oid: str, tid: str) -> dict:
     return {"PK": f"ORG#{oid}", "SK": f"TOURN#{tid}"}
 

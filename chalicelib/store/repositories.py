@@ -4,7 +4,7 @@ from __future__ import annotations
 from .. import errors
 from ..models import Counters, Event, Organiser, Tournament
 from . import keys
-from .dynamo import Op, Table
+from .dynamo import Op, Table, chunks
 
 
 def _doc_item(key: dict, model, kind: str, **extra) -> dict:
@@ -15,33 +15,56 @@ class OrganiserRepo:
     def __init__(self, table: Table):
         self.t = table
 
-    def create(self, organiser: Organiser, token_hash: str) -> None:
+    def create(self, organiser: Organiser, token: dict) -> None:
         self.t.transact([
             Op.put(_doc_item(keys.organiser(organiser.id), organiser, "organiser"),
                    condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
-            Op.put({**keys.organiser_token(token_hash), "kind": "organiser_token", "organiser_id": organiser.id},
-                   condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
+            *self._token_ops(organiser.id, token),
         ])
+
+    @staticmethod
+    def _token_ops(oid: str, token: dict) -> list[Op]:
+        """A token: its pointer by hash (authenticates) and its listed record (label, parent), together."""
+        return [
+            Op.put({**keys.organiser_token(token["hash"]), "kind": "organiser_token", "organiser_id": oid,
+                    "token_id": token["id"]}, condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
+            Op.put({**keys.organiser_token_record(oid, token["id"]), "kind": "organiser_token_record", **token},
+                   condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
+        ]
 
     def get(self, oid: str) -> Organiser | None:
         item = self.t.get(keys.organiser(oid))
         return Organiser.model_validate_json(item["data"]) if item else None
 
-    def by_token_hash(self, token_hash: str) -> Organiser | None:
+    def by_token_hash(self, token_hash: str) -> tuple[Organiser, str] | None:
+        """(organiser, token id) of a live token."""
         pointer = self.t.get(keys.organiser_token(token_hash))
         if not pointer:
             return None
         organiser = self.get(pointer["organiser_id"])
         if organiser is None or organiser.revoked:
             return None
-        return organiser
+        return organiser, pointer.get("token_id", "")
 
-    def add_token(self, oid: str, token_hash: str) -> None:
-        self.t.put({**keys.organiser_token(token_hash), "kind": "organiser_token", "organiser_id": oid},
-                   condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry)
+    def add_token(self, oid: str, token: dict) -> None:
+        self.t.transact(self._token_ops(oid, token))
 
-    def revoke_token(self, token_hash: str) -> None:
-        self.t.delete(keys.organiser_token(token_hash), condition="attribute_exists(PK)", on_fail=errors.NotFound)
+    def tokens(self, oid: str) -> list[dict]:
+        return [{k: v for k, v in item.items() if k not in ("PK", "SK", "kind", "hash")}
+                for item in self.t.query(keys.organiser_partition(oid), "TOKEN#")]
+
+    def revoke_tokens(self, oid: str, token_ids: list[str]) -> None:
+        """Deletes the tokens (record and pointer) in one transaction per batch."""
+        records = {item["id"]: item for item in self.t.query(keys.organiser_partition(oid), "TOKEN#")}
+        ops = []
+        for tid in token_ids:
+            rec = records.get(tid)
+            if rec is None:
+                continue
+            ops.append(Op.delete(keys.organiser_token_record(oid, tid)))
+            ops.append(Op.delete(keys.organiser_token(rec["hash"])))
+        for batch in chunks(ops, 100):
+            self.t.transact(batch)
 
     def revoke(self, oid: str) -> None:
         """Revoke the organiser: every one of its tokens stops working."""
@@ -50,6 +73,23 @@ class OrganiserRepo:
             raise errors.NotFound("organiser not found")
         organiser.revoked = True
         self.t.put(_doc_item(keys.organiser(oid), organiser, "organiser"))
+
+
+class RateRepo:
+    """Counters of attempts per time window, for limits such as wrong table codes or failed sign-ins."""
+
+    def __init__(self, table: Table):
+        self.t = table
+
+    def hits(self, scope: str, key: str, window: int) -> int:
+        item = self.t.get(keys.rate_counter(scope, key, window), consistent=True)
+        return int(item["hits"]) if item else 0
+
+    def hit(self, scope: str, key: str, window: int, expires_epoch: int) -> int:
+        """Counts one attempt; returns the window's count so far (atomic ADD)."""
+        out = self.t.update(keys.rate_counter(scope, key, window), "ADD hits :one SET expires_at = :exp",
+                            values={":one": 1, ":exp": expires_epoch})
+        return int(out["hits"])
 
 
 class TournamentRepo:
@@ -154,6 +194,7 @@ class Repos:
     def __init__(self, table: Table | None = None):
         self.table = table or Table()
         self.organisers = OrganiserRepo(self.table)
+        self.rates = RateRepo(self.table)
         self.tournaments = TournamentRepo(self.table)
         self.events = EventRepo(self.table)
         from .entries import EntryRepo, PaymentRepo

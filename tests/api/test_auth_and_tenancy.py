@@ -65,10 +65,29 @@ def test_revoked_token_stops_at_once(chalice_client):
     _, token = create_organiser(bootstrap.deps(), "临时")
     api = Api(chalice_client, token)
     assert api.get("/tournaments").status_code == 200
-    second = api.post("/organiser/tokens").data["token"]
+    second = api.post("/organiser/tokens", {"label": "laptop"}).data
     assert api.delete("/organiser/tokens/current").status_code == 200
     assert api.get("/tournaments").status_code == 401
-    assert api.get("/tournaments", token=second).status_code == 200
+    # a token issued from the revoked one stops with it (no heirs survive a stolen token)
+    assert api.get("/tournaments", token=second["token"]).status_code == 401
+
+
+def test_organiser_lists_and_revokes_its_tokens(chalice_client):
+    from tests.factories import Api
+    _, first = create_organiser(bootstrap.deps(), "令牌管理")
+    api = Api(chalice_client, first)
+    child = api.post("/organiser/tokens", {"label": "results script"}).data
+    grandchild = Api(chalice_client, child["token"]).post("/organiser/tokens", {"label": "phone"}).data
+    listed = api.get("/organiser/tokens").data["tokens"]
+    assert [t["label"] for t in listed] == ["first token", "results script", "phone"]
+    assert [t["current"] for t in listed] == [True, False, False]
+    assert first not in repr(listed) and child["token"] not in repr(listed)
+    revoked = api.delete(f"/organiser/tokens/{child['id']}").data["revoked"]
+    assert set(revoked) == {child["id"], grandchild["id"]}
+    assert api.get("/tournaments", token=child["token"]).status_code == 401
+    assert api.get("/tournaments", token=grandchild["token"]).status_code == 401
+    assert api.get("/tournaments").status_code == 200
+    assert api.delete(f"/organiser/tokens/{child['id']}").status_code == 404
 
 
 def test_tokens_are_stored_only_hashed(moto_repos):

@@ -135,3 +135,106 @@ def test_exports_use_the_currencys_own_unit(api):
     assert api.post(f"/events/{eid}/entries", body, headers={"Idempotency-Key": "yen-entry-00000001"}).status_code == 201
     rows = list(csv.DictReader(io.StringIO(_export(api, eid, "csv").decode("utf-8-sig"))))
     assert rows[0]["应付 due"] == "2000" and rows[0]["币种 currency"] == "JPY"
+
+
+# ----------------------------------------------------------------------------- payments
+
+def _paid_entry(api, tid, fake_stripe, capacity=5):
+    from tests.api.test_registration import make_event, pair, register, webhook
+    eid = make_event(api, tid, capacity=capacity)
+    r = register(api, eid, pair()).data
+    sid = list(fake_stripe.sessions)[-1]
+    paid = fake_stripe.pay(sid, "pi_part")
+    assert webhook(api, "evt_paid_1", "checkout.session.completed", paid).data["status"] == "confirmed"
+    return eid, r, paid
+
+
+def _view(api, r):
+    return api.get(f"/entries/{r['entry']['id']}", token=None, headers={"X-Manage-Token": r["manage_token"]}).data
+
+
+def test_partial_refund_keeps_the_entry_and_records_the_amount(api, ids, fake_stripe):
+    from tests.api.test_registration import webhook
+    tid, _ = ids
+    eid, r, paid = _paid_entry(api, tid, fake_stripe)
+    charge = {"id": "ch_1", "object": "charge", "payment_intent": "pi_part", "metadata": paid["metadata"],
+              "amount": 4000, "amount_refunded": 1000, "refunded": False}
+    assert webhook(api, "evt_part_1", "charge.refunded", charge).data["status"] == "partial_refund"
+    v = _view(api, r)
+    assert v["status"] == "confirmed" and v["amount_paid"] == 3000 and v["payment_state"] == "paid"
+    # redelivered with the same running total: nothing more; a later full refund cancels
+    assert webhook(api, "evt_part_2", "charge.refunded", charge).data["status"] == "partial_refund"
+    assert _view(api, r)["amount_paid"] == 3000
+    full = {**charge, "amount_refunded": 4000, "refunded": True}
+    assert webhook(api, "evt_full", "charge.refunded", full).data["status"] == "refunded"
+    assert _view(api, r)["status"] == "cancelled"
+
+
+def test_completed_session_must_be_the_payments_own(api, ids, fake_stripe):
+    from tests.api.test_registration import make_event, pair, register, webhook
+    tid, _ = ids
+    eid = make_event(api, tid)
+    r = register(api, eid, pair()).data
+    sid = list(fake_stripe.sessions)[-1]
+    paid = dict(fake_stripe.pay(sid, "pi_x"))
+    paid["id"] = "cs_someone_else"
+    res = webhook(api, "evt_wrong_session", "checkout.session.completed", paid)
+    assert res.status_code == 409 and res.data["code"] == "session_mismatch"
+    assert _view(api, r)["status"] == "pending_payment"
+
+
+def test_webhook_signatures_from_the_future_and_events_without_id(api, ids, fake_stripe):
+    import time as _time
+
+    from chalicelib.payments.stripe_gateway import sign_payload
+    from tests.api.conftest import WEBHOOK_SECRET
+    payload = b'{"id": "evt_f", "object": "event", "type": "ping", "data": {"object": {}}}'
+    future = sign_payload(payload, WEBHOOK_SECRET, int(_time.time()) + 3600)
+    r = api.post("/webhooks/stripe", raw=payload, token=None, headers={"Stripe-Signature": future})
+    assert r.status_code == 400 and r.data["code"] == "stale_signature"
+    no_id = b'{"object": "event", "type": "ping", "data": {"object": {}}}'
+    r = api.post("/webhooks/stripe", raw=no_id, token=None, headers={"Stripe-Signature": sign_payload(no_id, WEBHOOK_SECRET)})
+    assert r.status_code == 400 and r.data["code"] == "invalid_request"
+
+
+# ----------------------------------------------------------------------------- table codes
+
+def test_table_codes_are_long_keyed_and_rate_limited(api, clock, monkeypatch):
+    from tests.api.play import draw, people, setup_event
+    cfg = {"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": 40, "fee": {"amount": 0},
+           "stages": [{"format": "swiss", "rounds": 3, "scoring": {"method": "level_points"}}]}
+    tid, eid, _ = setup_event(api, cfg, people(4, 2, "队"))
+    rnd = draw(api, eid)
+    t1 = rnd["tables"][0]
+    code = t1["codes"][0]
+    assert len(code) >= 10
+    base = f"/events/{eid}/rounds/{rnd['number']}/tables/1"
+    # stored hashes are keyed with the server secret, not bare SHA-256 of the code
+    import hashlib
+    stored = bootstrap_table(api, eid, rnd["number"])
+    assert hashlib.sha256(code.encode()).hexdigest() not in stored
+    # typed with spaces or a dash and in lower case, it still works
+    spaced = code[:5].lower() + "-" + code[5:]
+    assert api.get(base, token=None, headers={"X-Table-Code": spaced}).status_code == 200
+    for _ in range(5):
+        assert api.get(base, token=None, headers={"X-Table-Code": "WRONGCODE1"}).status_code == 403
+    limited = api.get(base, token=None, headers={"X-Table-Code": "WRONGCODE1"})
+    assert limited.status_code == 429 and limited.data["code"] == "rate_limited" and "一分钟" in limited.data["message"]
+    assert api.get(base, token=None, headers={"X-Table-Code": code}).status_code == 429   # the table waits a minute
+    assert api.get(base).status_code == 200      # the organiser is not held up
+    clock.advance(minutes=1)
+    assert api.get(base, token=None, headers={"X-Table-Code": code}).status_code == 200
+    # outside the local stage there is no built-in secret
+    monkeypatch.setenv("STAGE", "prod")
+    monkeypatch.delenv("TABLE_CODE_SECRET")
+    from chalicelib.config import get_settings
+    get_settings.cache_clear()
+    r = api.post(f"/events/{eid}/rounds/{rnd['number']}/tables/1/confirm", token=None, headers={"X-Table-Code": code})
+    assert r.status_code == 500 and r.data["code"] == "misconfigured"
+
+
+def bootstrap_table(api, eid, n) -> str:
+    from chalicelib import bootstrap
+    from chalicelib.store import dynamo
+    items = dynamo.client().scan(TableName=bootstrap.deps().repos.table.name)["Items"]
+    return repr([i for i in items if "ROUND" in i.get("SK", {}).get("S", "")])

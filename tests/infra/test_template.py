@@ -144,3 +144,15 @@ def test_api_throttles_with_the_rate_limited_code(template):
     throttled = api["Properties"]["GatewayResponses"]["THROTTLED"]
     assert throttled["StatusCode"] == 429
     assert json.loads(throttled["ResponseTemplates"]["application/json"])["code"] == "rate_limited"
+
+
+def test_gateway_answers_carry_the_error_body(template):
+    _, tpl = template
+    (api,) = [v for v in tpl["Resources"].values() if v["Type"] == "AWS::Serverless::Api"]
+    responses = api["Properties"]["GatewayResponses"]
+    missing = responses["MISSING_AUTHENTICATION_TOKEN"]
+    assert missing["StatusCode"] == 404
+    assert json.loads(missing["ResponseTemplates"]["application/json"])["code"] == "not_found"
+    for kind in ("UNSUPPORTED_MEDIA_TYPE", "DEFAULT_4XX", "DEFAULT_5XX", "THROTTLED"):
+        body = json.loads(responses[kind]["ResponseTemplates"]["application/json"])
+        assert set(body) == {"code", "message"}, kind

@@ -10,10 +10,14 @@ from chalicelib.ids import hash_secret, new_id
 from chalicelib.models import Event, EventConfig, Organiser, Tournament
 
 
+def _token(token_hash, parent=""):
+    return {"id": new_id(), "hash": token_hash, "label": "t", "parent": parent, "created_at": "2026-12-01T00:00:00"}
+
+
 def _organiser(repos, clock, name="甲"):
     org = Organiser(id=new_id(), name=name, created_at=clock())
     token_hash = hash_secret(new_id())
-    repos.organisers.create(org, token_hash)
+    repos.organisers.create(org, _token(token_hash))
     return org, token_hash
 
 
@@ -35,16 +39,18 @@ def _event(repos, clock, t, capacity=10):
 def test_organiser_create_lookup_token_and_revoke(any_repos, clock):
     org, token_hash = _organiser(any_repos, clock)
     assert any_repos.organisers.get(org.id).name == "甲"
-    assert any_repos.organisers.by_token_hash(token_hash).id == org.id
+    assert any_repos.organisers.by_token_hash(token_hash)[0].id == org.id
     assert any_repos.organisers.by_token_hash(hash_secret("wrong")) is None
     other = hash_secret("second")
-    any_repos.organisers.add_token(org.id, other)
+    record = _token(other)
+    any_repos.organisers.add_token(org.id, record)
     with pytest.raises(errors.DuplicateEntry):
-        any_repos.organisers.add_token(org.id, other)
-    any_repos.organisers.revoke_token(other)
+        any_repos.organisers.add_token(org.id, _token(other))   # the same secret twice: refused whole
+    assert len(any_repos.organisers.tokens(org.id)) == 2
+    assert all("hash" not in t for t in any_repos.organisers.tokens(org.id))
+    any_repos.organisers.revoke_tokens(org.id, [record["id"]])
     assert any_repos.organisers.by_token_hash(other) is None
-    with pytest.raises(errors.NotFound):
-        any_repos.organisers.revoke_token(other)
+    assert len(any_repos.organisers.tokens(org.id)) == 1
     any_repos.organisers.revoke(org.id)
     assert any_repos.organisers.by_token_hash(token_hash) is None
     with pytest.raises(errors.NotFound):
@@ -55,7 +61,7 @@ def test_organiser_create_is_all_or_nothing(any_repos, clock):
     org, token_hash = _organiser(any_repos, clock)
     clash = Organiser(id=new_id(), name="乙", created_at=clock())
     with pytest.raises(errors.DuplicateEntry):
-        any_repos.organisers.create(clash, token_hash)  # same token hash → the whole write is refused
+        any_repos.organisers.create(clash, _token(token_hash))  # same token hash → the whole write is refused
     assert any_repos.organisers.get(clash.id) is None
 
 
