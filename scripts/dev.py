@@ -68,9 +68,8 @@ def run() -> None:
     print(f"Starting the API on 127.0.0.1:{API_PORT} …", flush=True)
     api_log = open(DATA / "api.log", "ab")
     procs.append(subprocess.Popen(
-        [str(Path(sys.executable).parent / "chalice"), "local", "--host", "127.0.0.1", "--port", str(API_PORT),
-         "--stage", "local", "--no-autoreload"], cwd=str(ROOT), env=env, stdout=api_log, stderr=subprocess.STDOUT,
-        start_new_session=True))
+        [sys.executable, "-m", "scripts.api_server", "--host", "127.0.0.1", "--port", str(API_PORT)],
+        cwd=str(ROOT), env=env, stdout=api_log, stderr=subprocess.STDOUT, start_new_session=True))
     procs.append(subprocess.Popen(
         [sys.executable, "-m", "scripts.site_server", "--port", str(SITE_PORT), "--frontend", str(ROOT / "frontend"),
          "--published", str(DATA / "site"), "--api", f"http://127.0.0.1:{API_PORT}"], cwd=str(ROOT), env=env,

@@ -1,4 +1,4 @@
-"""The real stack for browser tests: DynamoDB Local, `chalice local`, the static site server, and Debian's
+"""The real stack for browser tests: DynamoDB Local, the API under waitress (as `make run`), the static site server, and Debian's
 Chromium driven by Playwright. Started here and stopped at the end of the session."""
 from __future__ import annotations
 
@@ -30,9 +30,8 @@ def stack(ddb_local_endpoint):
     dynamo.reset_client()
     schema.ensure_table(dynamo.client(), table)
     log = open(ROOT / ".data" / "e2e-api.log", "ab")
-    api = subprocess.Popen([str(Path(sys.executable).parent / "chalice"), "local", "--host", "127.0.0.1", "--port",
-                            str(api_port), "--stage", "local", "--no-autoreload"], cwd=str(ROOT), env=env,
-                           stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    api = subprocess.Popen([sys.executable, "-m", "scripts.api_server", "--host", "127.0.0.1", "--port", str(api_port)],
+                           cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     site = subprocess.Popen([sys.executable, "-m", "scripts.site_server", "--port", str(site_port), "--frontend",
                              str(ROOT / "frontend"), "--published", publish_dir, "--api", f"http://127.0.0.1:{api_port}"],
                             cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
