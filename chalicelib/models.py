@@ -241,7 +241,8 @@ class PositionPointsScoring(Strict):
     win: float = Field(default=2, ge=0, le=100)
     draw: float = Field(default=1, ge=0, le=100)
     loss: float = Field(default=0, ge=0, le=100)
-    tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["match_points", "position_points", "head_to_head", "lots"])
+    # seed 002: "累计得分按总分数排出名次" — places by total points first
+    tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["position_points", "match_points", "head_to_head", "lots"])
 
 
 class LevelTableScoring(Strict):

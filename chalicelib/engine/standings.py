@@ -109,6 +109,9 @@ def compute(entries: Iterable[str], records: Sequence[MatchRecord], chain: Seque
         return out
 
     ordered: list[list[str]] = []
+    # rules.md §1: when a step leaves a smaller group still level, the chain starts again for exactly that
+    # group from its first relative key (head-to-head among just those entries), before going on.
+    first_relative = next((i for i, k in enumerate(chain) if k in relative), None)
 
     def split(group: list[str], depth: int) -> None:
         if len(group) == 1 or depth == len(chain):
@@ -127,7 +130,9 @@ def compute(entries: Iterable[str], records: Sequence[MatchRecord], chain: Seque
             j = i
             while j + 1 < len(group) and vals[group[j + 1]] == vals[group[i]]:
                 j += 1
-            split(group[i:j + 1], depth + 1)
+            sub = group[i:j + 1]
+            restart = (first_relative is not None and first_relative <= depth and 1 < len(sub) < len(group))
+            split(sub, first_relative if restart else depth + 1)
             i = j + 1
 
     # The first key splits everyone: do it with one sort instead of recursion (10k entries).

@@ -48,7 +48,9 @@ def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None
     rules = game_rules(event.config.game)
     names = list(rules.point_names[scoring.method])
     records, tables = stage_records(deps, event, stage_idx, state, rounds)
-    if plan["format"] == "round_robin":
+    if event.config.game == "gouji":
+        records = _gouji_withdrawals(deps, event, plan, records, scoring)
+    elif plan["format"] == "round_robin":
         records = _without_early_withdrawals(deps, event, plan, records, tables)
     chain = list(scoring.tiebreaks)
     carry = {e: dict(v) for e, v in plan.get("carry", {}).items()}
@@ -87,6 +89,34 @@ def _without_early_withdrawals(deps: Deps, event: Event, plan: dict, records: li
         if played * 2 < scheduled:
             removed.add(e)
     return [r for r in records if not (set(r.entries) & removed)]
+
+
+def _gouji_withdrawals(deps: Deps, event: Event, plan: dict, records: list[MatchRecord], scoring) -> list[MatchRecord]:
+    """rules.md §3 (seed 002): when a team withdraws, every team drawn against it scores `withdrawal_points`
+    (32) for that match, played or not: its played results are replaced, its scheduled ones added."""
+    withdrawn = {e.id for e in deps.repos.entries.list(event.id) if e.status == "withdrawn"} & set(plan["entries"])
+    if not withdrawn:
+        return records
+    opponents: dict[str, dict[str, int]] = {w: {} for w in withdrawn}   # withdrawn → opponent → round
+    for sched in plan.get("schedules", []):
+        for rnd, matches in enumerate(sched, start=1):
+            for a, b in matches:
+                for w, o in ((a, b), (b, a)):
+                    if w in withdrawn and o is not None:
+                        opponents[w].setdefault(o, rnd)
+    for rec in records:
+        if not rec.bye:
+            for w in withdrawn & set(rec.entries):
+                for o in rec.entries:
+                    if o != w:
+                        opponents[w].setdefault(o, rec.round)
+    kept = [r for r in records if not (withdrawn & set(r.entries))]
+    for w, opps in opponents.items():
+        for o, rnd in opps.items():
+            points = {o: {"position_points": float(scoring.withdrawal_points), "match_points": float(scoring.win)},
+                      w: {"position_points": 0.0, "match_points": float(scoring.loss)}}
+            kept.append(MatchRecord(rnd, 0, (o, w), points, {o: 1.0, w: 0.0}))
+    return kept
 
 
 def _row(r) -> dict:

@@ -289,3 +289,28 @@ def test_a_draw_that_cannot_be_made_answers_422_in_chinese_first(local_api):
     assert api.get(f"/events/{eid}").status_code == 200
     state_rounds = api.get(f"/events/{eid}/rounds/2")
     assert state_rounds.status_code == 404  # nothing half-written
+
+
+def test_gouji_round_robin_withdrawal_gives_32_to_every_opponent(local_api):
+    """rules.md §3 (seed 002): a team withdraws during the round robin → every team drawn against it scores 32
+    for that match, played or not (the Guandan 'fewer than half' rule does not apply)."""
+    api = local_api
+    cfg = {"name": "够级循环赛", "game": "gouji", "entry": {"kind": "team", "size": 3}, "capacity": 8, "fee": {"amount": 0},
+           "stages": [{"format": "round_robin"}]}
+    tid, eid, ids = setup_event(api, cfg, people(4, 3, "队"))
+    rnd = draw(api, eid)
+    quitter = rnd["tables"][0]["sides"][1]["entry_id"]
+    beaten_by_quitter = rnd["tables"][0]["sides"][0]["entry_id"]
+    # the quitter wins its first match 16:6 (seats 2,4,6 take 头科, 二科, 三科)
+    enter_and_confirm(api, eid, rnd, rnd["tables"][0], {"games": [{"order": [2, 4, 6, 1, 3, 5]}]})
+    enter_and_confirm(api, eid, rnd, rnd["tables"][1], {"games": [{"order": [1, 2, 3, 4, 5, 6]}]})
+    close(api, eid, rnd["number"])
+    assert api.post(f"/events/{eid}/entries/{quitter}/withdraw", {"reason": "退赛"}).status_code == 200
+    st = {r["entry_id"]: r for r in api.get(f"/events/{eid}/standings").data["standings"]}
+    # its first-round opponent lost 6:16 but now scores 32 for that match; the two it had still to meet get 32 too
+    assert st[beaten_by_quitter]["points"]["position_points"] == 32
+    others = set(ids) - {quitter, beaten_by_quitter}
+    for e in others:
+        assert st[e]["points"]["position_points"] >= 32
+    assert st[quitter]["points"]["position_points"] == 0
+    assert st[quitter]["rank"] == 4
