@@ -228,6 +228,8 @@ class TablePointsScoring(Strict):
     places: list[Annotated[float, Field(ge=0, le=100)]] = Field(default_factory=lambda: [5, 3, 1], min_length=3, max_length=3)
     bye_table_points: float = Field(default=3, ge=0, le=100)
     doubling: bool = False
+    max_doublings_per_deal: int = Field(default=8, ge=1, le=15, description="plausibility: bombs + rocket + spring "
+                                        "in one deal (8: 256×; more is refused as a typing error)")
     bomb_bonus: BombBonus = Field(default_factory=BombBonus)
     tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["table_points", "small_points", "landlord_deals", "lots"])
 

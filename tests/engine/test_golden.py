@@ -82,9 +82,9 @@ DDZ_SIDES = [Side("P1", ("W",)), Side("P2", ("S",)), Side("P3", ("E",))]
 def test_doudizhu_deal(case):
     if "error" in case:
         with pytest.raises(InvalidResult, match=case["error"]):
-            deal_small_points(case["deal"], 1, case.get("doubling", False))
+            deal_small_points(case["deal"], 1, case.get("doubling", False), case.get("max_doublings", 8))
         return
-    assert deal_small_points(case["deal"], 1, case.get("doubling", False)) == case["points"]
+    assert deal_small_points(case["deal"], 1, case.get("doubling", False), case.get("max_doublings", 15)) == case["points"]
 
 
 @pytest.mark.parametrize("case", DDZ["table_points"], ids=ids(DDZ["table_points"]))

@@ -11,7 +11,13 @@ MAX_BOMBS = 13          # one deck: thirteen four-of-a-kind bombs
 MAX_ROCKETS = 1         # one deck: one pair of jokers
 
 
-def deal_small_points(deal: dict, n: int, doubling: bool = False) -> dict[str, int]:
+def max_deal_points(doubling: bool, max_doublings: int) -> int:
+    """The most a landlord can win or lose in one deal: bid 3, every doubling (bombs, rocket, spring), and
+    each farmer's doubling and redoubling when on."""
+    return 2 * 3 * 2 ** max_doublings * (4 if doubling else 1)
+
+
+def deal_small_points(deal: dict, n: int, doubling: bool = False, max_doublings: int = 14) -> dict[str, int]:
     """小分 of one deal by seat; zero-sum. Raises InvalidResult naming what is wrong."""
     require(isinstance(deal, dict), f"deal {n} must be an object", deal=n)
     landlord = deal.get("landlord")
@@ -28,7 +34,10 @@ def deal_small_points(deal: dict, n: int, doubling: bool = False) -> dict[str, i
     require(not (spring and reverse), f"deal {n}: spring and reverse spring cannot both happen", deal=n)
     require(not spring or winner == "landlord", f"deal {n}: a spring needs the landlord to win", deal=n)
     require(not reverse or winner == "farmers", f"deal {n}: a reverse spring needs the farmers to win", deal=n)
-    multiplier = 2 ** (sum(bombs.values()) + sum(rockets.values()) + (1 if spring or reverse else 0))
+    doublings = sum(bombs.values()) + sum(rockets.values()) + (1 if spring or reverse else 0)
+    require(doublings <= max_doublings, f"deal {n}: {doublings} doublings (bombs, rocket, spring) is more than this "
+            f"event allows in one deal ({max_doublings})", deal=n)
+    multiplier = 2 ** doublings
     unit = bid * multiplier
     sign = 1 if winner == "landlord" else -1
     doubles = _seat_counts(deal.get("doubles"), n, "doubles") if doubling else {}
@@ -124,10 +133,14 @@ class DouDizhu:
             require(isinstance(final, dict) and isinstance(final.get("small_points"), dict),
                     "final needs 'small_points' per player")
             small = {}
+            # plausibility: no player can win or lose more than the round's deals allow
+            bound = options.deals_per_round * max_deal_points(options.doubling, options.max_doublings_per_deal)
             for eid in ids:
                 v = final["small_points"].get(eid)
                 require(isinstance(v, int) and not isinstance(v, bool), "small points must be whole numbers",
                         entry_id=eid, got=v)
+                require(abs(v) <= bound, f"小分 {v} 超出本轮可能的范围 (±{bound}) · small points {v} are more than "
+                        f"{options.deals_per_round} deals can give (±{bound})", entry_id=eid, got=v)
                 small[eid] = v
             require(sum(small.values()) == 0, "Dou Dizhu small points must sum to zero",
                     total=sum(small.values()))
@@ -147,7 +160,7 @@ class DouDizhu:
             landlord = {eid: 0 for eid in ids}
             deals_log = []
             for n, deal in enumerate(deals, start=1):
-                by_seat = deal_small_points(deal, n, options.doubling)
+                by_seat = deal_small_points(deal, n, options.doubling, options.max_doublings_per_deal)
                 for seat, v in by_seat.items():
                     small[seat_of[seat]] += v
                 landlord[seat_of[deal["landlord"]]] += 1
