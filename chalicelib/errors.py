@@ -146,6 +146,18 @@ class StaleSignature(DomainError):
     code, status, default_message = "stale_signature", 400, "The webhook is too old (replayed?)."
 
 
+class Disputed(Conflict):
+    code, default_message = "disputed", "This result is disputed: the referee settles it."
+
+
+class CorrectionWindowClosed(RuleViolation):
+    code, default_message = "correction_window_closed", "The correction window has closed: an override with a reason is needed."
+
+
+class AppealWindowClosed(RuleViolation):
+    code, default_message = "appeal_window_closed", "The appeal window has closed."
+
+
 class SessionMismatch(Conflict):
     code, default_message = "session_mismatch", "The Checkout session does not belong to this payment."
 

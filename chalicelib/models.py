@@ -293,8 +293,35 @@ class Advance(Strict):
     total: int | None = Field(default=None, ge=2, le=4096)
 
 
+class ScheduledRound(Strict):
+    starts_at: datetime
+    ends_at: datetime
+
+    @model_validator(mode="after")
+    def _order(self):
+        if _comparable(self.ends_at) <= _comparable(self.starts_at):
+            raise ValueError("a round ends after it starts")
+        return self
+
+
+class Schedule(Strict):
+    """When a stage's rounds are played (rules.md §7): the first round's start plus round and break minutes,
+    or every round's times. A time without an offset is read in the tournament's time zone."""
+    first_round_at: datetime | None = None
+    round_minutes: int = Field(default=50, ge=5, le=600)
+    break_minutes: int = Field(default=10, ge=0, le=600)
+    rounds: list[ScheduledRound] | None = Field(default=None, max_length=60)
+
+    @model_validator(mode="after")
+    def _one_way(self):
+        if (self.first_round_at is None) == (self.rounds is None):
+            raise ValueError("schedule: give either first_round_at (with round/break minutes) or rounds")
+        return self
+
+
 class Stage(Strict):
     name: str = Field(default="", max_length=100)
+    schedule: Schedule | None = None
     format: FormatName
     rounds: int | None = Field(default=None, ge=1, le=30)
     groups: int | None = Field(default=None, ge=1, le=256)
@@ -341,6 +368,46 @@ class Prize(Strict):
         return self
 
 
+class StartLevel(Strict):
+    after_minutes: float = Field(ge=0, le=600)
+    level: int = Field(ge=2, le=14)
+
+
+class Lateness(Strict):
+    """rules.md §7: what lateness does, from the round's scheduled start."""
+    forfeit_after_minutes: float | None = Field(default=None, ge=0, le=600, description="later than this: forfeit")
+    from_round: int = Field(default=1, ge=1, le=60, description="the rule applies from this round of the stage")
+    start_level: list[StartLevel] = Field(default_factory=list, max_length=10,
+                                          description="Guandan: the other side starts at this level")
+
+
+def default_lateness(game: str) -> Lateness:
+    return {
+        "guandan": Lateness(forfeit_after_minutes=10, start_level=[StartLevel(after_minutes=0, level=3),
+                                                                   StartLevel(after_minutes=5, level=4)]),
+        "doudizhu": Lateness(forfeit_after_minutes=5, from_round=2),
+        "tractor": Lateness(forfeit_after_minutes=15),
+        "gouji": Lateness(),
+    }[game]
+
+
+class Appeals(Strict):
+    """rules.md §7: appeals (申诉) within a window after the round's scheduled end, with a fee."""
+    window_minutes: int = Field(default=30, ge=1, le=24 * 60)
+    fee: int = Field(default=0, ge=0, le=10_000_000, description="minor units of the tournament's currency")
+    refund_if_upheld: bool = True
+
+
+def default_appeals(game: str) -> Appeals:
+    return Appeals(window_minutes=5, fee=20000) if game == "doudizhu" else Appeals()
+
+
+class PrizeShrink(Strict):
+    """seed 003: fewer than `below_entries` entries → the reduced prize list."""
+    below_entries: int = Field(default=20, ge=1, le=100_000)
+    prizes: list[Prize] = Field(default_factory=list, max_length=100)
+
+
 class EventConfig(Strict):
     name: str = Field(min_length=1, max_length=200)
     game: Game
@@ -351,10 +418,19 @@ class EventConfig(Strict):
     registration: RegistrationWindow = Field(default_factory=RegistrationWindow)
     stages: list[Stage] = Field(min_length=1, max_length=6)
     prizes: list[Prize] = Field(default_factory=list, max_length=100)
+    prize_shrink: PrizeShrink | None = None
     allow_partner_wanted: bool = Field(default=True, description="players may register alone and ask for a partner (商会协调组队)")
+    lateness: Lateness | None = Field(default=None, description="default per game (rules.md §7)")
+    appeals: Appeals | None = Field(default=None, description="default per game (rules.md §7)")
+    correction_minutes: int = Field(default=30, ge=0, le=24 * 60,
+                                    description="results may be corrected this long after the round's scheduled end")
 
     @model_validator(mode="after")
     def _consistent(self):
+        if self.lateness is None:
+            self.lateness = default_lateness(self.game)
+        if self.appeals is None:
+            self.appeals = default_appeals(self.game)
         kinds = GAME_ENTRY_KINDS[self.game]
         if self.entry.kind not in kinds or self.entry.members not in kinds[self.entry.kind]:
             allowed = ", ".join(f"{k} of {sorted(v)}" for k, v in kinds.items())
@@ -395,7 +471,11 @@ class EventPatch(Strict):
     registration: RegistrationWindow | None = None
     stages: list[Stage] | None = Field(default=None, min_length=1, max_length=6)
     prizes: list[Prize] | None = None
+    prize_shrink: PrizeShrink | None = None
     allow_partner_wanted: bool | None = None
+    lateness: Lateness | None = None
+    appeals: Appeals | None = None
+    correction_minutes: int | None = Field(default=None, ge=0, le=24 * 60)
     version: int | None = Field(default=None, description="send the version you read to avoid lost updates")
 
 
@@ -635,7 +715,7 @@ class RoundTable(Out):
     home: str
     sides: list[TableSide]
     reason: str = ""
-    status: Literal["pending", "entered", "confirmed", "forfeit"] = "pending"
+    status: Literal["pending", "entered", "disputed", "confirmed", "forfeit"] = "pending"
     version: int = 0
     points: dict[str, dict[str, float]] = Field(default_factory=dict)
     winner: str | None = None
@@ -643,6 +723,10 @@ class RoundTable(Out):
     details: dict = Field(default_factory=dict)
     entered_by: str | None = None
     confirmed_by: str | None = None
+    dispute: dict | None = Field(default=None, description="open dispute: reason, by, at")
+    start_levels: dict[str, int] | None = Field(default=None, description="Guandan lateness: the level a side starts at")
+    arrivals: dict[str, dict] | None = Field(default=None, description="recorded arrival per entry: at, late_minutes")
+    forfeit: dict | None = Field(default=None, description="entry, excused, force_majeure, reason")
     codes: list[str] | None = Field(default=None, description="the sides' table codes (organiser only)")
 
 
@@ -658,6 +742,10 @@ class RoundOut(Out):
     bye_reasons: dict[str, str] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
     drawn_at: datetime | None = None
+    starts_at: datetime | None = None
+    ends_at: datetime | None = None
+    closed_at: datetime | None = None
+    disputes: list[int] = Field(default_factory=list, description="tables with an open dispute")
 
 
 class ResultIn(Out):
@@ -679,6 +767,84 @@ class ResultOut(Out):
 class ForfeitIn(Strict):
     entry_id: str | None = Field(default=None, max_length=64, description="the entry that forfeits; none: both absent")
     reason: str = Field(default="", max_length=300)
+    excused: bool = Field(default=False, description="approved by the chief referee; unexcused ranks last of the stage")
+    force_majeure: bool = Field(default=False, description="with the organiser's consent: counted as a draw unless replayed")
+
+
+class ArrivalIn(Strict):
+    entry_id: str = Field(min_length=1, max_length=64)
+    arrived_at: datetime | None = Field(default=None, description="default: now; without offset: the tournament's time zone")
+
+
+class ArrivalOut(Out):
+    late_minutes: int
+    effect: Literal["none", "start_level", "forfeit"]
+    start_levels: dict[str, int] = Field(default_factory=dict)
+    table: RoundTable
+
+
+class AppealIn(Strict):
+    entry_id: str = Field(min_length=1, max_length=64)
+    text: str = Field(min_length=1, max_length=2000)
+
+
+class AppealFeeIn(Strict):
+    method: Literal["cash", "transfer"]
+
+
+class AppealDecisionIn(Strict):
+    outcome: Literal["upheld", "rejected"]
+    ruling: str = Field(min_length=1, max_length=2000)
+    result: dict | None = Field(default=None, description="upheld: the table's result to apply as a correction")
+
+
+class Money(Out):
+    amount: int
+    currency: str
+
+
+class Appeal(Out):
+    id: str
+    event_id: str
+    round: int
+    table: int
+    entry_id: str
+    name: str = ""
+    text: str
+    status: Literal["lodged", "decided"]
+    outcome: Literal["upheld", "rejected"] | None = None
+    ruling: str = ""
+    lodged_at: datetime
+    decided_at: datetime | None = None
+    deadline: datetime
+    fee: Money
+    fee_status: Literal["none", "due", "paid", "refunded", "kept"]
+    fee_method: str | None = None
+    lodged_by: str = ""
+    decided_by: str = ""
+    version: int = 1
+
+
+class AppealList(Out):
+    appeals: list[Appeal]
+
+
+class PrizeRow(Out):
+    place: int
+    entry_id: str
+    name: str
+    amount: int
+    label: str = ""
+
+
+class PrizesOut(Out):
+    event_id: str
+    event_name: str = ""
+    final: bool
+    shrunk: bool
+    entries: int
+    currency: str = "CNY"
+    prizes: list[PrizeRow]
 
 
 class StandingRow(Out):
@@ -691,6 +857,7 @@ class StandingRow(Out):
     played: int = 0
     byes: int = 0
     prize: int | None = None
+    forfeited: bool = Field(default=False, description="an unexcused forfeit: ranked last of the stage")
 
 
 class StandingsOut(Out):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from chalice import Blueprint, Response
+from pydantic import Field
 
 from ..models import (
     Out,
@@ -14,6 +15,7 @@ from ..models import (
     RoundOut,
     RoundTable,
     StandingsOut,
+    Strict,
 )
 from ..services import results as res
 from ..services import rounds as svc
@@ -88,7 +90,8 @@ def get_table(ctx, eid, n, t):
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/result", "PUT", summary="Enter or correct a table's result",
        auth="table", body=ResultIn, response=ResultOut, tag=TAG,
-       errors_=("version_conflict", "already_confirmed", "invalid_result", "forbidden"))
+       errors_=("version_conflict", "already_confirmed", "invalid_result", "forbidden", "disputed",
+             "correction_window_closed"))
 def put_result(ctx, eid, n, t):
     n, t = _int(n), _int(t)
     actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.header("authorization"), ctx.header("x-table-code"))
@@ -110,19 +113,19 @@ def preview(ctx, eid, n, t):
 
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/confirm", "POST", summary="Confirm the other side's result",
-       auth="table", response=ResultOut, tag=TAG, errors_=("already_confirmed", "forbidden"))
+       auth="table", response=ResultOut, tag=TAG, errors_=("already_confirmed", "forbidden", "disputed", "conflict"))
 def confirm(ctx, eid, n, t):
     n, t = _int(n), _int(t)
     actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.header("authorization"), ctx.header("x-table-code"))
     return res.confirm_result(ctx.deps, eid, n, t, actor)
 
 
-class DisputeIn(Out):
-    reason: str = ""
+class DisputeIn(Strict):
+    reason: str = Field(default="", max_length=300)
 
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/dispute", "POST", summary="The other side disputes the entered result",
-       auth="table", body=DisputeIn, response=ResultOut, tag=TAG, errors_=("forbidden", "conflict"))
+       auth="table", body=DisputeIn, response=ResultOut, tag=TAG, errors_=("forbidden", "conflict", "disputed"))
 def dispute(ctx, eid, n, t):
     n, t = _int(n), _int(t)
     actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.header("authorization"), ctx.header("x-table-code"))
@@ -134,7 +137,9 @@ def dispute(ctx, eid, n, t):
 def forfeit(ctx, eid, n, t):
     own_event(ctx.deps, ctx.organiser, eid)
     actor = res.Actor("organiser", f"organiser:{ctx.organiser.id}")
-    return res.record_forfeit(ctx.deps, eid, _int(n), _int(t), ctx.body.entry_id, ctx.body.reason, actor)
+    b = ctx.body
+    return res.record_forfeit(ctx.deps, eid, _int(n), _int(t), b.entry_id, b.reason, actor, excused=b.excused,
+                              force_majeure=b.force_majeure)
 
 
 @route(bp, "/events/{eid}/rounds/{n}/close", "POST", summary="Close a round (every table confirmed or forfeit)",

@@ -160,6 +160,12 @@ def route(bp, path: str, method: str, *, summary: str, auth: str = "public",
                 if auth == "organiser":
                     from ..services.organisers import authenticate_token
                     ctx.organiser, ctx.token_id = authenticate_token(d, request.headers.get("authorization"))
+                    # Tenancy before the body: someone else's event answers 404 whatever was sent.
+                    from ..services.tournaments import own_event, own_tournament
+                    if "eid" in params:
+                        own_event(d, ctx.organiser, params["eid"])
+                    elif "tid" in params:
+                        own_tournament(d, ctx.organiser, params["tid"])
                 if body is not None:
                     ctx.body = parse_body(request, body)
                 result = fn(ctx, **params)

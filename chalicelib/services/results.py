@@ -83,7 +83,19 @@ def _snapshot(table: dict) -> dict:
             "result": table.get("result")}
 
 
-def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor) -> ResultOut:
+RESERVED = ("version", "reason", "override", "start_levels", "late")   # never taken from the client's result
+
+
+def _scored_result(body: dict, table: dict) -> dict:
+    """The result as the engine scores it: the client's, with the table's start levels (lateness) added."""
+    result = {k: v for k, v in body.items() if k not in RESERVED}
+    if table.get("start_levels"):
+        result["start_levels"] = dict(table["start_levels"])
+    return result
+
+
+def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor, appeal_id: str | None = None) -> ResultOut:
+    from .referee import correction_deadline, correction_open
     event = deps.repos.events.get(eid)
     if event is None:
         raise errors.NotFound("event not found")
@@ -91,30 +103,47 @@ def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor
     table = find_table(tables, t)
     version = body.get("version")
     reason = body.get("reason", "") or ""
+    override = body.get("override") is True
     if actor.kind != "organiser":
         if doc["status"] == "closed":
             raise errors.AlreadyConfirmed("This round is closed: ask the organiser for a correction.")
         if table["status"] in ("confirmed", "forfeit"):
             raise errors.AlreadyConfirmed("已确认的成绩只能由裁判修改 · A confirmed result can only be corrected by the organiser.")
+        if table["status"] == "disputed":
+            raise errors.Disputed("成绩有异议，由裁判处理 · This result is disputed: the referee settles it.")
     if version != table["version"]:
         deps.repos.rounds.add_audit(eid, _audit(deps, actor, "rejected_stale_version", n, t,
                                                 after={"sent_version": version, "current": table["version"]}))
         raise errors.VersionConflict(f"The result is at version {table['version']}, not {version}: reload and try again.")
-    result = {k: v for k, v in body.items() if k not in ("version", "reason")}
+    correcting = table["status"] in ("confirmed", "forfeit")
+    overridden = False
+    if correcting and not correction_open(event, doc, deps.clock()):
+        if not (override and reason):
+            deadline = correction_deadline(event, doc)
+            raise errors.CorrectionWindowClosed(
+                f"更正时限已过（{deadline.isoformat()}）：需裁判长以 override 并说明理由 · The correction window closed at "
+                f"{deadline.isoformat()}: send \"override\": true with a \"reason\".")
+        overridden = True
+    result = _scored_result(body, table)
     stage = event.config.stages[doc["stage"]]
     sides = [Side(s["entry_id"], tuple(s["seats"])) for s in table["sides"]]
     score = game_rules(event.config.game).score(result, sides, stage.scoring, knockout=stage.format == "knockout")
-    correcting = table["status"] in ("confirmed", "forfeit")
+    settling = table["status"] == "disputed"   # the organiser's entry settles a dispute
     after = {**table, "result": result, "points": score.points, "outcome": score.outcome, "winner": score.winner,
              "details": score.details, "version": table["version"] + 1, "entered_by": actor.ident,
-             "entered_side": actor.side,
-             # The organiser's word stands: a correction by the organiser stays confirmed.
-             "status": "confirmed" if (actor.kind == "organiser" and correcting) else "entered",
-             "confirmed_by": table.get("confirmed_by") if correcting else None}
-    action = "result_corrected" if correcting else ("result_changed" if table["status"] == "entered" else "result_entered")
+             "entered_side": actor.side, "dispute": None, "forfeit": None if correcting else table.get("forfeit"),
+             # The organiser's word stands: a correction, or the settling of a dispute, is confirmed at once.
+             "status": "confirmed" if (actor.kind == "organiser" and (correcting or settling)) else "entered",
+             "confirmed_by": (table.get("confirmed_by") if correcting else actor.ident if settling else None)}
+    if overridden:
+        after["overridden"] = True
+    action = ("result_overridden" if overridden else "result_corrected" if correcting else "dispute_settled" if settling
+              else "result_changed" if table["status"] == "entered" else "result_entered")
     if correcting and not reason:
         raise errors.InvalidRequest("A correction of a confirmed result needs a 'reason'.")
     record = _audit(deps, actor, action, n, t, before=_snapshot(table), after=_snapshot(after), reason=reason)
+    if appeal_id:
+        record["appeal"] = appeal_id
     try:
         deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
     except errors.VersionConflict:
@@ -122,7 +151,7 @@ def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor
                                                 after={"sent_version": version}))
         raise
     redraw = correcting and _redraw_offered(state, doc, n)
-    if correcting:
+    if correcting or settling:
         from .publishing import request_publish
         request_publish(deps, event.tournament_id)
     return ResultOut(table=table_view(after), status=after["status"], version=after["version"], points=score.points,
@@ -136,8 +165,7 @@ def preview_result(deps: Deps, eid: str, n: int, t: int, body: dict) -> dict:
     table = find_table(tables, t)
     stage = event.config.stages[doc["stage"]]
     sides = [Side(s["entry_id"], tuple(s["seats"])) for s in table["sides"]]
-    result = {k: v for k, v in body.items() if k not in ("version", "reason")}
-    score = game_rules(event.config.game).score(result, sides, stage.scoring, knockout=False)
+    score = game_rules(event.config.game).score(_scored_result(body, table), sides, stage.scoring, knockout=False)
     return {"points": score.points, "details": score.details, "winner": score.winner}
 
 
@@ -154,6 +182,9 @@ def confirm_result(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> Result
     table = find_table(tables, t)
     if table["status"] in ("confirmed", "forfeit"):
         raise errors.AlreadyConfirmed()
+    if table["status"] == "disputed":
+        raise errors.Disputed("成绩有异议，不能确认，由裁判处理 · This result is disputed and cannot be confirmed: "
+                              "the referee settles it.")
     if table["status"] != "entered":
         raise errors.Conflict("No result has been entered for this table yet.")
     if actor.kind == "side" and actor.side == table.get("entered_side"):
@@ -166,7 +197,23 @@ def confirm_result(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> Result
     return ResultOut(table=table_view(after), status="confirmed", version=after["version"], points=after["points"])
 
 
-def record_forfeit(deps: Deps, eid: str, n: int, t: int, loser: str | None, reason: str, actor: Actor) -> ResultOut:
+def draw_score(game: str, ids: list[str], scoring) -> tuple[dict, dict]:
+    """Force majeure (rules.md §5): a match that cannot be replayed counts as a draw."""
+    if game == "tractor":
+        return ({e: {"group_points": 0.5, "games_won": 0.0} for e in ids}, {e: 0.5 for e in ids})
+    if game == "guandan":
+        result = {"final": {"levels": {e: 2 for e in ids}}}
+    elif game == "gouji":
+        result = {"games": [{"order": [1, 2, 4, 3, 6, 5]}] * scoring.games_per_match}   # 11:11 a game
+    else:
+        result = {"final": {"small_points": {e: 0 for e in ids}}}
+    seats = game_rules(game).side_seats(len(ids))
+    score = game_rules(game).score(result, [Side(e, tuple(seats[i])) for i, e in enumerate(ids)], scoring)
+    return score.points, {e: 0.5 for e in ids}
+
+
+def record_forfeit(deps: Deps, eid: str, n: int, t: int, loser: str | None, reason: str, actor: Actor,
+                   excused: bool = False, force_majeure: bool = False) -> ResultOut:
     event = deps.repos.events.get(eid)
     _, doc, tables = load_round(deps, eid, n)
     table = find_table(tables, t)
@@ -175,6 +222,17 @@ def record_forfeit(deps: Deps, eid: str, n: int, t: int, loser: str | None, reas
         raise errors.InvalidRequest("entry_id is not at this table")
     rules = game_rules(event.config.game)
     scoring = event.config.stages[doc["stage"]].scoring
+    if force_majeure:
+        points, outcome = draw_score(event.config.game, ids, scoring)
+        after = {**table, "status": "forfeit", "points": points, "outcome": outcome, "winner": None,
+                 "version": table["version"] + 1, "result": {"force_majeure": loser}, "entered_by": actor.ident,
+                 "confirmed_by": actor.ident, "dispute": None,
+                 "forfeit": {"entry_id": loser, "excused": True, "force_majeure": True, "reason": reason}}
+        record = _audit(deps, actor, "force_majeure", n, t, before=_snapshot(table), after=_snapshot(after), reason=reason)
+        deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
+        from .publishing import request_publish
+        request_publish(deps, event.tournament_id)
+        return ResultOut(table=table_view(after), status="forfeit", version=after["version"], points=points)
     if loser is None:  # both absent: each scores a forfeit
         points, outcome = {}, {}
         for e in ids:
@@ -197,7 +255,8 @@ def record_forfeit(deps: Deps, eid: str, n: int, t: int, loser: str | None, reas
         points, outcome = s.points, s.outcome
     after = {**table, "status": "forfeit", "points": points, "outcome": outcome, "winner": winner,
              "version": table["version"] + 1, "result": {"forfeit": loser}, "entered_by": actor.ident,
-             "confirmed_by": actor.ident}
+             "confirmed_by": actor.ident, "dispute": None,
+             "forfeit": {"entry_id": loser, "excused": excused, "force_majeure": False, "reason": reason}}
     record = _audit(deps, actor, "forfeit_recorded", n, t, before=_snapshot(table), after=_snapshot(after), reason=reason)
     deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
     from .publishing import request_publish
@@ -206,15 +265,21 @@ def record_forfeit(deps: Deps, eid: str, n: int, t: int, loser: str | None, reas
 
 
 def dispute_result(deps: Deps, eid: str, n: int, t: int, reason: str, actor: Actor) -> ResultOut:
-    """The other side does not agree: the result stays unconfirmed and the organiser sees why in the audit log."""
+    """The other side does not agree: the table is held in `disputed` with the reason, for the referee (console,
+    both phones); nobody can confirm it; the organiser settles it by entering the result."""
     _, doc, tables = load_round(deps, eid, n)
     table = find_table(tables, t)
+    if table["status"] == "disputed":
+        raise errors.Disputed("已提出异议，等待裁判处理 · Already disputed: waiting for the referee.")
     if table["status"] != "entered":
         raise errors.Conflict("Only an entered, unconfirmed result can be disputed.")
     if actor.kind == "side" and actor.side == table.get("entered_side"):
         raise errors.Forbidden("The side that entered the result cannot dispute it.")
-    deps.repos.rounds.add_audit(eid, _audit(deps, actor, "result_disputed", n, t, before=_snapshot(table), reason=reason))
-    return ResultOut(table=table_view(table), status=table["status"], version=table["version"], points=table.get("points", {}))
+    after = {**table, "status": "disputed", "version": table["version"] + 1,
+             "dispute": {"reason": reason or "", "by": actor.ident, "side": actor.side, "at": deps.clock().isoformat()}}
+    record = _audit(deps, actor, "result_disputed", n, t, before=_snapshot(table), after=_snapshot(after), reason=reason)
+    deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
+    return ResultOut(table=table_view(after), status="disputed", version=after["version"], points=table.get("points", {}))
 
 
 def audit_log(deps: Deps, eid: str) -> list[AuditRecord]:

@@ -109,7 +109,9 @@ def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes:
                     status=doc["status"], format=doc["format"], tables=out_tables,
                     byes=[b for b, _ in doc.get("byes", [])],
                     bye_reasons={b: readable(r, names) for b, r in doc.get("byes", [])},
-                    notes=doc.get("notes", []), drawn_at=doc.get("drawn_at"))
+                    notes=[readable(x, names) for x in doc.get("notes", [])], drawn_at=doc.get("drawn_at"),
+                    starts_at=doc.get("starts_at"), ends_at=doc.get("ends_at"), closed_at=doc.get("closed_at"),
+                    disputes=[t["number"] for t in tables if t.get("status") == "disputed"])
 
 
 # --------------------------------------------------------------------------- stages
@@ -137,7 +139,9 @@ def start_stage(deps: Deps, event: Event, idx: int, state: dict, seed: int) -> d
         adv = stage.advance
         groups = previous["groups"] if previous.get("groups") else [[r["entry_id"] for r in previous["rows"]]]
         withdrawn = {e.id for e in deps.repos.entries.list(event.id) if e.status in ("withdrawn", "cancelled")}
-        groups = [[e for e in g if e not in withdrawn] for g in groups]
+        # rules.md §1/§5: an unexcused forfeit in the stage's last round bars the entry from the next stage
+        barred = withdrawn | set(previous.get("barred", []))
+        groups = [[e for e in g if e not in barred] for g in groups]
         ids = advancing(groups, per_group=adv.per_group if adv else None, total=adv.total if adv else None)
         if not adv or (not adv.per_group and not adv.total):
             ids = [e for g in groups for e in g][: max(2, len(ids))]
@@ -267,8 +271,12 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None) -> t
                        "sides": [{"entry_id": e, "seats": list(seats[i])} for i, e in enumerate(sides)],
                        "code_hashes": [code_hash(table_code(eid, n, k, i)) for i in range(len(sides))],
                        "points": {}, "details": {}})
+    from .referee import round_times
+    tournament = deps.repos.tournaments.get(event.tournament_id)
+    starts_at, ends_at = round_times(stage_cfg(event, stage_idx), stage_round, tournament.timezone)
     doc = {"event_id": eid, "stage": stage_idx, "number": n, "stage_round": stage_round, "seed": seed,
            "status": "open", "format": plan["format"], "byes": byes, "notes": notes, "drawn_at": deps.clock().isoformat(),
+           "starts_at": starts_at.isoformat() if starts_at else None, "ends_at": ends_at.isoformat() if ends_at else None,
            "bracket": plan.get("bracket") if plan["format"] == "knockout" else None}
     new_state = {**state, "stage": stage_idx, "open_round": n,
                  "rounds": [*state["rounds"], {"n": n, "stage": stage_idx, "stage_round": stage_round}]}
@@ -431,9 +439,12 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
         return round_out(doc, tables, entry_names(deps, eid))
     waiting = [t["number"] for t in tables if t["status"] not in ("confirmed", "forfeit")]
     if waiting:
+        disputed = [t["number"] for t in tables if t["status"] == "disputed"]
         raise errors.Conflict(f"桌 {', '.join(map(str, waiting))} 尚未确认 · Tables {', '.join(map(str, waiting))} are not "
-                              "confirmed yet (or record a forfeit).", {"tables": waiting})
+                              "confirmed yet (or record a forfeit)." + (f" Disputed: {disputed}." if disputed else ""),
+                              {"tables": waiting, "disputed": disputed})
     doc["status"] = "closed"
+    doc["closed_at"] = deps.clock().isoformat()
     new_state = {**state, "open_round": 0}
     deps.repos.rounds.close_round(eid, doc, new_state, state["version"])
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": f"organiser:{organiser.id}",

@@ -32,7 +32,7 @@ def stage_records(deps: Deps, event: Event, stage_idx: int, state: dict | None =
                 continue  # a knockout bye only advances
             records.append(MatchRecord(n, 0, (bye,), {bye: rules.bye(bye, scoring)}, {}, bye=True))
         for t in tables:
-            tables_out.append(t)
+            tables_out.append({**t, "_round": n})
             if t["status"] in COUNTED and t.get("points"):
                 entries = tuple(s["entry_id"] for s in t["sides"])
                 records.append(MatchRecord(n, t["number"], entries, t["points"], t.get("outcome", {})))
@@ -63,6 +63,7 @@ def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None
         for e in plan["entries"]:
             carry.setdefault(e, {})["knockout_round"] = reached[e]
         chain = ["knockout_round", *chain]
+    forfeited, barred = _unexcused_forfeits(tables, plan, state, stage_idx)
     groups = plan.get("groups")
     if groups:
         by_group = []
@@ -70,11 +71,36 @@ def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None
             members = set(g)
             rows = compute(g, [r for r in records if set(r.entries) <= members], chain, point_names=names,
                            seed=plan.get("seed", 0), carry=carry)
-            by_group.append(rows)
-        return {"rows": [_row(r) for rows in by_group for r in rows],
-                "groups": [[r.entry_id for r in rows] for rows in by_group]}
+            by_group.append(_last_if_forfeited(rows, forfeited))
+        return {"rows": [_row(r, forfeited) for rows in by_group for r in rows],
+                "groups": [[r.entry_id for r in rows] for rows in by_group], "barred": sorted(barred)}
     rows = compute(plan["entries"], records, chain, point_names=names, seed=plan.get("seed", 0), carry=carry)
-    return {"rows": [_row(r) for r in rows], "groups": None}
+    rows = _last_if_forfeited(rows, forfeited)
+    return {"rows": [_row(r, forfeited) for r in rows], "groups": None, "barred": sorted(barred)}
+
+
+def _unexcused_forfeits(tables: list[dict], plan: dict, state: dict, stage_idx: int) -> tuple[set, set]:
+    """Entries with an unexcused forfeit in this stage, and those whose was in the stage's last round."""
+    last_round = max((r["n"] for r in state.get("rounds", []) if r["stage"] == stage_idx), default=0)
+    last_is_final = len([r for r in state.get("rounds", []) if r["stage"] == stage_idx]) >= plan.get("rounds", 0)
+    forfeited, barred = set(), set()
+    for t in tables:
+        f = t.get("forfeit") or {}
+        if t.get("status") == "forfeit" and f.get("entry_id") and not f.get("excused") and not f.get("force_majeure"):
+            forfeited.add(f["entry_id"])
+            if last_is_final and t.get("_round") == last_round:
+                barred.add(f["entry_id"])
+    return forfeited, barred
+
+
+def _last_if_forfeited(rows: list, forfeited: set) -> list:
+    """rules.md §1: an unexcused forfeit drops the entry to the last places of the stage, whatever its points."""
+    if not forfeited or not any(r.entry_id in forfeited for r in rows):
+        return rows
+    ordered = [r for r in rows if r.entry_id not in forfeited] + [r for r in rows if r.entry_id in forfeited]
+    for k, r in enumerate(ordered, start=1):
+        r.rank = k
+    return ordered
 
 
 def _without_early_withdrawals(deps: Deps, event: Event, plan: dict, records: list[MatchRecord],
@@ -119,10 +145,10 @@ def _gouji_withdrawals(deps: Deps, event: Event, plan: dict, records: list[Match
     return kept
 
 
-def _row(r) -> dict:
+def _row(r, forfeited: set = frozenset()) -> dict:
     pts = {k: v for k, v in r.points.items() if k != "knockout_round"}
     return {"rank": r.rank, "entry_id": r.entry_id, "points": pts, "tiebreaks": r.tiebreaks, "played": r.played,
-            "byes": r.byes}
+            "byes": r.byes, "forfeited": r.entry_id in forfeited}
 
 
 def event_standings(deps: Deps, event: Event, stage: int | None = None, *, state: dict | None = None,
@@ -133,15 +159,18 @@ def event_standings(deps: Deps, event: Event, stage: int | None = None, *, state
         from .. import errors
         raise errors.NotFound(f"本项目没有第 {idx + 1} 阶段 · This event has no stage {idx + 1}.")
     result = stage_standings(deps, event, idx, state, rounds)
-    names = {e.id: e for e in (entries if entries is not None else deps.repos.entries.list(event.id))}
+    entries = entries if entries is not None else deps.repos.entries.list(event.id)
+    names = {e.id: e for e in entries}
     scoring = event.config.stages[idx].scoring
     last_stage = idx == len(event.config.stages) - 1
     plan = state.get("plans", {}).get(str(idx))
     finished = bool(plan) and not state.get("open_round") and \
         len([r for r in state["rounds"] if r["stage"] == idx]) >= plan.get("rounds", 0)
     final = last_stage and finished
+    from .prizes import prize_table
+    table, _ = prize_table(event, sum(1 for e in entries if e.status == "confirmed"))
     prizes = {p["entry_id"]: p["amount"] for p in allocate_prizes(
-        [type("R", (), {"rank": r["rank"], "entry_id": r["entry_id"]}) for r in result["rows"]], event.config.prizes)} if final else {}
+        [type("R", (), {"rank": r["rank"], "entry_id": r["entry_id"]}) for r in result["rows"]], table)} if final else {}
     rows = [StandingRow(**r, name=names[r["entry_id"]].name if r["entry_id"] in names else r["entry_id"],
                         club=names[r["entry_id"]].club if r["entry_id"] in names else "",
                         prize=prizes.get(r["entry_id"])) for r in result["rows"]]

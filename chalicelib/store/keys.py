@@ -64,6 +64,18 @@ def organiser_token_record(oid: str, token_id: str) -> dict:
     return {"PK": f"ORG#{oid}", "SK": f"TOKEN#{token_id}"}
 
 
+def appeal(eid: str, appeal_id: str) -> dict:
+    return {"PK": f"EVENT#{eid}", "SK": f"APPEAL#{appeal_id}"}
+
+
+def appeal_pointer(appeal_id: str) -> dict:
+    """Finds an appeal's event from its id alone (routes /appeals/{id}/…)."""
+    return {"PK": f"APPEAL#{appeal_id}", "SK": "META"}
+
+
+APPEAL_PREFIX = "APPEAL#"
+
+
 def rate_counter(scope: str, key: str, window: int) -> dict:
     """Attempts in one time window (e.g. wrong table codes a minute); expires with the window."""
     return {"PK": f"RATE#{scope}#{key}", "SK": f"W#{window}"}

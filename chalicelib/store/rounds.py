@@ -112,6 +112,34 @@ class RoundRepo:
         return Op.put({**keys.audit(eid, record["id"]), "kind": "audit",
                        "data": json.dumps(record, ensure_ascii=False, default=str)})
 
+    # -- appeals (申诉): records with states, versioned like tables
+    def create_appeal(self, appeal: dict, audit: dict) -> None:
+        self.t.transact([
+            Op.put({**keys.appeal(appeal["event_id"], appeal["id"]), "kind": "appeal",
+                    "data": json.dumps(appeal, ensure_ascii=False, default=str), "version": appeal["version"]},
+                   condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
+            Op.put({**keys.appeal_pointer(appeal["id"]), "kind": "appeal_pointer", "event_id": appeal["event_id"]},
+                   condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
+            self._audit_op(appeal["event_id"], audit)])
+
+    def save_appeal(self, appeal: dict, expected_version: int, audit: dict, extra: list[Op] = ()) -> None:
+        self.t.transact([
+            Op.put({**keys.appeal(appeal["event_id"], appeal["id"]), "kind": "appeal",
+                    "data": json.dumps(appeal, ensure_ascii=False, default=str), "version": appeal["version"]},
+                   condition="version = :v", values={":v": expected_version},
+                   on_fail=lambda: errors.VersionConflict("The appeal changed meanwhile; reload.")),
+            self._audit_op(appeal["event_id"], audit), *extra])
+
+    def appeal(self, appeal_id: str) -> dict | None:
+        pointer = self.t.get(keys.appeal_pointer(appeal_id))
+        if not pointer:
+            return None
+        item = self.t.get(keys.appeal(pointer["event_id"], appeal_id))
+        return json.loads(item["data"]) if item else None
+
+    def appeals(self, eid: str) -> list[dict]:
+        return [json.loads(i["data"]) for i in self.t.query(keys.event_partition(eid), keys.APPEAL_PREFIX)]
+
     def add_audit(self, eid: str, record: dict) -> None:
         self.t.transact([self._audit_op(eid, record)])
 

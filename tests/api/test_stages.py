@@ -46,21 +46,23 @@ def test_groups_then_knockout_moves_between_stages(api):
 
 
 def test_round_robin_withdrawal_before_half_removes_all_results(api):
-    cfg = {"name": "够级循环", "game": "gouji", "entry": {"kind": "team", "size": 3}, "capacity": 8, "fee": {"amount": 0},
-           "stages": [{"format": "round_robin"}]}
-    tid, eid, ids = setup_event(api, cfg, people(4, 3, "队"))
+    # Guandan's rule (seed 000, rules.md §5); Gouji has its own (32 to every opponent, test_events_played)
+    cfg = {"name": "掼蛋循环", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
+           "stages": [{"format": "round_robin", "scoring": {"method": "match_points"}}]}
+    tid, eid, ids = setup_event(api, cfg, people(4, 2, "对"))
     rnd = draw(api, eid)
     leaver = rnd["tables"][0]["sides"][1]["entry_id"]
     beaten = rnd["tables"][0]["sides"][0]["entry_id"]
-    for t in rnd["tables"]:  # side 2 (seats 2,4,6) wins every game 13:9
-        enter_and_confirm(api, eid, rnd, t, {"games": [{"order": [2, 1, 4, 3, 6, 5]}]})
+    for t in rnd["tables"]:  # the away side wins every match 10:6 (级差分 13+4 / 13-4)
+        home, away = (s["entry_id"] for s in t["sides"])
+        enter_and_confirm(api, eid, rnd, t, {"final": {"levels": {home: 6, away: 10}}})
     close(api, eid, 1)
     before = {r["entry_id"]: r["points"] for r in api.get(f"/events/{eid}/standings").data["standings"]}
-    assert before[leaver]["match_points"] == 2 and before[beaten]["position_points"] == 9
-    # one match of three played, then the team withdraws: fewer than half → all its results removed
+    assert before[leaver]["match_points"] == 2 and before[beaten]["level_diff_points"] == 9
+    # one match of three played, then the pair withdraws: fewer than half → all its results removed
     assert api.post(f"/events/{eid}/entries/{leaver}/withdraw", {"reason": "退赛"}).status_code == 200
     after = {r["entry_id"]: r["points"] for r in api.get(f"/events/{eid}/standings").data["standings"]}
-    assert after[beaten] == {"position_points": 0, "match_points": 0} and after[leaver]["match_points"] == 0
+    assert after[beaten] == {"match_points": 0, "level_diff_points": 0} and after[leaver]["match_points"] == 0
     others = [e for e in ids if e not in (leaver, beaten)]
     assert all(after[e] == before[e] for e in others)
 

@@ -69,6 +69,10 @@ def _final_values(result: dict, sides: Sequence[Side], options) -> tuple[list[in
             require(isinstance(lvl, int) and not isinstance(lvl, bool) and 2 <= lvl <= A,
                     "a final level must be 2..14 (J=11, Q=12, K=13, A=14)", entry_id=eid, got=lvl)
             levels.append(lvl)
+        start = start_levels(result, ids)
+        for i, eid in enumerate(ids):
+            require(levels[i] >= start[i], f"this side started at level {start[i]} (lateness): its final level cannot "
+                    "be lower", entry_id=eid, got=levels[i])
         passed_a = final.get("passed_a")
         passed = None
         if passed_a is not None:
@@ -88,9 +92,18 @@ def _final_values(result: dict, sides: Sequence[Side], options) -> tuple[list[in
 
 
 def start_levels(result: dict, ids: Sequence[str]) -> list[int]:
-    """Lateness (seed 000): 0–5 minutes late → the other side starts at 3; 5–10 minutes → at 4."""
+    """Lateness (seed 000): 0–5 minutes late → the other side starts at 3; 5–10 minutes → at 4. Either the
+    levels themselves (`start_levels`, what the referee's arrival record gives) or the minutes (`late`)."""
     late = result.get("late")
     start = [2, 2]
+    given = result.get("start_levels")
+    if given:
+        require(isinstance(given, dict) and set(given) <= set(ids), "start_levels must name entries at this table")
+        for eid, lvl in given.items():
+            require(isinstance(lvl, int) and not isinstance(lvl, bool) and 2 <= lvl <= A,
+                    "a start level must be 2..14", entry_id=eid, got=lvl)
+            start[ids.index(eid)] = lvl
+        return start
     if late:
         require(isinstance(late, dict) and late.get("entry_id") in ids, "late must name an entry at this table")
         minutes = late.get("minutes")

@@ -1,0 +1,38 @@
+"""Prizes (rules.md §2, §6): the event's prize table, shrunk when it has few entries (seed 003), given by
+the final standings."""
+from __future__ import annotations
+
+from ..bootstrap import Deps
+from ..engine.standings import allocate_prizes
+from ..models import Event, PrizeRow, PrizesOut
+
+
+def counted_entries(deps: Deps, event: Event, entries=None) -> int:
+    """Entries that took part: confirmed ones (withdrawn, cancelled and waiting ones do not count)."""
+    entries = entries if entries is not None else deps.repos.entries.list(event.id)
+    return sum(1 for e in entries if e.status == "confirmed")
+
+
+def prize_table(event: Event, entries: int) -> tuple[list, bool]:
+    shrink = event.config.prize_shrink
+    if shrink and entries < shrink.below_entries:
+        return list(shrink.prizes), True
+    return list(event.config.prizes), False
+
+
+def event_prizes(deps: Deps, event: Event, *, state=None, rounds=None, entries=None) -> PrizesOut:
+    from .standings import event_standings
+    entries = entries if entries is not None else deps.repos.entries.list(event.id)
+    count = counted_entries(deps, event, entries)
+    table, shrunk = prize_table(event, count)
+    last = len(event.config.stages) - 1
+    standings = event_standings(deps, event, last, state=state, rounds=rounds, entries=entries)
+    names = {e.id: e.name for e in entries}
+    rows = []
+    if standings.final:
+        for p in allocate_prizes(standings.standings, table):
+            rows.append(PrizeRow(place=p["place"], entry_id=p["entry_id"], name=names.get(p["entry_id"], ""),
+                                 amount=p["amount"], label=p["label"]))
+    tournament = deps.repos.tournaments.get(event.tournament_id)
+    return PrizesOut(event_id=event.id, event_name=event.config.name, final=standings.final, shrunk=shrunk,
+                     entries=count, currency=tournament.currency if tournament else "CNY", prizes=rows)
