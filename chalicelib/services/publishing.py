@@ -79,23 +79,32 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
             history.setdefault(b["entry_id"], []).append({"round": doc["number"], "bye": True, "status": "confirmed",
                                                           "opponents": [], "points_text": ""})
         rounds.append({"number": doc["number"], "status": doc["status"], "seed": doc["seed"], "tables": rtables,
-                       "byes": byes})
+                       "byes": byes, "starts": _local(doc["starts_at"], tournament.timezone) if doc.get("starts_at") else "",
+                       "ends": _local(doc["ends_at"], tournament.timezone, "%H:%M") if doc.get("ends_at") else ""})
     standings = event_standings(deps, event, state=state, rounds=all_rounds, entries=entry_list) if state.get("plans") else None
     corrections = []
     for a in deps.repos.rounds.audit(event.id):
-        if a["action"] in ("result_corrected", "forfeit_recorded"):
+        if a["action"] in ("result_corrected", "result_overridden", "forfeit_recorded", "force_majeure", "dispute_settled"):
             corrections.append({"at": _local(a["at"], tournament.timezone), "round": a.get("round"), "table": a.get("table"),
-                                "before": _short(a.get("before")), "after": _short(a.get("after")), "reason": a.get("reason", "")})
+                                "before": _short(a.get("before")), "after": _short(a.get("after")), "reason": a.get("reason", ""),
+                                "kind": a["action"]})
+    # Appeals on the public page: names, outcome and ruling only (never the text a side wrote or who paid)
+    appeals = [{"round": x["round"], "table": x["table"], "name": names.get(x["entry_id"], ""), "status": x["status"],
+                "outcome": x.get("outcome"), "ruling": x.get("ruling", "")}
+               for x in sorted(deps.repos.rounds.appeals(event.id), key=lambda x: x["lodged_at"])]
+    from .prizes import event_prizes
+    prizes = event_prizes(deps, event, state=state, rounds=all_rounds, entries=entry_list) if state.get("plans") else None
     bonus = bonuses(deps, event, rounds=all_rounds, entries=entry_list) if event.config.game == "doudizhu" else None
     rows = standings.standings if standings else []
     version = hashlib.sha1(json.dumps([[(r["number"], r["status"], [(t["number"], t["status"], t["points"]) for t in r["tables"]])
-                                        for r in rounds], [(r.entry_id, r.rank) for r in rows], len(corrections)],
+                                        for r in rounds], [(r.entry_id, r.rank) for r in rows], len(corrections), appeals],
                                       sort_keys=True, default=str).encode()).hexdigest()[:16]
     return {"event": {"id": event.id, "name": event.config.name, "game": event.config.game},
             "rounds": rounds, "standings": [r.model_dump() for r in rows], "final": bool(standings and standings.final),
             "point_names": list(rules.point_names[standings.method]) if standings else [],
             "tiebreak_names": [k for k in (standings.tiebreaks if standings else []) if k not in rules.point_names.get(standings.method, ())],
             "has_prizes": any(r.prize for r in rows), "histories": history, "corrections": corrections,
+            "appeals": appeals, "prizes": prizes.model_dump() if prizes and prizes.final else None,
             "bonuses": bonus.model_dump() if bonus else None, "names": names, "version": version,
             "open_round": state.get("open_round", 0),
             "entries": {e: {"name": x.name, "club": x.club, "members": [m.name for m in x.members]}
@@ -109,9 +118,9 @@ def _short(snapshot) -> str:
     return "; ".join(" / ".join(f"{v:g}" for v in p.values()) for p in pts.values())
 
 
-def _local(iso: str, tz: str) -> str:
+def _local(iso: str, tz: str, fmt: str = "%m-%d %H:%M") -> str:
     try:
-        return datetime.fromisoformat(iso).astimezone(ZoneInfo(tz)).strftime("%m-%d %H:%M")
+        return datetime.fromisoformat(iso).astimezone(ZoneInfo(tz)).strftime(fmt)
     except ValueError:
         return iso
 
@@ -262,6 +271,11 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
     base = {"tournament": tournament, "updated": updated}
     write(prefix + "index.html", render("tournament.html", lang, **base, root="", css="style.css", events=summaries,
                                         other_lang=other + "index.html", feed_url="feed.json", feed_version=t_version))
+    # One printable page with every event's prizes, for the closing ceremony (seed 003: one ceremony a day)
+    day_prizes = [d["prizes"] for _, d in datas if d["prizes"]]
+    write(prefix + "prizes.html", render("prizes.html", lang, **base, root="", css="style.css", events_prizes=day_prizes,
+                                         currency=tournament.currency, other_lang=other + "prizes.html",
+                                         feed_url="feed.json", feed_version=t_version))
     for event, data in datas:
         ep = f"{prefix}{event.id}/"
         eo = f"{other}{event.id}/"
@@ -278,6 +292,9 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
         write(ep + "index.html", render("event.html", lang, **ctx, round_html=last, other_lang=eo + "index.html"))
         write(ep + "standings.html", render("standings.html", lang, **ctx, other_lang=eo + "standings.html"))
         write(ep + "corrections.html", render("corrections.html", lang, **ctx, other_lang=eo + "corrections.html"))
+        if data["prizes"]:
+            write(ep + "prizes.html", render("prizes.html", lang, **ctx, events_prizes=[data["prizes"]],
+                                             currency=tournament.currency, other_lang=eo + "prizes.html"))
         if data["bonuses"] is not None:
             write(ep + "bonuses.html", render("bonuses.html", lang, **ctx, currency=tournament.currency,
                                               other_lang=eo + "bonuses.html"))

@@ -237,3 +237,28 @@ def test_prizes_shrink_below_twenty_entries(local_api):
     assert [p["label"] for p in out["prizes"]] == ["一等奖", "二等奖", "三等奖"]   # 4th–8th dropped (seed 003)
     st = api.get(f"/events/{eid}/standings").data["standings"]
     assert [r["prize"] for r in st] == [5000, 3000, 2000, None, None, None]
+
+
+def test_published_pages_show_schedule_prizes_and_appeals(local_api, clock):
+    from chalicelib import bootstrap
+    api = local_api
+    prizes = [{"place_from": 1, "amount": 500, "label": "一等奖"}, {"place_from": 2, "amount": 300, "label": "二等奖"}]
+    cfg = doudizhu(prizes=prizes)
+    cfg["stages"][0]["rounds"] = 1
+    tid, eid, ids = setup_event(api, cfg, people(3))
+    rnd = draw(api, eid)
+    a, b, c = (s["entry_id"] for s in rnd["tables"][0]["sides"])
+    ap = api.post(f"/events/{eid}/rounds/1/tables/1/appeals", {"entry_id": b, "text": "电话 13900000000 请回电"}).data
+    enter_and_confirm(api, eid, rnd, rnd["tables"][0], {"final": {"small_points": {a: 12, b: -4, c: -8}}})
+    close(api, eid, 1)
+    api.post(f"/appeals/{ap['id']}/decision", {"outcome": "rejected", "ruling": "维持原判"})
+    assert api.post(f"/tournaments/{tid}/publish").status_code == 200
+    site = bootstrap.deps().publisher
+    page = lambda key: site.files[key].decode() if isinstance(site.files[key], bytes) else site.files[key]  # noqa: E731
+    round_page = page(f"t/{tid}/{eid}/round-1.html")
+    assert "赛程 12-01 10:00–10:50" in round_page
+    corrections = page(f"t/{tid}/{eid}/corrections.html")
+    assert "申诉驳回" in corrections and "维持原判" in corrections and "13900000000" not in corrections
+    day = page(f"t/{tid}/prizes.html")
+    assert "一等奖" in day and "二等奖" in day and "二打一" in day
+    assert "一等奖" in page(f"t/{tid}/{eid}/index.html")
