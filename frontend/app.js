@@ -42,6 +42,11 @@
     var exp = currency === "JPY" || currency === "KRW" ? 0 : 2;
     return (minor / Math.pow(10, exp)).toFixed(exp) + " " + currency;
   }
+  function time(iso) {   // the device's clock is the hall's: show hours and minutes in local time
+    if (!iso) return "";
+    var d = new Date(iso), pad = function (x) { return (x < 10 ? "0" : "") + x; };
+    return pad(d.getHours()) + ":" + pad(d.getMinutes());
+  }
   async function busy(button, fn) {
     button.disabled = true; button.classList.add("loading");
     try { return await fn(); } finally { button.disabled = false; button.classList.remove("loading"); }
@@ -51,5 +56,5 @@
     if (b) b.addEventListener("click", function () { window.I18N.setLang(window.I18N.lang() === "zh" ? "en" : "zh"); });
   }
   document.addEventListener("DOMContentLoaded", function () { window.I18N.apply(); langButton(); });
-  window.App = {qs: qs, el: el, api: api, errorText: errorText, showError: showError, showNotice: showNotice, money: money, busy: busy, t: t};
+  window.App = {qs: qs, el: el, api: api, errorText: errorText, showError: showError, showNotice: showNotice, money: money, time: time, busy: busy, t: t};
 })();

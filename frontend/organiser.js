@@ -103,7 +103,7 @@
     if (!S.eid) return;
     localStorage.setItem("eid", S.eid);
     if (tab === "entries") loadEntries();
-    if (tab === "run") { loadRound(); S.timer = setInterval(loadRound, 5000); }  // live table status
+    if (tab === "run") { loadRound(); loadAppeals().catch(err); S.timer = setInterval(loadRound, 5000); }  // live table status
     if (tab === "standings") loadStandings();
   }
 
@@ -167,7 +167,15 @@
   function sideNames(tb) { return tb.sides.map(function (s) { return s.name + " (" + s.seats.join("") + ")"; }); }
   function renderRound() {
     var r = S.round, out = box("round"); out.innerHTML = "";
-    out.appendChild(el("h3", {text: t("round", {n: r.number}) + " · " + r.format + " · " + t("seed") + " " + r.seed}));
+    out.appendChild(el("h3", {text: t("round", {n: r.number}) + " · " + t("seed") + " " + r.seed}));
+    if (r.starts_at) out.appendChild(el("p", {"class": "muted", text: t("scheduled") + " " + A.time(r.starts_at) + "–" + A.time(r.ends_at)}));
+    var disputed = r.tables.filter(function (tb) { return tb.status === "disputed"; });
+    if (disputed.length) {   // the referee's queue first
+      out.appendChild(el("div", {"class": "card alert", id: "disputes"}, [el("h4", {text: t("open_disputes")})].concat(disputed.map(function (tb) {
+        return el("p", {}, [el("b", {text: t("table") + " " + tb.number + " · "}), el("span", {text: sideNames(tb).join(" v ") + " · " + t("dispute_reason") + ": " + ((tb.dispute && tb.dispute.reason) || "—") + " "}),
+          el("button", {type: "button", "class": "small", text: t("settle"), onclick: function () { resultForm(tb); }})]);
+      }))));
+    }
     out.appendChild(el("p", {}, [
       el("button", {type: "button", "class": "secondary small", text: t("print_cards"), onclick: printCards}),
       el("button", {type: "button", "class": "small", id: "close-round", text: t("close_round"), onclick: function () {
@@ -181,7 +189,8 @@
       if (tb.status === "entered") actions.push(el("button", {type: "button", "class": "small", text: t("confirm"), onclick: function () {
         A.busy(this, function () { return A.api("POST", "/events/" + S.eid + "/rounds/" + r.number + "/tables/" + tb.number + "/confirm"); }).then(loadRoundNow, err);
       }}));
-      if (tb.status === "pending" || tb.status === "entered") actions.push(el("button", {type: "button", "class": "small secondary", text: t("forfeit"), onclick: function () { forfeitForm(tb); }}));
+      if (tb.status === "pending" || tb.status === "entered" || tb.status === "disputed") actions.push(el("button", {type: "button", "class": "small secondary", text: t("forfeit"), onclick: function () { forfeitForm(tb); }}));
+      if (r.status === "open" && (tb.status === "pending" || tb.status === "entered")) actions.push(el("button", {type: "button", "class": "small secondary", text: t("arrival"), onclick: function () { arrivalForm(tb); }}));
       rows.push(el("tr", {"data-table": tb.number}, [el("td", {"class": "n", text: String(tb.number)}),
         el("td", {}, sideNames(tb).map(function (s) { return el("div", {text: s}); })),
         el("td", {}, (tb.codes || []).map(function (c, i) { return el("div", {}, [el("a", {href: "score.html?e=" + S.eid + "&r=" + r.number + "&t=" + tb.number + "&c=" + c, target: "_blank", text: c})]); })),
@@ -218,13 +227,57 @@
   }
   function forfeitForm(tb) {
     var sel = el("select", {id: "forfeit-who"}, tb.sides.map(function (s) { return el("option", {value: s.entry_id, text: s.name}); }));
+    var exc = el("input", {type: "checkbox", id: "forfeit-excused"}), fm = el("input", {type: "checkbox", id: "forfeit-fm"});
     var f = el("form", {"class": "card"}, [el("label", {"for": "forfeit-who", text: t("forfeit")}), sel,
+      el("label", {"class": "check"}, [exc, el("span", {text: " " + t("excused")})]),
+      el("label", {"class": "check"}, [fm, el("span", {text: " " + t("force_majeure")})]),
       el("button", {type: "submit", text: t("submit")}), el("button", {type: "button", "class": "secondary", text: "×", onclick: function () { f.remove(); }})]);
     f.addEventListener("submit", function (ev) {
       ev.preventDefault();
-      A.api("POST", "/events/" + S.eid + "/rounds/" + S.round.number + "/tables/" + tb.number + "/forfeit", {entry_id: sel.value}).then(function () { f.remove(); loadRoundNow(); }, err);
+      A.api("POST", "/events/" + S.eid + "/rounds/" + S.round.number + "/tables/" + tb.number + "/forfeit",
+        {entry_id: sel.value, excused: exc.checked, force_majeure: fm.checked}).then(function () { f.remove(); loadRoundNow(); }, err);
     });
     box("round").prepend(f);
+  }
+  function arrivalForm(tb) {
+    var sel = el("select", {id: "arrival-who"}, tb.sides.map(function (s) { return el("option", {value: s.entry_id, text: s.name}); }));
+    var now = new Date(), pad = function (x) { return (x < 10 ? "0" : "") + x; };
+    var at = el("input", {type: "time", id: "arrival-at", value: pad(now.getHours()) + ":" + pad(now.getMinutes())});
+    var f = el("form", {"class": "card"}, [el("label", {"for": "arrival-who", text: t("arrival")}), sel,
+      el("label", {"for": "arrival-at", text: t("arrived_at")}), at,
+      el("button", {type: "submit", text: t("submit")}), el("button", {type: "button", "class": "secondary", text: "×", onclick: function () { f.remove(); }})]);
+    f.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var hm = at.value.split(":"), d = new Date(); d.setHours(Number(hm[0]), Number(hm[1]), 0, 0);
+      A.api("POST", "/events/" + S.eid + "/rounds/" + S.round.number + "/tables/" + tb.number + "/arrival",
+        {entry_id: sel.value, arrived_at: d.toISOString()}).then(function (res) {
+          f.remove(); loadRoundNow();
+          var lvl = Object.keys(res.start_levels || {}).map(function (k) { return res.start_levels[k]; })[0];
+          note(t("late_" + res.effect, {m: res.late_minutes, l: lvl}));
+        }, err);
+    });
+    box("round").prepend(f);
+  }
+  async function loadAppeals() {
+    var out = box("appeals"); if (!out || !S.eid) return;
+    var list = (await A.api("GET", "/events/" + S.eid + "/appeals")).appeals;
+    out.innerHTML = "";
+    out.appendChild(el("h3", {text: t("appeals")}));
+    if (!list.length) { out.appendChild(el("p", {"class": "muted", text: t("no_appeals")})); return; }
+    list.forEach(function (a) {
+      var acts = [];
+      if (a.fee_status === "due") acts.push(el("button", {type: "button", "class": "small secondary", text: t("fee_paid"), onclick: function () {
+        A.api("POST", "/appeals/" + a.id + "/fee", {method: "cash"}).then(loadAppeals, err); }}));
+      if (a.status === "lodged") ["upheld", "rejected"].forEach(function (o) {
+        acts.push(el("button", {type: "button", "class": "small", text: t(o === "upheld" ? "uphold" : "reject"), onclick: function () {
+          var ruling = prompt(t("ruling")); if (!ruling) return;
+          A.api("POST", "/appeals/" + a.id + "/decision", {outcome: o, ruling: ruling}).then(function () { loadAppeals(); loadRoundNow(); }, err); }}));
+      });
+      var fee = t(a.fee_status === "paid" ? "fee_paid_s" : "fee_" + a.fee_status);
+      out.appendChild(el("div", {"class": "card"}, [el("p", {}, [el("b", {text: t("round", {n: a.round}) + " · " + t("table") + " " + a.table + " · " + a.name + " "}),
+        el("span", {"class": "tag", text: t("a_" + (a.outcome || a.status))}), el("span", {"class": "muted", text: " " + fee})]),
+        el("p", {text: a.text}), a.ruling ? el("p", {"class": "muted", text: t("ruling") + ": " + a.ruling}) : el("span")].concat([el("p", {}, acts)])));
+    });
   }
   function levelSelect(id) {
     var s = el("select", {id: id});

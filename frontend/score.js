@@ -156,9 +156,18 @@
     box("me").textContent = view.side !== null && view.side !== undefined ? t("your_side") + ": " + tb.sides[view.side].name : "";
     box("entry").hidden = true; box("review").hidden = true;
     if (tb.status === "pending") { box("entry").hidden = false; renderForm(); renderDeals(); return; }
+    box("notice").hidden = true;
     if (tb.status === "confirmed" || tb.status === "forfeit") {
       A.showNotice(box("notice"), t("is_confirmed"));
       box("review").hidden = false; box("confirm").hidden = true; box("dispute").hidden = true;
+      box("review-text").textContent = "";
+      showResult(); return;
+    }
+    if (tb.status === "disputed") {   // both phones: held for the referee, nothing to press
+      A.showNotice(box("notice"), t("is_disputed") + (tb.dispute && tb.dispute.reason ? " · " + tb.dispute.reason : ""));
+      box("notice").className = "notice warn";
+      box("review").hidden = false; box("confirm").hidden = true; box("dispute").hidden = true;
+      box("review-text").textContent = "";
       showResult(); return;
     }
     box("review").hidden = false;
@@ -175,12 +184,31 @@
     if (tb.points) rp.appendChild(pointsTable(tb.points, tb.details));
   }
   async function load() {
-    try { view = await A.api("GET", base, undefined, hdr()); render(); }
+    try { view = await A.api("GET", base, undefined, hdr()); etag = null; render(); }
     catch (e) { err(e); }
+  }
+  // Follow the table: the other phone enters, confirms or disputes; the referee settles. A cheap poll with
+  // If-None-Match (304 when nothing changed); never re-rendered under deals being typed in.
+  var etag = null;
+  async function follow() {
+    if (!view || document.hidden) return;
+    var h = Object.assign({}, hdr()); delete h.noAuth; if (etag) h["If-None-Match"] = etag;
+    try {
+      var resp = await fetch(window.CONFIG.api + base, {headers: h});
+      if (resp.status !== 200) return;
+      etag = resp.headers.get("ETag");
+      var next = await resp.json(), before = view.table;
+      var typing = before.status === "pending" && deals.length > 0;
+      if (next.table.version !== before.version || next.table.status !== before.status) {
+        if (typing && next.table.status === "pending") return;
+        view = next; render();
+      }
+    } catch (e) { /* offline for a moment: try again next time */ }
   }
   window.onLangChange = function () { if (view) render(); };
   document.addEventListener("DOMContentLoaded", function () {
     load();
+    setInterval(follow, 4000);
     box("submit").addEventListener("click", function () {
       var body = {version: view.table.version}; body[key()] = deals;
       A.busy(this, function () { return A.api("PUT", base + "/result", body, hdr()); }).then(function () { deals = []; return load(); }, err);
@@ -189,8 +217,8 @@
       A.busy(this, function () { return A.api("POST", base + "/confirm", undefined, hdr()); }).then(load, err);
     });
     box("dispute").addEventListener("click", function () {
-      var reason = prompt(t("dispute")) || "";
-      A.api("POST", base + "/dispute", {reason: reason}, hdr()).then(function () { A.showNotice(box("notice"), t("dispute") + " ✓"); }, err);
+      var reason = prompt(t("dispute_reason")) || "";
+      A.api("POST", base + "/dispute", {reason: reason}, hdr()).then(load, err);
     });
   });
 })();

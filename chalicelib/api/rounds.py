@@ -83,9 +83,18 @@ def get_round(ctx, eid, n):
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}", "GET", summary="One table, for the table-side scoring page",
        auth="table", response=TableView, tag=TAG)
 def get_table(ctx, eid, n, t):
+    """Phones poll this (every few seconds): an unchanged table answers 304 to its ETag, with no body."""
+    import hashlib
+    import json as _json
     n, t = _int(n), _int(t)
     actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.header("authorization"), ctx.header("x-table-code"))
-    return TableView(**res.table_for_scoring(ctx.deps, eid, n, t, actor))
+    view = TableView(**res.table_for_scoring(ctx.deps, eid, n, t, actor)).model_dump(mode="json")
+    tag = '"' + hashlib.sha1(_json.dumps(view, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:20] + '"'
+    headers = {"ETag": tag, "Cache-Control": "no-cache", "Access-Control-Expose-Headers": "ETag"}
+    if (ctx.header("if-none-match") or "").strip() == tag:
+        return Response(body="", status_code=304, headers=headers)
+    return Response(body=_json.dumps(view, ensure_ascii=False), status_code=200,
+                    headers={"Content-Type": "application/json; charset=utf-8", **headers})
 
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/result", "PUT", summary="Enter or correct a table's result",

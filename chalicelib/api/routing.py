@@ -22,7 +22,7 @@ log = logging.getLogger("cardgames.api")
 
 CORS = CORSConfig(
     allow_origin="*",
-    allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "X-Manage-Token", "X-Table-Code"],
+    allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "X-Manage-Token", "X-Table-Code", "If-None-Match"],
     max_age=600,
 )
 # Accept any common body type so a wrong one gets our own 415 (or parses as JSON), not Chalice's.

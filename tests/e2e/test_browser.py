@@ -184,3 +184,55 @@ def test_english_switch(store, stack, phone, shot):
     expect(page.locator("h2")).to_have_text("Events")  # remembered on this device
     page.click("#lang")
     expect(page.locator("h2")).to_have_text("比赛项目")
+
+
+def test_a_dispute_reaches_the_referee_and_both_phones_follow(store, stack, browser, desk, shot):
+    """Issue 13/16: side B disputes side A's result; the console shows the open dispute, phone A learns it
+    without a reload, and the organiser's settlement reaches both phones."""
+    org, token, t, (ev,) = make_tournament(store, [
+        {"name": "掼蛋异议", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
+         "stages": [{"format": "swiss", "rounds": 3, "scoring": {"method": "level_points"}}]}])
+    for i in range(2):
+        r = registration.register(store, ev.id, RegistrationIn(name=f"第{i + 1}对", members=[
+            {"name": f"甲{i}", "phone": f"1370000{i:04d}"}, {"name": f"乙{i}"}]), None)
+        registration.check_in(store, ev.id, r.entry.id)
+    from chalicelib.services import rounds
+    rnd, _ = rounds.draw_next(store, org, ev.id, 1)
+    codes = rnd.tables[0].codes
+    phones = [browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                                  locale="zh-CN") for _ in range(2)]
+    a, b = (ctx.new_page() for ctx in phones)
+    a.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={codes[0]}")
+    expect(a.locator("#title")).to_contain_text("桌 1")
+    from chalicelib.services import results
+    home, away = (s.entry_id for s in rnd.tables[0].sides)
+    results.submit_result(store, ev.id, 1, 1, {"version": 0, "final": {"levels": {home: 10, away: 8}}},
+                          results.Actor("side", "table 1 side 1", side=0))
+    expect(a.locator("#review-text")).to_contain_text("请对方", timeout=10_000)   # phone A followed without a reload
+    b.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={codes[1]}")
+    expect(b.locator("#review-text")).to_contain_text("对方已录入")
+    b.once("dialog", lambda d: d.accept("第三副记错了"))
+    b.click("#dispute")
+    expect(b.locator("#notice")).to_contain_text("有异议，等待裁判处理")
+    expect(b.locator("#confirm")).to_be_hidden()
+    expect(a.locator("#notice")).to_contain_text("第三副记错了", timeout=10_000)
+    shot(b, "phone-b-disputed")
+    page = desk.new_page()
+    page.goto(f"{stack['site']}/organiser.html")
+    page.fill("#token", token)
+    page.click("#signin-form button[type=submit]")
+    page.click("[data-tab=run]")
+    expect(page.locator("#disputes")).to_contain_text("第三副记错了")
+    expect(page.locator("tr[data-table='1'] .tag")).to_have_text("有异议")
+    shot(page, "console-dispute")
+    page.locator("#disputes button").click()
+    page.select_option("#lv0", "10")
+    page.select_option("#lv1", "9")
+    page.click("#result-form button[type=submit]")
+    expect(page.locator("tr[data-table='1'] .tag")).to_have_text("已确认")
+    expect(page.locator("#disputes")).to_have_count(0)
+    expect(a.locator("#notice")).to_contain_text("成绩已确认", timeout=10_000)
+    expect(b.locator("#notice")).to_contain_text("成绩已确认", timeout=10_000)
+    expect(b.locator("#notice")).not_to_contain_text("有异议")
+    for ctx in phones:
+        ctx.close()
