@@ -151,7 +151,8 @@
   function render() {
     var tb = view.table;
     box("head").hidden = false;
-    box("title").textContent = view.event_name + " · " + t("round", {n: view.round}) + " · " + t("table") + " " + tb.number;
+    box("title").textContent = view.event_name + " · " + t("round", {n: view.round}) + " · " + t("table") + " " + tb.number +
+      (view.starts_at ? " · " + A.time(view.starts_at) + "–" + A.time(view.ends_at) : "");
     box("sides").textContent = tb.sides.map(function (s) { return s.name + " (" + s.seats.join("") + ")"; }).join("  " + "v" + "  ");
     box("me").textContent = view.side !== null && view.side !== undefined ? t("your_side") + ": " + tb.sides[view.side].name : "";
     box("entry").hidden = true; box("review").hidden = true;

@@ -51,6 +51,8 @@ class TableView(Out):
     round_status: str
     method: str
     side: int | None = None
+    starts_at: str | None = None
+    ends_at: str | None = None
     table: RoundTable
 
 

@@ -64,6 +64,7 @@ def table_for_scoring(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> dic
     names = {k: v["name"] for k, v in entry_names(deps, eid).items()}
     return {"event_id": eid, "event_name": event.config.name, "game": event.config.game, "round": n,
             "round_status": doc["status"], "method": event.config.stages[doc["stage"]].scoring.method,
+            "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"),
             "side": actor.side, "table": table_view(find_table(tables, t), names)}
 
 
