@@ -16,6 +16,7 @@ class Settings(BaseSettings):
     aws_default_region: str = "ap-east-1"
     api_url: str = "http://127.0.0.1:8000"
     site_url: str = "http://127.0.0.1:8080"
+    public_url: str | None = None  # the site as phones reach it (venue mode: the laptop's LAN address); wins over site_url
     # Where published pages go: a local folder (local stage) or an S3 bucket (AWS).
     publish_dir: str | None = None
     publish_bucket: str | None = None

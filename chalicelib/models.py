@@ -504,6 +504,7 @@ class Organiser(Loose):
     name: str
     created_at: datetime
     revoked: bool = False
+    acting_as: str | None = Field(default=None, exclude=True, description="set per request: a staff member acting")
 
 
 class OrganiserIn(Strict):

@@ -18,13 +18,45 @@
 
   // ---------------------------------------------------------------- sign in
   async function signIn(token) {
-    localStorage.setItem("organiserToken", token);
-    try { await A.api("GET", "/organiser"); }
+    localStorage.setItem("organiserToken", token); localStorage.removeItem("isSession");
+    try { S.me = await A.api("GET", "/organiser"); }
     catch (e) { localStorage.removeItem("organiserToken"); throw e; }
+  }
+  async function passwordSignIn(ev) {
+    ev.preventDefault();
+    var body = {login: box("login").value.trim(), password: box("password").value, device: navigator.userAgent.slice(0, 80)};
+    try {
+      var s = await A.busy(ev.submitter || box("password-form").querySelector("button"), function () { return A.api("POST", "/auth/sign-in", body, {noAuth: true}); });
+      box("password").value = ""; box("error").hidden = true;
+      await signIn(s.token); localStorage.setItem("isSession", "1"); await start();
+    } catch (e) { err(e); }
+  }
+  // A staff sign-in link carries its token in the fragment (never sent to a server): keep it, then drop it
+  // from the address bar so it is not shared by accident.
+  function tokenFromLink() {
+    var m = /staff=([A-Za-z0-9_\-]+)/.exec(location.hash || "");
+    if (!m) return false;
+    localStorage.setItem("organiserToken", m[1]); localStorage.removeItem("tid"); localStorage.removeItem("eid");
+    history.replaceState(null, "", location.pathname + location.search);
+    return true;
+  }
+  // What a role sees: the desk the registration desk, a scorer the day's run; nothing it cannot use.
+  var TABS_BY_ROLE = {owner: ["entries", "run", "standings"], director: ["entries", "run", "standings"],
+                      desk: ["entries"], scorer: ["run", "standings"]};
+  function applyRole() {
+    var role = (S.me && S.me.role) || "owner", tabs = TABS_BY_ROLE[role] || [];
+    document.querySelectorAll(".tabs button").forEach(function (b) { b.hidden = tabs.indexOf(b.getAttribute("data-tab")) < 0; });
+    if (tabs.indexOf(S.tab) < 0) S.tab = tabs[0];
+    box("show-new-t").hidden = role !== "owner"; box("show-new-e").hidden = role !== "owner" && role !== "director";
+    box("show-staff").hidden = role !== "owner";
+    box("who").textContent = S.me && S.me.kind === "staff" ? S.me.staff_name + " · " + t("role_" + role) : (S.me ? S.me.name : "");
   }
   async function start() {
     if (!localStorage.getItem("organiserToken")) { box("signin").hidden = false; return; }
+    if (!S.me) S.me = await A.api("GET", "/organiser");
+    box("error").hidden = true;
     box("signin").hidden = true; box("console").hidden = false; box("signout").hidden = false;
+    applyRole();
     await loadTournaments();
   }
 
@@ -49,6 +81,28 @@
     if (!S.events.some(function (e) { return e.id === S.eid; })) S.eid = S.events[0] && S.events[0].id;
     sel.value = S.eid || "";
     showTab(S.tab);
+  }
+  // ---------------------------------------------------------------- staff (the organiser only)
+  async function loadStaff() {
+    if (!S.tid) return;
+    var list = (await A.api("GET", "/tournaments/" + S.tid + "/staff")).staff, out = box("staff-list"); out.innerHTML = "";
+    list.forEach(function (m) {
+      out.appendChild(el("p", {}, [el("span", {text: m.name + " · " + t("role_" + m.role) + " "}),
+        el("button", {type: "button", "class": "small secondary", text: t("remove"), onclick: function () {
+          A.api("DELETE", "/tournaments/" + S.tid + "/staff/" + m.id).then(loadStaff, err); }})]));
+    });
+  }
+  async function addStaff(ev) {
+    ev.preventDefault();
+    try {
+      var m = await A.api("POST", "/tournaments/" + S.tid + "/staff", {name: box("staff-name").value.trim(), role: box("staff-role").value});
+      box("staff-name").value = "";
+      var shown = box("staff-new"); shown.innerHTML = "";
+      shown.appendChild(el("p", {text: t("staff_link") + " " + m.name + " · " + t("role_" + m.role)}));
+      shown.appendChild(el("div", {"class": "qr", html: m.qr_svg}));
+      shown.appendChild(el("p", {"class": "wrap"}, [el("a", {href: m.link, text: m.link})]));
+      await loadStaff();
+    } catch (e) { err(e); }
   }
   function currentEvent() { return S.events.filter(function (e) { return e.id === S.eid; })[0]; }
   function tournament() { return S.tournaments.filter(function (x) { return x.id === S.tid; })[0]; }
@@ -357,13 +411,21 @@
   }
 
   // ---------------------------------------------------------------- wiring
-  window.onLangChange = function () { if (S.eid) showTab(S.tab); fillEventForm(); };
+  window.onLangChange = function () { applyRole(); if (S.eid) showTab(S.tab); fillEventForm(); };
   document.addEventListener("DOMContentLoaded", function () {
     box("signin-form").addEventListener("submit", function (ev) {
       ev.preventDefault();
       signIn(box("token").value.trim()).then(start, err);
     });
-    box("signout").addEventListener("click", function () { localStorage.removeItem("organiserToken"); location.reload(); });
+    box("password-form").addEventListener("submit", passwordSignIn);
+    box("show-staff").addEventListener("click", function () { box("staff").hidden = !box("staff").hidden; if (!box("staff").hidden) loadStaff().catch(err); });
+    box("staff-form").addEventListener("submit", addStaff);
+    tokenFromLink();
+    box("signout").addEventListener("click", function () {
+      var done = function () { localStorage.removeItem("organiserToken"); localStorage.removeItem("isSession"); location.reload(); };
+      // a password session ends on the server too; a staff link or an API token stays valid until revoked
+      if (localStorage.getItem("isSession")) A.api("DELETE", "/organiser/tokens/current").then(done, done); else done();
+    });
     box("tsel").addEventListener("change", function () { S.tid = this.value; localStorage.removeItem("eid"); loadEvents().catch(err); });
     box("esel").addEventListener("change", function () { S.eid = this.value; showTab(S.tab); });
     box("show-new-t").addEventListener("click", function () { box("new-t").hidden = !box("new-t").hidden; });

@@ -17,9 +17,11 @@ class NewTokenIn(Strict):
 
 class TokenInfo(Out):
     id: str
+    kind: str = "api"              # "api" (scripts) or "session" (a signed-in device)
     label: str
     parent: str = ""
     created_at: str
+    expires_at: int | None = None
     current: bool = False
 
 
@@ -36,32 +38,40 @@ class Revoked(Out):
     revoked: list[str]
 
 
-@route(bp, "/organiser", "GET", summary="The signed-in organiser", auth="organiser", response=Organiser,
-       tag="organiser")
+class Me(Organiser):
+    kind: str = "organiser"
+    role: str = "owner"
+    tournament_id: str | None = None
+    staff_name: str = ""
+
+
+@route(bp, "/organiser", "GET", summary="Who is signed in: the organiser, or a staff member with its role and tournament",
+       auth="organiser", response=Me, tag="organiser", roles=("desk", "scorer"))
 def me(ctx):
-    return ctx.organiser
+    p = ctx.principal
+    return Me(**p.organiser.model_dump(), kind=p.kind, role=p.role, tournament_id=p.tournament_id, staff_name=p.name)
 
 
 @route(bp, "/organiser/tokens", "GET", summary="Every API token of this organiser (none of their secrets)",
-       auth="organiser", response=TokenList, tag="organiser")
+       auth="organiser", response=TokenList, tag="organiser", owner_only=True)
 def list_tokens(ctx):
     return TokenList(tokens=svc.list_tokens(ctx.deps, ctx.organiser.id, ctx.token_id))
 
 
 @route(bp, "/organiser/tokens", "POST", summary="Issue another token (e.g. for a second device); shown once",
-       auth="organiser", body=NewTokenIn, response=NewToken, status=201, tag="organiser")
+       auth="organiser", body=NewTokenIn, response=NewToken, status=201, tag="organiser", owner_only=True)
 def new_token(ctx):
     record, secret = svc.issue_token(ctx.deps, ctx.organiser.id, ctx.token_id, ctx.body.label)
     return NewToken(id=record["id"], token=secret)
 
 
 @route(bp, "/organiser/tokens/current", "DELETE", summary="Revoke the token used for this request (and its heirs)",
-       auth="organiser", response=Revoked, tag="organiser")
+       auth="organiser", response=Revoked, tag="organiser", owner_only=True)
 def revoke_current(ctx):
     return Revoked(revoked=svc.revoke_token(ctx.deps, ctx.organiser.id, ctx.token_id))
 
 
 @route(bp, "/organiser/tokens/{id}", "DELETE", summary="Revoke a token and every token issued from it",
-       auth="organiser", response=Revoked, tag="organiser")
+       auth="organiser", response=Revoked, tag="organiser", owner_only=True)
 def revoke(ctx, id):
     return Revoked(revoked=svc.revoke_token(ctx.deps, ctx.organiser.id, id))

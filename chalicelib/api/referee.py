@@ -15,7 +15,7 @@ TAG = "referee"
 
 
 def _organiser_actor(ctx) -> res.Actor:
-    return res.Actor("organiser", f"organiser:{ctx.organiser.id}")
+    return res.Actor("organiser", ctx.principal.who)
 
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/arrival", "POST", summary="Record an arrival; the lateness rule applies",
@@ -41,21 +41,27 @@ def list_appeals(ctx, eid):
     return AppealList(appeals=svc.list_appeals(ctx.deps, eid))
 
 
+def _appeal_tournament(deps, params) -> str:
+    appeal = deps.repos.rounds.appeal(params["id"])
+    event = deps.repos.events.get(appeal["event_id"]) if appeal else None
+    return event.tournament_id if event else ""
+
+
 @route(bp, "/appeals/{id}/fee", "POST", summary="Record the appeal fee paid at the desk", auth="organiser",
-       body=AppealFeeIn, response=Appeal, tag=TAG, errors_=("conflict",))
+       body=AppealFeeIn, response=Appeal, tag=TAG, errors_=("conflict",), roles=("desk",), scope=_appeal_tournament)
 def appeal_fee(ctx, id):
     return svc.record_appeal_fee(ctx.deps, ctx.organiser, id, ctx.body.method, _organiser_actor(ctx))
 
 
 @route(bp, "/appeals/{id}/decision", "POST", summary="Decide an appeal; upheld: refund the fee, apply the result",
        auth="organiser", body=AppealDecisionIn, response=Appeal, tag=TAG,
-       errors_=("conflict", "invalid_result", "version_conflict"))
+       errors_=("conflict", "invalid_result", "version_conflict"), roles=(), scope=_appeal_tournament)
 def appeal_decision(ctx, id):
     b = ctx.body
     return svc.decide_appeal(ctx.deps, ctx.organiser, id, b.outcome, b.ruling, b.result, _organiser_actor(ctx))
 
 
 @route(bp, "/events/{eid}/prizes", "GET", summary="Prizes by final place (shrunk for small events, seed 003)",
-       auth="organiser", response=PrizesOut, tag=TAG)
+       auth="organiser", response=PrizesOut, tag=TAG, roles=("desk",))
 def prizes(ctx, eid):
     return prize_svc.event_prizes(ctx.deps, own_event(ctx.deps, ctx.organiser, eid))

@@ -147,7 +147,7 @@ def dispute(ctx, eid, n, t):
        auth="organiser", body=ForfeitIn, response=ResultOut, tag=TAG)
 def forfeit(ctx, eid, n, t):
     own_event(ctx.deps, ctx.organiser, eid)
-    actor = res.Actor("organiser", f"organiser:{ctx.organiser.id}")
+    actor = res.Actor("organiser", ctx.principal.who)
     b = ctx.body
     return res.record_forfeit(ctx.deps, eid, _int(n), _int(t), b.entry_id, b.reason, actor, excused=b.excused,
                               force_majeure=b.force_majeure)

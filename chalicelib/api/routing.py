@@ -45,6 +45,13 @@ class Endpoint:
     tag: str = ""
     raw: bool = False              # returns a non-JSON body (file, HTML)
     query: tuple[tuple[str, dict], ...] = ()   # (name, JSON schema) of each query parameter
+    roles: tuple[str, ...] = ()    # staff roles let in besides a director (organiser routes)
+    owner_only: bool = False       # only the organiser itself (tournaments, staff, tokens)
+    scope: Callable | None = None  # (deps, params) → tournament id, for paths that name none
+
+
+# The roles of each resource's routes, declared once (a director may do everything in its tournament).
+DEFAULT_ROLES = {"desk": ("desk",), "rounds": ("scorer",), "referee": ("scorer",)}
 
 
 # Path parameters: round and table numbers are integers; every other one is an id (ULIDs are 26 characters).
@@ -76,6 +83,7 @@ class Ctx:
     body: Any = None
     organiser: Any = None
     token_id: str | None = None
+    principal: Any = None
 
     def header(self, name: str) -> str | None:
         value = self.request.headers.get(name.lower()) if self.request.headers else None
@@ -144,11 +152,15 @@ def _serialise(result: Any) -> Any:
 def route(bp, path: str, method: str, *, summary: str, auth: str = "public",
           body: type[BaseModel] | None = None, response: type[BaseModel] | None = None, status: int = 200,
           errors_: tuple[str, ...] = (), headers: tuple[str, ...] = (), tag: str = "", raw: bool = False,
-          query: tuple[tuple[str, dict], ...] = ()) -> Callable:
+          query: tuple[tuple[str, dict], ...] = (), roles: tuple[str, ...] | None = None, owner_only: bool = False,
+          scope: Callable | None = None) -> Callable:
     def decorate(fn: Callable) -> Callable:
-        ROUTES.append(Endpoint(path=path, method=method, name=fn.__name__, summary=summary, auth=auth,
-                               body=body, response=response, status=status, errors=errors_,
-                               headers=headers, tag=tag or bp.__class__.__name__, raw=raw, query=query))
+        allowed = roles if roles is not None else DEFAULT_ROLES.get(tag, ())
+        endpoint = Endpoint(path=path, method=method, name=fn.__name__, summary=summary, auth=auth,
+                            body=body, response=response, status=status, errors=errors_,
+                            headers=headers, tag=tag or bp.__class__.__name__, raw=raw, query=query,
+                            roles=tuple(allowed), owner_only=owner_only, scope=scope)
+        ROUTES.append(endpoint)
 
         @functools.wraps(fn)
         def view(**params):
@@ -158,14 +170,20 @@ def route(bp, path: str, method: str, *, summary: str, auth: str = "public",
                 d = deps()
                 ctx = Ctx(request=request, deps=d)
                 if auth == "organiser":
-                    from ..services.organisers import authenticate_token
-                    ctx.organiser, ctx.token_id = authenticate_token(d, request.headers.get("authorization"))
-                    # Tenancy before the body: someone else's event answers 404 whatever was sent.
-                    from ..services.tournaments import own_event, own_tournament
-                    if "eid" in params:
-                        own_event(d, ctx.organiser, params["eid"])
-                    elif "tid" in params:
-                        own_tournament(d, ctx.organiser, params["tid"])
+                    # Who acts, then tenancy and role: one check for every route, before the body is read
+                    # (someone else's tournament answers 404 whatever was sent).
+                    from ..services import principals
+                    principal = principals.authenticate(d, request.headers.get("authorization"))
+                    if endpoint.owner_only and principal.kind != "organiser":
+                        raise errors.Forbidden("只有组委会可以这样做 · Only the organiser can do this.")
+                    tid = endpoint.scope(d, params) if endpoint.scope else None
+                    principals.authorize(d, principal, endpoint.roles, params, tid)
+                    ctx.principal, ctx.organiser, ctx.token_id = principal, principal.acting(), principal.token_id
+                elif auth == "table" and request.headers.get("authorization"):
+                    # signed in at a table page: the same tenancy and role check (a table code is checked in the view)
+                    from ..services import principals
+                    principal = principals.authenticate(d, request.headers.get("authorization"))
+                    principals.authorize(d, principal, ("scorer",), params)
                 if body is not None:
                     ctx.body = parse_body(request, body)
                 result = fn(ctx, **params)

@@ -9,6 +9,7 @@ from .routing import route
 
 bp = Blueprint(__name__)
 TAG = "tournaments"
+READERS = ("desk", "scorer")   # every staff member sees its tournament and events
 
 
 class TournamentList(Out):
@@ -24,19 +25,22 @@ class EventList(Out):
 
 
 @route(bp, "/tournaments", "POST", summary="Create a tournament", auth="organiser", body=TournamentIn,
-       response=Tournament, status=201, tag=TAG)
+       response=Tournament, status=201, tag=TAG, owner_only=True)
 def create_tournament(ctx):
     return svc.create_tournament(ctx.deps, ctx.organiser, ctx.body)
 
 
-@route(bp, "/tournaments", "GET", summary="The organiser's tournaments", auth="organiser",
-       response=TournamentList, tag=TAG)
+@route(bp, "/tournaments", "GET", summary="The organiser's tournaments (a staff member: its own)", auth="organiser",
+       response=TournamentList, tag=TAG, roles=READERS)
 def list_tournaments(ctx):
-    return TournamentList(tournaments=svc.list_tournaments(ctx.deps, ctx.organiser))
+    found = svc.list_tournaments(ctx.deps, ctx.organiser)
+    if ctx.principal.kind == "staff":
+        found = [t for t in found if t.id == ctx.principal.tournament_id]
+    return TournamentList(tournaments=found)
 
 
 @route(bp, "/tournaments/{tid}", "GET", summary="A tournament with its events", auth="organiser",
-       response=TournamentDetail, tag=TAG)
+       response=TournamentDetail, tag=TAG, roles=READERS)
 def get_tournament(ctx, tid):
     tournament = svc.own_tournament(ctx.deps, ctx.organiser, tid)
     events = ctx.deps.repos.events.list_for_tournament(tid)
@@ -56,13 +60,14 @@ def create_event(ctx, tid):
 
 
 @route(bp, "/tournaments/{tid}/events", "GET", summary="A tournament's events", auth="organiser",
-       response=EventList, tag=TAG)
+       response=EventList, tag=TAG, roles=READERS)
 def list_events(ctx, tid):
     svc.own_tournament(ctx.deps, ctx.organiser, tid)
     return EventList(events=sorted(ctx.deps.repos.events.list_for_tournament(tid), key=lambda e: e.id))
 
 
-@route(bp, "/events/{eid}", "GET", summary="An event with its counters", auth="organiser", response=Event, tag=TAG)
+@route(bp, "/events/{eid}", "GET", summary="An event with its counters", auth="organiser", response=Event, tag=TAG,
+       roles=READERS)
 def get_event(ctx, eid):
     return svc.own_event(ctx.deps, ctx.organiser, eid)
 

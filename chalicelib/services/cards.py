@@ -4,7 +4,6 @@ from __future__ import annotations
 import html
 
 from ..bootstrap import Deps
-from ..config import get_settings
 from ..models import Organiser
 from .rounds import entry_names, load_round, table_code
 from .tournaments import own_event
@@ -26,7 +25,8 @@ def table_cards(deps: Deps, organiser: Organiser, eid: str, n: int) -> str:
     tournament = deps.repos.tournaments.get(event.tournament_id)
     _, doc, tables = load_round(deps, eid, n)
     names = {k: v["name"] for k, v in entry_names(deps, eid).items()}
-    site = get_settings().site_url.rstrip("/")
+    from .links import site_url
+    site = site_url()
     out = [f"<!doctype html><html lang='zh-CN'><head><meta charset='utf-8'><title>{html.escape(event.config.name)} · "
            f"第{n}轮 桌卡</title>{STYLE}</head><body>"
            "<p class='noprint'><button onclick='print()'>打印 Print</button></p>"]

@@ -11,10 +11,19 @@ from ..ids import hash_secret, new_id, new_token
 from ..models import Organiser
 
 
-def _token(deps: Deps, label: str, parent: str | None) -> tuple[dict, str]:
+SESSION_HOURS = 12                 # a console sign-in lasts a tournament day
+FAILED_SIGN_INS_PER_ACCOUNT = 5    # in 15 minutes, then 429
+FAILED_SIGN_INS_PER_SOURCE = 20
+SIGN_IN_WINDOW_S = 15 * 60
+
+
+def _token(deps: Deps, label: str, parent: str | None, kind: str = "api", hours: int | None = None) -> tuple[dict, str]:
     secret = new_token("org")
+    now = deps.clock()
     record = {"id": new_id(), "hash": hash_secret(secret), "label": label[:100], "parent": parent or "",
-              "created_at": deps.clock().isoformat()}
+              "created_at": now.isoformat(), "token_kind": kind}
+    if hours:
+        record["expires_at"] = int(now.timestamp()) + hours * 3600
     return record, secret
 
 
@@ -35,16 +44,13 @@ def bearer(authorization: str | None) -> str:
     return token.strip()
 
 
-def authenticate_token(deps: Deps, authorization: str | None) -> tuple[Organiser, str]:
-    """(organiser, token id) for a live bearer token."""
-    found = deps.repos.organisers.by_token_hash(hash_secret(bearer(authorization)))
-    if found is None:
-        raise errors.Unauthorized("The organiser token is not valid or was revoked.")
-    return found
-
-
 def authenticate(deps: Deps, authorization: str | None) -> Organiser:
-    return authenticate_token(deps, authorization)[0]
+    """The organiser of a live token or session (staff tokens are principals' business)."""
+    from .principals import authenticate as principal_of
+    principal = principal_of(deps, authorization)
+    if principal.kind != "organiser":
+        raise errors.Unauthorized()
+    return principal.organiser
 
 
 def issue_token(deps: Deps, organiser_id: str, parent_token_id: str | None, label: str = "") -> tuple[dict, str]:
@@ -54,8 +60,94 @@ def issue_token(deps: Deps, organiser_id: str, parent_token_id: str | None, labe
 
 
 def list_tokens(deps: Deps, organiser_id: str, current: str | None = None) -> list[dict]:
-    return [{**t, "current": t["id"] == current}
-            for t in sorted(deps.repos.organisers.tokens(organiser_id), key=lambda t: t["created_at"])]
+    """API tokens and signed-in devices (sessions), live ones only."""
+    now = deps.clock().timestamp()
+    return [{**t, "kind": t.get("token_kind", "api"), "current": t["id"] == current}
+            for t in sorted(deps.repos.organisers.tokens(organiser_id), key=lambda t: t["created_at"])
+            if not t.get("expires_at") or t["expires_at"] >= now]
+
+
+# --------------------------------------------------------------------------- accounts and sign-in
+
+def normalise_login(value: str) -> str:
+    """A phone number (digits, optional +) or an e-mail (lower case); anything else is refused."""
+    import re
+    value = (value or "").strip()
+    digits = re.sub(r"[\s\-]", "", value)
+    if re.fullmatch(r"\+?\d{7,15}", digits):
+        return digits
+    if re.fullmatch(r"[^@\s]{1,64}@[^@\s]{1,190}\.[^@\s]{2,24}", value):
+        return value.lower()
+    raise errors.InvalidRequest("请填写手机号或邮箱 · Give a phone number or an e-mail address.")
+
+
+def _hasher():
+    from argon2 import PasswordHasher   # argon2id with the library's recommended parameters
+    return PasswordHasher()
+
+
+def check_password_strength(password: str) -> None:
+    if len(password) < 8 or len(password) > 200:
+        raise errors.InvalidRequest("密码至少 8 位 · The password needs at least 8 characters.")
+
+
+def create_account(deps: Deps, name: str, login: str, password: str) -> tuple[Organiser, str]:
+    """An organiser who signs in with a phone number or e-mail and a password (and its first API token)."""
+    check_password_strength(password)
+    key = normalise_login(login)
+    if deps.repos.organisers.login(key):
+        raise errors.DuplicateEntry("这个手机号或邮箱已有账号 · An account with this phone number or e-mail exists.")
+    organiser, token = create_organiser(deps, name)
+    deps.repos.organisers.set_login(organiser.id, key, _hasher().hash(password), create=True)
+    return organiser, token
+
+
+def reset_password(deps: Deps, login: str, password: str) -> None:
+    """The platform operator's reset (make reset-password); SMS/e-mail reset is described in docs/auth.md."""
+    check_password_strength(password)
+    key = normalise_login(login)
+    item = deps.repos.organisers.login(key)
+    if not item:
+        raise errors.NotFound("没有这个账号 · No such account.")
+    deps.repos.organisers.set_login(item["organiser_id"], key, _hasher().hash(password), create=False)
+
+
+_DUMMY_HASH = None
+
+
+def sign_in(deps: Deps, login: str, password: str, source: str, device: str) -> tuple[dict, str, Organiser]:
+    """A session (12 hours) for a right password. Failed attempts are limited per account and per source;
+    an unknown account and a wrong password get the same answer (no account enumeration)."""
+    global _DUMMY_HASH
+    wrong = errors.Unauthorized("手机号/邮箱或密码不正确 · The phone number/e-mail or the password is not right.")
+    try:
+        key = normalise_login(login)
+    except errors.InvalidRequest:
+        key = "invalid:" + (login or "")[:100]
+    now = deps.clock()
+    window = int(now.timestamp() // SIGN_IN_WINDOW_S)
+    expires = int(now.timestamp()) + 2 * SIGN_IN_WINDOW_S
+    rates = deps.repos.rates
+    if (rates.hits("signin-account", key, window) >= FAILED_SIGN_INS_PER_ACCOUNT
+            or rates.hits("signin-source", source, window) >= FAILED_SIGN_INS_PER_SOURCE):
+        raise errors.RateLimited("登录失败次数过多，请 15 分钟后再试 · Too many failed sign-ins: try again in 15 minutes.")
+    item = deps.repos.organisers.login(key) if not key.startswith("invalid:") else None
+    hasher = _hasher()
+    try:
+        if item is None:
+            _DUMMY_HASH = _DUMMY_HASH or hasher.hash("not-a-password")
+            hasher.verify(_DUMMY_HASH, password + "x")   # same time as a real check
+        hasher.verify(item["password_hash"], password or "")
+    except Exception:   # a mismatch (VerificationError) or no account at all
+        rates.hit("signin-account", key, window, expires)
+        rates.hit("signin-source", source, window, expires)
+        raise wrong from None
+    organiser = deps.repos.organisers.get(item["organiser_id"])
+    if organiser is None or organiser.revoked:
+        raise wrong
+    record, secret = _token(deps, device or "console", None, kind="session", hours=SESSION_HOURS)
+    deps.repos.organisers.add_token(organiser.id, record)
+    return record, secret, organiser
 
 
 def revoke_token(deps: Deps, organiser_id: str, token_id: str) -> list[str]:

@@ -216,8 +216,8 @@ def start_checkout(deps: Deps, entry: Entry, payment: Payment, tournament: Tourn
     """Opens (or re-opens, idempotently at Stripe) the Checkout Session of a created payment."""
     if payment.state == "pending" and payment.checkout_url:
         return payment.checkout_url
-    from ..config import get_settings
-    site = get_settings().site_url.rstrip("/")
+    from .links import site_url
+    site = site_url()
     expires = min(entry.hold_expires_at or deps.clock() + timedelta(minutes=35),
                   deps.clock() + timedelta(hours=23)) - timedelta(minutes=2)
     expires = max(expires, deps.clock() + timedelta(minutes=31))  # Stripe needs at least 30 minutes

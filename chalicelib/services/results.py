@@ -25,10 +25,10 @@ class Actor:
 def resolve_actor(deps: Deps, eid: str, n: int, t: int, authorization: str | None, code: str | None) -> Actor:
     """The organiser (Bearer token, must own the event) or the holder of one side's table code."""
     if authorization:
-        from .organisers import authenticate
-        organiser = authenticate(deps, authorization)
-        own_event(deps, organiser, eid)
-        return Actor("organiser", f"organiser:{organiser.id}")
+        from . import principals
+        principal = principals.authenticate(deps, authorization)
+        principals.authorize(deps, principal, ("scorer",), {"eid": eid})
+        return Actor("organiser", principal.who)
     if not code:
         raise errors.Unauthorized("Sign in as the organiser or give the table code (X-Table-Code).")
     _, _, tables = load_round(deps, eid, n)

@@ -21,6 +21,7 @@ from ..engine.formats.stages import advancing, carry_over
 from ..engine.games import game as game_rules
 from ..ids import new_id
 from ..models import Event, Organiser, RoundOut, RoundTable, TableSide
+from .principals import who_of
 from .tournaments import own_event
 
 CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
@@ -281,7 +282,7 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None) -> t
     new_state = {**state, "stage": stage_idx, "open_round": n,
                  "rounds": [*state["rounds"], {"n": n, "stage": stage_idx, "stage_round": stage_round}]}
     deps.repos.rounds.create_round(eid, doc, tables, new_state, state.get("version", 0))
-    deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": f"organiser:{organiser.id}",
+    deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
                                       "action": "round_drawn", "round": n, "after": {"seed": seed, "tables": len(tables)}})
     return round_out(doc, tables, entry_names(deps, eid), with_codes=True), {"tournament_id": event.tournament_id}
 
@@ -447,7 +448,7 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     doc["closed_at"] = deps.clock().isoformat()
     new_state = {**state, "open_round": 0}
     deps.repos.rounds.close_round(eid, doc, new_state, state["version"])
-    deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": f"organiser:{organiser.id}",
+    deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
                                       "action": "round_closed", "round": n})
     from .publishing import request_publish
     request_publish(deps, event.tournament_id)

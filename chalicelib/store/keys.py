@@ -64,6 +64,23 @@ def organiser_token_record(oid: str, token_id: str) -> dict:
     return {"PK": f"ORG#{oid}", "SK": f"TOKEN#{token_id}"}
 
 
+def staff(tid: str, staff_id: str) -> dict:
+    return {"PK": f"TOURN#{tid}", "SK": f"STAFF#{staff_id}"}
+
+
+STAFF_PREFIX = "STAFF#"
+
+
+def staff_token(token_hash: str) -> dict:
+    """A staff member's sign-in token, by hash: which tournament and which member."""
+    return {"PK": f"STAFFTOKEN#{token_hash}", "SK": "META"}
+
+
+def login(login_name: str) -> dict:
+    """An organiser account's sign-in name (a phone number or an e-mail, normalised) and password hash."""
+    return {"PK": f"LOGIN#{login_name}", "SK": "META"}
+
+
 def appeal(eid: str, appeal_id: str) -> dict:
     return {"PK": f"EVENT#{eid}", "SK": f"APPEAL#{appeal_id}"}
 

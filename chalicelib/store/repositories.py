@@ -25,9 +25,10 @@ class OrganiserRepo:
     @staticmethod
     def _token_ops(oid: str, token: dict) -> list[Op]:
         """A token: its pointer by hash (authenticates) and its listed record (label, parent), together."""
+        expiry = {"expires_at": token["expires_at"]} if token.get("expires_at") else {}   # sessions end (TTL too)
         return [
             Op.put({**keys.organiser_token(token["hash"]), "kind": "organiser_token", "organiser_id": oid,
-                    "token_id": token["id"]}, condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
+                    "token_id": token["id"], **expiry}, condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
             Op.put({**keys.organiser_token_record(oid, token["id"]), "kind": "organiser_token_record", **token},
                    condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
         ]
@@ -36,15 +37,28 @@ class OrganiserRepo:
         item = self.t.get(keys.organiser(oid))
         return Organiser.model_validate_json(item["data"]) if item else None
 
-    def by_token_hash(self, token_hash: str) -> tuple[Organiser, str] | None:
-        """(organiser, token id) of a live token."""
+    def by_token_hash(self, token_hash: str) -> tuple[Organiser, str, int] | None:
+        """(organiser, token id, expiry epoch or 0) of a token that exists; the caller checks the expiry."""
         pointer = self.t.get(keys.organiser_token(token_hash))
         if not pointer:
             return None
         organiser = self.get(pointer["organiser_id"])
         if organiser is None or organiser.revoked:
             return None
-        return organiser, pointer.get("token_id", "")
+        return organiser, pointer.get("token_id", ""), int(pointer.get("expires_at") or 0)
+
+    # -- accounts that sign in with a password
+    def set_login(self, oid: str, login_name: str, password_hash: str, *, create: bool) -> None:
+        item = {**keys.login(login_name), "kind": "login", "organiser_id": oid, "password_hash": password_hash}
+        if create:
+            self.t.put(item, condition="attribute_not_exists(PK)", on_fail=lambda: errors.DuplicateEntry(
+                "这个手机号或邮箱已有账号 · An account with this phone number or e-mail exists."))
+        else:
+            self.t.put(item, condition="attribute_exists(PK)",
+                       on_fail=lambda: errors.NotFound("没有这个账号 · No such account."))
+
+    def login(self, login_name: str) -> dict | None:
+        return self.t.get(keys.login(login_name))
 
     def add_token(self, oid: str, token: dict) -> None:
         self.t.transact(self._token_ops(oid, token))
@@ -73,6 +87,38 @@ class OrganiserRepo:
             raise errors.NotFound("organiser not found")
         organiser.revoked = True
         self.t.put(_doc_item(keys.organiser(oid), organiser, "organiser"))
+
+
+class StaffRepo:
+    """A tournament's staff: each member's record under the tournament and a pointer by token hash."""
+
+    def __init__(self, table: Table):
+        self.t = table
+
+    def create(self, member: dict, token_hash: str) -> None:
+        self.t.transact([
+            Op.put({**keys.staff(member["tournament_id"], member["id"]), "kind": "staff", **member,
+                    "token_hash": token_hash}, condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
+            Op.put({**keys.staff_token(token_hash), "kind": "staff_token", "tournament_id": member["tournament_id"],
+                    "staff_id": member["id"]}, condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry)])
+
+    def list(self, tid: str) -> list[dict]:
+        return [{k: v for k, v in i.items() if k not in ("PK", "SK", "kind", "token_hash")}
+                for i in self.t.query(keys.tournament_partition(tid), keys.STAFF_PREFIX)]
+
+    def by_token_hash(self, token_hash: str) -> dict | None:
+        pointer = self.t.get(keys.staff_token(token_hash))
+        if not pointer:
+            return None
+        item = self.t.get(keys.staff(pointer["tournament_id"], pointer["staff_id"]))
+        return {k: v for k, v in item.items() if k not in ("PK", "SK", "kind", "token_hash")} if item else None
+
+    def delete(self, tid: str, staff_id: str) -> None:
+        """Removes the member and its token together: the token stops at once."""
+        item = self.t.get(keys.staff(tid, staff_id))
+        if not item:
+            raise errors.NotFound("没有这位工作人员 · No such staff member.")
+        self.t.transact([Op.delete(keys.staff(tid, staff_id)), Op.delete(keys.staff_token(item["token_hash"]))])
 
 
 class RateRepo:
@@ -195,6 +241,7 @@ class Repos:
         self.table = table or Table()
         self.organisers = OrganiserRepo(self.table)
         self.rates = RateRepo(self.table)
+        self.staff = StaffRepo(self.table)
         self.tournaments = TournamentRepo(self.table)
         self.events = EventRepo(self.table)
         from .entries import EntryRepo, PaymentRepo

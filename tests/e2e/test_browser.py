@@ -236,3 +236,43 @@ def test_a_dispute_reaches_the_referee_and_both_phones_follow(store, stack, brow
     expect(b.locator("#notice")).not_to_contain_text("有异议")
     for ctx in phones:
         ctx.close()
+
+
+def test_sign_in_with_password_and_a_staff_link_on_a_phone(store, stack, browser, desk, shot):
+    """Issue 14: the organiser signs in with a phone number and a password; a scorer opens the console from
+    its sign-in link and sees only the day's run; a desk member only the entries."""
+    from chalicelib.services import organisers, principals
+    org, _ = organisers.create_account(store, "登录测试商会", "13611112222", "correct horse battery")
+    t = tournaments.create_tournament(store, org, TournamentIn(name="角色测试杯", starts_on="2026-12-12"))
+    tournaments.create_event(store, org, t.id, EventConfig.model_validate(
+        {"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": 8, "stages": [{"format": "swiss", "rounds": 3}]}))
+    page = desk.new_page()
+    page.goto(f"{stack['site']}/organiser.html")
+    page.fill("#login", "13611112222")
+    page.fill("#password", "wrong password")
+    page.click("#password-form button[type=submit]")
+    expect(page.locator("#error")).to_contain_text("密码不正确")
+    page.fill("#password", "correct horse battery")
+    page.click("#password-form button[type=submit]")
+    expect(page.locator("#console")).to_be_visible()
+    expect(page.locator("#error")).to_be_hidden()   # the earlier error does not stay beside success
+    expect(page.locator("#tsel")).to_contain_text("角色测试杯")
+    shot(page, "signed-in")
+    _, scorer_token = principals.add_staff(store, t.id, "李记分", "scorer")
+    _, desk_token = principals.add_staff(store, t.id, "王报到", "desk")
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, locale="zh-CN")
+    p = phone.new_page()
+    p.goto(f"{stack['site']}/organiser.html#staff={scorer_token}")
+    expect(p.locator("#who")).to_contain_text("李记分 · 记分员")
+    expect(p.locator("[data-tab=entries]")).to_be_hidden()
+    expect(p.locator("[data-tab=run]")).to_be_visible()
+    expect(p.locator("#show-new-t")).to_be_hidden()
+    assert "staff=" not in p.url   # the token left the address bar
+    shot(p, "scorer-phone")
+    p2 = phone.new_page()
+    p2.goto(f"{stack['site']}/organiser.html#staff={desk_token}")
+    expect(p2.locator("#who")).to_contain_text("王报到 · 报到台")
+    expect(p2.locator("[data-tab=run]")).to_be_hidden()
+    expect(p2.locator("#tab-entries")).to_be_visible()
+    shot(p2, "desk-phone")
+    phone.close()
