@@ -7,7 +7,7 @@ export DDB_PORT ?= 8001
 export API_PORT ?= 8000
 export SITE_PORT ?= 8080
 
-.PHONY: run test organiser deps java node-deps bench synth deploy clean chromium
+.PHONY: run venue test organiser reset-password deps java node-deps bench synth deploy clean chromium
 STAGE ?= dev
 CDK := cd infra && JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1 ../node_modules/.bin/cdk
 
@@ -34,7 +34,11 @@ run: deps
 	$(PY) -m scripts.dev run
 
 organiser: deps
-	@$(PY) -m scripts.dev organiser "$(NAME)"
+	@LOGIN="$(LOGIN)" PASSWORD="$(PASSWORD)" $(PY) -m scripts.dev organiser "$(NAME)"
+
+# The platform operator resets an organiser's password: make reset-password LOGIN=13800000000 PASSWORD='…'
+reset-password: deps
+	@LOGIN="$(LOGIN)" PASSWORD="$(PASSWORD)" $(PY) -m scripts.dev reset-password
 
 test: deps chromium
 	$(PY) -m pytest -q -p no:cacheprovider

@@ -126,17 +126,42 @@ def publish_demo(demo: dict) -> None:
 
 
 def organiser(name: str) -> None:
+    """An organiser account. With LOGIN and PASSWORD set it signs in at the console with them; the API token
+    (for scripts) is printed last either way."""
     if not name.strip():
-        raise SystemExit('Give a name: make organiser NAME="河池商会"')
+        raise SystemExit('Give a name: make organiser NAME="河池商会" [LOGIN=13800000000 PASSWORD=…]')
     _apply_env()
     from chalicelib.bootstrap import deps
-    from chalicelib.services.organisers import create_organiser
+    from chalicelib.services.links import site_url
+    from chalicelib.services.organisers import create_account, create_organiser
+    login, password = os.environ.get("LOGIN", "").strip(), os.environ.get("PASSWORD", "")
     try:
-        org, token = create_organiser(deps(), name.strip())
+        if login:
+            org, token = create_account(deps(), name.strip(), login, password)
+        else:
+            org, token = create_organiser(deps(), name.strip())
     except Exception as exc:
-        raise SystemExit(f"Could not reach the local stack on port {DDB_PORT} (is `make run` running?): {exc}")
-    print(f"Organiser {org.name} ({org.id}) created. Token:")
+        raise SystemExit(f"Could not create the organiser (is `make run` running on port {DDB_PORT}?): {exc}")
+    print(f"Organiser {org.name} ({org.id}) created.")
+    if login:
+        print(f"Sign in at {site_url()}/organiser.html with {login} and the password given.")
+    else:
+        print(f"Sign-in link (this browser keeps the token): {site_url()}/organiser.html  — paste the token under "
+              "“使用 API 令牌登录”.")
+    print("API token:")
     print(token)
+
+
+def reset_password(login: str) -> None:
+    """The platform operator's password reset (docs/auth.md says how SMS/e-mail reset would be added)."""
+    _apply_env()
+    from chalicelib.bootstrap import deps
+    from chalicelib.services.organisers import reset_password as reset
+    password = os.environ.get("PASSWORD", "")
+    if not login or not password:
+        raise SystemExit("make reset-password LOGIN=13800000000 PASSWORD='a new password'")
+    reset(deps(), login, password)
+    print(f"Password of {login} reset.")
 
 
 if __name__ == "__main__":
@@ -145,5 +170,7 @@ if __name__ == "__main__":
         run()
     elif cmd == "organiser":
         organiser(" ".join(sys.argv[2:]))
+    elif cmd == "reset-password":
+        reset_password(os.environ.get("LOGIN", ""))
     else:
         raise SystemExit(__doc__)

@@ -82,12 +82,13 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
                        "byes": byes, "starts": _local(doc["starts_at"], tournament.timezone) if doc.get("starts_at") else "",
                        "ends": _local(doc["ends_at"], tournament.timezone, "%H:%M") if doc.get("ends_at") else ""})
     standings = event_standings(deps, event, state=state, rounds=all_rounds, entries=entry_list) if state.get("plans") else None
+    from .principals import display_who
     corrections = []
     for a in deps.repos.rounds.audit(event.id):
         if a["action"] in ("result_corrected", "result_overridden", "forfeit_recorded", "force_majeure", "dispute_settled"):
             corrections.append({"at": _local(a["at"], tournament.timezone), "round": a.get("round"), "table": a.get("table"),
                                 "before": _short(a.get("before")), "after": _short(a.get("after")), "reason": a.get("reason", ""),
-                                "kind": a["action"]})
+                                "kind": a["action"], "who": display_who(a.get("who", ""))})
     # Appeals on the public page: names, outcome and ruling only (never the text a side wrote or who paid)
     appeals = [{"round": x["round"], "table": x["table"], "name": names.get(x["entry_id"], ""), "status": x["status"],
                 "outcome": x.get("outcome"), "ruling": x.get("ruling", "")}

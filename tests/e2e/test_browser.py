@@ -68,6 +68,7 @@ def test_organiser_runs_a_three_round_guandan_swiss_to_published_standings(store
                                                            members=[{"name": f"甲{i}", "phone": f"1390000{i:04d}"}, {"name": f"乙{i}"}]), None)
     page = desk.new_page()
     page.goto(f"{stack['site']}/organiser.html")
+    page.click("#signin details summary")   # the API token sits behind "使用 API 令牌登录"
     page.fill("#token", token)
     page.click("#signin-form button[type=submit]")
     expect(page.locator("#console")).to_be_visible()
@@ -219,6 +220,7 @@ def test_a_dispute_reaches_the_referee_and_both_phones_follow(store, stack, brow
     shot(b, "phone-b-disputed")
     page = desk.new_page()
     page.goto(f"{stack['site']}/organiser.html")
+    page.click("#signin details summary")   # the API token sits behind "使用 API 令牌登录"
     page.fill("#token", token)
     page.click("#signin-form button[type=submit]")
     page.click("[data-tab=run]")
