@@ -31,7 +31,11 @@ chromium:
 	@test -x /usr/bin/chromium || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-noto-cjk)
 
 run: deps
-	$(PY) -m scripts.dev run
+	HOST="$(HOST)" $(PY) -m scripts.dev run
+
+# Venue mode: the laptop serves every phone in the hall (LAN address, QR code for the console).
+venue: deps
+	HOST=0.0.0.0 $(PY) -m scripts.dev run
 
 organiser: deps
 	@LOGIN="$(LOGIN)" PASSWORD="$(PASSWORD)" $(PY) -m scripts.dev organiser "$(NAME)"

@@ -1,6 +1,6 @@
 (function () {
   var A = window.App, t = A.t, el = A.el;
-  var eid = A.qs("e"), n = A.qs("r"), tn = A.qs("t"), code = A.qs("c");
+  var eid = A.qs("e"), n = A.qs("r"), tn = A.qs("t"), code = A.qs("c") || localStorage.getItem("code:" + A.qs("e") + ":" + A.qs("r") + ":" + A.qs("t"));
   var base = "/events/" + eid + "/rounds/" + n + "/tables/" + tn;
   var view = null, deals = [], draft = {};
   var LV = {11: "J", 12: "Q", 13: "K", 14: "A"};
@@ -185,8 +185,33 @@
     if (tb.points) rp.appendChild(pointsTable(tb.points, tb.details));
   }
   async function load() {
+    if (!code) { box("code-form").hidden = false; return; }   // opened without the code: ask for it
     try { view = await A.api("GET", base, undefined, hdr()); etag = null; render(); }
-    catch (e) { err(e); }
+    catch (e) { err(e); if (e.status === 403) box("code-form").hidden = false; }
+  }
+
+  // ---------------------------------------------------------------- weak Wi-Fi: keep, then send
+  // A result is kept on the phone until the server has it, with the version it was entered against; if the
+  // other side got there first (409), the newer result is shown instead of overwriting it.
+  var PENDING = "pending:" + base + ":" + (code || "");
+  function showSync(state) {
+    var s = box("sync"); s.hidden = !state; s.className = "sync " + (state || "");
+    s.textContent = state === "unsent" ? "● " + t("not_sent") : state === "sent" ? "✓ " + t("sent") : "";
+  }
+  async function sendPending() {
+    var raw = localStorage.getItem(PENDING);
+    if (!raw) return;
+    var body = JSON.parse(raw);
+    try {
+      await A.api("PUT", base + "/result", body, hdr());
+      localStorage.removeItem(PENDING); deals = []; showSync("sent"); await load();
+    } catch (e) {
+      if (e.status === 0) { showSync("unsent"); return; }      // still offline: keep it
+      localStorage.removeItem(PENDING);
+      if (e.code === "version_conflict" || e.code === "already_confirmed" || e.code === "disputed") {
+        deals = []; showSync(null); await load(); A.showNotice(box("notice"), t("newer_result"));
+      } else { showSync(null); err(e); }
+    }
   }
   // Follow the table: the other phone enters, confirms or disputes; the referee settles. A cheap poll with
   // If-None-Match (304 when nothing changed); never re-rendered under deals being typed in.
@@ -212,7 +237,19 @@
     setInterval(follow, 4000);
     box("submit").addEventListener("click", function () {
       var body = {version: view.table.version}; body[key()] = deals;
-      A.busy(this, function () { return A.api("PUT", base + "/result", body, hdr()); }).then(function () { deals = []; return load(); }, err);
+      localStorage.setItem(PENDING, JSON.stringify(body));
+      A.busy(this, sendPending);
+    });
+    window.addEventListener("online", sendPending);
+    setInterval(function () { if (localStorage.getItem(PENDING)) sendPending(); }, 10000);
+    if (localStorage.getItem(PENDING)) { showSync("unsent"); sendPending(); }
+    box("code-form").addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      code = box("code-input").value.replace(/[\s\-]/g, "").toUpperCase();
+      if (!code) return;
+      localStorage.setItem("code:" + eid + ":" + n + ":" + tn, code);
+      PENDING = "pending:" + base + ":" + code;
+      box("code-form").hidden = true; box("error").hidden = true; load();
     });
     box("confirm").addEventListener("click", function () {
       A.busy(this, function () { return A.api("POST", base + "/confirm", undefined, hdr()); }).then(load, err);

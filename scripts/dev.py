@@ -21,10 +21,38 @@ DDB_PORT = int(os.environ.get("DDB_PORT", "8001"))
 API_PORT = int(os.environ.get("API_PORT", "8000"))
 SITE_PORT = int(os.environ.get("SITE_PORT", "8080"))
 TABLE = os.environ.get("TABLE_NAME", "cardgames")
+# Venue mode: HOST=0.0.0.0 serves every phone in the hall from this laptop (make venue).
+HOST = os.environ.get("HOST", "") or "127.0.0.1"
+
+
+def lan_address() -> str:
+    """The laptop's address on the hall's network: the interface a route to the outside would use (no packet
+    is sent); 127.0.0.1 when there is no network at all."""
+    import socket
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("10.255.255.255", 1))
+        return s.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
+    finally:
+        s.close()
+
+
+def public_urls() -> tuple[str, str]:
+    """(site, api) as phones reach them: PUBLIC_URL / PUBLIC_API_URL win; in venue mode the LAN address;
+    else loopback."""
+    from urllib.parse import urlsplit
+    host = lan_address() if HOST == "0.0.0.0" else HOST
+    site = os.environ.get("PUBLIC_URL") or f"http://{host}:{SITE_PORT}"
+    api_host = urlsplit(site).hostname if os.environ.get("PUBLIC_URL") else host
+    api = os.environ.get("PUBLIC_API_URL") or f"http://{api_host}:{API_PORT}"
+    return site.rstrip("/"), api.rstrip("/")
 
 
 def local_env() -> dict:
     env = dict(os.environ)
+    site, api = public_urls()
     env.update({
         "AWS_DEFAULT_REGION": env.get("AWS_DEFAULT_REGION", "ap-east-1"),
         "AWS_ACCESS_KEY_ID": env.get("AWS_ACCESS_KEY_ID", "local"),
@@ -33,8 +61,9 @@ def local_env() -> dict:
         "TABLE_NAME": TABLE,
         "STAGE": "local",
         "PUBLISH_DIR": str(DATA / "site"),
-        "API_URL": f"http://127.0.0.1:{API_PORT}",
-        "SITE_URL": f"http://127.0.0.1:{SITE_PORT}",
+        "API_URL": api,
+        "SITE_URL": site,
+        "PUBLIC_URL": site,   # table cards, QR codes, manage and staff links (chalicelib/services/links.py)
     })
     return env
 
@@ -65,31 +94,38 @@ def run() -> None:
         print(f"Created table {TABLE}.")
     demo = load_demo()
     env = local_env()
-    print(f"Starting the API on 127.0.0.1:{API_PORT} …", flush=True)
+    site, api = public_urls()
+    print(f"Starting the API on {HOST}:{API_PORT} (waitress) …", flush=True)
     api_log = open(DATA / "api.log", "ab")
     procs.append(subprocess.Popen(
-        [sys.executable, "-m", "scripts.api_server", "--host", "127.0.0.1", "--port", str(API_PORT)],
+        [sys.executable, "-m", "scripts.api_server", "--host", HOST, "--port", str(API_PORT)],
         cwd=str(ROOT), env=env, stdout=api_log, stderr=subprocess.STDOUT, start_new_session=True))
     procs.append(subprocess.Popen(
-        [sys.executable, "-m", "scripts.site_server", "--port", str(SITE_PORT), "--frontend", str(ROOT / "frontend"),
-         "--published", str(DATA / "site"), "--api", f"http://127.0.0.1:{API_PORT}"], cwd=str(ROOT), env=env,
+        [sys.executable, "-m", "scripts.site_server", "--host", HOST, "--port", str(SITE_PORT), "--frontend",
+         str(ROOT / "frontend"), "--published", str(DATA / "site"), "--api", api], cwd=str(ROOT), env=env,
         start_new_session=True))
     ddblocal.wait_for_port(API_PORT, 60)
     ddblocal.wait_for_port(SITE_PORT, 30)
     publish_demo(demo)
     tid = demo["tournament_id"]
+    venue = HOST != "127.0.0.1"
     print(f"""
-Ready. 已启动。
-  Site (participants, organiser console)  http://127.0.0.1:{SITE_PORT}/
-  Demo tournament page                    http://127.0.0.1:{SITE_PORT}/?t={tid}
-  Published results                       http://127.0.0.1:{SITE_PORT}/t/{tid}/index.html
-  API                                     http://127.0.0.1:{API_PORT}/   (OpenAPI: /openapi.json)
+Ready. 已启动。{"  Venue mode: phones on this network open the addresses below. 场馆模式：同一网络的手机可直接访问。" if venue else ""}
+  Site (participants, organiser console)  {site}/
+  Organiser console                       {site}/organiser.html
+  Demo tournament page                    {site}/?t={tid}
+  Published results                       {site}/t/{tid}/index.html
+  API                                     {api}/   (OpenAPI: /openapi.json)
   DynamoDB Local                          http://127.0.0.1:{DDB_PORT}/
   Demo organiser token                    {demo['token']}
 
-Try:  curl -H 'Authorization: Bearer {demo['token']}' http://127.0.0.1:{API_PORT}/tournaments
+Try:  curl -H 'Authorization: Bearer {demo['token']}' {api}/tournaments
 Logs in .data/api.log and .data/ddblocal.log. Ctrl-C stops everything.
 """, flush=True)
+    if venue:
+        import segno
+        print("Scan to open the organiser console 扫码打开组委会后台:")
+        segno.make(f"{site}/organiser.html", error="m").terminal(compact=True)
     while True:
         for p in procs:
             if p.poll() is not None:

@@ -48,22 +48,24 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def serve(port: int, frontend: str, published: str, api: str = "") -> None:
+def serve(port: int, frontend: str, published: str, api: str = "", host: str = "127.0.0.1") -> None:
     handler = type("H", (SiteHandler,), {"frontend": Path(frontend).resolve(), "published": Path(published).resolve(),
                                          "api": api})
     handler.extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
                               ".js": "application/javascript; charset=utf-8", ".html": "text/html; charset=utf-8",
                               ".json": "application/json; charset=utf-8", ".css": "text/css; charset=utf-8"}
-    with http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(handler)) as httpd:
+    http.server.ThreadingHTTPServer.request_queue_size = 1024   # a hall of phones opening pages at once
+    with http.server.ThreadingHTTPServer((host, port), functools.partial(handler)) as httpd:
         httpd.serve_forever()
 
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
     p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--frontend", default="frontend")
     p.add_argument("--published", default=".data/site")
     p.add_argument("--api", default="", help="API base URL written into /config.js")
     a = p.parse_args()
     os.makedirs(a.published, exist_ok=True)
-    serve(a.port, a.frontend, a.published, a.api)
+    serve(a.port, a.frontend, a.published, a.api, a.host)

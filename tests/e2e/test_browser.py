@@ -278,3 +278,42 @@ def test_sign_in_with_password_and_a_staff_link_on_a_phone(store, stack, browser
     expect(p2.locator("#tab-entries")).to_be_visible()
     shot(p2, "desk-phone")
     phone.close()
+
+
+def test_weak_wifi_keeps_the_result_and_sends_it_later(store, stack, browser, shot):
+    """Issue 16: a result entered while the phone is offline is kept, shown as 未发送, and sent when the network
+    returns; a page opened without its code asks for it (issue 17)."""
+    org, token, t, (ev,) = make_tournament(store, [
+        {"name": "二打一离线", "game": "doudizhu", "entry": "individual", "capacity": 15, "fee": {"amount": 0},
+         "stages": [{"format": "swiss", "rounds": 5}]}])
+    for i in range(3):
+        r = registration.register(store, ev.id, RegistrationIn(members=[{"name": f"牌手{i}", "phone": f"1350000{i:04d}"}]), None)
+        registration.check_in(store, ev.id, r.entry.id)
+    from chalicelib.services import rounds
+    rnd, _ = rounds.draw_next(store, org, ev.id, 3)
+    code = rnd.tables[0].codes[0]
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, locale="zh-CN")
+    a = ctx.new_page()
+    a.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1")
+    expect(a.locator("#code-form")).to_be_visible()
+    expect(a.locator("body")).not_to_contain_text("null")
+    a.fill("#code-input", code[:5].lower() + " " + code[5:])
+    a.click("#code-form button[type=submit]")
+    expect(a.locator("#title")).to_contain_text("桌 1")
+    a.click("[data-choice='landlord:W']")
+    a.click("[data-choice='bid:2']")
+    a.click("[data-choice='winner:landlord']")
+    a.click("#add-deal")
+    ctx.set_offline(True)
+    a.click("#submit")
+    expect(a.locator("#sync")).to_contain_text("未发送")
+    shot(a, "offline-unsent")
+    _, _, tables = rounds.load_round(store, ev.id, 1)
+    assert tables[0]["status"] == "pending"
+    ctx.set_offline(False)
+    expect(a.locator("#sync")).to_contain_text("已发送", timeout=15_000)
+    expect(a.locator("#review-text")).to_contain_text("请对方")
+    shot(a, "back-online-sent")
+    _, _, tables = rounds.load_round(store, ev.id, 1)
+    assert tables[0]["status"] == "entered" and tables[0]["version"] == 1
+    ctx.close()
