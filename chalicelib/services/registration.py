@@ -37,12 +37,33 @@ IDEMPOTENCY_TTL = timedelta(hours=24)
 # --------------------------------------------------------------------------- helpers
 
 def _event_and_tournament(deps: Deps, eid: str) -> tuple[Event, Tournament]:
-    event = deps.repos.events.get(eid)
-    if event is None:
+    event, tournament = deps.repos.events.get_with_tournament(eid)
+    if event is None or tournament is None:
         raise errors.NotFound("event not found")
-    tournament = deps.repos.tournaments.get(event.tournament_id)
-    if tournament is None:
-        raise errors.NotFound("event not found")
+    return event, tournament
+
+
+_CONFIG_CACHE: dict[str, tuple[float, Event, Tournament]] = {}
+CONFIG_CACHE_SECONDS = 30.0
+
+
+def _event_for_registration(deps: Deps, eid: str) -> tuple[Event, Tournament]:
+    """Registration's read of the event in one round trip when the process has seen it lately: the counters are
+    always read fresh, and they carry the config's version, so a cached config is used only while it is the
+    current one (a changed deadline or fee is seen at once). Saves a round trip per registration."""
+    import time
+    from ..models import Counters
+    hit = _CONFIG_CACHE.get(eid)
+    now = time.monotonic()
+    if hit and now - hit[0] < CONFIG_CACHE_SECONDS:
+        raw = deps.repos.entries.counters(eid)
+        if raw.get("config_version") == hit[1].version:
+            counters = Counters(**{k: raw.get(k, 0) for k in ("taken", "confirmed", "held", "waitlisted")})
+            return hit[1].model_copy(update={"counters": counters}), hit[2]
+    event, tournament = _event_and_tournament(deps, eid)
+    _CONFIG_CACHE[eid] = (now, event, tournament)
+    if len(_CONFIG_CACHE) > 256:
+        _CONFIG_CACHE.pop(next(iter(_CONFIG_CACHE)))
     return event, tournament
 
 
@@ -82,9 +103,9 @@ def _body_hash(body: RegistrationIn) -> str:
     return hashlib.sha256(json.dumps(body.model_dump(mode="json"), sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
-def view(deps: Deps, entry: Entry, event: Event | None = None, tournament: Tournament | None = None) -> EntryView:
-    position = None
-    if entry.status == "waitlisted" and entry.waitlist_key:
+def view(deps: Deps, entry: Entry, event: Event | None = None, tournament: Tournament | None = None,
+         position: int | None = None) -> EntryView:
+    if position is None and entry.status == "waitlisted" and entry.waitlist_key:
         position = deps.repos.entries.waitlist_position(entry.event_id, entry.waitlist_key)
     if event is None:
         event, tournament = _event_and_tournament(deps, entry.event_id)
@@ -113,17 +134,20 @@ def _check_roster(event: Event, body: RegistrationIn | EntryPatch, partner_wante
 # --------------------------------------------------------------------------- register
 
 def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None) -> RegistrationAnswer:
-    event, tournament = _event_and_tournament(deps, eid)
+    event, tournament = _event_for_registration(deps, eid)
     now = deps.clock()
     key_hash = None
     if idem_key is not None:
         if not 16 <= len(idem_key) <= 200:
             raise errors.InvalidRequest("Idempotency-Key must be 16 to 200 characters (use a UUID).")
         key_hash = hash_secret(idem_key)
-        replay = _replay(deps, event, tournament, key_hash, idem_key, body)
+        # No read first: the idempotency record is written in the entry's own transaction, so a retry's
+        # write fails on it and is answered from it (IdempotentReplay below). Saves a round trip each time.
+    state = registration_state(event.config, now)
+    if state != "open" and key_hash:
+        replay = _replay(deps, event, tournament, key_hash, idem_key, body)   # a retry after the deadline
         if replay:
             return replay
-    state = registration_state(event.config, now)
     if state != "open":
         when = event.config.registration.opens_at if state == "not_yet_open" else event.config.registration.closes_at
         raise errors.RegistrationClosed(
@@ -157,7 +181,7 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None) -
         entry.hold_expires_at = now + timedelta(minutes=deps_hold_minutes(deps))
         payment = _new_stripe_payment(entry, now)
         entry.payment_id, entry.payment_state = payment.id, "pending"
-    idem = None
+    idem, position = None, None
     if key_hash:
         idem = idempotency_item(eid, key_hash, entry_id, _body_hash(body), int((now + IDEMPOTENCY_TTL).timestamp()))
     try:
@@ -179,10 +203,16 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None) -
         counters = deps.repos.entries.counters(eid)
         if counters["taken"] < counters["cap"] and promote_waitlist(deps, eid):
             entry = deps.repos.entries.get(eid, entry.id) or entry
+        elif entry.status == "waitlisted":
+            # The answer says how many wait (this entry last among them, as far as we know): counting the
+            # waitlist index instead costs a read that grows with the waitlist on every registration. The
+            # manage page shows the exact position.
+            position = max(1, int(counters.get("waitlisted", 1)))
     except IdempotentReplay:  # a concurrent request with the same key won the race
         return _replay(deps, event, tournament, key_hash, idem_key, body)
     checkout_url = start_checkout(deps, entry, payment, tournament) if payment else None
-    return RegistrationAnswer(entry=view(deps, entry, event, tournament), manage_token=token, checkout_url=checkout_url)
+    return RegistrationAnswer(entry=view(deps, entry, event, tournament, position=position), manage_token=token,
+                              checkout_url=checkout_url)
 
 
 def deps_hold_minutes(deps: Deps) -> int:

@@ -72,6 +72,18 @@ class Table:
         item = resp.get("Item")
         return from_item(item) if item else None
 
+    def get_many(self, keys_: Sequence[dict]) -> list[dict | None]:
+        """Several items in one round trip (BatchGetItem, strongly consistent), in the order asked."""
+        want = [to_item(k) for k in keys_]
+        found: dict[tuple, dict] = {}
+        request = {self.name: {"Keys": want, "ConsistentRead": True}}
+        while request:
+            resp = client().batch_get_item(RequestItems=request)
+            for item in resp.get("Responses", {}).get(self.name, []):
+                found[(item["PK"]["S"], item["SK"]["S"])] = from_item(item)
+            request = resp.get("UnprocessedKeys") or {}
+        return [found.get((k["PK"], k["SK"])) for k in keys_]
+
     def count(self, pk: str, below: str, *, index: str = "GSI1") -> int:
         """How many index items under pk sort before `below` (Select=COUNT: no item data is read back)."""
         kwargs: dict[str, Any] = {"TableName": self.name, "IndexName": index, "Select": "COUNT",

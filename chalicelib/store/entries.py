@@ -85,7 +85,7 @@ class EntryRepo:
 
     def counters(self, eid: str) -> dict:
         item = self.t.get(keys.event_counters(eid)) or {}
-        return {k: item.get(k, 0) for k in (*COUNTERS, "cap")}
+        return {k: item.get(k, 0) for k in (*COUNTERS, "cap")} | {"config_version": item.get("config_version", 1)}
 
     def idempotency(self, scope: str, key_hash: str) -> dict | None:
         return self.t.get(keys.idempotency(scope, key_hash))

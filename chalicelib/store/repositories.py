@@ -220,6 +220,19 @@ class EventRepo:
         event.counters = _counters(counters)
         return event
 
+    def get_with_tournament(self, eid: str) -> tuple[Event | None, Tournament | None]:
+        """The event (with counters) and its tournament in two round trips instead of three: registration's
+        first reads."""
+        counters = self.t.get(keys.event_counters(eid))
+        if not counters:
+            return None, None
+        item, tour = self.t.get_many([keys.event(counters["tournament_id"], eid), keys.tournament(counters["tournament_id"])])
+        if not item:
+            return None, None
+        event = Event.model_validate_json(item["data"])
+        event.counters = _counters(counters)
+        return event, Tournament.model_validate_json(tour["data"]) if tour else None
+
     def list_for_tournament(self, tid: str) -> list[Event]:
         return TournamentRepo(self.t).get_with_events(tid)[1]
 
@@ -228,8 +241,10 @@ class EventRepo:
         self.t.transact([
             Op.put(_doc_item(keys.event(event.tournament_id, event.id), event, "event", version=event.version),
                    condition="version = :v", values={":v": expected_version}, on_fail=errors.VersionConflict),
-            Op.update(keys.event_counters(event.id), "SET cap = :cap",
-                      condition="taken <= :cap", values={":cap": event.config.capacity},
+            # the config's version travels with the counters: a registration that reads them knows whether a
+            # cached config is current (services/registration._event_for_registration)
+            Op.update(keys.event_counters(event.id), "SET cap = :cap, config_version = :cv",
+                      condition="taken <= :cap", values={":cap": event.config.capacity, ":cv": event.version},
                       on_fail=lambda: errors.Conflict("capacity is below the places already taken")),
         ])
 

@@ -372,3 +372,16 @@ def test_refund_from_the_stripe_dashboard_frees_the_place(api, tid, fake_stripe)
     promoted = api.get(f"/entries/{waiting['entry']['id']}", token=None, headers={"X-Manage-Token": waiting["manage_token"]}).data
     assert promoted["status"] == "pending_payment"
     assert webhook(api, "evt_ref", "charge.refunded", charge).data["status"] == "duplicate"
+
+
+def test_a_changed_registration_window_applies_at_once_despite_the_config_cache(api, tid, clock):
+    """Registration keeps the event's config in memory between registrations; the counters carry its version,
+    so closing registration is seen by the very next request (issue 16's round-trip saving must not cost this)."""
+    eid = make_event(api, tid, fee={"amount": 0})
+    assert register(api, eid, pair()).status_code == 201
+    ev = api.get(f"/events/{eid}").data
+    closed = {"registration": {**ev["config"]["registration"], "closes_at": "2026-11-30T00:00:00Z",
+                               "opens_at": "2026-11-01T00:00:00Z"}, "version": ev["version"]}
+    assert api.patch(f"/events/{eid}", closed).status_code == 200
+    r = register(api, eid, pair(name="迟到"))
+    assert r.status_code == 422 and r.data["code"] == "registration_closed"

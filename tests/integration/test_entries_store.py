@@ -43,7 +43,7 @@ def test_create_transition_counters_and_lookups(any_repos, clock):
     w = _entry(e, clock, status="waitlisted")
     any_repos.entries.create(w)
     assert any_repos.entries.waitlist(e.id) == [w.id]
-    assert any_repos.entries.counters(e.id) == {"taken": 1, "confirmed": 1, "held": 0, "waitlisted": 1, "cap": 1}
+    assert any_repos.entries.counters(e.id) == {"taken": 1, "confirmed": 1, "held": 0, "waitlisted": 1, "cap": 1, "config_version": 1}
     cancelled = a.model_copy(update={"status": "cancelled", "version": 2})
     any_repos.entries.transition(a, cancelled)
     with pytest.raises(errors.VersionConflict):
@@ -52,7 +52,7 @@ def test_create_transition_counters_and_lookups(any_repos, clock):
                                     "hold_expires_at": clock() + timedelta(minutes=5)})
     any_repos.entries.transition(w, promoted)
     assert any_repos.entries.waitlist(e.id) == []
-    assert any_repos.entries.counters(e.id) == {"taken": 1, "confirmed": 0, "held": 1, "waitlisted": 0, "cap": 1}
+    assert any_repos.entries.counters(e.id) == {"taken": 1, "confirmed": 0, "held": 1, "waitlisted": 0, "cap": 1, "config_version": 1}
     soon = (clock() + timedelta(minutes=10)).strftime("%Y-%m-%dT%H:%M:%SZ")
     assert any_repos.entries.expired_holds(soon) == [(e.id, w.id)]
     assert any_repos.entries.expired_holds(clock().strftime("%Y-%m-%dT%H:%M:%SZ")) == []
