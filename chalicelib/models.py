@@ -560,6 +560,15 @@ EntryStatus = Literal["confirmed", "pending_payment", "waitlisted", "partner_wan
 PLACE_STATUSES = ("confirmed", "pending_payment")
 
 
+def normalise_phone(v: str | None) -> str | None:
+    if v is None or not v.strip():
+        return None
+    digits = re.sub(r"[\s\-]", "", v)
+    if not (re.fullmatch(r"1[3-9]\d{9}", digits) or re.fullmatch(r"\+\d{7,15}", digits)):
+        raise ValueError("phone: not a valid phone number (a mainland mobile like 13800000000 or +countrycode…)")
+    return digits
+
+
 class MemberIn(Strict):
     name: str = Field(min_length=1, max_length=40)
     phone: str | None = Field(default=None, max_length=30)
@@ -568,12 +577,7 @@ class MemberIn(Strict):
     @field_validator("phone")
     @classmethod
     def _phone(cls, v):
-        if v is None or not v.strip():
-            return None
-        digits = re.sub(r"[\s\-]", "", v)
-        if not (re.fullmatch(r"1[3-9]\d{9}", digits) or re.fullmatch(r"\+\d{7,15}", digits)):
-            raise ValueError("phone: not a valid phone number (a mainland mobile like 13800000000 or +countrycode…)")
-        return digits
+        return normalise_phone(v)
 
 
 class RegistrationIn(Strict):
@@ -613,6 +617,7 @@ class Entry(Loose):
     manage_token_hash: str = ""
     merged_into: str | None = None
     merged_from: list[str] = Field(default_factory=list)
+    registration_id: str | None = None   # several events paid in one go (DayRegistration)
     note: str = ""
     notices: list[str] = Field(default_factory=list)
     version: int = 1
@@ -648,6 +653,61 @@ class EntryView(Out):
 
 class RegistrationAnswer(Out):
     entry: EntryView
+    manage_token: str
+    checkout_url: str | None = None
+
+
+# --------------------------------------------------------------------------- one checkout for a day
+
+class Contact(Strict):
+    name: str = Field(min_length=1, max_length=40)
+    phone: str = Field(min_length=1, max_length=30)
+
+    @field_validator("phone")
+    @classmethod
+    def _phone(cls, v):
+        return normalise_phone(v)
+
+
+class DayItemIn(Strict):
+    event_id: str = Field(min_length=1, max_length=64)
+    name: str | None = Field(default=None, max_length=60)
+    club: str = Field(default="", max_length=100)
+    members: list[MemberIn] = Field(min_length=1, max_length=12)
+    eligibility_code: str | None = Field(default=None, max_length=40)
+    note: str = Field(default="", max_length=300)
+
+
+class DayRegistrationIn(Strict):
+    """Several events of one tournament, one form, one payment (api.md v1.1)."""
+    contact: Contact
+    items: list[DayItemIn] = Field(min_length=1, max_length=10)
+
+
+class DayItemOut(Out):
+    event_id: str
+    event_name: str = ""
+    entry: EntryView
+    amount: int = 0
+    refund_rule: str = ""
+    now: dict | None = Field(default=None, description="once the day starts: the entry's table in the latest round")
+    results: list[dict] = Field(default_factory=list)
+
+
+class DayRegistration(Out):
+    id: str
+    tournament_id: str
+    contact: dict
+    items: list[DayItemOut]
+    amount_due: int
+    amount_paid: int = 0
+    currency: str
+    payment_state: str = "none"
+    created_at: datetime
+
+
+class DayRegistrationAnswer(Out):
+    registration: DayRegistration
     manage_token: str
     checkout_url: str | None = None
 
@@ -694,6 +754,8 @@ class Payment(Loose):
     failure: str | None = None
     reference: str = ""
     amount_refunded: int = 0         # refunded so far (a partial refund keeps the entry)
+    items: list[dict] = Field(default_factory=list)   # one payment for several entries: event_id, entry_id, amount
+    registration_id: str | None = None
     created_at: datetime
     updated_at: datetime
     version: int = 1

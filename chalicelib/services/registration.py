@@ -336,7 +336,8 @@ def cancel_entry(deps: Deps, entry: Entry, *, status: str = "cancelled", reason:
         "status": status, "version": entry.version + 1, "updated_at": now, "hold_expires_at": None,
         "waitlist_key": None, "notices": notices,
         "payment_state": "refund_due" if refund_due else entry.payment_state})
-    deps.repos.entries.transition(entry, after)
+    from ..store.entries import release_person_ops
+    deps.repos.entries.transition(entry, after, extra=release_person_ops(entry))
     if refund_due:
         after = _refund(deps, after)
     elif entry.status == "pending_payment" and entry.payment_id:

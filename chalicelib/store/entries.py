@@ -44,6 +44,30 @@ def entry_item(entry: Entry) -> dict:
     return item
 
 
+def phone_hash(phone: str) -> str:
+    import hashlib
+    return hashlib.sha256(f"person:{phone}".encode()).hexdigest()[:32]
+
+
+def person_ops(entry: Entry) -> list[Op]:
+    """The same person (phone) once per event: an item per member phone, written with the entry."""
+    def clash():
+        return errors.DuplicateEntry(
+            "该手机号已在本项目报名，请用报名时得到的管理链接查看或修改；找不到链接请联系组委会报到台（按手机号查找）· "
+            "This phone number is already registered in this event: use the manage link you got then; if it is "
+            "lost, the organiser's desk finds the entry by phone.", {"event_id": entry.event_id})
+    phones = sorted({m.phone for m in entry.members if m.phone})
+    return [Op.put({**keys.person_in_event(entry.event_id, phone_hash(p)), "kind": "person", "entry_id": entry.id},
+                   condition="attribute_not_exists(PK)", on_fail=clash) for p in phones]
+
+
+def release_person_ops(entry: Entry) -> list[Op]:
+    """A cancelled or withdrawn entry frees its people to register again."""
+    return [Op.delete(keys.person_in_event(entry.event_id, phone_hash(p)), condition="entry_id = :e",
+                      values={":e": entry.id}, on_fail=errors.Conflict)
+            for p in sorted({m.phone for m in entry.members if m.phone})]
+
+
 def idempotency_item(eid: str, key_hash: str, entry_id: str, body_hash: str, expires_epoch: int) -> dict:
     return {**keys.idempotency(eid, key_hash), "kind": "idempotency", "entry_id": entry_id, "body_hash": body_hash,
             "expires_at": expires_epoch}
@@ -105,10 +129,9 @@ class EntryRepo:
             condition = "#taken < #cap"
         return Op.update(keys.event_counters(eid), f"SET {sets}, cversion = cversion + :one", names=names,
                          values=values, condition=condition,
-                         on_fail=lambda: errors.EventFull("The event has no place left."))
+                         on_fail=lambda: errors.EventFull("The event has no place left.", {"event_id": eid}))
 
-    def create(self, entry: Entry, *, idem: dict | None = None, payment: Payment | None = None) -> None:
-        """Writes a new entry with its counters, pointer, idempotency record and payment: all or nothing."""
+    def _entry_ops(self, entry: Entry) -> list[Op]:
         ops: list[Op] = [Op.put(entry_item(entry), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
                          Op.put({**keys.entry_pointer(entry.id), "kind": "entry_pointer", "event_id": entry.event_id},
                                 condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry)]
@@ -117,8 +140,35 @@ class EntryRepo:
             ops.append(counter)
         else:  # no counter moves (partner seekers); still require the event to exist
             ops.append(Op.check(keys.event_counters(entry.event_id), "attribute_exists(PK)", on_fail=errors.NotFound))
-        if idem:
-            ops.append(Op.put(idem, condition="attribute_not_exists(PK)", on_fail=IdempotentReplay))
+        ops.extend(person_ops(entry))
+        return ops
+
+    def create_many(self, entries: list[Entry], registration: dict, *, idem: dict | None = None,
+                    payment: Payment | None = None) -> None:
+        """A day's registration: every entry (places under each event's condition), the registration record,
+        its idempotency record and the one payment — all or nothing."""
+        # the idempotency record first: a retry fails on it before anything else (its answer is the first one's)
+        ops: list[Op] = [Op.put(idem, condition="attribute_not_exists(PK)", on_fail=IdempotentReplay)] if idem else []
+        for entry in entries:
+            ops.extend(self._entry_ops(entry))
+        ops.append(Op.put({**keys.registration(registration["id"]), "kind": "registration", **registration},
+                          condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
+        if payment:
+            ops.append(Op.put(payment_item(payment), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
+        self.t.transact(ops)
+
+    def registration(self, reg_id: str) -> dict | None:
+        item = self.t.get(keys.registration(reg_id))
+        return {k: v for k, v in item.items() if k not in ("PK", "SK", "kind")} if item else None
+
+    def update_registration(self, reg_id: str, expr: str, values: dict) -> None:
+        self.t.update(keys.registration(reg_id), expr, values=values)
+
+    def create(self, entry: Entry, *, idem: dict | None = None, payment: Payment | None = None) -> None:
+        """Writes a new entry with its counters, pointer, idempotency record and payment: all or nothing."""
+        # the idempotency record first: a retry fails on it before anything else (its answer is the first one's)
+        ops: list[Op] = [Op.put(idem, condition="attribute_not_exists(PK)", on_fail=IdempotentReplay)] if idem else []
+        ops.extend(self._entry_ops(entry))
         if payment:
             ops.append(Op.put(payment_item(payment), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
         self.t.transact(ops)

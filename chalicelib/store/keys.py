@@ -106,6 +106,15 @@ def organiser_partition(oid: str) -> str:
     return f"ORG#{oid}"
 
 
+def registration(reg_id: str) -> dict:
+    return {"PK": f"REG#{reg_id}", "SK": "META"}
+
+
+def person_in_event(eid: str, phone_hash: str) -> dict:
+    """One person (by phone) once per event: written with the entry, removed when it is cancelled."""
+    return {"PK": f"EVENT#{eid}", "SK": f"PERSON#{phone_hash}"}
+
+
 def idempotency(scope: str, key: str) -> dict:
     return {"PK": f"IDEM#{scope}#{key}", "SK": "META"}
 

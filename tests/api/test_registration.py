@@ -10,7 +10,10 @@ from tests.factories import doudizhu_event, guandan_event, tournament_body
 from tests.fakes import stripe_event
 
 
-def pair(name="河池一队", phone="13800000000", **kw):
+def pair(name="河池一队", phone=None, **kw):
+    """A pair; each name gets its own contact phone (one person registers once per event)."""
+    import zlib
+    phone = phone or ("13800000000" if name == "河池一队" else f"138{zlib.crc32(name.encode()) % 10 ** 8:08d}")
     return {"name": name, "club": "南宁河池商会", "members": [{"name": "张三", "phone": phone}, {"name": "李四"}], **kw}
 
 

@@ -26,7 +26,7 @@ def _setup(repos, clock, capacity=2, fee=0):
 
 def _entry(e, clock, status="confirmed", **kw):
     eid = new_id()
-    return Entry(id=eid, event_id=e.id, tournament_id=e.tournament_id, name="队", members=[Member(name="甲", phone="13800000000"), Member(name="乙")],
+    return Entry(id=eid, event_id=e.id, tournament_id=e.tournament_id, name="队", members=[Member(name="甲", phone=f"138{abs(hash(eid)) % 10 ** 8:08d}"), Member(name="乙")],
                  status=status, created_at=clock(), waitlist_key=eid if status == "waitlisted" else None, **kw)
 
 
@@ -102,7 +102,7 @@ def test_concurrent_registrations_never_oversell(local_repos, clock):
 
     def one(i):
         try:
-            body = RegistrationIn(name=f"队{i}", members=[{"name": "甲", "phone": "13800000000"}, {"name": "乙"}])
+            body = RegistrationIn(name=f"队{i}", members=[{"name": "甲", "phone": f"1380000{i:04d}"}, {"name": "乙"}])
             results.append(registration.register(d, e.id, body, f"key-{i:04d}-abcdefghijklmnop"))
         except Exception as exc:  # pragma: no cover - shown on failure
             errs.append(exc)
