@@ -30,6 +30,7 @@ class FakeStripe(HTTPClient):
         self.sessions: dict[str, dict] = {}
         self.by_idem: dict[str, tuple[str, int]] = {}
         self.refunds: list[dict] = []
+        self.line_items: dict[str, list] = {}
         self.fail_next = 0
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -54,9 +55,12 @@ class FakeStripe(HTTPClient):
     def _answer(self, method, path, body):
         if method == "post" and path == "/v1/checkout/sessions":
             sid = f"cs_test_{next(self._ids)}"
-            item = body["line_items"]["0"]["price_data"]
+            lines = [body["line_items"][k] for k in sorted(body["line_items"], key=int)]
+            item = lines[0]["price_data"]
+            self.line_items[sid] = [(x["price_data"]["product_data"]["name"], int(x["price_data"]["unit_amount"])) for x in lines]
             session = {"id": sid, "object": "checkout.session", "url": f"https://checkout.stripe.com/c/pay/{sid}",
-                       "status": "open", "payment_status": "unpaid", "amount_total": int(item["unit_amount"]),
+                       "status": "open", "payment_status": "unpaid",
+                       "amount_total": sum(int(x["price_data"]["unit_amount"]) * int(x.get("quantity", 1)) for x in lines),
                        "currency": item["currency"], "metadata": body.get("metadata", {}), "payment_intent": None}
             self.sessions[sid] = session
             return json.dumps(session), 200

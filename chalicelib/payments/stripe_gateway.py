@@ -60,13 +60,18 @@ class StripeGateway:
             raise errors.PaymentError(f"The payment provider refused or failed ({what}).") from None
 
     def create_checkout(self, *, payment_id: str, entry_id: str, event_id: str, amount: int, currency: str,
-                        description: str, success_url: str, cancel_url: str, expires_at: datetime) -> tuple[str, str]:
+                        description: str, success_url: str, cancel_url: str, expires_at: datetime,
+                        lines: list[tuple[str, int]] | None = None) -> tuple[str, str]:
+        """One Checkout Session; `lines` (description, amount) gives one line item per event of a day's
+        registration, else one line of `amount`."""
         methods = payment_methods(currency)
+        lines = lines or [(description, amount)]
         params = {
             "mode": "payment",
             "payment_method_types": methods,
-            "line_items": [{"quantity": 1, "price_data": {"currency": currency.lower(), "unit_amount": amount,
-                                                          "product_data": {"name": description[:200]}}}],
+            "line_items": [{"quantity": 1, "price_data": {"currency": currency.lower(), "unit_amount": unit,
+                                                          "product_data": {"name": text[:200]}}}
+                           for text, unit in lines],
             "metadata": {"payment_id": payment_id, "entry_id": entry_id, "event_id": event_id},
             "payment_intent_data": {"metadata": {"payment_id": payment_id, "entry_id": entry_id}},
             "client_reference_id": entry_id,
@@ -88,10 +93,11 @@ class StripeGateway:
     def expire(self, session_id: str) -> None:
         self._call("expire", lambda: self.client().v1.checkout.sessions.expire(session_id))
 
-    def refund(self, payment_intent: str, amount: int, payment_id: str) -> str:
+    def refund(self, payment_intent: str, amount: int, payment_id: str, part: str = "") -> str:
+        """`part` names what is refunded when a payment covered several entries (one refund each)."""
         refund = self._call("refund", lambda: self.client().v1.refunds.create(
             params={"payment_intent": payment_intent, "amount": amount, "metadata": {"payment_id": payment_id}},
-            options={"idempotency_key": f"refund-{payment_id}"}))
+            options={"idempotency_key": f"refund-{payment_id}" + (f"-{part}" if part else "")}))
         return refund.id
 
     def verify_webhook(self, payload: bytes, signature: str | None, now: float | None = None) -> WebhookEvent:

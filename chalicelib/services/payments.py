@@ -76,9 +76,24 @@ def confirm(deps: Deps, payment: Payment, payment_intent: str | None, seen: str 
     now = deps.clock()
     paid = payment.model_copy(update={"state": "confirmed", "payment_intent": payment_intent, "updated_at": now,
                                       "version": payment.version + 1})
-    entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
     extra = deps.repos.payments.ops(payment, paid, _seen(deps, seen))
-    update = {"amount_paid": entry.amount_paid + payment.amount, "payment_state": "paid", "payment_id": payment.id,
+    # One payment may cover a day's entries in several events: each entry takes its own part.
+    parts = payment.items or [{"event_id": payment.event_id, "entry_id": payment.entry_id, "amount": payment.amount}]
+    outcomes = [_confirm_part(deps, payment, paid, part, payment_intent, extra if k == 0 else [], now)
+                for k, part in enumerate(parts)]
+    if payment.items and any(o == "refunded" for o in outcomes):
+        fresh = deps.repos.payments.get(payment.id)
+        refunded = sum(p["amount"] for p, o in zip(parts, outcomes) if o == "refunded")
+        deps.repos.payments.save(fresh, fresh.model_copy(update={"amount_refunded": fresh.amount_refunded + refunded,
+                                                                 "version": fresh.version + 1}))
+    return next((o for o in outcomes if o != "refunded"), outcomes[0])
+
+
+def _confirm_part(deps: Deps, payment: Payment, paid: Payment, part: dict, payment_intent: str | None, extra: list,
+                  now) -> str:
+    entry = deps.repos.entries.get(part["event_id"], part["entry_id"])
+    amount = part["amount"]
+    update = {"amount_paid": entry.amount_paid + amount, "payment_state": "paid", "payment_id": payment.id,
               "hold_expires_at": None, "version": entry.version + 1, "updated_at": now}
     if entry.status in ("pending_payment", "confirmed"):
         after = entry.model_copy(update={**update, "status": "confirmed"})
@@ -97,12 +112,15 @@ def confirm(deps: Deps, payment: Payment, payment_intent: str | None, seen: str 
             pass
     # No place to give: keep the money only long enough to send it back.
     deps.repos.entries.transition(entry, entry.model_copy(update={
-        "amount_paid": entry.amount_paid + payment.amount, "payment_state": "refund_due", "version": entry.version + 1,
+        "amount_paid": entry.amount_paid + amount, "payment_state": "refund_due", "version": entry.version + 1,
         "updated_at": now, "notices": [*entry.notices, "付款晚于名额释放，将全额退款 · Paid after the hold ended: refunded"]}),
         extra=extra, take_place=False)
-    refunded = paid.model_copy(update={"state": "refunded", "version": paid.version + 1})
-    deps.payments.refund(payment_intent, payment.amount, payment.id)
-    deps.repos.payments.save(paid, refunded)
+    if payment.items:
+        deps.payments.refund(payment_intent, amount, payment.id, part=entry.id)
+    else:
+        refunded = paid.model_copy(update={"state": "refunded", "version": paid.version + 1})
+        deps.payments.refund(payment_intent, payment.amount, payment.id)
+        deps.repos.payments.save(paid, refunded)
     fresh = deps.repos.entries.get(entry.event_id, entry.id)
     deps.repos.entries.transition(fresh, fresh.model_copy(update={"payment_state": "refunded",
                                                                    "version": fresh.version + 1}), take_place=False)
@@ -125,6 +143,22 @@ def release_hold(deps: Deps, payment: Payment, reason: str, seen: str | None = N
     cancelled = payment.model_copy(update={"state": "cancelled", "failure": reason, "updated_at": now,
                                            "version": payment.version + 1})
     extra = deps.repos.payments.ops(payment, cancelled, _seen(deps, seen))
+    if payment.items:   # a day's registration: every entry the payment held a place for
+        released = False
+        for k, part in enumerate(payment.items):
+            entry = deps.repos.entries.get(part["event_id"], part["entry_id"])
+            if entry is None or entry.status != "pending_payment" or entry.payment_id != payment.id:
+                continue
+            after = entry.model_copy(update={
+                "status": "cancelled", "hold_expires_at": None, "payment_state": "unpaid", "version": entry.version + 1,
+                "updated_at": now, "notices": [*entry.notices, "hold_released: 付款超时，名额已释放 · Payment time ran out: place released"]})
+            from ..store.entries import release_person_ops
+            deps.repos.entries.transition(entry, after, extra=([*extra] if not released else []) + release_person_ops(entry))
+            released = True
+            registration.promote_waitlist(deps, entry.event_id)
+        if not released:
+            deps.repos.payments.save(payment, cancelled, stripe_event=_seen(deps, seen))
+        return released
     entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
     if entry is None or entry.status != "pending_payment" or entry.payment_id != payment.id:
         deps.repos.payments.save(payment, cancelled, stripe_event=_seen(deps, seen))

@@ -350,9 +350,17 @@ def cancel_entry(deps: Deps, entry: Entry, *, status: str = "cancelled", reason:
 def _refund(deps: Deps, entry: Entry) -> Entry:
     payment = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
     if payment and payment.provider == "stripe" and payment.state == "confirmed" and deps.payments:
-        deps.payments.refund(payment.payment_intent, payment.amount, payment.id)
-        deps.repos.payments.save(payment, payment.model_copy(update={
-            "state": "refunded", "updated_at": deps.clock(), "version": payment.version + 1}))
+        if payment.items:   # one payment for several events: refund this entry's part only
+            part = next((i["amount"] for i in payment.items if i["entry_id"] == entry.id), entry.amount_paid)
+            deps.payments.refund(payment.payment_intent, part, payment.id, part=entry.id)
+            refunded = payment.amount_refunded + part
+            deps.repos.payments.save(payment, payment.model_copy(update={
+                "amount_refunded": refunded, "state": "refunded" if refunded >= payment.amount else payment.state,
+                "updated_at": deps.clock(), "version": payment.version + 1}))
+        else:
+            deps.payments.refund(payment.payment_intent, payment.amount, payment.id)
+            deps.repos.payments.save(payment, payment.model_copy(update={
+                "state": "refunded", "updated_at": deps.clock(), "version": payment.version + 1}))
         after = entry.model_copy(update={"payment_state": "refunded", "version": entry.version + 1,
                                          "updated_at": deps.clock()})
         deps.repos.entries.transition(entry, after)

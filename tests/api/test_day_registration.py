@@ -1,0 +1,102 @@
+"""One checkout for a day's events (issue 15): the API on moto with Stripe's library answered by a fake."""
+from __future__ import annotations
+
+from tests.api.test_registration import webhook
+from tests.factories import guandan_event, tournament_body
+
+
+def tractor_event(**kw):
+    body = {"name": "拖拉机淘汰赛", "game": "tractor", "entry": "pair", "capacity": 16,
+            "fee": {"amount": 2000, "per": "person"},
+            "registration": {"opens_at": "2026-11-01T00:00:00Z", "closes_at": "2026-12-11T12:00:00Z"},
+            "stages": [{"format": "knockout", "scoring": {"method": "level_table"}}]}
+    body.update(kw)
+    return body
+
+
+def members(a="张三", b="李四", phone="13800000001"):
+    return [{"name": a, "phone": phone}, {"name": b}]
+
+
+def setup(api, **guandan):
+    tid = api.post("/tournaments", tournament_body()).data["id"]
+    tractor = api.post(f"/tournaments/{tid}/events", tractor_event()).data["id"]
+    guan = api.post(f"/tournaments/{tid}/events", guandan_event(**guandan)).data["id"]
+    return tid, tractor, guan
+
+
+def day(api, tid, items, key="day-registration-0001", phone="13800000001"):
+    body = {"contact": {"name": "张三", "phone": phone}, "items": items}
+    return api.post(f"/tournaments/{tid}/registrations", body, token=None, headers={"Idempotency-Key": key})
+
+
+def test_two_events_one_payment_with_a_line_each(api, fake_stripe):
+    tid, tractor, guan = setup(api)
+    r = day(api, tid, [{"event_id": tractor, "name": "河池一队", "members": members()},
+                       {"event_id": guan, "name": "河池一队", "members": members()}])
+    assert r.status_code == 201, r.data
+    reg = r.data["registration"]
+    # seed 003: 20 CNY a person, two people, two events → 80 CNY in one Checkout with one line per event
+    assert reg["amount_due"] == 8000 and reg["currency"] == "CNY"
+    assert [i["entry"]["status"] for i in reg["items"]] == ["pending_payment", "pending_payment"]
+    (sid,) = list(fake_stripe.sessions)
+    assert sorted(amount for _, amount in fake_stripe.line_items[sid]) == [4000, 4000]
+    assert any("拖拉机淘汰赛" in name for name, _ in fake_stripe.line_items[sid])
+    assert r.data["checkout_url"].startswith("https://checkout.stripe.com/")
+    # the same request again (a retry) answers the same registration and token, with no second session
+    again = day(api, tid, [{"event_id": tractor, "name": "河池一队", "members": members()},
+                           {"event_id": guan, "name": "河池一队", "members": members()}])
+    assert again.status_code == 201 and again.data["registration"]["id"] == reg["id"]
+    assert again.data["manage_token"] == r.data["manage_token"] and len(fake_stripe.sessions) == 1
+    # paying once confirms both entries
+    assert webhook(api, "evt_day", "checkout.session.completed", fake_stripe.pay(sid, "pi_day")).status_code == 200
+    seen = api.get(f"/registrations/{reg['id']}", token=None, headers={"X-Manage-Token": r.data["manage_token"]}).data
+    assert [i["entry"]["status"] for i in seen["items"]] == ["confirmed", "confirmed"]
+    assert seen["amount_paid"] == 8000 and seen["payment_state"] == "paid"
+    assert all(i["refund_rule"] for i in seen["items"])
+    # cancelling one event refunds that event's part only
+    tractor_entry = seen["items"][0]["entry"]["id"]
+    c = api.delete(f"/registrations/{reg['id']}/items/{tractor_entry}", token=None,
+                   headers={"X-Manage-Token": r.data["manage_token"]})
+    assert c.status_code == 200
+    assert [i["entry"]["status"] for i in c.data["items"]] == ["cancelled", "confirmed"]
+    assert [x["amount"] for x in fake_stripe.refunds] == [4000]
+
+
+def test_a_full_event_is_waitlisted_and_not_charged(api, fake_stripe):
+    tid, tractor, guan = setup(api, capacity=1)
+    first = day(api, tid, [{"event_id": guan, "name": "先到", "members": members(phone="13900000001")}],
+                key="day-registration-first", phone="13900000001")
+    assert first.status_code == 201
+    r = day(api, tid, [{"event_id": tractor, "name": "河池一队", "members": members()},
+                       {"event_id": guan, "name": "河池一队", "members": members()}])
+    assert r.status_code == 201, r.data
+    items = {i["event_id"]: i for i in r.data["registration"]["items"]}
+    assert items[guan]["entry"]["status"] == "waitlisted" and items[tractor]["entry"]["status"] == "pending_payment"
+    assert r.data["registration"]["amount_due"] == 4000   # only the tractor place is charged now
+    sid = list(fake_stripe.sessions)[-1]
+    assert fake_stripe.line_items[sid] == [(fake_stripe.line_items[sid][0][0], 4000)]
+
+
+def test_the_same_person_twice_in_one_event_is_refused(api, fake_stripe):
+    tid, tractor, guan = setup(api)
+    assert day(api, tid, [{"event_id": guan, "name": "一队", "members": members()}]).status_code == 201
+    again = day(api, tid, [{"event_id": guan, "name": "二队", "members": members("张三", "王五")}], key="day-registration-0002")
+    assert again.status_code == 409 and again.data["code"] == "duplicate_entry"
+    assert "管理链接" in again.data["message"]
+    # and through the one-event form as well
+    one = api.post(f"/events/{guan}/entries", {"name": "三队", "members": members("张三", "赵六")}, token=None)
+    assert one.status_code == 409 and one.data["code"] == "duplicate_entry"
+    # nothing half-written: the tractor event of the refused registration has no entry
+    assert api.get(f"/events/{tractor}/entries").data["entries"] == []
+
+
+def test_events_of_another_tournament_and_the_same_event_twice_are_refused(api):
+    tid, tractor, guan = setup(api)
+    other = api.post("/tournaments", tournament_body()).data["id"]
+    foreign = api.post(f"/tournaments/{other}/events", guandan_event()).data["id"]
+    r = day(api, tid, [{"event_id": foreign, "members": members()}])
+    assert r.status_code == 404
+    r = day(api, tid, [{"event_id": guan, "members": members()}, {"event_id": guan, "members": members("甲", "乙", "13800000002")}],
+            key="day-registration-0003")
+    assert r.status_code == 400
