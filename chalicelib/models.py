@@ -543,6 +543,7 @@ class PublicTournament(Out):
     starts_on: date
     ends_on: date
     events: list[PublicEvent]
+    online_payment: bool = Field(default=False, description="pages offer online payment only when it is on")
 
 
 class ErrorBody(Out):
@@ -648,6 +649,7 @@ class EntryView(Out):
     notices: list[str] = []
     version: int
     can_edit_until: datetime | None = None
+    online_payment: bool = False
     refund_rule: str | None = None
 
 

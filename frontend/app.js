@@ -33,6 +33,13 @@
     var key = "e_" + err.code;
     var head = t(key) !== key ? t(key) : "";
     var msg = err.body.message || "";
+    if (Array.isArray(err.body.details) && err.body.details.length && err.body.details[0].label_zh) {
+      // field by field, as people say them, in the page's language (never a model path)
+      var zh = window.I18N.lang() === "zh";
+      return t("e_fix") + " " + err.body.details.map(function (d) {
+        return (zh ? d.label_zh + "：" + d.message_zh : d.label_en + ": " + d.message);
+      }).join(zh ? "；" : "; ");
+    }
     var details = Array.isArray(err.body.details) ? err.body.details.map(function (d) { return d.field + ": " + d.message; }).join("; ") : "";
     return [head, msg, details].filter(Boolean).join(" — ");
   }

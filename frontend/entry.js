@@ -1,6 +1,6 @@
 (function () {
   var A = window.App, t = A.t, el = A.el;
-  var id = A.qs("id");
+  var id = A.qs("id"), regId = A.qs("reg");
   var fromHash = new URLSearchParams(location.hash.slice(1)).get("token");
   if (fromHash) { localStorage.setItem("manage-" + id, fromHash); history.replaceState(null, "", location.pathname + location.search); }
   var token = localStorage.getItem("manage-" + id);
@@ -14,7 +14,7 @@
     document.getElementById("status").className = "tag " + entry.status;
     document.getElementById("position").textContent = entry.waitlist_position ? t("position", {n: entry.waitlist_position}) : "";
     document.getElementById("payment").textContent = entry.status === "pending_payment" ? t("pay_desk", {amount: A.money(entry.amount_due - entry.amount_paid, entry.currency)}) : "";
-    document.getElementById("pay").hidden = entry.status !== "pending_payment";
+    document.getElementById("pay").hidden = entry.status !== "pending_payment" || !entry.online_payment;   // no button for a feature that is off
     var notes = document.getElementById("notices"); notes.innerHTML = "";
     entry.notices.forEach(function (n) { notes.appendChild(el("li", {text: n.replace(/^hold_released: /, "")})); });
     document.getElementById("club").value = entry.club;
@@ -36,6 +36,52 @@
     try { entry = await A.api("GET", "/entries/" + id, undefined, headers()); render(); }
     catch (e) { A.showError(document.getElementById("error"), e); }
   }
+  // ---------------------------------------------------------------- a day's registration (several events)
+  var reg = null, regToken = null;
+  function regHeaders() { return {"X-Manage-Token": regToken || "", noAuth: true}; }
+  function renderReg() {
+    if (!reg) return;
+    var $ = function (x) { return document.getElementById(x); };
+    $("reg").hidden = false;
+    $("reg-name").textContent = reg.contact.name + " · " + t("my_day");
+    $("reg-pay").textContent = reg.amount_due ? t("paid_total") + ": " + A.money(reg.amount_paid, reg.currency) + " / " + A.money(reg.amount_due, reg.currency) : "";
+    var list = $("reg-items"); list.innerHTML = "";
+    reg.items.forEach(function (i) {
+      var e = i.entry, parts = [el("h3", {text: i.event_name}), el("p", {}, [el("span", {"class": "tag " + e.status, text: t("status_" + e.status)}),
+        e.waitlist_position ? " " + t("position", {n: e.waitlist_position}) : ""])];
+      if (i.now && i.now.table) parts.push(el("p", {"class": "now"}, [el("b", {text: t("sit_now", {r: i.now.round, t: i.now.table, s: i.now.seats.join("")})}),
+        el("span", {text: " · " + t("opponents") + ": " + i.now.opponents.join("、")})]));
+      if (i.results.length) parts.push(el("ol", {"class": "muted"}, i.results.map(function (r) {
+        return el("li", {text: t("round", {n: r.round}) + (r.bye ? " · " + t("bye") : " · " + r.opponents.join("、") +
+          (r.points ? " · " + Object.keys(r.points).map(function (k) { return t("pt_" + k) + " " + r.points[k]; }).join(" · ") : ""))});
+      })));
+      parts.push(el("p", {"class": "muted", text: t("refund_rule") + ": " + (i.refund_rule || t("free"))}));
+      if (["cancelled", "withdrawn", "merged"].indexOf(e.status) < 0) parts.push(el("button", {type: "button", "class": "secondary small", text: t("cancel_item"), onclick: function () {
+        if (!confirm(t("cancel_confirm"))) return;
+        A.api("DELETE", "/registrations/" + regId + "/items/" + e.id, undefined, regHeaders()).then(function (r) { reg = r; renderReg(); }, function (x) { A.showError($("error"), x); });
+      }}));
+      list.appendChild(el("div", {"class": "card", "data-item": i.event_id}, parts));
+    });
+    var tb = $("receipt-table"); tb.innerHTML = "";
+    tb.appendChild(el("tr", {}, [el("th", {text: t("events")}), el("th", {text: t("status")}), el("th", {"class": "n", text: t("fee")}),
+      el("th", {"class": "n", text: t("paid_total")})]));
+    reg.items.forEach(function (i) { tb.appendChild(el("tr", {}, [el("td", {text: i.event_name}), el("td", {text: t("status_" + i.entry.status)}),
+      el("td", {"class": "n", text: A.money(i.amount, reg.currency)}), el("td", {"class": "n", text: A.money(i.entry.amount_paid, reg.currency)})])); });
+    tb.appendChild(el("tr", {}, [el("th", {text: t("total")}), el("td"), el("th", {"class": "n", text: A.money(reg.amount_due, reg.currency)}),
+      el("th", {"class": "n", text: A.money(reg.amount_paid, reg.currency)})]));
+  }
+  async function loadReg() {
+    try { reg = await A.api("GET", "/registrations/" + regId, undefined, regHeaders()); renderReg(); }
+    catch (e) { A.showError(document.getElementById("error"), e); }
+  }
+  if (regId) {
+    var rh = new URLSearchParams(location.hash.slice(1)).get("token");
+    if (rh) { localStorage.setItem("manage-reg-" + regId, rh); history.replaceState(null, "", location.pathname + location.search); }
+    regToken = localStorage.getItem("manage-reg-" + regId);
+    window.onLangChange = renderReg;
+    document.addEventListener("DOMContentLoaded", loadReg);
+    return;
+  }
   document.addEventListener("DOMContentLoaded", function () {
     load();
     document.getElementById("edit").addEventListener("submit", async function (ev) {
@@ -50,6 +96,7 @@
         entry = await A.busy(document.getElementById("save"), function () {
           return A.api("PATCH", "/entries/" + id, {club: document.getElementById("club").value.trim(), members: members, version: entry.version}, headers());
         });
+        document.getElementById("error").hidden = true;   // no old error beside 已保存
         render(); A.showNotice(document.getElementById("notice"), t("saved"));
       } catch (e) { A.showError(document.getElementById("error"), e); }
     });

@@ -22,6 +22,8 @@
         ? el("a", {"class": "btn", href: "register.html?e=" + e.id + "&t=" + data.id, text: t("register")}) : null;
       box.appendChild(el("div", {"class": "card", "data-event": e.id}, [el("h3", {text: e.name})].concat(lines, [action])));
     });
+    var open = data.events.filter(function (e) { return e.registration_state === "open"; }).length;
+    if (open > 1) box.prepend(el("div", {"class": "card"}, [el("a", {"class": "btn", id: "register-day", href: "day.html?t=" + data.id, text: t("register_several")})]));
   }
   window.onLangChange = render;
   document.addEventListener("DOMContentLoaded", async function () {

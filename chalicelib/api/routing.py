@@ -127,7 +127,9 @@ def parse_body(request, model: type[BaseModel]) -> BaseModel:
         if any(e["type"] == "json_invalid" for e in exc.errors()):
             raise errors.InvalidRequest("请求内容不是有效的 JSON · The body is not valid JSON: "
                                         f"{exc.errors()[0]['msg']}") from None
-        raise errors.InvalidRequest("Some fields are not valid.", validation_details(exc)) from None
+        from ..services.validation import summary
+        details = validation_details(exc)
+        raise errors.InvalidRequest(summary(details), details) from None
 
 
 def _without_nulls(value: Any) -> Any:

@@ -110,6 +110,7 @@ def view(deps: Deps, entry: Entry, event: Event | None = None, tournament: Tourn
     if event is None:
         event, tournament = _event_and_tournament(deps, entry.event_id)
     return EntryView(**entry.model_dump(exclude={"manage_token_hash"}), waitlist_position=position,
+                     online_payment=deps.payments is not None,
                      can_edit_until=change_deadline(event),
                      refund_rule=refund_rule_text(event, tournament.timezone if tournament else "Asia/Shanghai"))
 

@@ -144,4 +144,5 @@ def public_tournament(deps: Deps, tid: str) -> PublicTournament:
         id=tournament.id, name=tournament.name, venue=tournament.venue, timezone=tournament.timezone,
         currency=tournament.currency, starts_on=tournament.starts_on, ends_on=tournament.ends_on,
         events=[public_event(e, tournament, now) for e in sorted(events, key=lambda e: e.id)],
+        online_payment=deps.payments is not None,
     )

@@ -317,3 +317,48 @@ def test_weak_wifi_keeps_the_result_and_sends_it_later(store, stack, browser, sh
     _, _, tables = rounds.load_round(store, ev.id, 1)
     assert tables[0]["status"] == "entered" and tables[0]["version"] == 1
     ctx.close()
+
+
+def test_one_form_for_the_day_on_a_phone(store, stack, phone, shot):
+    """Issue 15 at 390 × 844: tick two events, one contact, one total; Chinese field names in errors; the done
+    page fits the phone; the manage link shows both entries and a receipt; the same person twice is refused."""
+    org, token, t, events = make_tournament(store, [
+        {"name": "拖拉机淘汰赛", "game": "tractor", "entry": "pair", "capacity": 16, "fee": {"amount": 2000, "per": "person"},
+         "stages": [{"format": "knockout", "scoring": {"method": "level_table"}}]},
+        {"name": "掼蛋积分赛", "game": "guandan", "entry": "pair", "capacity": 16, "fee": {"amount": 2000, "per": "person"},
+         "stages": [{"format": "swiss", "rounds": 3}]}])
+    page = phone.new_page()
+    page.goto(f"{stack['site']}/index.html?t={t.id}")
+    page.click("#register-day")
+    expect(page.locator(".pick-card")).to_have_count(2)
+    expect(page.locator("#pay-how")).to_contain_text("报到台")          # online payment is off here: no pay button
+    for e in events:
+        page.check(f"#pick-{e.id}")
+    page.fill("#c-name", "张三")
+    page.fill("#c-phone", "12345")                                      # a wrong phone number
+    page.fill(f"#m-{events[0].id}-1", "李四")
+    expect(page.locator(f"#m-{events[1].id}-1")).to_have_value("李四")  # the partner is reused across events
+    expect(page.locator("#total")).to_contain_text("80.00 CNY")
+    page.click("#submit")
+    expect(page.locator("#error")).to_contain_text("手机号")
+    expect(page.locator("#error")).not_to_contain_text("members.0")
+    shot(page, "day-error")
+    page.fill("#c-phone", "13800000088")
+    page.click("#submit")
+    expect(page.locator("#done")).to_be_visible()
+    expect(page.locator("#done-items li")).to_have_count(2)
+    expect(page.locator("#error")).to_be_hidden()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390   # the long link wraps
+    shot(page, "day-done")
+    page.goto(page.locator("#manage").get_attribute("href"))
+    expect(page.locator("#reg-items .card")).to_have_count(2)
+    expect(page.locator("#receipt-table")).to_contain_text("拖拉机淘汰赛")
+    shot(page, "day-manage")
+    page.goto(f"{stack['site']}/day.html?t={t.id}")
+    page.check(f"#pick-{events[1].id}")
+    page.fill("#c-name", "张三")
+    page.fill("#c-phone", "13800000088")
+    page.fill(f"#m-{events[1].id}-1", "王五")
+    page.click("#submit")
+    expect(page.locator("#error")).to_contain_text("已在本项目报名")
+    shot(page, "day-duplicate")
