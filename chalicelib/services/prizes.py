@@ -20,13 +20,15 @@ def prize_table(event: Event, entries: int) -> tuple[list, bool]:
     return list(event.config.prizes), False
 
 
-def event_prizes(deps: Deps, event: Event, *, state=None, rounds=None, entries=None) -> PrizesOut:
+def event_prizes(deps: Deps, event: Event, *, state=None, rounds=None, entries=None, standings=None) -> PrizesOut:
+    """`standings`: the last stage's, when the caller has them already (publishing)."""
     from .standings import event_standings
     entries = entries if entries is not None else deps.repos.entries.list(event.id)
     count = counted_entries(deps, event, entries)
     table, shrunk = prize_table(event, count)
     last = len(event.config.stages) - 1
-    standings = event_standings(deps, event, last, state=state, rounds=rounds, entries=entries)
+    if standings is None or standings.stage != last + 1:
+        standings = event_standings(deps, event, last, state=state, rounds=rounds, entries=entries)
     names = {e.id: e.name for e in entries}
     rows = []
     if standings.final:

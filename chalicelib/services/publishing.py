@@ -54,7 +54,7 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
     names = {e: x.name for e, x in entries.items()}
     name_map = {e: {"name": n} for e, n in names.items()}
     state = deps.repos.rounds.state(event.id)
-    all_rounds = deps.repos.rounds.all_rounds(event.id)
+    all_rounds = deps.repos.rounds.rounds_for_publishing(event.id, state)
     rounds = []
     history: dict[str, list] = {}
     for doc, tables in all_rounds:
@@ -94,7 +94,8 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
                 "outcome": x.get("outcome"), "ruling": x.get("ruling", "")}
                for x in sorted(deps.repos.rounds.appeals(event.id), key=lambda x: x["lodged_at"])]
     from .prizes import event_prizes
-    prizes = event_prizes(deps, event, state=state, rounds=all_rounds, entries=entry_list) if state.get("plans") else None
+    prizes = (event_prizes(deps, event, state=state, rounds=all_rounds, entries=entry_list, standings=standings)
+              if state.get("plans") else None)
     bonus = bonuses(deps, event, rounds=all_rounds, entries=entry_list) if event.config.game == "doudizhu" else None
     rows = standings.standings if standings else []
     version = hashlib.sha1(json.dumps([[(r["number"], r["status"], [(t["number"], t["status"], t["points"]) for t in r["tables"]])

@@ -8,6 +8,9 @@ from . import keys
 from .dynamo import Op, Table, chunks, client, to_item
 
 
+_ROUND_CACHE: dict[tuple, tuple] = {}   # (table, event, stage, round) → ((rev, doc), tables): closed rounds
+
+
 class RoundRepo:
     def __init__(self, table: Table):
         self.t = table
@@ -78,10 +81,39 @@ class RoundRepo:
         return round_doc, sorted(tables, key=lambda t: t["number"])
 
     def close_round(self, eid: str, round_doc: dict, state: dict, expected_version: int) -> None:
-        """The closed round and the event state (no open round) together."""
-        self.t.transact([Op.put({**keys.round_(eid, round_doc["stage"], round_doc["number"]), "kind": "round",
-                                 "data": json.dumps(round_doc, ensure_ascii=False, default=str)}),
+        """The closed round and the event state (no open round) together (the round's `rev` is kept)."""
+        self.t.transact([Op.update(keys.round_(eid, round_doc["stage"], round_doc["number"]), "SET #d = :d",
+                                   names={"#d": "data"},
+                                   values={":d": json.dumps(round_doc, ensure_ascii=False, default=str)}),
                          self._state_op(eid, state, expected_version)])
+
+    def rounds_for_publishing(self, eid: str, state: dict) -> list[tuple[dict, list[dict]]]:
+        """Every round with its tables, reading only what changed since this process last read it: the round
+        items come in one batch read with their `rev` (moved by every table write); a closed round whose rev
+        and document are as cached is not read again (after one result, one round is re-read, not nine)."""
+        refs = state.get("rounds", [])
+        if not refs:
+            return []
+        items = []
+        for batch in chunks([keys.round_(eid, r["stage"], r["n"]) for r in refs], 100):
+            items.extend(self.t.get_many(batch))
+        out = []
+        for ref, item in zip(refs, items):
+            if not item:
+                continue
+            key = (self.t.name, eid, ref["stage"], ref["n"])
+            stamp = (int(item.get("rev", 0)), item["data"])
+            hit = _ROUND_CACHE.get(key)
+            if hit and hit[0] == stamp:
+                out.append((json.loads(item["data"]), hit[1]))
+                continue
+            doc, tables = self.get_round(eid, ref["stage"], ref["n"])
+            if doc and doc.get("status") == "closed":
+                _ROUND_CACHE[key] = (stamp, tables)
+                while len(_ROUND_CACHE) > 200:
+                    _ROUND_CACHE.pop(next(iter(_ROUND_CACHE)))
+            out.append((doc, tables))
+        return out
 
     def all_rounds(self, eid: str) -> list[tuple[dict, list[dict]]]:
         """Every round with its tables, in order (one query of the event partition's ROUND# range)."""
@@ -106,6 +138,7 @@ class RoundRepo:
             Op.put(self.table_item(eid, stage, n, table), condition="version = :v", values={":v": expected_version},
                    on_fail=lambda: errors.VersionConflict(
                        f"The result was changed by someone else (now version {expected_version + 1} or later); reload.")),
+            Op.update(keys.round_(eid, stage, n), "ADD rev :one", values={":one": 1}),   # publishing's cache key
             self._audit_op(eid, audit)])
 
     def _audit_op(self, eid: str, record: dict) -> Op:
