@@ -106,3 +106,22 @@ def test_event_for_missing_tournament_writes_nothing(any_repos, clock):
     from chalicelib.store import dynamo
     items = dynamo.client().scan(TableName=any_repos.table.name)["Items"]
     assert not any("EVENT#" in i["PK"]["S"] or "EVENT#" in i["SK"]["S"] for i in items)
+
+
+def test_publishing_reads_a_closed_round_again_only_when_a_table_changed(any_repos, clock):
+    eid = new_id()
+    state = {"rounds": [{"n": 1, "stage": 0, "stage_round": 1}], "open_round": 0, "stage": 0, "plans": {}}
+    doc = {"event_id": eid, "stage": 0, "number": 1, "stage_round": 1, "seed": 1, "status": "open", "format": "swiss",
+           "byes": [], "notes": []}
+    table = {"number": 1, "sides": [], "status": "confirmed", "version": 1, "points": {"a": {"level_points": 10}}}
+    any_repos.rounds.create_round(eid, doc, [table], state, 0)
+    any_repos.rounds.close_round(eid, {**doc, "status": "closed"}, state, 1)
+    first = any_repos.rounds.rounds_for_publishing(eid, state)
+    assert first[0][0]["status"] == "closed" and first[0][1][0]["points"]["a"]["level_points"] == 10
+    again = any_repos.rounds.rounds_for_publishing(eid, state)
+    assert again[0][1] is first[0][1]          # served from the cache: not read again
+    changed = {**table, "version": 2, "points": {"a": {"level_points": 12}}}
+    any_repos.rounds.save_table(eid, 0, 1, changed, 1, {"id": new_id(), "at": clock().isoformat(), "who": "t",
+                                                       "action": "result_corrected"})
+    fresh = any_repos.rounds.rounds_for_publishing(eid, state)
+    assert fresh[0][1][0]["points"]["a"]["level_points"] == 12   # the table write moved the round's rev
