@@ -793,6 +793,9 @@ class RoundTable(Out):
     arrivals: dict[str, dict] | None = Field(default=None, description="recorded arrival per entry: at, late_minutes")
     forfeit: dict | None = Field(default=None, description="entry, excused, force_majeure, reason")
     codes: list[str] | None = Field(default=None, description="the sides' table codes (organiser only)")
+    why: dict | None = Field(default=None, description="the pairing's reason, structured (glossary.py words it)")
+    reason_zh: str = ""
+    reason_en: str = ""
 
 
 class RoundOut(Out):
@@ -805,6 +808,11 @@ class RoundOut(Out):
     tables: list[RoundTable]
     byes: list[str]
     bye_reasons: dict[str, str] = Field(default_factory=dict)
+    bye_names: dict[str, str] = Field(default_factory=dict)
+    bye_reasons_zh: dict[str, str] = Field(default_factory=dict)
+    bye_reasons_en: dict[str, str] = Field(default_factory=dict)
+    format_zh: str = ""
+    format_en: str = ""
     notes: list[str] = Field(default_factory=list)
     drawn_at: datetime | None = None
     starts_at: datetime | None = None

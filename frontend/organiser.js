@@ -16,6 +16,16 @@
   function err(e) { A.showError(box("error"), e); }
   function note(text) { box("error").hidden = true; A.showNotice(box("notice"), text); }
 
+  // ---------------------------------------------------------------- words (GET /glossary: one source with the pages)
+  var G = {};
+  function term(kind, code) {
+    var x = G[kind] && G[kind][code];
+    return x ? (window.I18N.lang() === "zh" ? x.zh : x.en) : code;
+  }
+  function pointsText(points) {   // "场分 2 · 级差分 17", never "2 / 17"
+    return Object.keys(points || {}).map(function (k) { var v = points[k]; return term("point", k) + " " + (Math.round(v * 100) / 100); }).join(" · ");
+  }
+
   // ---------------------------------------------------------------- sign in
   async function signIn(token) {
     localStorage.setItem("organiserToken", token); localStorage.removeItem("isSession");
@@ -52,6 +62,7 @@
     box("who").textContent = S.me && S.me.kind === "staff" ? S.me.staff_name + " · " + t("role_" + role) : (S.me ? S.me.name : "");
   }
   async function start() {
+    if (!Object.keys(G).length) { try { G = await A.api("GET", "/glossary", undefined, {noAuth: true}); } catch (e) { G = {}; } fillEventForm(); }
     if (!localStorage.getItem("organiserToken")) { box("signin").hidden = false; return; }
     if (!S.me) S.me = await A.api("GET", "/organiser");
     box("error").hidden = true;
@@ -74,7 +85,7 @@
     var sel = box("esel"); sel.innerHTML = ""; S.events = [];
     if (!S.tid) return;
     localStorage.setItem("tid", S.tid);
-    box("public-link").href = "index.html?t=" + S.tid; box("public-link").textContent = "index.html?t=" + S.tid;
+    box("public-link").href = "index.html?t=" + S.tid; box("public-link").textContent = t("public_page") + " →";
     S.events = (await A.api("GET", "/tournaments/" + S.tid)).events;
     S.events.forEach(function (e) { sel.appendChild(el("option", {value: e.id, text: e.config.name})); });
     S.eid = select || localStorage.getItem("eid");
@@ -111,16 +122,16 @@
     var g = GAMES[box("ne-game").value];
     box("ne-kind").textContent = g.kindText;
     var fsel = box("ne-format"); fsel.innerHTML = "";
-    g.formats.forEach(function (f) { fsel.appendChild(el("option", {value: f, text: f})); });
+    g.formats.forEach(function (f) { fsel.appendChild(el("option", {value: f, text: term("format", f)})); });
     var msel = box("ne-method"); msel.innerHTML = "";
-    Object.keys(g.methods).forEach(function (m) { msel.appendChild(el("option", {value: m, text: m})); });
+    Object.keys(g.methods).forEach(function (m) { msel.appendChild(el("option", {value: m, text: term("method", m)})); });
     fillOptions();
   }
   function fillOptions() {
     var g = GAMES[box("ne-game").value], opts = g.methods[box("ne-method").value], o = box("ne-options");
     o.innerHTML = "";
     Object.keys(opts).forEach(function (k) {
-      o.appendChild(el("div", {}, [el("label", {"for": "opt-" + k, text: k}), el("input", {id: "opt-" + k, "data-opt": k, type: "number", step: "any", value: opts[k]})]));
+      o.appendChild(el("div", {}, [el("label", {"for": "opt-" + k, text: term("option", k)}), el("input", {id: "opt-" + k, "data-opt": k, type: "number", step: "any", value: opts[k]})]));
     });
     box("ne-rounds").disabled = ["knockout", "round_robin"].indexOf(box("ne-format").value) >= 0;
   }
@@ -221,7 +232,8 @@
   function sideNames(tb) { return tb.sides.map(function (s) { return s.name + " (" + s.seats.join("") + ")"; }); }
   function renderRound() {
     var r = S.round, out = box("round"); out.innerHTML = "";
-    out.appendChild(el("h3", {text: t("round", {n: r.number}) + " · " + t("seed") + " " + r.seed}));
+    var zh = window.I18N.lang() === "zh";
+    out.appendChild(el("h3", {text: t("round", {n: r.number}) + " · " + (zh ? r.format_zh : r.format_en) + " · " + t("seed") + " " + r.seed}));
     if (r.starts_at) out.appendChild(el("p", {"class": "muted", text: t("scheduled") + " " + A.time(r.starts_at) + "–" + A.time(r.ends_at)}));
     var disputed = r.tables.filter(function (tb) { return tb.status === "disputed"; });
     if (disputed.length) {   // the referee's queue first
@@ -246,13 +258,18 @@
       if (tb.status === "pending" || tb.status === "entered" || tb.status === "disputed") actions.push(el("button", {type: "button", "class": "small secondary", text: t("forfeit"), onclick: function () { forfeitForm(tb); }}));
       if (r.status === "open" && (tb.status === "pending" || tb.status === "entered")) actions.push(el("button", {type: "button", "class": "small secondary", text: t("arrival"), onclick: function () { arrivalForm(tb); }}));
       rows.push(el("tr", {"data-table": tb.number}, [el("td", {"class": "n", text: String(tb.number)}),
-        el("td", {}, sideNames(tb).map(function (s) { return el("div", {text: s}); })),
+        el("td", {}, tb.sides.map(function (s) {   // who, where they sit, and the scores entered
+          var pts = tb.points && tb.points[s.entry_id];
+          return el("div", {}, [el("span", {text: s.name + " (" + s.seats.join("") + ")"}),
+            pts && tb.status !== "pending" ? el("span", {"class": "muted pts", text: " · " + pointsText(pts)}) : null]);
+        })),
         el("td", {}, (tb.codes || []).map(function (c, i) { return el("div", {}, [el("a", {href: "score.html?e=" + S.eid + "&r=" + r.number + "&t=" + tb.number + "&c=" + c, target: "_blank", text: c})]); })),
-        el("td", {"class": "muted", text: tb.reason}), el("td", {}, actions)]));
+        el("td", {"class": "muted", text: zh ? tb.reason_zh : tb.reason_en}), el("td", {}, actions)]));
     });
-    r.byes.forEach(function (b) { rows.push(el("tr", {}, [el("td", {text: "–"}), el("td", {text: b}), el("td", {}), el("td", {"class": "muted", text: r.bye_reasons[b] || t("bye")}), el("td", {text: t("bye")})])); });
+    r.byes.forEach(function (b) { rows.push(el("tr", {}, [el("td", {text: "–"}), el("td", {text: r.bye_names[b] || ""}), el("td", {}),
+      el("td", {"class": "muted", text: (zh ? r.bye_reasons_zh[b] : r.bye_reasons_en[b]) || t("bye")}), el("td", {text: t("bye")})])); });
     out.appendChild(el("div", {"class": "scroll"}, [el("table", {"class": "stack"}, rows)]));
-    if (r.notes && r.notes.length) out.appendChild(el("p", {"class": "muted", text: r.notes.join("; ")}));
+
   }
   function loadRoundNow() { S.rendered = null; return loadRound(); }
   async function draw() {
@@ -438,13 +455,23 @@
     document.querySelectorAll(".tabs button").forEach(function (b) { b.addEventListener("click", function () { showTab(b.getAttribute("data-tab")); }); });
     box("q").addEventListener("input", function () { clearTimeout(S.qt); S.qt = setTimeout(loadEntries, 300); });
     box("checkin-all").addEventListener("click", function () {
-      A.busy(this, function () { return A.api("POST", "/events/" + S.eid + "/check-in-all"); }).then(loadEntries, err);
+      A.busy(this, function () { return A.api("POST", "/events/" + S.eid + "/check-in-all"); }).then(function (r) {
+        loadEntries();
+        var zh = window.I18N.lang() === "zh";
+        var skipped = r.skipped.map(function (s) { return s.name + "（" + (zh ? s.reason_zh : s.reason_en) + "）"; });
+        note(t("checked_in_n", {n: r.checked_in}) + (skipped.length ? " · " + t("skipped") + ": " + skipped.join("、") : ""));
+      }, err);
     });
     box("join").addEventListener("click", function () {
       var ids = Array.prototype.map.call(document.querySelectorAll(".seek:checked"), function (c) { return c.value; });
       A.api("POST", "/events/" + S.eid + "/entries/join", {entry_ids: ids}).then(function (r) { note(t("join") + " ✓ " + r.entry.name); loadEntries(); }, err);
     });
     box("csv").addEventListener("click", function () { download("csv"); });
+    box("print-list").addEventListener("click", function () {
+      A.api("GET", "/events/" + S.eid + "/check-in-list").then(function (html) {
+        var w = window.open("", "_blank"); if (w) { w.document.write(html); w.document.close(); w.print(); }
+      }, err);
+    });
     box("xlsx").addEventListener("click", function () { download("xlsx"); });
     box("draw").addEventListener("click", draw);
     fillEventForm();

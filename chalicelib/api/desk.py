@@ -64,20 +64,60 @@ def check_in(ctx, eid, id):
     return _strip(svc.check_in(ctx.deps, eid, id))
 
 
+class Skipped(Out):
+    entry_id: str
+    name: str
+    status: str
+    reason_zh: str
+    reason_en: str
+
+
 class CheckInAll(Out):
     checked_in: int
+    skipped: list[Skipped] = []
+
+
+SKIP_WHY = {"pending_payment": ("未付款", "not paid"), "waitlisted": ("候补中，尚无名额", "waiting for a place"),
+            "partner_wanted": ("尚未组队", "still looking for a partner")}
 
 
 @route(bp, "/events/{eid}/check-in-all", "POST", summary="Check in every confirmed entry (the desk's shortcut)",
        auth="organiser", response=CheckInAll, tag=TAG)
 def check_in_all(ctx, eid):
+    """Checks in every confirmed entry and says which it skipped, and why (unpaid, waiting, no partner)."""
     own_event(ctx.deps, ctx.organiser, eid)
-    done = 0
-    for entry in svc.list_entries(ctx.deps, eid, status="confirmed"):
-        if not entry.checked_in:
+    done, skipped = 0, []
+    for entry in svc.list_entries(ctx.deps, eid):
+        if entry.status == "confirmed" and not entry.checked_in:
             svc.check_in(ctx.deps, eid, entry.id)
             done += 1
-    return CheckInAll(checked_in=done)
+        elif entry.status in SKIP_WHY:
+            zh, en = SKIP_WHY[entry.status]
+            skipped.append(Skipped(entry_id=entry.id, name=entry.name, status=entry.status, reason_zh=zh, reason_en=en))
+    return CheckInAll(checked_in=done, skipped=skipped)
+
+
+@route(bp, "/events/{eid}/check-in-list", "GET", summary="A printable check-in list for the desk (HTML)",
+       auth="organiser", tag=TAG, raw=True)
+def check_in_list(ctx, eid):
+    import html
+
+    from ..glossary import term
+    event = own_event(ctx.deps, ctx.organiser, eid)
+    entries = [e for e in svc.list_entries(ctx.deps, eid) if e.status in ("confirmed", "pending_payment", "waitlisted")]
+    rows = []
+    for k, e in enumerate(sorted(entries, key=lambda e: (e.club, e.name)), start=1):
+        tails = " ".join("…" + m.phone[-4:] for m in e.members if m.phone)   # the phone's tail: enough to find them
+        rows.append(f"<tr><td>{k}</td><td>{html.escape(e.name)}</td><td>{html.escape(e.club)}</td>"
+                    f"<td>{html.escape('、'.join(m.name for m in e.members))}</td><td>{tails}</td>"
+                    f"<td>{term('entry_status', e.status)}</td><td>{'✓' if e.checked_in else '☐'}</td></tr>")
+    body = (f"<!doctype html><html lang='zh-CN'><meta charset='utf-8'><title>签到表 · {html.escape(event.config.name)}</title>"
+            "<style>body{font-family:sans-serif}table{border-collapse:collapse;width:100%}td,th{border:1px solid #999;"
+            "padding:4px 6px;font-size:14px}th{background:#eee}</style>"
+            f"<h2>{html.escape(event.config.name)} · 签到表 Check-in list</h2><table><tr><th>#</th><th>名称 Name</th>"
+            "<th>单位 Club</th><th>队员 Members</th><th>手机尾号 Phone</th><th>状态 Status</th><th>签到 In</th></tr>"
+            + "".join(rows) + "</table></html>")
+    return Response(body=body, status_code=200, headers={"Content-Type": "text/html; charset=utf-8"})
 
 
 @route(bp, "/events/{eid}/entries/{id}/payments", "POST", summary="Record a cash or transfer payment",

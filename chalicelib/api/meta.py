@@ -17,3 +17,15 @@ def health(ctx):
 def openapi(ctx):
     from .openapi import build_openapi
     return json_response(build_openapi())
+
+
+@route(bp, "/glossary", "GET", summary="Every code in 中文 and English (formats, methods, points, statuses, options)",
+       tag="meta", raw=True)
+def glossary(ctx):
+    import json
+
+    from chalice import Response
+
+    from ..glossary import as_json
+    return Response(body=json.dumps(as_json(), ensure_ascii=False), status_code=200,
+                    headers={"Content-Type": "application/json; charset=utf-8", "Cache-Control": "max-age=3600"})

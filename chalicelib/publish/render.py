@@ -26,4 +26,8 @@ def fragment(template: str, lang: str, **context):
 
 
 def render(template: str, lang: str, **context) -> str:
-    return env().get_template(template).render(t=translator(lang), lang=lang, **context)
+    from ..glossary import bye_text, points_text, reason_text
+    return env().get_template(template).render(
+        t=translator(lang), lang=lang, pts=lambda points, names: points_text(points or {}, names, lang),
+        why=lambda w, fallback="": reason_text(w, lang, context.get("names")) or fallback,
+        bye_why=lambda w: bye_text(w, lang), **context)

@@ -42,10 +42,6 @@ def _sink(deps: Deps):
     return default_sink()
 
 
-def _points_text(points: dict, names: list[str]) -> str:
-    return " / ".join(f"{points.get(n, 0):g}" for n in names)
-
-
 def event_site_data(deps: Deps, event, tournament) -> dict:
     from .standings import bonuses, event_standings
     rules = game_rules(event.config.game)
@@ -65,19 +61,19 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
             sides = [{"entry_id": s["entry_id"], "name": names.get(s["entry_id"], "?"), "seats": s["seats"]} for s in t["sides"]]
             shown = t["status"] in ("entered", "confirmed", "forfeit")
             rtables.append({"number": t["number"], "sides": sides, "status": t["status"],
-                            "reason": readable(t.get("reason", ""), name_map),
-                            "points": t.get("points") if shown else {},
-                            "points_text": {s["entry_id"]: _points_text(t.get("points", {}).get(s["entry_id"], {}), pnames)
-                                            for s in sides} if shown else {}})
+                            "reason": readable(t.get("reason", ""), name_map), "why": t.get("why") or {},
+                            "point_names": pnames,
+                            "points": t.get("points") if shown else {}})
             for s in sides:
                 history.setdefault(s["entry_id"], []).append({
                     "round": doc["number"], "bye": False, "status": t["status"],
                     "opponents": [o for o in sides if o["entry_id"] != s["entry_id"]],
-                    "points_text": _points_text(t.get("points", {}).get(s["entry_id"], {}), pnames) if shown else ""})
-        byes = [{"entry_id": b, "name": names.get(b, "?"), "reason": r} for b, r in doc.get("byes", [])]
+                    "points": t.get("points", {}).get(s["entry_id"], {}) if shown else {}, "point_names": pnames})
+        byes = [{"entry_id": b, "name": names.get(b, "?"), "reason": r, "why": (doc.get("bye_why") or {}).get(b)}
+                for b, r in doc.get("byes", [])]
         for b in byes:
             history.setdefault(b["entry_id"], []).append({"round": doc["number"], "bye": True, "status": "confirmed",
-                                                          "opponents": [], "points_text": ""})
+                                                          "opponents": [], "points": {}, "point_names": []})
         rounds.append({"number": doc["number"], "status": doc["status"], "seed": doc["seed"], "tables": rtables,
                        "byes": byes, "starts": _local(doc["starts_at"], tournament.timezone) if doc.get("starts_at") else "",
                        "ends": _local(doc["ends_at"], tournament.timezone, "%H:%M") if doc.get("ends_at") else ""})
@@ -98,6 +94,7 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
               if state.get("plans") else None)
     bonus = bonuses(deps, event, rounds=all_rounds, entries=entry_list) if event.config.game == "doudizhu" else None
     rows = standings.standings if standings else []
+    _lots_as_order(rows)
     version = hashlib.sha1(json.dumps([[(r["number"], r["status"], [(t["number"], t["status"], t["points"]) for t in r["tables"]])
                                         for r in rounds], [(r.entry_id, r.rank) for r in rows], len(corrections), appeals],
                                       sort_keys=True, default=str).encode()).hexdigest()[:16]
@@ -110,7 +107,29 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
             "bonuses": bonus.model_dump() if bonus else None, "names": names, "version": version,
             "open_round": state.get("open_round", 0),
             "entries": {e: {"name": x.name, "club": x.club, "members": [m.name for m in x.members]}
-                        for e, x in entries.items() if x.status in ("confirmed", "withdrawn")}}
+                        for e, x in entries.items() if x.status in ("confirmed", "withdrawn")},
+            "playing": sum(1 for x in entries.values() if x.status == "confirmed"),
+            "withdrawn": sum(1 for x in entries.values() if x.status == "withdrawn")}
+
+
+def _lots_as_order(rows) -> None:
+    """A published draw of lots shows as the order it gave (1, 2, …) among the entries it separated, and only
+    where it decided something; never the raw number."""
+    k = 0
+    while k < len(rows):
+        if "lots" not in rows[k].tiebreaks:
+            k += 1
+            continue
+        j = k
+        while j + 1 < len(rows) and "lots" in rows[j + 1].tiebreaks and rows[j + 1].points == rows[k].points:
+            j += 1
+        group = rows[k:j + 1]
+        for order, row in enumerate(group, start=1):
+            if len(group) > 1:
+                row.tiebreaks = {**row.tiebreaks, "lots": order}
+            else:
+                row.tiebreaks = {key: v for key, v in row.tiebreaks.items() if key != "lots"}
+        k = j + 1
 
 
 def _short(snapshot) -> str:
@@ -142,10 +161,11 @@ def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600, force: boo
         data = event_site_data(deps, event, tournament)
         datas.append((event, data))
         summaries.append({"id": event.id, "name": event.config.name, "game": event.config.game,
-                          "entries": len(data["entries"]), "rounds": len(data["rounds"]),
+                          "entries": data["playing"], "rounds": len(data["rounds"]),
                           "round_status": data["rounds"][-1]["status"] if data["rounds"] else "open",
-                          "leaders": [{"name": r["name"], "points_text": _points_text(r["points"], data["point_names"])}
-                                      for r in data["standings"][:3]], "version": data["version"]})
+                          "leaders": [{"name": r["name"], "points": r["points"], "point_names": data["point_names"]}
+                                      for r in data["standings"][:3]], "version": data["version"],
+                          "withdrawn": data["withdrawn"]})
     t_version = hashlib.sha1("".join(s["version"] for s in summaries).encode()).hexdigest()[:16]
 
     def run(lang: str) -> dict:

@@ -98,9 +98,14 @@ def readable(reason: str, names: dict[str, dict]) -> str:
 
 
 def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes: bool = False) -> RoundOut:
+    from ..glossary import bye_text, reason_text, term
+    plain = {k: v["name"] for k, v in names.items()}
     out_tables = []
     for t in tables:
-        t = {**t, "reason": readable(t.get("reason", ""), names)}
+        why = t.get("why") or {}
+        t = {**t, "reason": readable(t.get("reason", ""), names),
+             "reason_zh": reason_text(why, "zh", plain) or readable(t.get("reason", ""), names),
+             "reason_en": reason_text(why, "en", plain) or readable(t.get("reason", ""), names)}
         sides = [TableSide(entry_id=s["entry_id"], seats=s["seats"], name=names.get(s["entry_id"], {}).get("name", ""))
                  for s in t["sides"]]
         codes = [table_code(doc["event_id"], doc["number"], t["number"], i) for i in range(len(sides))] if with_codes else None
@@ -110,9 +115,18 @@ def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes:
                     status=doc["status"], format=doc["format"], tables=out_tables,
                     byes=[b for b, _ in doc.get("byes", [])],
                     bye_reasons={b: readable(r, names) for b, r in doc.get("byes", [])},
+                    bye_names={b: plain.get(b, "") for b, _ in doc.get("byes", [])},
+                    bye_reasons_zh={b: bye_text(doc.get("bye_why", {}).get(b) or _bye_rule(doc), "zh") for b, _ in doc.get("byes", [])},
+                    bye_reasons_en={b: bye_text(doc.get("bye_why", {}).get(b) or _bye_rule(doc), "en") for b, _ in doc.get("byes", [])},
+                    format_zh=term("format", doc["format"], "zh"), format_en=term("format", doc["format"], "en"),
                     notes=[readable(x, names) for x in doc.get("notes", [])], drawn_at=doc.get("drawn_at"),
                     starts_at=doc.get("starts_at"), ends_at=doc.get("ends_at"), closed_at=doc.get("closed_at"),
                     disputes=[t["number"] for t in tables if t.get("status") == "disputed"])
+
+
+def _bye_rule(doc: dict) -> dict:
+    return {"rule": "knockout" if doc["format"] == "knockout" else "schedule" if doc["format"] == "round_robin"
+            else "lowest_without_bye"}
 
 
 # --------------------------------------------------------------------------- stages
@@ -264,11 +278,13 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None) -> t
     n = len(state["rounds"]) + 1
     stage_round = len(stage_rounds) + 1
     pairings, byes, notes = _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables)
+    whys = [p[2] if len(p) > 2 else {} for p in pairings]
+    bye_why = byes.pop() if byes and isinstance(byes[-1], dict) else {}
     rules = game_rules(event.config.game)
     tables = []
-    for k, (sides, reason) in enumerate(pairings, start=1):
+    for k, (sides, reason, *_rest) in enumerate(pairings, start=1):
         seats = rules.side_seats(len(sides))
-        tables.append({"number": k, "home": sides[0], "reason": reason, "status": "pending", "version": 0,
+        tables.append({"number": k, "home": sides[0], "reason": reason, "why": whys[k - 1], "status": "pending", "version": 0,
                        "sides": [{"entry_id": e, "seats": list(seats[i])} for i, e in enumerate(sides)],
                        "code_hashes": [code_hash(table_code(eid, n, k, i)) for i in range(len(sides))],
                        "points": {}, "details": {}})
@@ -276,7 +292,8 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None) -> t
     tournament = deps.repos.tournaments.get(event.tournament_id)
     starts_at, ends_at = round_times(stage_cfg(event, stage_idx), stage_round, tournament.timezone)
     doc = {"event_id": eid, "stage": stage_idx, "number": n, "stage_round": stage_round, "seed": seed,
-           "status": "open", "format": plan["format"], "byes": byes, "notes": notes, "drawn_at": deps.clock().isoformat(),
+           "status": "open", "format": plan["format"], "byes": byes, "bye_why": bye_why, "notes": notes,
+           "drawn_at": deps.clock().isoformat(),
            "starts_at": starts_at.isoformat() if starts_at else None, "ends_at": ends_at.isoformat() if ends_at else None,
            "bracket": plan.get("bracket") if plan["format"] == "knockout" else None}
     new_state = {**state, "stage": stage_idx, "open_round": n,
@@ -369,7 +386,8 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables):
         d = draw_round(fmt, cs, stage_round, seats_per_table=3 if rules.sides_per_table == 3 else 2,
                        separate_related=stage.separate_related, rounds_left=plan["rounds"] - stage_round,
                        forbid_rematches=stage.rematches == "forbidden")
-        return [(p.sides, p.reason) for p in d.tables], d.byes, notes + d.notes
+        # the structured reasons travel with the byes (last element: entry id → why) for the pages to word
+        return [(p.sides, p.reason, p.why) for p in d.tables], [*d.byes, dict(d.bye_why)], notes + d.notes
     if fmt == "round_robin":
         pairs, byes = [], []
         for g, sched in enumerate(plan["schedules"], start=1):
@@ -380,7 +398,8 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables):
                 if home is None or away is None:
                     byes.append((home or away, f"bye: {label}"))
                 else:
-                    pairs.append(([home, away], label))
+                    why = {"kind": "berger", "round": stage_round, **({"group": g} if len(plan["schedules"]) > 1 else {})}
+                    pairs.append(([home, away], label, why))
         return pairs, byes, []
     if fmt == "knockout" and plan.get("de") is not None:
         return _double_pairings(plan, stage_round)
@@ -398,7 +417,8 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables):
                 byes.append((a, "bye: top seed advances"))
             else:
                 home, away = (a, b) if numbers.get(a, 0) <= numbers.get(b, 0) else (b, a)
-                pairs.append(([home, away], f"knockout: seed {numbers.get(home)} v seed {numbers.get(away)}"))
+                pairs.append(([home, away], f"knockout: seed {numbers.get(home)} v seed {numbers.get(away)}",
+                              {"kind": "knockout", "seeds": [numbers.get(home), numbers.get(away)]}))
         return pairs, byes, []
     raise errors.InvalidConfig(f"unknown format {fmt}")
 
@@ -416,7 +436,8 @@ def _double_pairings(plan: dict, stage_round: int):
 
     def seat(a, b, label):
         home, away = (a, b) if numbers.get(a, 0) <= numbers.get(b, 0) else (b, a)
-        pairs.append(([home, away], f"{label}: seed {numbers.get(home)} v seed {numbers.get(away)}"))
+        pairs.append(([home, away], f"{label}: seed {numbers.get(home)} v seed {numbers.get(away)}",
+                      {"kind": "knockout", "bracket": label.split()[0], "seeds": [numbers.get(home), numbers.get(away)]}))
 
     if final:
         seat(final[0], final[1], "grand final")

@@ -362,3 +362,73 @@ def test_one_form_for_the_day_on_a_phone(store, stack, phone, shot):
     page.click("#submit")
     expect(page.locator("#error")).to_contain_text("已在本项目报名")
     shot(page, "day-duplicate")
+
+
+ULID = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b")
+CODE = re.compile(r"\b[a-z]+_[a-z_]+\b")   # snake_case: an internal code on screen
+
+
+def _no_machine_words(page, where):
+    text = page.evaluate("document.body.innerText")
+    assert not ULID.search(text), (where, ULID.search(text).group(0))
+    assert not CODE.search(text), (where, CODE.search(text).group(0))
+    for bad in ("'null'", "undefined", "NaN", "[object Object]"):
+        assert bad not in text, (where, bad)
+    return text
+
+
+def test_every_page_speaks_in_words_at_two_sizes_and_two_languages(store, stack, browser, shot):
+    """Issue 17: console, table page and published pages at 390 × 844 and 1280 × 900, in 中文 and English:
+    no raw ids, no internal codes, labelled numbers, a bye shown by name."""
+    org, token, t, (ev,) = make_tournament(store, [
+        {"name": "掼蛋积分赛", "game": "guandan", "entry": "pair", "capacity": 20, "fee": {"amount": 0},
+         "stages": [{"format": "swiss", "rounds": 3, "early_finish": False, "scoring": {"method": "match_points"}}]}])
+    ids = []
+    for i in range(5):
+        r = registration.register(store, ev.id, RegistrationIn(name=f"第{i + 1}对", club=f"商会{i % 2}", members=[
+            {"name": f"甲{i}", "phone": f"1330000{i:04d}"}, {"name": f"乙{i}"}]), None)
+        registration.check_in(store, ev.id, r.entry.id)
+        ids.append(r.entry.id)
+    from chalicelib.services import publishing, results, rounds
+    rnd, _ = rounds.draw_next(store, org, ev.id, 3)
+    t1 = rnd.tables[0]
+    a, b = (s.entry_id for s in t1.sides)
+    results.submit_result(store, ev.id, 1, 1, {"version": 0, "final": {"levels": {a: 10, b: 7}}},
+                          results.Actor("organiser", f"organiser:{org.id}"))
+    from chalicelib.publish.sinks import LocalSink
+    store.publisher = LocalSink(stack["publish_dir"])
+    publishing.publish_tournament(store, t.id)
+    code = t1.codes[0]
+    pages = [("console", "/organiser.html"), ("table", f"/score.html?e={ev.id}&r=1&t=1&c={code}"),
+             ("tournament", f"/t/{t.id}/index.html"), ("event", f"/t/{t.id}/{ev.id}/index.html"),
+             ("round", f"/t/{t.id}/{ev.id}/round-1.html"), ("standings", f"/t/{t.id}/{ev.id}/standings.html"),
+             ("corrections", f"/t/{t.id}/{ev.id}/corrections.html"), ("entry", f"/t/{t.id}/{ev.id}/entry-{a}.html")]
+    for width, height in ((390, 844), (1280, 900)):
+        for lang in ("zh", "en"):
+            ctx = browser.new_context(viewport={"width": width, "height": height}, locale="zh-CN")
+            page = ctx.new_page()
+            page.goto(f"{stack['site']}/organiser.html")
+            page.evaluate(f"localStorage.setItem('organiserToken', '{token}'); localStorage.setItem('lang', '{lang}')")
+            for name, path in pages:
+                if lang == "en" and path.startswith("/t/"):
+                    path = "/en" + path
+                page.goto(stack["site"] + path)
+                if name == "console":
+                    page.click("[data-tab=run]")
+                    expect(page.locator("tr[data-table='1']")).to_be_visible()
+                    bye_name = "第" if lang == "zh" else "第"
+                    expect(page.locator("#round")).to_contain_text(bye_name)
+                elif name == "table":
+                    expect(page.locator("#title")).to_be_visible()
+                else:
+                    page.wait_for_load_state("load")
+                text = _no_machine_words(page, (name, width, lang))
+                if name == "round":
+                    assert ("场分" in text) if lang == "zh" else ("Match points" in text)   # labelled numbers
+                    assert " / " not in text
+                if name == "tournament":
+                    assert "5" in text
+                if width == 390:
+                    assert page.evaluate("document.documentElement.scrollWidth") <= 400, (name, lang)
+                shot(page, f"{name}-{width}-{lang}")
+            ctx.close()

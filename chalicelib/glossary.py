@@ -1,0 +1,111 @@
+"""Every code the engine and the API use, in 中文 and English: one source for the console and table pages
+(served as GET /glossary) and for the published pages (publish/i18n.py reads it). Pairing reasons come from
+the engine as structured `why` and are worded here; the engine's own strings are never shown."""
+from __future__ import annotations
+
+TERMS: dict[str, dict[str, tuple[str, str]]] = {
+    "format": {"swiss": ("积分编排（瑞士制）", "Swiss"), "round_robin": ("循环赛", "Round robin"),
+               "knockout": ("淘汰赛", "Knockout"), "special_swiss": ("特别积分编排", "Special Swiss")},
+    "method": {"level_points": ("级数分", "Level points"), "match_points": ("场分 + 级差分", "Match points"),
+               "table_points": ("场分（5/3/1）+ 小分", "Table points"), "position_points": ("名次分", "Position points"),
+               "level_table": ("升级（三局两胜）", "Levels, best of three")},
+    "point": {"level_points": ("级数分", "Level points"), "match_points": ("场分", "Match points"),
+              "level_diff_points": ("级差分", "Level difference"), "table_points": ("场分", "Table points"),
+              "small_points": ("小分", "Small points"), "landlord_deals": ("做庄次数", "Landlord deals"),
+              "position_points": ("名次分", "Position points"), "games_won": ("胜局", "Games won"),
+              "group_points": ("小组积分", "Group points"), "head_to_head": ("相互胜负", "Head-to-head"),
+              "head_to_head_two": ("相互胜负", "Head-to-head"), "net_points": ("净胜分", "Net points"),
+              "opponents_match_points": ("对手场分", "Opponents' match points"),
+              "opponents_points": ("对手积分", "Opponents' points"), "lots": ("抽签", "Lots"),
+              "knockout_round": ("淘汰轮次", "Knockout round")},
+    "table_status": {"pending": ("未录入", "Not entered"), "entered": ("待确认", "Awaiting confirmation"),
+                     "disputed": ("有异议", "Disputed"), "confirmed": ("已确认", "Confirmed"),
+                     "forfeit": ("弃权", "Forfeit")},
+    "entry_status": {"confirmed": ("已确认", "Confirmed"), "pending_payment": ("待付款", "Payment pending"),
+                     "waitlisted": ("候补中", "Waitlisted"), "partner_wanted": ("等待组队", "Looking for a partner"),
+                     "cancelled": ("已取消", "Cancelled"), "withdrawn": ("已退赛", "Withdrawn"),
+                     "merged": ("已组队", "Partnered")},
+    "game": {"guandan": ("掼蛋", "Guandan"), "doudizhu": ("斗地主", "Dou Dizhu"), "gouji": ("够级", "Gouji"),
+             "tractor": ("拖拉机", "Tractor")},
+    "option": {"rounds": ("轮数", "Rounds"), "deals_per_round": ("每轮副数", "Deals a round"),
+               "minutes": ("每轮时长（分钟）", "Minutes a round"), "pass_a_points": ("过A得分", "Points for passing A"),
+               "bye_level_points": ("轮空级数分", "Bye: level points"), "best_of": ("局数（几局几胜）", "Best of"),
+               "games_per_match": ("每场局数", "Games a match"), "bye_table_points": ("轮空场分", "Bye: table points"),
+               "start_level": ("起始级", "Start level"), "separate_related": ("同单位首轮回避", "Keep clubs apart in round 1"),
+               "early_finish": ("提前夺冠不再编排", "Early finish"), "rematches": ("重复对阵", "Rematches"),
+               "bye_match_points": ("轮空场分", "Bye: match points"), "bye_level_diff_points": ("轮空级差分", "Bye: level difference"),
+               "withdrawal_points": ("退赛时对手得分", "Points when a team withdraws")},
+}
+
+
+def term(kind: str, code: str, lang: str = "zh") -> str:
+    pair = TERMS.get(kind, {}).get(code)
+    return (pair[0] if lang == "zh" else pair[1]) if pair else code
+
+
+def _num(x) -> str:
+    return f"{x:g}" if isinstance(x, (int, float)) else str(x)
+
+
+def reason_text(why: dict | None, lang: str, names: dict[str, str] | None = None) -> str:
+    """A pairing's reason in words, from the engine's structured `why`."""
+    if not why:
+        return ""
+    names = names or {}
+    zh = lang == "zh"
+    kind = why.get("kind")
+    if kind == "same_score":
+        text = f"同分 {_num(why['score'])} 相遇" if zh else f"same score, {_num(why['score'])}"
+    elif kind == "float":
+        text = (f"积分 {_num(why['high'])} 与 {_num(why['low'])} 相遇（同分组人数为单）" if zh
+                else f"{_num(why['high'])} meets {_num(why['low'])} (odd score group)")
+    elif kind == "rematch":
+        text = "重复对阵：本轮已无法避免" if zh else "a rematch: no draw avoids one"
+    elif kind == "table_of_three":
+        scores = "/".join(_num(s) for s in why.get("scores", []))
+        rep = why.get("repeats", 0)
+        text = (f"积分 {scores}" + (f"；{rep} 对选手再次同桌（无法避免）" if rep else "；无重复同桌") if zh
+                else f"scores {scores}" + (f"; {rep} pair(s) meet again (unavoidable)" if rep else "; no repeated table-mates"))
+    elif kind == "berger":
+        group = f"第 {why['group']} 组 · " if zh and why.get("group") else (f"group {why['group']} · " if why.get("group") else "")
+        text = group + (f"循环赛第 {why['round']} 轮（贝格尔编排）" if zh else f"round-robin round {why['round']} (Berger table)")
+    elif kind == "knockout":
+        a, b = why.get("seeds", ["?", "?"])
+        bracket = {"upper": ("胜者组", "upper bracket"), "lower": ("败者组", "lower bracket"),
+                   "grand": ("总决赛", "grand final")}.get(why.get("bracket", ""), ("", ""))
+        prefix = (bracket[0] + " · ") if zh and bracket[0] else (bracket[1] + " · " if bracket[1] else "")
+        text = prefix + (f"淘汰赛：{a} 号种子对 {b} 号种子" if zh else f"knockout: seed {a} v seed {b}")
+    else:
+        text = ""
+    if why.get("avoids"):
+        who = names.get(why["avoids"][1], "")
+        text += (f"；避免与{who}重复对阵" if zh else f"; avoids a rematch with {who}") if who else (
+            "；避免重复对阵" if zh else "; avoids a rematch")
+    if why.get("related"):
+        text += "；同单位无法回避" if zh else "; same club (could not be kept apart)"
+    if why.get("zone"):
+        zone = {"winners": ("胜区", "winners' zone"), "losers": ("负区", "losers' zone")}.get(why["zone"], (why["zone"],) * 2)
+        text = (zone[0] if zh else zone[1]) + ("：" if zh else ": ") + text
+    return text
+
+
+def bye_text(why: dict | None, lang: str) -> str:
+    zh = lang == "zh"
+    rule = (why or {}).get("rule", "lowest_without_bye")
+    return {
+        "lowest_without_bye": ("轮空：排名最后且未轮空过", "bye: lowest placed without a bye"),
+        "lowest_leaving_good_pairing": ("轮空：排名靠后、且其余可无重复对阵地编排", "bye: lowest whose bye leaves a draw without rematches"),
+        "second_bye": ("轮空：人人都已轮空过，排名最后者再次轮空", "bye: everyone has had one; the lowest again"),
+        "alone_in_zone": ("轮空：本区只剩一个", "bye: alone in its zone"),
+        "knockout": ("轮空：种子直接晋级", "bye: the seed goes through"),
+        "schedule": ("轮空：循环赛程", "bye: round-robin schedule"),
+    }.get(rule, ("轮空", "bye"))[0 if zh else 1]
+
+
+def points_text(points: dict, names: list[str], lang: str) -> str:
+    """'场分 2 · 级差分 17', never '2 / 17'."""
+    return " · ".join(f"{term('point', n, lang)} {_num(points.get(n, 0))}" for n in names if n in points)
+
+
+def as_json() -> dict:
+    return {kind: {code: {"zh": zh, "en": en} for code, (zh, en) in codes.items()} for kind, codes in TERMS.items()}
