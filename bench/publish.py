@@ -90,7 +90,6 @@ def run() -> None:
     print(f"publish again with nothing new: {time.perf_counter() - t0:.2f} s, {again['written']} of {again['files']:,} "
           "files written (only changed pages are)")
     # The day's case: one result corrected in the last round, then the publish that follows it.
-    from chalicelib.store.dynamo import Op  # noqa: F401  (the table write below is the service's own)
     _, last_tables = repos.rounds.get_round(ev.id, 0, ROUNDS)
     one_times = []
     for k in range(3):

@@ -40,11 +40,7 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
         raise errors.NotFound("tournament not found")
     by_id = {e.id: e for e in events}
     now = deps.clock()
-    key_hash = None
-    if idem_key is not None:
-        if not 16 <= len(idem_key) <= 200:
-            raise errors.InvalidRequest("Idempotency-Key must be 16 to 200 characters (use a UUID).")
-        key_hash = hash_secret(idem_key)
+    key_hash = single.idempotency_key_hash(idem_key)
     seen_events = set()
     for item in body.items:
         if item.event_id not in by_id:

@@ -137,13 +137,9 @@ def _check_roster(event: Event, body: RegistrationIn | EntryPatch, partner_wante
 def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None) -> RegistrationAnswer:
     event, tournament = _event_for_registration(deps, eid)
     now = deps.clock()
-    key_hash = None
-    if idem_key is not None:
-        if not 16 <= len(idem_key) <= 200:
-            raise errors.InvalidRequest("Idempotency-Key must be 16 to 200 characters (use a UUID).")
-        key_hash = hash_secret(idem_key)
-        # No read first: the idempotency record is written in the entry's own transaction, so a retry's
-        # write fails on it and is answered from it (IdempotentReplay below). Saves a round trip each time.
+    # No read first: the idempotency record is written in the entry's own transaction, so a retry's write
+    # fails on it and is answered from it (IdempotentReplay below). Saves a round trip each time.
+    key_hash = idempotency_key_hash(idem_key)
     state = registration_state(event.config, now)
     if state != "open" and key_hash:
         replay = _replay(deps, event, tournament, key_hash, idem_key, body)   # a retry after the deadline
@@ -214,6 +210,14 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None) -
     checkout_url = start_checkout(deps, entry, payment, tournament) if payment else None
     return RegistrationAnswer(entry=view(deps, entry, event, tournament, position=position), manage_token=token,
                               checkout_url=checkout_url)
+
+
+def idempotency_key_hash(idem_key: str | None) -> str | None:
+    if idem_key is None:
+        return None
+    if not 16 <= len(idem_key) <= 200:
+        raise errors.InvalidRequest("Idempotency-Key must be 16 to 200 characters (use a UUID).")
+    return hash_secret(idem_key)
 
 
 def deps_hold_minutes(deps: Deps) -> int:

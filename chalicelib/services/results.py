@@ -12,7 +12,6 @@ from ..engine.types import Side
 from ..ids import new_id
 from ..models import AuditRecord, ResultOut, RoundTable, TableSide
 from .rounds import code_hash, load_round
-from .tournaments import own_event
 
 
 @dataclass
@@ -225,15 +224,9 @@ def record_forfeit(deps: Deps, eid: str, n: int, t: int, loser: str | None, reas
     scoring = event.config.stages[doc["stage"]].scoring
     if force_majeure:
         points, outcome = draw_score(event.config.game, ids, scoring)
-        after = {**table, "status": "forfeit", "points": points, "outcome": outcome, "winner": None,
-                 "version": table["version"] + 1, "result": {"force_majeure": loser}, "entered_by": actor.ident,
-                 "confirmed_by": actor.ident, "dispute": None,
-                 "forfeit": {"entry_id": loser, "excused": True, "force_majeure": True, "reason": reason}}
-        record = _audit(deps, actor, "force_majeure", n, t, before=_snapshot(table), after=_snapshot(after), reason=reason)
-        deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
-        from .publishing import request_publish
-        request_publish(deps, event.tournament_id)
-        return ResultOut(table=table_view(after), status="forfeit", version=after["version"], points=points)
+        return _save_forfeit(deps, event, doc, table, actor, n, t, points, outcome, None,
+                             {"entry_id": loser, "excused": True, "force_majeure": True, "reason": reason},
+                             {"force_majeure": loser}, "force_majeure")
     if loser is None:  # both absent: each scores a forfeit
         points, outcome = {}, {}
         for e in ids:
@@ -254,12 +247,18 @@ def record_forfeit(deps: Deps, eid: str, n: int, t: int, loser: str | None, reas
         winner = next(e for e in ids if e != loser)
         s = rules.forfeit(winner, loser, scoring)
         points, outcome = s.points, s.outcome
+    return _save_forfeit(deps, event, doc, table, actor, n, t, points, outcome, winner,
+                         {"entry_id": loser, "excused": excused, "force_majeure": False, "reason": reason},
+                         {"forfeit": loser}, "forfeit_recorded")
+
+
+def _save_forfeit(deps, event, doc, table, actor, n, t, points, outcome, winner, forfeit: dict, result: dict,
+                  action: str) -> ResultOut:
     after = {**table, "status": "forfeit", "points": points, "outcome": outcome, "winner": winner,
-             "version": table["version"] + 1, "result": {"forfeit": loser}, "entered_by": actor.ident,
-             "confirmed_by": actor.ident, "dispute": None,
-             "forfeit": {"entry_id": loser, "excused": excused, "force_majeure": False, "reason": reason}}
-    record = _audit(deps, actor, "forfeit_recorded", n, t, before=_snapshot(table), after=_snapshot(after), reason=reason)
-    deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
+             "version": table["version"] + 1, "result": result, "entered_by": actor.ident,
+             "confirmed_by": actor.ident, "dispute": None, "forfeit": forfeit}
+    record = _audit(deps, actor, action, n, t, before=_snapshot(table), after=_snapshot(after), reason=forfeit["reason"])
+    deps.repos.rounds.save_table(event.id, doc["stage"], n, after, table["version"], record)
     from .publishing import request_publish
     request_publish(deps, event.tournament_id)
     return ResultOut(table=table_view(after), status="forfeit", version=after["version"], points=points)
