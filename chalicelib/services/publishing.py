@@ -201,8 +201,8 @@ def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600, force: boo
         def unchanged(key: str, inputs) -> bool:
             """Pages keyed by their inputs (entry histories: most of the files) are not even rendered again
             when those inputs and the templates are as last time."""
-            digest = hashlib.sha1(json.dumps([_templates_version(), lang, inputs], sort_keys=True, default=str,
-                                             ensure_ascii=False).encode()).hexdigest()
+            # repr, not sorted JSON: the inputs are built in a fixed order, and this runs for every entry page
+            digest = hashlib.sha1(repr((_templates_version(), lang, inputs)).encode()).hexdigest()
             new_inputs[key] = digest
             if old_inputs.get(key) == digest and key in old:
                 new[key] = old[key]
