@@ -56,6 +56,11 @@
           (r.points ? " · " + Object.keys(r.points).map(function (k) { return t("pt_" + k) + " " + r.points[k]; }).join(" · ") : ""))});
       })));
       parts.push(el("p", {"class": "muted", text: t("refund_rule") + ": " + (i.refund_rule || t("free"))}));
+      if (e.status === "pending_payment" && e.online_payment) parts.push(el("button", {type: "button", "class": "small", text: t("pay_online"), onclick: function () {
+        // a promoted item pays on its own, with the registration's link
+        A.api("POST", "/entries/" + e.id + "/checkout", undefined, regHeaders()).then(function (r) { location.href = r.checkout_url; },
+          function (x) { A.showError($("error"), x); });
+      }}));
       if (["cancelled", "withdrawn", "merged"].indexOf(e.status) < 0) parts.push(el("button", {type: "button", "class": "secondary small", text: t("cancel_item"), onclick: function () {
         if (!confirm(t("cancel_confirm"))) return;
         A.api("DELETE", "/registrations/" + regId + "/items/" + e.id, undefined, regHeaders()).then(function (r) { reg = r; renderReg(); }, function (x) { A.showError($("error"), x); });

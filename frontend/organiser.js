@@ -58,7 +58,7 @@
     document.querySelectorAll(".tabs button").forEach(function (b) { b.hidden = tabs.indexOf(b.getAttribute("data-tab")) < 0; });
     if (tabs.indexOf(S.tab) < 0) S.tab = tabs[0];
     box("show-new-t").hidden = role !== "owner"; box("show-new-e").hidden = role !== "owner" && role !== "director";
-    box("show-staff").hidden = role !== "owner";
+    box("show-staff").hidden = role !== "owner"; box("show-devices").hidden = role !== "owner";
     box("who").textContent = S.me && S.me.kind === "staff" ? S.me.staff_name + " · " + t("role_" + role) : (S.me ? S.me.name : "");
   }
   async function start() {
@@ -101,6 +101,16 @@
       out.appendChild(el("p", {}, [el("span", {text: m.name + " · " + t("role_" + m.role) + " "}),
         el("button", {type: "button", "class": "small secondary", text: t("remove"), onclick: function () {
           A.api("DELETE", "/tournaments/" + S.tid + "/staff/" + m.id).then(loadStaff, err); }})]));
+    });
+  }
+  async function loadDevices() {   // sessions and API tokens: see them, cut one off (a lost phone, a stolen token)
+    var out = box("devices"); out.innerHTML = "";
+    var list = (await A.api("GET", "/organiser/tokens")).tokens;
+    list.forEach(function (d) {
+      out.appendChild(el("p", {}, [el("span", {text: d.label + " · " + t("kind_" + d.kind) + " · " + new Date(d.created_at).toLocaleString() +
+        (d.current ? " · " + t("this_device") : "") + " "}),
+        d.current ? null : el("button", {type: "button", "class": "small secondary", text: t("revoke"), onclick: function () {
+          A.api("DELETE", "/organiser/tokens/" + d.id).then(loadDevices, err); }})]));
     });
   }
   async function addStaff(ev) {
@@ -437,6 +447,7 @@
     box("password-form").addEventListener("submit", passwordSignIn);
     box("show-staff").addEventListener("click", function () { box("staff").hidden = !box("staff").hidden; if (!box("staff").hidden) loadStaff().catch(err); });
     box("staff-form").addEventListener("submit", addStaff);
+    box("show-devices").addEventListener("click", function () { box("devices").hidden = !box("devices").hidden; if (!box("devices").hidden) loadDevices().catch(err); });
     tokenFromLink();
     box("signout").addEventListener("click", function () {
       var done = function () { localStorage.removeItem("organiserToken"); localStorage.removeItem("isSession"); location.reload(); };

@@ -100,3 +100,25 @@ def test_events_of_another_tournament_and_the_same_event_twice_are_refused(api):
     r = day(api, tid, [{"event_id": guan, "members": members()}, {"event_id": guan, "members": members("甲", "乙", "13800000002")}],
             key="day-registration-0003")
     assert r.status_code == 400
+
+
+def test_a_promoted_item_gets_its_own_payment_link(api, fake_stripe):
+    tid, tractor, guan = setup(api, capacity=1)
+    first = day(api, tid, [{"event_id": guan, "name": "先到", "members": members(phone="13900000001")}],
+                key="day-registration-first", phone="13900000001").data
+    r = day(api, tid, [{"event_id": tractor, "name": "河池一队", "members": members()},
+                       {"event_id": guan, "name": "河池一队", "members": members()}]).data
+    waiting = next(i for i in r["registration"]["items"] if i["event_id"] == guan)["entry"]
+    assert waiting["status"] == "waitlisted"
+    # the first comes off: the waiting item is promoted and pays on its own, with the registration's link
+    holder = first["registration"]["items"][0]["entry"]["id"]
+    api.delete(f"/registrations/{first['registration']['id']}/items/{holder}", token=None,
+               headers={"X-Manage-Token": first["manage_token"]})
+    seen = api.get(f"/registrations/{r['registration']['id']}", token=None,
+                   headers={"X-Manage-Token": r["manage_token"]}).data
+    promoted = next(i for i in seen["items"] if i["event_id"] == guan)["entry"]
+    assert promoted["status"] == "pending_payment"
+    pay = api.post(f"/entries/{promoted['id']}/checkout", token=None, headers={"X-Manage-Token": r["manage_token"]})
+    assert pay.status_code == 200 and pay.data["checkout_url"].startswith("https://checkout.stripe.com/")
+    sid = list(fake_stripe.sessions)[-1]
+    assert sum(a for _, a in fake_stripe.line_items[sid]) == 4000

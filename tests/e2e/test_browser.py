@@ -259,6 +259,8 @@ def test_sign_in_with_password_and_a_staff_link_on_a_phone(store, stack, browser
     expect(page.locator("#console")).to_be_visible()
     expect(page.locator("#error")).to_be_hidden()   # the earlier error does not stay beside success
     expect(page.locator("#tsel")).to_contain_text("角色测试杯")
+    page.click("#show-devices")
+    expect(page.locator("#devices")).to_contain_text("本机")   # the organiser sees its devices
     shot(page, "signed-in")
     _, scorer_token = principals.add_staff(store, t.id, "李记分", "scorer")
     _, desk_token = principals.add_staff(store, t.id, "王报到", "desk")
