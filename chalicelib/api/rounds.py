@@ -64,7 +64,7 @@ def _html(text: str) -> Response:
        response=RoundOut, status=201, tag=TAG, errors_=("round_open", "no_valid_pairing", "conflict"))
 def draw(ctx, eid):
     out, meta = svc.draw_next(ctx.deps, ctx.organiser, eid, ctx.body.seed)
-    from ..services.publishing import request_publish
+    from ..services.publish_requests import request_publish
     request_publish(ctx.deps, meta["tournament_id"])
     return out
 

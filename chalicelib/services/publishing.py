@@ -16,23 +16,11 @@ from .. import errors
 from ..bootstrap import Deps
 from ..engine.games import game as game_rules
 from ..publish.render import fragment, render
-from .rounds import readable
+from .names import readable
+
 
 log = logging.getLogger("cardgames.publish")
 LANGS = ("zh", "en")
-
-
-def request_publish(deps: Deps, tid: str) -> None:
-    from ..config import get_settings
-    queue = get_settings().publish_queue_url
-    try:
-        if queue:
-            import boto3
-            boto3.client("sqs").send_message(QueueUrl=queue, MessageBody=json.dumps({"tournament_id": tid}))
-        else:
-            publish_tournament(deps, tid)
-    except Exception:  # a failed publish must not fail the result that triggered it; the next one repairs
-        log.exception("publishing tournament %s failed", tid)
 
 
 def _sink(deps: Deps):

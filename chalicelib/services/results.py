@@ -152,7 +152,7 @@ def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor
         raise
     redraw = correcting and _redraw_offered(state, doc, n)
     if correcting or settling:
-        from .publishing import request_publish
+        from .publish_requests import request_publish
         request_publish(deps, event.tournament_id)
     return ResultOut(table=table_view(after), status=after["status"], version=after["version"], points=score.points,
                      redraw_offered=redraw)
@@ -192,7 +192,7 @@ def confirm_result(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> Result
     after = {**table, "status": "confirmed", "version": table["version"] + 1, "confirmed_by": actor.ident}
     record = _audit(deps, actor, "result_confirmed", n, t, before=_snapshot(table), after=_snapshot(after))
     deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
-    from .publishing import request_publish
+    from .publish_requests import request_publish
     request_publish(deps, event.tournament_id)
     return ResultOut(table=table_view(after), status="confirmed", version=after["version"], points=after["points"])
 
@@ -259,7 +259,7 @@ def _save_forfeit(deps, event, doc, table, actor, n, t, points, outcome, winner,
              "confirmed_by": actor.ident, "dispute": None, "forfeit": forfeit}
     record = _audit(deps, actor, action, n, t, before=_snapshot(table), after=_snapshot(after), reason=forfeit["reason"])
     deps.repos.rounds.save_table(event.id, doc["stage"], n, after, table["version"], record)
-    from .publishing import request_publish
+    from .publish_requests import request_publish
     request_publish(deps, event.tournament_id)
     return ResultOut(table=table_view(after), status="forfeit", version=after["version"], points=points)
 

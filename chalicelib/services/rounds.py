@@ -21,6 +21,7 @@ from ..engine.formats.stages import advancing, carry_over
 from ..engine.games import game as game_rules
 from ..ids import new_id
 from ..models import Event, Organiser, RoundOut, RoundTable, TableSide
+from .names import readable
 from .principals import who_of
 from .tournaments import own_event
 
@@ -87,14 +88,6 @@ def load_round(deps: Deps, eid: str, n: int) -> tuple[dict, dict, list[dict]]:
 
 def entry_names(deps: Deps, eid: str) -> dict[str, dict]:
     return {e.id: {"name": e.name, "club": e.club} for e in deps.repos.entries.list(eid)}
-
-
-def readable(reason: str, names: dict[str, dict]) -> str:
-    """Pairing reasons name entries by id (the engine knows nothing else): show their names."""
-    for eid in set(re.findall(r"\b[0-9A-HJKMNP-TV-Z]{26}\b", reason or "")):
-        if eid in names:
-            reason = reason.replace(eid, names[eid]["name"])
-    return reason
 
 
 def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes: bool = False) -> RoundOut:
@@ -471,7 +464,7 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     deps.repos.rounds.close_round(eid, doc, new_state, state["version"])
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
                                       "action": "round_closed", "round": n})
-    from .publishing import request_publish
+    from .publish_requests import request_publish
     request_publish(deps, event.tournament_id)
     return round_out(doc, tables, entry_names(deps, eid))
 
