@@ -1,0 +1,118 @@
+"""Entries (pair, team, player) and their registration forms."""
+from __future__ import annotations
+
+import re  # noqa: F401
+from datetime import date, datetime, timezone  # noqa: F401
+from typing import Annotated, Any, Literal, Union  # noqa: F401
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator  # noqa: F401
+
+from .base import *  # noqa: F401,F403
+from .tournaments import *  # noqa: F401,F403
+from .events import *  # noqa: F401,F403
+from .organisers import *  # noqa: F401,F403
+from .public import *  # noqa: F401,F403
+
+
+EntryStatus = Literal["confirmed", "pending_payment", "waitlisted", "partner_wanted", "cancelled", "withdrawn",
+                      "merged"]
+# Statuses that hold one of the event's places.
+PLACE_STATUSES = ("confirmed", "pending_payment")
+
+
+def normalise_phone(v: str | None) -> str | None:
+    if v is None or not v.strip():
+        return None
+    digits = re.sub(r"[\s\-]", "", v)
+    if not (re.fullmatch(r"1[3-9]\d{9}", digits) or re.fullmatch(r"\+\d{7,15}", digits)):
+        raise ValueError("phone: not a valid phone number (a mainland mobile like 13800000000 or +countrycode…)")
+    return digits
+
+
+class MemberIn(Strict):
+    name: str = Field(min_length=1, max_length=40)
+    phone: str | None = Field(default=None, max_length=30)
+    member_code: str | None = Field(default=None, max_length=40)
+
+    @field_validator("phone")
+    @classmethod
+    def _phone(cls, v):
+        return normalise_phone(v)
+
+
+class RegistrationIn(Strict):
+    name: str | None = Field(default=None, max_length=60, description="team or pair name; a player's own name for individuals")
+    club: str = Field(default="", max_length=100, description="chamber of commerce or club (related entries)")
+    eligibility_code: str | None = Field(default=None, max_length=40)
+    members: list[MemberIn] = Field(min_length=1, max_length=12)
+    partner_wanted: bool = Field(default=False, description="register alone and ask the organiser for a partner")
+    note: str = Field(default="", max_length=300)
+
+
+class Member(Loose):
+    name: str
+    phone: str | None = None
+    member_code: str | None = None
+
+
+class Entry(Loose):
+    id: str
+    event_id: str
+    tournament_id: str
+    name: str
+    club: str = ""
+    members: list[Member]
+    partner_wanted: bool = False
+    status: EntryStatus
+    amount_due: int = 0
+    amount_paid: int = 0
+    currency: str = "CNY"
+    payment_state: Literal["none", "unpaid", "pending", "paid", "refund_due", "refunded"] = "none"
+    payment_id: str | None = None
+    checked_in: bool = False
+    created_at: datetime
+    updated_at: datetime | None = None
+    hold_expires_at: datetime | None = None
+    waitlist_key: str | None = None
+    manage_token_hash: str = ""
+    merged_into: str | None = None
+    merged_from: list[str] = Field(default_factory=list)
+    registration_id: str | None = None   # several events paid in one go (DayRegistration)
+    note: str = ""
+    notices: list[str] = Field(default_factory=list)
+    version: int = 1
+
+    @property
+    def holds_place(self) -> bool:
+        return self.status in PLACE_STATUSES
+
+
+class EntryView(Out):
+    """An entry as its owner (manage link) or the organiser sees it: no secrets."""
+    id: str
+    event_id: str
+    tournament_id: str
+    name: str
+    club: str
+    members: list[Member]
+    partner_wanted: bool
+    status: EntryStatus
+    amount_due: int
+    amount_paid: int
+    currency: str
+    payment_state: str
+    checked_in: bool
+    created_at: datetime
+    hold_expires_at: datetime | None
+    waitlist_position: int | None = None
+    notices: list[str] = []
+    version: int
+    can_edit_until: datetime | None = None
+    online_payment: bool = False
+    refund_rule: str | None = None
+
+
+class RegistrationAnswer(Out):
+    entry: EntryView
+    manage_token: str
+    checkout_url: str | None = None

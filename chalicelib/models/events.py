@@ -1,0 +1,394 @@
+"""An event's configuration: game, entry kind, fees, window, stages with their scoring, the referee's rules (lateness, appeals, corrections) and prizes, with the defaults of rules.md."""
+from __future__ import annotations
+
+import re  # noqa: F401
+from datetime import date, datetime, timezone  # noqa: F401
+from typing import Annotated, Any, Literal, Union  # noqa: F401
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator  # noqa: F401
+
+from .base import *  # noqa: F401,F403
+from .tournaments import *  # noqa: F401,F403
+
+
+class EntryKind(Strict):
+    kind: Literal["individual", "pair", "team"]
+    size: int | None = Field(default=None, ge=1, le=12)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_string(cls, data: Any):
+        if isinstance(data, str):
+            return {"kind": data}
+        return data
+
+    @model_validator(mode="after")
+    def _size(self):
+        fixed = {"individual": 1, "pair": 2}
+        if self.kind in fixed:
+            if self.size not in (None, fixed[self.kind]):
+                raise ValueError(f"a {self.kind} entry has {fixed[self.kind]} member(s); drop 'size' or use kind 'team'")
+            self.size = fixed[self.kind]
+        elif self.size is None or self.size < 2:
+            raise ValueError("entry.size: a team entry needs a 'size' of 2 or more")
+        return self
+
+    @property
+    def members(self) -> int:
+        return self.size or 1
+
+
+class Fee(Strict):
+    amount: int = Field(default=0, ge=0, le=10_000_000, description="minor units of the tournament's currency; 0 = free")
+    per: Literal["person", "entry"] = "person"
+    refund_until: datetime | None = Field(default=None, description="full refund before this time; default: registration close")
+
+
+class Eligibility(Strict):
+    kind: Literal["open", "codes"] = "open"
+    codes: list[str] = Field(default_factory=list, max_length=1000)
+
+    @model_validator(mode="after")
+    def _codes(self):
+        if self.kind == "codes" and not self.codes:
+            raise ValueError("eligibility 'codes' needs at least one code")
+        self.codes = [c.strip().upper() for c in self.codes if c.strip()]
+        return self
+
+
+class RegistrationWindow(Strict):
+    opens_at: datetime | None = Field(default=None, description="UTC; a time without offset is read in the tournament's time zone")
+    closes_at: datetime | None = None
+    eligibility: Eligibility = Field(default_factory=Eligibility)
+
+    @model_validator(mode="after")
+    def _order(self):
+        if self.opens_at and self.closes_at and _comparable(self.closes_at) <= _comparable(self.opens_at):
+            raise ValueError("registration.closes_at must be after opens_at")
+        return self
+
+
+def _comparable(value: datetime) -> datetime:
+    return value.replace(tzinfo=None) if value.tzinfo is None else value.astimezone(timezone.utc).replace(tzinfo=None)
+
+
+# Tie-break key names understood by engine/standings.py.
+TieBreak = Literal["level_points", "net_points", "match_points", "level_diff_points", "table_points",
+                   "small_points", "landlord_deals", "position_points", "games_won", "group_points",
+                   "head_to_head", "head_to_head_two", "opponents_match_points", "opponents_points", "lots"]
+
+
+class LevelPointsScoring(Strict):
+    method: Literal["level_points"] = "level_points"
+    pass_a_points: float = Field(default=15, ge=0, le=100)
+    bye_level_points: float = Field(default=10, ge=0, le=100, description="rules.md is silent: a bye's level points")
+    a_failure_limit: int | None = Field(default=None, ge=1, le=10, description="failed attempts at A before dropping back to 2; none by default")
+    deals_per_round: int | None = Field(default=None, ge=1, le=100)
+    minutes: int = Field(default=60, ge=5, le=600)
+    tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["level_points", "head_to_head", "net_points", "lots"])
+
+
+def _default_level_diff_table() -> list[int]:
+    # Winner's 级差分 for a level difference d = 0..13 (passing A counts one above A): 13 + d, capped at 26.
+    return [min(26, 13 + d) for d in range(14)]
+
+
+class MatchPointsScoring(Strict):
+    method: Literal["match_points"] = "match_points"
+    win: float = Field(default=2, ge=0, le=100)
+    draw: float = Field(default=1, ge=0, le=100)
+    loss: float = Field(default=0, ge=0, le=100)
+    bye_match_points: float = Field(default=1.5, ge=0, le=100)
+    bye_level_diff_points: float = Field(default=17, ge=0, le=100)
+    withdrawal_match_points: float = Field(default=2, ge=0, le=100)
+    withdrawal_level_diff_points: float = Field(default=17, ge=0, le=100)
+    level_diff_table: list[Annotated[int, Field(ge=0, le=100)]] = Field(default_factory=_default_level_diff_table, min_length=2, max_length=20,
+                                        description="winner's 级差分 by level difference; loser gets 26 minus it")
+    a_failure_limit: int | None = Field(default=None, ge=1, le=10)
+    minutes: int = Field(default=60, ge=5, le=600)
+    tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["match_points", "level_diff_points",
+                                                                "head_to_head_two", "opponents_match_points", "lots"])
+
+
+class BombBonus(Strict):
+    enabled: bool = True
+    each: dict[Annotated[int, Field(ge=1, le=20)], Annotated[int, Field(ge=0, le=1_000_000)]] = Field(
+        default_factory=lambda: {3: 50, 4: 100, 5: 200, 6: 500}, max_length=20,
+        description="bombs in a deal → amount to each player (the highest key applies to more)")
+    extra: int = Field(default=100, ge=0, le=1_000_000, description="to a player who made every bomb of the deal")
+
+
+class TablePointsScoring(Strict):
+    method: Literal["table_points"] = "table_points"
+    deals_per_round: int = Field(default=6, ge=1, le=50)
+    minutes: int = Field(default=40, ge=5, le=600)
+    places: list[Annotated[float, Field(ge=0, le=100)]] = Field(default_factory=lambda: [5, 3, 1], min_length=3, max_length=3)
+    bye_table_points: float = Field(default=3, ge=0, le=100)
+    doubling: bool = False
+    max_doublings_per_deal: int = Field(default=8, ge=1, le=15, description="plausibility: bombs + rocket + spring "
+                                        "in one deal (8: 256×; more is refused as a typing error)")
+    bomb_bonus: BombBonus = Field(default_factory=BombBonus)
+    tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["table_points", "small_points", "landlord_deals", "lots"])
+
+
+class PositionPointsScoring(Strict):
+    method: Literal["position_points"] = "position_points"
+    games_per_match: int = Field(default=1, ge=1, le=20)
+    position_values: list[Annotated[int, Field(ge=0, le=100)]] = Field(default_factory=lambda: [7, 5, 4, 3, 2, 1], min_length=6, max_length=6)
+    withdrawal_points: float = Field(default=32, ge=0, le=1000)
+    extra_games_before_lots: int = Field(default=3, ge=0, le=10)
+    win: float = Field(default=2, ge=0, le=100)
+    draw: float = Field(default=1, ge=0, le=100)
+    loss: float = Field(default=0, ge=0, le=100)
+    # seed 002: "累计得分按总分数排出名次" — places by total points first
+    tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["position_points", "match_points", "head_to_head", "lots"])
+
+
+class LevelTableScoring(Strict):
+    method: Literal["level_table"] = "level_table"
+    start_level: int = Field(default=3, ge=2, le=14)
+    best_of: int = Field(default=3, ge=1, le=9)
+    minutes: int = Field(default=90, ge=5, le=600)
+    tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["group_points", "games_won", "head_to_head", "lots"])
+
+    @field_validator("best_of")
+    @classmethod
+    def _odd(cls, v):
+        if v % 2 == 0:
+            raise ValueError("best_of must be odd")
+        return v
+
+
+Scoring = Annotated[
+    Union[LevelPointsScoring, MatchPointsScoring, TablePointsScoring, PositionPointsScoring, LevelTableScoring],
+    Field(discriminator="method"),
+]
+
+GAME_METHODS: dict[str, tuple[str, ...]] = {
+    "guandan": ("level_points", "match_points"),
+    "doudizhu": ("table_points",),
+    "gouji": ("position_points",),
+    "tractor": ("level_table",),
+}
+GAME_ENTRY_KINDS: dict[str, dict[str, set[int]]] = {
+    # kind → allowed member counts
+    "guandan": {"pair": {2}},
+    "tractor": {"pair": {2}},
+    "doudizhu": {"individual": {1}},
+    "gouji": {"team": {3}},
+}
+GAME_FORMATS: dict[str, tuple[str, ...]] = {
+    "guandan": ("swiss", "round_robin", "knockout", "special_swiss"),
+    "tractor": ("swiss", "round_robin", "knockout", "special_swiss"),
+    "gouji": ("swiss", "round_robin", "knockout", "special_swiss"),
+    "doudizhu": ("swiss",),  # three-seat tables re-seated by standing each round
+}
+
+
+class Advance(Strict):
+    per_group: int | None = Field(default=None, ge=1, le=64)
+    total: int | None = Field(default=None, ge=2, le=4096)
+
+
+class ScheduledRound(Strict):
+    starts_at: datetime
+    ends_at: datetime
+
+    @model_validator(mode="after")
+    def _order(self):
+        if _comparable(self.ends_at) <= _comparable(self.starts_at):
+            raise ValueError("a round ends after it starts")
+        return self
+
+
+class Schedule(Strict):
+    """When a stage's rounds are played (rules.md §7): the first round's start plus round and break minutes,
+    or every round's times. A time without an offset is read in the tournament's time zone."""
+    first_round_at: datetime | None = None
+    round_minutes: int = Field(default=50, ge=5, le=600)
+    break_minutes: int = Field(default=10, ge=0, le=600)
+    rounds: list[ScheduledRound] | None = Field(default=None, max_length=60)
+
+    @model_validator(mode="after")
+    def _one_way(self):
+        if (self.first_round_at is None) == (self.rounds is None):
+            raise ValueError("schedule: give either first_round_at (with round/break minutes) or rounds")
+        return self
+
+
+class Stage(Strict):
+    name: str = Field(default="", max_length=100)
+    schedule: Schedule | None = None
+    format: FormatName
+    rounds: int | None = Field(default=None, ge=1, le=30)
+    groups: int | None = Field(default=None, ge=1, le=256)
+    double: bool = False
+    double_elimination: bool = False
+    best_of: int = Field(default=1, ge=1, le=9)
+    advance: Advance | None = None
+    carry_over: Literal["none", "full", "half"] = "none"
+    separate_related: bool = Field(default=True, description="keep same-club entries apart (round 1 / groups)")
+    rematches: Literal["fewest", "forbidden"] = Field(
+        default="fewest", description="when no draw avoids a rematch: draw the fewest (named), or refuse the draw")
+    early_finish: bool | None = Field(
+        default=None, description="Swiss: an entry certain of first place stops and scores its average per round "
+                                  "(rules.md §5); default on for Guandan, off otherwise")
+    scoring: Scoring | None = None
+
+    @model_validator(mode="after")
+    def _format_options(self):
+        if self.format in ("knockout", "round_robin") and self.rounds is not None:
+            raise ValueError(f"'rounds' is fixed by the {self.format} format; leave it out")
+        if self.format in ("swiss",) and self.rounds is None:
+            raise ValueError("a swiss stage needs 'rounds'")
+        if self.format != "round_robin" and (self.groups or self.double):
+            raise ValueError("'groups' and 'double' belong to round_robin")
+        if self.format != "knockout" and self.double_elimination:
+            raise ValueError("'double_elimination' belongs to knockout")
+        if self.best_of % 2 == 0:
+            raise ValueError("best_of must be odd")
+        return self
+
+
+class Prize(Strict):
+    place_from: int = Field(ge=1, le=100_000)
+    place_to: int | None = Field(default=None, ge=1, le=100_000)
+    amount: int = Field(default=0, ge=0, le=100_000_000, description="whole currency units, as prize tables state them")
+    label: str = Field(default="", max_length=100)
+
+    @model_validator(mode="after")
+    def _range(self):
+        if self.place_to is None:
+            self.place_to = self.place_from
+        if self.place_to < self.place_from:
+            raise ValueError("place_to is before place_from")
+        return self
+
+
+class StartLevel(Strict):
+    after_minutes: float = Field(ge=0, le=600)
+    level: int = Field(ge=2, le=14)
+
+
+class Lateness(Strict):
+    """rules.md §7: what lateness does, from the round's scheduled start."""
+    forfeit_after_minutes: float | None = Field(default=None, ge=0, le=600, description="later than this: forfeit")
+    from_round: int = Field(default=1, ge=1, le=60, description="the rule applies from this round of the stage")
+    start_level: list[StartLevel] = Field(default_factory=list, max_length=10,
+                                          description="Guandan: the other side starts at this level")
+
+
+def default_lateness(game: str) -> Lateness:
+    return {
+        "guandan": Lateness(forfeit_after_minutes=10, start_level=[StartLevel(after_minutes=0, level=3),
+                                                                   StartLevel(after_minutes=5, level=4)]),
+        "doudizhu": Lateness(forfeit_after_minutes=5, from_round=2),
+        "tractor": Lateness(forfeit_after_minutes=15),
+        "gouji": Lateness(),
+    }[game]
+
+
+class Appeals(Strict):
+    """rules.md §7: appeals (申诉) within a window after the round's scheduled end, with a fee."""
+    window_minutes: int = Field(default=30, ge=1, le=24 * 60)
+    fee: int = Field(default=0, ge=0, le=10_000_000, description="minor units of the tournament's currency")
+    refund_if_upheld: bool = True
+
+
+def default_appeals(game: str) -> Appeals:
+    return Appeals(window_minutes=5, fee=20000) if game == "doudizhu" else Appeals()
+
+
+class PrizeShrink(Strict):
+    """seed 003: fewer than `below_entries` entries → the reduced prize list."""
+    below_entries: int = Field(default=20, ge=1, le=100_000)
+    prizes: list[Prize] = Field(default_factory=list, max_length=100)
+
+
+class EventConfig(Strict):
+    name: str = Field(min_length=1, max_length=200)
+    game: Game
+    entry: EntryKind
+    capacity: int = Field(ge=1, le=100_000)
+    waitlist: bool = True
+    fee: Fee = Field(default_factory=Fee)
+    registration: RegistrationWindow = Field(default_factory=RegistrationWindow)
+    stages: list[Stage] = Field(min_length=1, max_length=6)
+    prizes: list[Prize] = Field(default_factory=list, max_length=100)
+    prize_shrink: PrizeShrink | None = None
+    allow_partner_wanted: bool = Field(default=True, description="players may register alone and ask for a partner (商会协调组队)")
+    lateness: Lateness | None = Field(default=None, description="default per game (rules.md §7)")
+    appeals: Appeals | None = Field(default=None, description="default per game (rules.md §7)")
+    correction_minutes: int = Field(default=30, ge=0, le=24 * 60,
+                                    description="results may be corrected this long after the round's scheduled end")
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if self.lateness is None:
+            self.lateness = default_lateness(self.game)
+        if self.appeals is None:
+            self.appeals = default_appeals(self.game)
+        kinds = GAME_ENTRY_KINDS[self.game]
+        if self.entry.kind not in kinds or self.entry.members not in kinds[self.entry.kind]:
+            allowed = ", ".join(f"{k} of {sorted(v)}" for k, v in kinds.items())
+            raise ValueError(f"entry: {self.game} takes {allowed} (got {self.entry.kind} of {self.entry.members})")
+        for i, stage in enumerate(self.stages):
+            if stage.format not in GAME_FORMATS[self.game]:
+                raise ValueError(f"stages[{i}].format: {self.game} does not use {stage.format}")
+            if stage.scoring is None:
+                stage.scoring = default_scoring(self.game)
+            elif stage.scoring.method not in GAME_METHODS[self.game]:
+                raise ValueError(f"stages[{i}].scoring.method: {self.game} scores with {', '.join(GAME_METHODS[self.game])}")
+            if i > 0 and stage.advance is None:
+                stage.advance = Advance()
+            if stage.early_finish is None:
+                stage.early_finish = self.game == "guandan" and stage.format == "swiss"
+            elif stage.early_finish and stage.format != "swiss":
+                raise ValueError(f"stages[{i}].early_finish belongs to swiss")
+        if self.stages[0].carry_over != "none":
+            raise ValueError("stages[0].carry_over: the first stage has nothing to carry over")
+        return self
+
+
+def default_scoring(game: str):
+    return {
+        "guandan": LevelPointsScoring,
+        "doudizhu": TablePointsScoring,
+        "gouji": PositionPointsScoring,
+        "tractor": LevelTableScoring,
+    }[game]()
+
+
+class EventPatch(Strict):
+    """Fields an organiser may change; merged into the stored config and validated whole."""
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    capacity: int | None = Field(default=None, ge=1, le=100_000)
+    waitlist: bool | None = None
+    fee: Fee | None = None
+    registration: RegistrationWindow | None = None
+    stages: list[Stage] | None = Field(default=None, min_length=1, max_length=6)
+    prizes: list[Prize] | None = None
+    prize_shrink: PrizeShrink | None = None
+    allow_partner_wanted: bool | None = None
+    lateness: Lateness | None = None
+    appeals: Appeals | None = None
+    correction_minutes: int | None = Field(default=None, ge=0, le=24 * 60)
+    version: int | None = Field(default=None, description="send the version you read to avoid lost updates")
+
+
+class Counters(Loose):
+    taken: int = 0          # confirmed + held: the places in use
+    confirmed: int = 0
+    held: int = 0
+    waitlisted: int = 0
+    version: int = 0
+
+
+class Event(Loose):
+    id: str
+    tournament_id: str
+    organiser_id: str
+    config: EventConfig
+    created_at: datetime
+    version: int = 1
+    counters: Counters = Field(default_factory=Counters)

@@ -1,0 +1,40 @@
+"""Payments: their own records with states."""
+from __future__ import annotations
+
+import re  # noqa: F401
+from datetime import date, datetime, timezone  # noqa: F401
+from typing import Annotated, Any, Literal, Union  # noqa: F401
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator  # noqa: F401
+
+from .base import *  # noqa: F401,F403
+from .tournaments import *  # noqa: F401,F403
+from .events import *  # noqa: F401,F403
+from .organisers import *  # noqa: F401,F403
+from .public import *  # noqa: F401,F403
+from .entries import *  # noqa: F401,F403
+from .registrations import *  # noqa: F401,F403
+
+
+PaymentState = Literal["created", "pending", "confirmed", "failed", "cancelled", "refunded"]
+
+
+class Payment(Loose):
+    id: str
+    entry_id: str
+    event_id: str
+    provider: Literal["stripe", "cash", "transfer"]
+    state: PaymentState
+    amount: int
+    currency: str
+    session_id: str | None = None
+    checkout_url: str | None = None
+    payment_intent: str | None = None
+    failure: str | None = None
+    reference: str = ""
+    amount_refunded: int = 0         # refunded so far (a partial refund keeps the entry)
+    items: list[dict] = Field(default_factory=list)   # one payment for several entries: event_id, entry_id, amount
+    registration_id: str | None = None
+    created_at: datetime
+    updated_at: datetime
+    version: int = 1

@@ -1,0 +1,52 @@
+"""What the public pages and the registration form read."""
+from __future__ import annotations
+
+import re  # noqa: F401
+from datetime import date, datetime, timezone  # noqa: F401
+from typing import Annotated, Any, Literal, Union  # noqa: F401
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator  # noqa: F401
+
+from .base import *  # noqa: F401,F403
+from .tournaments import *  # noqa: F401,F403
+from .events import *  # noqa: F401,F403
+from .organisers import *  # noqa: F401,F403
+
+
+class PublicEvent(Out):
+    id: str
+    name: str
+    game: Game
+    entry: EntryKind
+    capacity: int
+    places_left: int
+    waitlist: bool
+    waitlisted: int
+    fee: Fee
+    currency: str
+    registration_state: Literal["not_yet_open", "open", "closed"]
+    opens_at: datetime | None
+    closes_at: datetime | None
+    opens_at_local: str | None
+    closes_at_local: str | None
+    eligibility: Literal["open", "codes"]
+    stages: list[dict]
+    prizes: list[Prize]
+
+
+class PublicTournament(Out):
+    id: str
+    name: str
+    venue: str
+    timezone: str
+    currency: str
+    starts_on: date
+    ends_on: date
+    events: list[PublicEvent]
+    online_payment: bool = Field(default=False, description="pages offer online payment only when it is on")
+
+
+class ErrorBody(Out):
+    code: str
+    message: str
+    details: Any = None

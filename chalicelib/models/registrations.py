@@ -1,0 +1,91 @@
+"""One checkout for a day: several events, one form, one payment."""
+from __future__ import annotations
+
+import re  # noqa: F401
+from datetime import date, datetime, timezone  # noqa: F401
+from typing import Annotated, Any, Literal, Union  # noqa: F401
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator  # noqa: F401
+
+from .base import *  # noqa: F401,F403
+from .tournaments import *  # noqa: F401,F403
+from .events import *  # noqa: F401,F403
+from .organisers import *  # noqa: F401,F403
+from .public import *  # noqa: F401,F403
+from .entries import *  # noqa: F401,F403
+
+
+class Contact(Strict):
+    name: str = Field(min_length=1, max_length=40)
+    phone: str = Field(min_length=1, max_length=30)
+
+    @field_validator("phone")
+    @classmethod
+    def _phone(cls, v):
+        return normalise_phone(v)
+
+
+class DayItemIn(Strict):
+    event_id: str = Field(min_length=1, max_length=64)
+    name: str | None = Field(default=None, max_length=60)
+    club: str = Field(default="", max_length=100)
+    members: list[MemberIn] = Field(min_length=1, max_length=12)
+    eligibility_code: str | None = Field(default=None, max_length=40)
+    note: str = Field(default="", max_length=300)
+
+
+class DayRegistrationIn(Strict):
+    """Several events of one tournament, one form, one payment (api.md v1.1)."""
+    contact: Contact
+    items: list[DayItemIn] = Field(min_length=1, max_length=10)
+
+
+class DayItemOut(Out):
+    event_id: str
+    event_name: str = ""
+    entry: EntryView
+    amount: int = 0
+    refund_rule: str = ""
+    now: dict | None = Field(default=None, description="once the day starts: the entry's table in the latest round")
+    results: list[dict] = Field(default_factory=list)
+
+
+class DayRegistration(Out):
+    id: str
+    tournament_id: str
+    contact: dict
+    items: list[DayItemOut]
+    amount_due: int
+    amount_paid: int = 0
+    currency: str
+    payment_state: str = "none"
+    created_at: datetime
+
+
+class DayRegistrationAnswer(Out):
+    registration: DayRegistration
+    manage_token: str
+    checkout_url: str | None = None
+
+
+class EntryPatch(Strict):
+    name: str | None = Field(default=None, min_length=1, max_length=60)
+    club: str | None = Field(default=None, max_length=100)
+    members: list[MemberIn] | None = Field(default=None, min_length=1, max_length=12)
+    version: int | None = None
+
+
+class OfflinePaymentIn(Strict):
+    method: Literal["cash", "transfer"]
+    amount: int = Field(ge=1, le=10_000_000)
+    reference: str = Field(default="", max_length=100)
+
+
+class JoinIn(Strict):
+    entry_ids: list[Annotated[str, Field(min_length=1, max_length=64)]] = Field(min_length=2, max_length=12)
+    name: str | None = Field(default=None, max_length=60)
+
+
+class WithdrawIn(Strict):
+    reason: str = Field(default="", max_length=200)
+    refund: bool | None = Field(default=None, description="override the event's refund rule")

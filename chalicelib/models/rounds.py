@@ -1,0 +1,227 @@
+"""Rounds, tables, results, the referee's records (arrivals, appeals), prizes and standings."""
+from __future__ import annotations
+
+import re  # noqa: F401
+from datetime import date, datetime, timezone  # noqa: F401
+from typing import Annotated, Any, Literal, Union  # noqa: F401
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator  # noqa: F401
+
+from .base import *  # noqa: F401,F403
+from .tournaments import *  # noqa: F401,F403
+from .events import *  # noqa: F401,F403
+from .organisers import *  # noqa: F401,F403
+from .public import *  # noqa: F401,F403
+from .entries import *  # noqa: F401,F403
+from .registrations import *  # noqa: F401,F403
+from .payments import *  # noqa: F401,F403
+
+
+class DrawIn(Strict):
+    seed: int | None = Field(default=None, ge=0, le=2 ** 53, description="draw seed; random when left out")
+
+
+class TableSide(Out):
+    entry_id: str
+    seats: list[str]
+    name: str = ""
+
+
+class RoundTable(Out):
+    number: int
+    home: str
+    sides: list[TableSide]
+    reason: str = ""
+    status: Literal["pending", "entered", "disputed", "confirmed", "forfeit"] = "pending"
+    version: int = 0
+    points: dict[str, dict[str, float]] = Field(default_factory=dict)
+    winner: str | None = None
+    result: dict | None = None
+    details: dict = Field(default_factory=dict)
+    entered_by: str | None = None
+    confirmed_by: str | None = None
+    dispute: dict | None = Field(default=None, description="open dispute: reason, by, at")
+    start_levels: dict[str, int] | None = Field(default=None, description="Guandan lateness: the level a side starts at")
+    arrivals: dict[str, dict] | None = Field(default=None, description="recorded arrival per entry: at, late_minutes")
+    forfeit: dict | None = Field(default=None, description="entry, excused, force_majeure, reason")
+    codes: list[str] | None = Field(default=None, description="the sides' table codes (organiser only)")
+    why: dict | None = Field(default=None, description="the pairing's reason, structured (glossary.py words it)")
+    reason_zh: str = ""
+    reason_en: str = ""
+
+
+class RoundOut(Out):
+    stage: int
+    number: int
+    stage_round: int
+    seed: int
+    status: Literal["open", "closed"]
+    format: str
+    tables: list[RoundTable]
+    byes: list[str]
+    bye_reasons: dict[str, str] = Field(default_factory=dict)
+    bye_names: dict[str, str] = Field(default_factory=dict)
+    bye_reasons_zh: dict[str, str] = Field(default_factory=dict)
+    bye_reasons_en: dict[str, str] = Field(default_factory=dict)
+    format_zh: str = ""
+    format_en: str = ""
+    notes: list[str] = Field(default_factory=list)
+    drawn_at: datetime | None = None
+    starts_at: datetime | None = None
+    ends_at: datetime | None = None
+    closed_at: datetime | None = None
+    disputes: list[int] = Field(default_factory=list, description="tables with an open dispute")
+
+
+class ResultIn(Out):
+    """A table's result: `version` (0 for the first entry) and deals/games or a final summary, in the game's
+    own terms (see api.md). Validated by the scoring engine, which names what is wrong."""
+    model_config = ConfigDict(extra="allow", defer_build=True)
+    version: int = Field(ge=0, le=1_000_000)
+    reason: str = Field(default="", max_length=300, description="why a confirmed result is corrected")
+
+
+class ResultOut(Out):
+    table: RoundTable
+    status: str
+    version: int
+    points: dict[str, dict[str, float]]
+    redraw_offered: bool = False
+
+
+class ForfeitIn(Strict):
+    entry_id: str | None = Field(default=None, max_length=64, description="the entry that forfeits; none: both absent")
+    reason: str = Field(default="", max_length=300)
+    excused: bool = Field(default=False, description="approved by the chief referee; unexcused ranks last of the stage")
+    force_majeure: bool = Field(default=False, description="with the organiser's consent: counted as a draw unless replayed")
+
+
+class ArrivalIn(Strict):
+    entry_id: str = Field(min_length=1, max_length=64)
+    arrived_at: datetime | None = Field(default=None, description="default: now; without offset: the tournament's time zone")
+
+
+class ArrivalOut(Out):
+    late_minutes: int
+    effect: Literal["none", "start_level", "forfeit"]
+    start_levels: dict[str, int] = Field(default_factory=dict)
+    table: RoundTable
+
+
+class AppealIn(Strict):
+    entry_id: str = Field(min_length=1, max_length=64)
+    text: str = Field(min_length=1, max_length=2000)
+
+
+class AppealFeeIn(Strict):
+    method: Literal["cash", "transfer"]
+
+
+class AppealDecisionIn(Strict):
+    outcome: Literal["upheld", "rejected"]
+    ruling: str = Field(min_length=1, max_length=2000)
+    result: dict | None = Field(default=None, description="upheld: the table's result to apply as a correction")
+
+
+class Money(Out):
+    amount: int
+    currency: str
+
+
+class Appeal(Out):
+    id: str
+    event_id: str
+    round: int
+    table: int
+    entry_id: str
+    name: str = ""
+    text: str
+    status: Literal["lodged", "decided"]
+    outcome: Literal["upheld", "rejected"] | None = None
+    ruling: str = ""
+    lodged_at: datetime
+    decided_at: datetime | None = None
+    deadline: datetime
+    fee: Money
+    fee_status: Literal["none", "due", "paid", "refunded", "kept"]
+    fee_method: str | None = None
+    lodged_by: str = ""
+    decided_by: str = ""
+    version: int = 1
+
+
+class AppealList(Out):
+    appeals: list[Appeal]
+
+
+class PrizeRow(Out):
+    place: int
+    entry_id: str
+    name: str
+    amount: int
+    label: str = ""
+
+
+class PrizesOut(Out):
+    event_id: str
+    event_name: str = ""
+    final: bool
+    shrunk: bool
+    entries: int
+    currency: str = "CNY"
+    prizes: list[PrizeRow]
+
+
+class StandingRow(Out):
+    rank: int
+    entry_id: str
+    name: str
+    club: str = ""
+    points: dict[str, float]
+    tiebreaks: dict[str, float]
+    played: int = 0
+    byes: int = 0
+    prize: int | None = None
+    forfeited: bool = Field(default=False, description="an unexcused forfeit: ranked last of the stage")
+
+
+class StandingsOut(Out):
+    event_id: str
+    stage: int
+    method: str
+    tiebreaks: list[str]
+    standings: list[StandingRow]
+    final: bool = False
+
+
+class BonusPlayer(Out):
+    entry_id: str
+    name: str
+    total: int
+
+
+class BonusDeal(Out):
+    round: int
+    table: int
+    deal: int
+    bombs: int
+    each: int
+    extra: dict | None = None
+
+
+class BonusesOut(Out):
+    players: list[BonusPlayer]
+    deals: list[BonusDeal]
+    currency: str
+
+
+class AuditRecord(Out):
+    id: str
+    at: datetime
+    who: str
+    action: str
+    round: int | None = None
+    table: int | None = None
+    before: Any = None
+    after: Any = None
+    reason: str = ""

@@ -1,0 +1,78 @@
+"""Tournaments: what an organiser creates first."""
+from __future__ import annotations
+
+import re  # noqa: F401
+from datetime import date, datetime, timezone  # noqa: F401
+from typing import Annotated, Any, Literal, Union  # noqa: F401
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator  # noqa: F401
+
+from .base import *  # noqa: F401,F403
+
+
+def _check_timezone(value: str) -> str:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown time zone {value!r} (use an IANA name such as Asia/Shanghai)")
+    return value
+
+
+def _check_currency(value: str) -> str:
+    value = value.upper()
+    if value not in CURRENCY_EXPONENT:
+        raise ValueError(f"unsupported currency {value!r}; one of {sorted(CURRENCY_EXPONENT)}")
+    return value
+
+
+class TournamentIn(Strict):
+    name: str = Field(min_length=1, max_length=200)
+    venue: str = Field(default="", max_length=300)
+    timezone: str = Field(default="Asia/Shanghai", min_length=1, max_length=64, description="an IANA time zone")
+    currency: str = Field(default="CNY", pattern=r"^[A-Za-z]{3}$", description="ISO 4217")
+    starts_on: date
+    ends_on: date | None = None
+
+    _tz = field_validator("timezone")(_check_timezone)
+    _cur = field_validator("currency")(_check_currency)
+
+    @model_validator(mode="after")
+    def _dates(self):
+        if self.ends_on is None:
+            self.ends_on = self.starts_on
+        if self.ends_on < self.starts_on:
+            raise ValueError("ends_on is before starts_on")
+        return self
+
+
+class TournamentPatch(Strict):
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    venue: str | None = Field(default=None, max_length=300)
+    timezone: str | None = Field(default=None, min_length=1, max_length=64)
+    currency: str | None = Field(default=None, pattern=r"^[A-Za-z]{3}$")
+    starts_on: date | None = None
+    ends_on: date | None = None
+
+    @field_validator("timezone")
+    @classmethod
+    def _tz(cls, v):
+        return None if v is None else _check_timezone(v)
+
+    @field_validator("currency")
+    @classmethod
+    def _cur(cls, v):
+        return None if v is None else _check_currency(v)
+
+
+class Tournament(Loose):
+    id: str
+    organiser_id: str
+    name: str
+    venue: str = ""
+    timezone: str
+    currency: str
+    starts_on: date
+    ends_on: date
+    created_at: datetime
+    version: int = 1
