@@ -349,7 +349,7 @@
       var acts = [];
       if (a.fee_status === "due") acts.push(el("button", {type: "button", "class": "small secondary", text: t("fee_paid"), onclick: function () {
         A.api("POST", "/appeals/" + a.id + "/fee", {method: "cash"}).then(loadAppeals, err); }}));
-      if (a.status === "lodged") ["upheld", "rejected"].forEach(function (o) {
+      if (a.status === "lodged" && a.fee_status !== "due") ["upheld", "rejected"].forEach(function (o) {   // the fee first (seed 001)
         acts.push(el("button", {type: "button", "class": "small", text: t(o === "upheld" ? "uphold" : "reject"), onclick: function () {
           var ruling = prompt(t("ruling")); if (!ruling) return;
           A.api("POST", "/appeals/" + a.id + "/decision", {outcome: o, ruling: ruling}).then(function () { loadAppeals(); loadRoundNow(); }, err); }}));

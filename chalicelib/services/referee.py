@@ -190,6 +190,8 @@ def decide_appeal(deps: Deps, organiser, appeal_id: str, outcome: str, ruling: s
     appeal = own_appeal(deps, organiser, appeal_id)
     if appeal["status"] == "decided":
         raise errors.Conflict("这项申诉已裁决 · This appeal is decided already.")
+    if appeal["fee_status"] == "due":   # seed 001: an appeal is lodged with its fee
+        raise errors.Conflict("申诉费尚未缴纳，请先在报到台登记 · The appeal fee is not paid yet: record it at the desk first.")
     event = deps.repos.events.get(appeal["event_id"])
     fee_status = appeal["fee_status"]
     if fee_status == "paid":

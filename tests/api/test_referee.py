@@ -251,6 +251,7 @@ def test_published_pages_show_schedule_prizes_and_appeals(local_api, clock):
     ap = api.post(f"/events/{eid}/rounds/1/tables/1/appeals", {"entry_id": b, "text": "电话 13900000000 请回电"}).data
     enter_and_confirm(api, eid, rnd, rnd["tables"][0], {"final": {"small_points": {a: 12, b: -4, c: -8}}})
     close(api, eid, 1)
+    api.post(f"/appeals/{ap['id']}/fee", {"method": "cash"})
     api.post(f"/appeals/{ap['id']}/decision", {"outcome": "rejected", "ruling": "维持原判"})
     assert api.post(f"/tournaments/{tid}/publish").status_code == 200
     site = bootstrap.deps().publisher
@@ -262,3 +263,15 @@ def test_published_pages_show_schedule_prizes_and_appeals(local_api, clock):
     day = page(f"t/{tid}/prizes.html")
     assert "一等奖" in day and "二等奖" in day and "二打一" in day
     assert "一等奖" in page(f"t/{tid}/{eid}/index.html")
+
+
+def test_an_appeal_is_decided_only_once_its_fee_is_paid(local_api, clock):
+    api = local_api
+    tid, eid, ids = setup_event(api, doudizhu(), people(3))
+    rnd = draw(api, eid)
+    a = rnd["tables"][0]["sides"][0]["entry_id"]
+    ap = api.post(f"/events/{eid}/rounds/1/tables/1/appeals", {"entry_id": a, "text": "记分有误"}).data
+    early = api.post(f"/appeals/{ap['id']}/decision", {"outcome": "rejected", "ruling": "维持原判"})
+    assert early.status_code == 409 and "申诉费" in early.data["message"]
+    api.post(f"/appeals/{ap['id']}/fee", {"method": "cash"})
+    assert api.post(f"/appeals/{ap['id']}/decision", {"outcome": "rejected", "ruling": "维持原判"}).status_code == 200

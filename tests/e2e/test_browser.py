@@ -209,14 +209,14 @@ def test_a_dispute_reaches_the_referee_and_both_phones_follow(store, stack, brow
     home, away = (s.entry_id for s in rnd.tables[0].sides)
     results.submit_result(store, ev.id, 1, 1, {"version": 0, "final": {"levels": {home: 10, away: 8}}},
                           results.Actor("side", "table 1 side 1", side=0))
-    expect(a.locator("#review-text")).to_contain_text("请对方", timeout=10_000)   # phone A followed without a reload
+    expect(a.locator("#review-text")).to_contain_text("请对方", timeout=20_000)   # phone A followed without a reload
     b.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={codes[1]}")
     expect(b.locator("#review-text")).to_contain_text("对方已录入")
     b.once("dialog", lambda d: d.accept("第三副记错了"))
     b.click("#dispute")
     expect(b.locator("#notice")).to_contain_text("有异议，等待裁判处理")
     expect(b.locator("#confirm")).to_be_hidden()
-    expect(a.locator("#notice")).to_contain_text("第三副记错了", timeout=10_000)
+    expect(a.locator("#notice")).to_contain_text("第三副记错了", timeout=20_000)
     shot(b, "phone-b-disputed")
     page = desk.new_page()
     page.goto(f"{stack['site']}/organiser.html")
@@ -233,8 +233,8 @@ def test_a_dispute_reaches_the_referee_and_both_phones_follow(store, stack, brow
     page.click("#result-form button[type=submit]")
     expect(page.locator("tr[data-table='1'] .tag")).to_have_text("已确认")
     expect(page.locator("#disputes")).to_have_count(0)
-    expect(a.locator("#notice")).to_contain_text("成绩已确认", timeout=10_000)
-    expect(b.locator("#notice")).to_contain_text("成绩已确认", timeout=10_000)
+    expect(a.locator("#notice")).to_contain_text("成绩已确认", timeout=20_000)
+    expect(b.locator("#notice")).to_contain_text("成绩已确认", timeout=20_000)
     expect(b.locator("#notice")).not_to_contain_text("有异议")
     for ctx in phones:
         ctx.close()
@@ -313,7 +313,7 @@ def test_weak_wifi_keeps_the_result_and_sends_it_later(store, stack, browser, sh
     _, _, tables = rounds.load_round(store, ev.id, 1)
     assert tables[0]["status"] == "pending"
     ctx.set_offline(False)
-    expect(a.locator("#sync")).to_contain_text("已发送", timeout=15_000)
+    expect(a.locator("#sync")).to_contain_text("已发送", timeout=25_000)
     expect(a.locator("#review-text")).to_contain_text("请对方")
     shot(a, "back-online-sent")
     _, _, tables = rounds.load_round(store, ev.id, 1)
