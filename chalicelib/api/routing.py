@@ -184,8 +184,8 @@ def route(bp, path: str, method: str, *, summary: str, auth: str = "public",
                 elif auth == "table" and request.headers.get("authorization"):
                     # signed in at a table page: the same tenancy and role check (a table code is checked in the view)
                     from ..services import principals
-                    principal = principals.authenticate(d, request.headers.get("authorization"))
-                    principals.authorize(d, principal, ("scorer",), params)
+                    ctx.principal = principals.authenticate(d, request.headers.get("authorization"))
+                    principals.authorize(d, ctx.principal, ("scorer",), params)
                 if body is not None:
                     ctx.body = parse_body(request, body)
                 result = fn(ctx, **params)

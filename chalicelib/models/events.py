@@ -1,11 +1,10 @@
 """An event's configuration: game, entry kind, fees, window, stages with their scoring, the referee's rules (lateness, appeals, corrections) and prizes, with the defaults of rules.md."""
 from __future__ import annotations
 
-import re  # noqa: F401
-from datetime import date, datetime, timezone  # noqa: F401
-from typing import Annotated, Any, Literal, Union  # noqa: F401
+from datetime import datetime, timezone
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator  # noqa: F401
+from pydantic import Field, field_validator, model_validator
 
 from .base import *  # noqa: F401,F403
 from .tournaments import *  # noqa: F401,F403

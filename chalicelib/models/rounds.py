@@ -1,11 +1,10 @@
 """Rounds, tables, results, the referee's records (arrivals, appeals), prizes and standings."""
 from __future__ import annotations
 
-import re  # noqa: F401
-from datetime import date, datetime, timezone  # noqa: F401
-from typing import Annotated, Any, Literal, Union  # noqa: F401
+from datetime import datetime
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator  # noqa: F401
+from pydantic import ConfigDict, Field
 
 from .base import *  # noqa: F401,F403
 from .tournaments import *  # noqa: F401,F403

@@ -1,11 +1,9 @@
 """Tournaments: what an organiser creates first."""
 from __future__ import annotations
 
-import re  # noqa: F401
-from datetime import date, datetime, timezone  # noqa: F401
-from typing import Annotated, Any, Literal, Union  # noqa: F401
+from datetime import date, datetime
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator  # noqa: F401
+from pydantic import Field, field_validator, model_validator
 
 from .base import *  # noqa: F401,F403
 

@@ -21,12 +21,10 @@ class Actor:
     side: int | None = None
 
 
-def resolve_actor(deps: Deps, eid: str, n: int, t: int, authorization: str | None, code: str | None) -> Actor:
-    """The organiser (Bearer token, must own the event) or the holder of one side's table code."""
-    if authorization:
-        from . import principals
-        principal = principals.authenticate(deps, authorization)
-        principals.authorize(deps, principal, ("scorer",), {"eid": eid})
+def resolve_actor(deps: Deps, eid: str, n: int, t: int, principal, code: str | None) -> Actor:
+    """Who acts at a table: a signed-in principal (authenticated and authorised by the route layer) or the
+    holder of one side's table code."""
+    if principal is not None:
         return Actor("organiser", principal.who)
     if not code:
         raise errors.Unauthorized("Sign in as the organiser or give the table code (X-Table-Code).")

@@ -22,7 +22,7 @@ from chalicelib.engine.formats.round_robin import number_for_related_first, sche
 from chalicelib.engine.formats.seating import group_round
 from chalicelib.engine.formats.stages import advancing, carry_over
 from chalicelib.engine.formats.swiss import pair_cost, pair_round, pair_special_round
-from tests.engine.swiss_sim import field_of, play
+from tests.engine.swiss_sim import field_of, play, play_three
 
 
 @pytest.mark.parametrize("n, rounds", [(8, 5), (9, 5), (16, 7), (21, 7), (40, 9), (101, 9)])
@@ -245,10 +245,4 @@ def test_three_seat_grouping_of_a_large_field_uses_the_greedy_path_without_repea
             for pair in combinations(sorted(p.sides), 2):
                 assert pair not in seen, (rnd, pair)
                 seen.add(pair)
-        by = {c.id: c for c in f}
-        for p in d.tables:
-            pts = rng.sample([5, 3, 1], 3)
-            for k, e in enumerate(p.sides):
-                c = by[e]
-                by[e] = replace(c, score=c.score + pts[k], opponents=c.opponents | (set(p.sides) - {e}))
-        f = [by[c.id] for c in f]
+        f = play_three(f, d, rng)
