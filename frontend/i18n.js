@@ -140,6 +140,7 @@
     is_disputed: ["有异议，等待裁判处理", "Disputed: waiting for the referee"],
     type_code: ["请输入桌卡上的桌号码", "Type the table code printed on the table card"],
     open_table: ["打开本桌", "Open the table"],
+    preview_offline: ["离线：本局已记下，得分在发送后计算", "Offline: this deal is kept; points are worked out once it is sent"],
     not_sent: ["未发送：网络恢复后自动发送，请勿关闭页面", "Not sent: it goes out when the network returns; keep this page open"],
     sent: ["已发送", "Sent"],
     newer_result: ["对方已先录入了成绩，请核对下面的成绩", "The other side entered a result first: check it below"],

@@ -96,7 +96,8 @@
   function addDeal(d) {
     deals.push(d);
     draft = view.game === "tractor" ? {banker: d.banker} : {};
-    preview().then(function (ok) { if (!ok) deals.pop(); renderDeals(); renderForm(); });
+    renderDeals(); renderForm();                    // shown at once; the preview only checks and adds points
+    preview().then(function (ok) { if (!ok) { deals.pop(); renderDeals(); renderForm(); } });
   }
   function describe(d, i) {
     if (view.game === "guandan" || view.game === "gouji") return d.order.map(function (s) { return s + " " + seatName(s); }).join(" → ");
@@ -143,6 +144,8 @@
     } catch (e) {
       // The match may not be decided yet (Tractor best of three): show levels without blocking entry.
       if (e.code === "invalid_result" && /no winner yet|extra games/.test((e.body && e.body.message) || "")) { out.textContent = e.body.message; return true; }
+      // Offline in the hall: keep the deal; the server checks it when the result is sent.
+      if (e.status === 0) { out.textContent = t("preview_offline"); return true; }
       err(e); return false;
     }
   }

@@ -306,7 +306,14 @@ def test_weak_wifi_keeps_the_result_and_sends_it_later(store, stack, browser, sh
     a.click("[data-choice='bid:2']")
     a.click("[data-choice='winner:landlord']")
     a.click("#add-deal")
+    expect(a.locator("#deals li")).to_have_count(1)
     ctx.set_offline(True)
+    # a deal added with no network is kept (the preview cannot run); the server checks it when it is sent
+    a.click("[data-choice='landlord:S']")
+    a.click("[data-choice='winner:farmers']")
+    a.click("#add-deal")
+    expect(a.locator("#running")).to_contain_text("离线")
+    expect(a.locator("#deals li")).to_have_count(2)
     a.click("#submit")
     expect(a.locator("#sync")).to_contain_text("未发送")
     shot(a, "offline-unsent")
@@ -318,6 +325,7 @@ def test_weak_wifi_keeps_the_result_and_sends_it_later(store, stack, browser, sh
     shot(a, "back-online-sent")
     _, _, tables = rounds.load_round(store, ev.id, 1)
     assert tables[0]["status"] == "entered" and tables[0]["version"] == 1
+    assert [d["landlord"] for d in tables[0]["result"]["deals"]] == ["W", "S"]
     ctx.close()
 
 
