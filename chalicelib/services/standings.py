@@ -1,6 +1,8 @@
 """Standings and the bomb-bonus ledger, computed from stored results by the engine."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from ..bootstrap import Deps
 from ..engine.games import game as game_rules
 from ..engine.standings import allocate_prizes, compute
@@ -170,7 +172,7 @@ def event_standings(deps: Deps, event: Event, stage: int | None = None, *, state
     from .prizes import prize_table
     table, _ = prize_table(event, sum(1 for e in entries if e.status == "confirmed"))
     prizes = {p["entry_id"]: p["amount"] for p in allocate_prizes(
-        [type("R", (), {"rank": r["rank"], "entry_id": r["entry_id"]}) for r in result["rows"]], table)} if final else {}
+        [SimpleNamespace(rank=r["rank"], entry_id=r["entry_id"]) for r in result["rows"]], table)} if final else {}
     rows = [StandingRow(**r, name=names[r["entry_id"]].name if r["entry_id"] in names else r["entry_id"],
                         club=names[r["entry_id"]].club if r["entry_id"] in names else "",
                         prize=prizes.get(r["entry_id"])) for r in result["rows"]]

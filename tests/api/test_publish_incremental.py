@@ -45,4 +45,14 @@ def test_only_changed_pages_are_written(api, moto_repos):
     others = [e for e in ids if e not in (a, b)]
     assert all(f"t/{tid}/{eid}/entry-{e}.html" not in changed for e in others)
     assert len(changed) <= 20  # two entries, the round, standings, indexes, feeds, manifests: not the whole field
+    # A renamed entry: its own page and its opponents' pages (which name it) are rewritten, no others
+    before = d.repos.entries.get(eid, a)
+    d.repos.entries.transition(before, before.model_copy(update={"name": "改名队"}), take_place=False)
+    sink.written.clear()
+    publish_tournament(d, tid)
+    renamed = set(sink.written)
+    opponents_of_a = {s["entry_id"] for r in (rnd, rnd2) for t in r["tables"] if a in [x["entry_id"] for x in t["sides"]]
+                      for s in t["sides"]} - {a}
+    assert opponents_of_a and {f"t/{tid}/{eid}/entry-{e}.html" for e in opponents_of_a | {a}} <= renamed
+    assert all(f"t/{tid}/{eid}/entry-{e}.html" not in renamed for e in ids if e not in opponents_of_a | {a})
     assert publish_tournament(d, tid, force=True)["written"] == after["files"]
