@@ -7,6 +7,7 @@ The environment (table, endpoints, stage) comes from scripts/dev.py's local_env(
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import sys
@@ -27,7 +28,13 @@ def main() -> None:
     from waitress import serve
 
     import app
+    from chalicelib.store import dynamo
     from scripts.wsgi import wsgi_app
+    dynamo.client()   # built once before the first phone arrives, not by the first burst of requests
+    # What exists now (modules, route table, pydantic schemas, the boto3 client) lives as long as the process:
+    # moved out of the cyclic collector's reach, so its full passes stop walking it on every request.
+    gc.collect()
+    gc.freeze()
     # backlog: connections the kernel queues while every thread is busy (a hall of phones at the same
     # moment); connection_limit: open keep-alive connections before new ones wait.
     serve(wsgi_app(app.app), host=args.host, port=args.port, threads=args.threads, backlog=2048,
