@@ -28,7 +28,8 @@ from ..models import (
     Tournament,
     WithdrawIn,
 )
-from ..store.entries import IdempotentReplay, idempotency_item
+from ..store.dynamo import TransientConflict
+from ..store.entries import CountersMoved, Expect, IdempotentReplay, idempotency_item
 from .tournaments import registration_state
 
 IDEMPOTENCY_TTL = timedelta(hours=24)
@@ -47,24 +48,35 @@ _CONFIG_CACHE: dict[str, tuple[float, Event, Tournament]] = {}
 CONFIG_CACHE_SECONDS = 30.0
 
 
-def _event_for_registration(deps: Deps, eid: str) -> tuple[Event, Tournament]:
-    """Registration's read of the event in one round trip when the process has seen it lately: the counters are
-    always read fresh, and they carry the config's version, so a cached config is used only while it is the
-    current one (a changed deadline or fee is seen at once). Saves a round trip per registration."""
+def _cached_config(eid: str) -> tuple[Event, Tournament] | None:
+    """The event and tournament this process read lately, with the counters as last seen. Used only to write
+    without reading first: the write itself checks the config's version and the places against the counters
+    (store/entries.Expect), so a stale copy costs one failed transaction, never a wrong entry."""
     import time
-    from ..models import Counters
     hit = _CONFIG_CACHE.get(eid)
-    now = time.monotonic()
-    if hit and now - hit[0] < CONFIG_CACHE_SECONDS:
-        raw = deps.repos.entries.counters(eid)
-        if raw.get("config_version") == hit[1].version:
-            counters = Counters(**{k: raw.get(k, 0) for k in ("taken", "confirmed", "held", "waitlisted")})
-            return hit[1].model_copy(update={"counters": counters}), hit[2]
+    if hit and time.monotonic() - hit[0] < CONFIG_CACHE_SECONDS:
+        return hit[1], hit[2]
+    return None
+
+
+def _read_config(deps: Deps, eid: str) -> tuple[Event, Tournament]:
+    import time
     event, tournament = _event_and_tournament(deps, eid)
-    _CONFIG_CACHE[eid] = (now, event, tournament)
+    _CONFIG_CACHE[eid] = (time.monotonic(), event, tournament)
     if len(_CONFIG_CACHE) > 256:
-        _CONFIG_CACHE.pop(next(iter(_CONFIG_CACHE)))
+        _CONFIG_CACHE.pop(next(iter(_CONFIG_CACHE)), None)
     return event, tournament
+
+
+def _learn_counters(eid: str, event: Event, counters: dict) -> Event:
+    """Counters seen in a failed write (or moved by our own) become the cached event's, for the next request."""
+    from ..models import Counters
+    known = event.model_copy(update={"counters": Counters(**{k: counters.get(k, 0) for k in
+                                                             ("taken", "confirmed", "held", "waitlisted")})})
+    hit = _CONFIG_CACHE.get(eid)
+    if hit and hit[1].version == event.version:
+        _CONFIG_CACHE[eid] = (hit[0], known, hit[2])
+    return known
 
 
 def amount_due(event: Event, members: int) -> int:
@@ -134,29 +146,27 @@ def _check_roster(event: Event, body: RegistrationIn | EntryPatch, partner_wante
 
 # --------------------------------------------------------------------------- register
 
-def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None) -> RegistrationAnswer:
-    event, tournament = _event_for_registration(deps, eid)
+def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *, fresh: bool = False,
+             attempts: int = 3) -> RegistrationAnswer:
+    """One entry, in one transaction in the common case: with the event's config cached by this process, the
+    write goes out without a read and its conditions check what the cache assumed (config version; a place
+    free, or for the waitlist every place taken). A refusal is never made on a cached config."""
     now = deps.clock()
     # No read first: the idempotency record is written in the entry's own transaction, so a retry's write
     # fails on it and is answered from it (IdempotentReplay below). Saves a round trip each time.
     key_hash = idempotency_key_hash(idem_key)
-    state = registration_state(event.config, now)
-    if state != "open" and key_hash:
-        replay = _replay(deps, event, tournament, key_hash, idem_key, body)   # a retry after the deadline
-        if replay:
-            return replay
-    if state != "open":
-        when = event.config.registration.opens_at if state == "not_yet_open" else event.config.registration.closes_at
-        raise errors.RegistrationClosed(
-            "报名尚未开始 · Registration has not opened yet." if state == "not_yet_open"
-            else "报名已截止 · Registration has closed.", {"state": state, "at": when.isoformat() if when else None})
-    eligibility = event.config.registration.eligibility
-    if eligibility.kind == "codes":
-        code = (body.eligibility_code or "").strip().upper()
-        if code not in eligibility.codes:
-            raise errors.NotEligible("需要有效的会员码 · A valid member code is required for this event."
-                                     if not code else "会员码无效 · This member code is not valid for this event.")
-    _check_roster(event, body, body.partner_wanted)
+    cached = None if fresh or body.partner_wanted else _cached_config(eid)
+    if cached and _refusal(cached[0], body, now) is None:
+        event, tournament = cached
+    else:
+        event, tournament = _read_config(deps, eid)
+        refusal = _refusal(event, body, now)
+        if refusal is not None:
+            if key_hash and isinstance(refusal, errors.RegistrationClosed):
+                replay = _replay(deps, event, tournament, key_hash, idem_key, body)   # a retry after the deadline
+                if replay:
+                    return replay
+            raise refusal
 
     entry_id = new_id()
     token = _derive_manage_token(idem_key, entry_id) if idem_key else new_token("mt")
@@ -178,38 +188,67 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None) -
         entry.hold_expires_at = now + timedelta(minutes=deps_hold_minutes(deps))
         payment = _new_stripe_payment(entry, now)
         entry.payment_id, entry.payment_state = payment.id, "pending"
-    idem, position = None, None
+    waiting = entry.model_copy(update={"status": "waitlisted", "waitlist_key": entry_id, "hold_expires_at": None,
+                                       "payment_id": None, "payment_state": "none" if due == 0 else "unpaid"})
+    idem = None
     if key_hash:
         idem = idempotency_item(eid, key_hash, entry_id, _body_hash(body), int((now + IDEMPOTENCY_TTL).timestamp()))
-    try:
-        if entry.holds_place and event.counters.taken >= event.config.capacity:
-            raise errors.EventFull()  # known full a moment ago: skip a transaction bound to fail
-        deps.repos.entries.create(entry, idem=idem, payment=payment)
-    except errors.EventFull:
-        if not event.config.waitlist:
+    position = None
+    # Known full a moment ago: straight to the waitlist (its write checks that every place is still taken).
+    # Without a waitlist the place write is tried anyway: "full" is said only on counters the write saw.
+    wait = entry.holds_place and event.counters.taken >= event.config.capacity and event.config.waitlist
+    for _ in range(4):
+        if wait and not event.config.waitlist:
             raise errors.EventFull("名额已满 · The event is full.")
-        entry.status, entry.waitlist_key = "waitlisted", entry_id
-        entry.hold_expires_at, entry.payment_id = None, None
-        entry.payment_state = "none" if due == 0 else "unpaid"
         try:
-            deps.repos.entries.create(entry, idem=idem)
-        except IdempotentReplay:
+            if wait:
+                deps.repos.entries.create(waiting, idem=idem, expect=Expect(event.version, full=True))
+                entry, payment = waiting, None
+                # how many wait, as far as this process knows (counting the index costs a growing read on
+                # every registration); the manage page shows the exact position
+                known = event.counters.model_dump() | {"waitlisted": event.counters.waitlisted + 1}
+                position = known["waitlisted"]
+            else:
+                deps.repos.entries.create(entry, idem=idem, payment=payment, expect=Expect(event.version))
+                c = event.counters
+                known = c.model_dump() | {"taken": c.taken + int(entry.holds_place)}
+            _learn_counters(eid, event, known)
+            break
+        except CountersMoved as moved:
+            if moved.counters["config_version"] != event.version:   # the event was edited: decide again on it
+                if attempts <= 0:
+                    raise errors.Conflict("报名设置刚刚改动，请重试 · The event changed meanwhile; try again.")
+                return register(deps, eid, body, idem_key, fresh=True, attempts=attempts - 1)
+            event = _learn_counters(eid, event, moved.counters)
+            wait = moved.counters["taken"] >= moved.counters["cap"]
+        except IdempotentReplay:  # a retry, or a concurrent request with the same key won the race
             return _replay(deps, event, tournament, key_hash, idem_key, body)
-        payment = None
-        # A place may have been freed between our read and write: never leave one idle while people wait.
-        counters = deps.repos.entries.counters(eid)
-        if counters["taken"] < counters["cap"] and promote_waitlist(deps, eid):
-            entry = deps.repos.entries.get(eid, entry.id) or entry
-        elif entry.status == "waitlisted":
-            # The answer says how many wait (this entry last among them, as far as we know): counting the
-            # waitlist index instead costs a read that grows with the waitlist on every registration. The
-            # manage page shows the exact position.
-            position = max(1, int(counters.get("waitlisted", 1)))
-    except IdempotentReplay:  # a concurrent request with the same key won the race
-        return _replay(deps, event, tournament, key_hash, idem_key, body)
+    else:
+        raise TransientConflict("名额变动频繁，请重试 · Places are changing fast; try again.")
     checkout_url = start_checkout(deps, entry, payment, tournament) if payment else None
     return RegistrationAnswer(entry=view(deps, entry, event, tournament, position=position), manage_token=token,
                               checkout_url=checkout_url)
+
+
+def _refusal(event: Event, body: RegistrationIn, now: datetime) -> errors.DomainError | None:
+    """Why this registration cannot be taken by the event's rules (deadline, eligibility, roster), or None."""
+    state = registration_state(event.config, now)
+    if state != "open":
+        when = event.config.registration.opens_at if state == "not_yet_open" else event.config.registration.closes_at
+        return errors.RegistrationClosed(
+            "报名尚未开始 · Registration has not opened yet." if state == "not_yet_open"
+            else "报名已截止 · Registration has closed.", {"state": state, "at": when.isoformat() if when else None})
+    eligibility = event.config.registration.eligibility
+    if eligibility.kind == "codes":
+        code = (body.eligibility_code or "").strip().upper()
+        if code not in eligibility.codes:
+            return errors.NotEligible("需要有效的会员码 · A valid member code is required for this event."
+                                      if not code else "会员码无效 · This member code is not valid for this event.")
+    try:
+        _check_roster(event, body, body.partner_wanted)
+    except errors.DomainError as exc:
+        return exc
+    return None
 
 
 def idempotency_key_hash(idem_key: str | None) -> str | None:

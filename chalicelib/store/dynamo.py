@@ -164,6 +164,8 @@ class Table:
                 reasons = exc.response.get("CancellationReasons", [])
                 for op, reason in zip(ops, reasons):
                     if reason.get("Code") == "ConditionalCheckFailed":
+                        if op.on_fail_item and reason.get("Item"):   # the item as it was, to decide what next
+                            raise op.on_fail_item(from_item(reason["Item"])) from None
                         raise (op.on_fail() if op.on_fail else Conflict()) from None
                 codes = [r.get("Code") for r in reasons]
                 if not any(code in ("TransactionConflict", "ThrottlingError") for code in codes):
@@ -199,9 +201,13 @@ class Op:
 
     def __init__(self, kind: str, *, item: dict | None = None, key: dict | None = None, expr: str | None = None,
                  condition: str | None = None, values: dict | None = None, names: dict | None = None,
-                 on_fail: Callable[[], DomainError] | None = None):
+                 on_fail: Callable[[], DomainError] | None = None,
+                 on_fail_item: Callable[[dict], DomainError] | None = None):
+        """`on_fail_item`: when the condition fails, DynamoDB returns the item as it was and this builds the
+        error from it (the caller learns the current state without another read)."""
         self.kind, self.item, self.key, self.expr = kind, item, key, expr
         self.condition, self.values, self.names, self.on_fail = condition, values, names, on_fail
+        self.on_fail_item = on_fail_item
 
     @classmethod
     def put(cls, item, **kw):
@@ -228,6 +234,8 @@ class Op:
         if self.expr:
             body["UpdateExpression"] = self.expr
         _add_condition(body, self.condition, self.values, self.names)
+        if self.on_fail_item:
+            body["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
         return {self.kind: body}
 
 

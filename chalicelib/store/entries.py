@@ -2,6 +2,7 @@
 that also moves the event's counters, so `taken` always equals the entries holding a place."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
 from .. import errors
@@ -10,6 +11,28 @@ from . import keys
 from .dynamo import Op, Table
 
 COUNTERS = ("taken", "confirmed", "held", "waitlisted")
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What a registration assumed when it wrote without reading first: the event's config version, and (for a
+    waitlisted entry) that every place was taken."""
+    config_version: int
+    full: bool = False
+
+
+class CountersMoved(errors.Conflict):
+    """The event's counters were not as the writer assumed (a place freed or taken, or the config changed);
+    carries them as they are, so the caller can decide again without reading."""
+    code = "conflict"
+
+    def __init__(self, counters: dict):
+        super().__init__("The event changed meanwhile; try again.")
+        self.counters = counters
+
+    @classmethod
+    def from_item(cls, item: dict) -> "CountersMoved":
+        return cls({k: item.get(k, 0) for k in (*COUNTERS, "cap")} | {"config_version": item.get("config_version", 1)})
 
 
 class IdempotentReplay(errors.Conflict):
@@ -115,27 +138,40 @@ class EntryRepo:
         return self.t.get(keys.idempotency(scope, key_hash))
 
     # -- writes
-    def _counter_op(self, eid: str, delta: dict[str, int], take_place: bool) -> Op | None:
+    def _counter_op(self, eid: str, delta: dict[str, int], take_place: bool,
+                    expect: Expect | None = None) -> Op | None:
         if not delta:
             return None
         names = {f"#{k}": k for k in delta}
         sets = ", ".join(f"#{k} = #{k} + :{k}" for k in delta)
         values: dict = {f":{k}": v for k, v in delta.items()}
         values[":one"] = 1
-        condition = "attribute_exists(PK)"
+        conditions = ["attribute_exists(PK)"]
         if take_place and delta.get("taken", 0) > 0:
             names["#cap"] = "cap"
             names["#taken"] = "taken"
-            condition = "#taken < #cap"
+            conditions = ["#taken < #cap"]
+        elif expect and expect.full:
+            names["#cap"] = "cap"
+            names["#taken"] = "taken"
+            conditions = ["#taken >= #cap"]
+        on_fail_item = None
+        if expect:
+            names["#cv"] = "config_version"
+            values[":cv"] = expect.config_version
+            # an event never edited has no config_version on its counters: its config is version 1
+            conditions.append("(#cv = :cv OR attribute_not_exists(#cv))" if expect.config_version == 1 else "#cv = :cv")
+            on_fail_item = CountersMoved.from_item
         return Op.update(keys.event_counters(eid), f"SET {sets}, cversion = cversion + :one", names=names,
-                         values=values, condition=condition,
-                         on_fail=lambda: errors.EventFull("The event has no place left.", {"event_id": eid}))
+                         values=values, condition=" AND ".join(conditions),
+                         on_fail=lambda: errors.EventFull("The event has no place left.", {"event_id": eid}),
+                         on_fail_item=on_fail_item)
 
-    def _entry_ops(self, entry: Entry) -> list[Op]:
+    def _entry_ops(self, entry: Entry, expect: Expect | None = None) -> list[Op]:
         ops: list[Op] = [Op.put(entry_item(entry), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
                          Op.put({**keys.entry_pointer(entry.id), "kind": "entry_pointer", "event_id": entry.event_id},
                                 condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry)]
-        counter = self._counter_op(entry.event_id, counter_delta(None, entry), take_place=True)
+        counter = self._counter_op(entry.event_id, counter_delta(None, entry), take_place=True, expect=expect)
         if counter:
             ops.append(counter)
         else:  # no counter moves (partner seekers); still require the event to exist
@@ -164,11 +200,14 @@ class EntryRepo:
     def update_registration(self, reg_id: str, expr: str, values: dict) -> None:
         self.t.update(keys.registration(reg_id), expr, values=values)
 
-    def create(self, entry: Entry, *, idem: dict | None = None, payment: Payment | None = None) -> None:
-        """Writes a new entry with its counters, pointer, idempotency record and payment: all or nothing."""
+    def create(self, entry: Entry, *, idem: dict | None = None, payment: Payment | None = None,
+               expect: Expect | None = None) -> None:
+        """Writes a new entry with its counters, pointer, idempotency record and payment: all or nothing.
+        `expect`: the event's config version the caller worked from and, for a waitlisted entry, that the event
+        is full; when the counters say otherwise nothing is written and `CountersMoved` carries them."""
         # the idempotency record first: a retry fails on it before anything else (its answer is the first one's)
         ops: list[Op] = [Op.put(idem, condition="attribute_not_exists(PK)", on_fail=IdempotentReplay)] if idem else []
-        ops.extend(self._entry_ops(entry))
+        ops.extend(self._entry_ops(entry, expect))
         if payment:
             ops.append(Op.put(payment_item(payment), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
         self.t.transact(ops)

@@ -139,3 +139,73 @@ def test_concurrent_registrations_never_oversell(local_repos, clock):
     counters = local_repos.entries.counters(e.id)
     assert {k: counters[k] for k in ("taken", "confirmed", "held", "waitlisted")} == recount
     assert recount["taken"] == 5 and recount["waitlisted"] == 40 - 5 - 5 - 10
+
+
+def _edit(repos, eid, **config_changes):
+    """The organiser edits the event (as services/tournaments.update_event stores it): a new config version."""
+    ev = repos.events.get(eid)
+    config = EventConfig.model_validate(ev.config.model_dump(mode="json") | config_changes)
+    repos.events.update(ev.model_copy(update={"config": config, "version": ev.version + 1}), ev.version)
+
+
+def test_registration_without_a_read_checks_what_it_assumed(any_repos, clock):
+    """Issue 16: with the event cached, a registration is one transaction whose conditions check the cache's
+    assumptions; when another process moved the places or the organiser edited the event, the outcome is the
+    one a fresh read would have given, and nothing is written twice."""
+    from chalicelib.services import registration
+    from chalicelib.store import dynamo
+    e = _setup(any_repos, clock, capacity=3)
+    d = bootstrap.deps()
+    body = lambda i: RegistrationIn(name=f"队{i}", members=[{"name": "甲", "phone": f"1390000{i:04d}"}, {"name": "乙"}])  # noqa: E731
+    calls: list[str] = []
+    hook = lambda model, **_: calls.append(model.name)  # noqa: E731
+    dynamo.client().meta.events.register("before-call.dynamodb", hook)
+    try:
+        first = registration.register(d, e.id, body(1), None)       # reads the event, then writes
+        assert first.entry.status == "confirmed" and calls[-1] == "TransactWriteItems" and len(calls) > 1
+        calls.clear()
+        second = registration.register(d, e.id, body(2), None)      # cached: the write alone
+        assert second.entry.status == "confirmed" and calls == ["TransactWriteItems"]
+        any_repos.entries.create(_entry(e, clock))                  # another process takes the last place
+        calls.clear()
+        third = registration.register(d, e.id, body(3), None)       # the place write finds it full: waitlist
+        assert third.entry.status == "waitlisted" and calls == ["TransactWriteItems"] * 2
+        calls.clear()
+        fourth = registration.register(d, e.id, body(4), None)      # now known full: the waitlist write alone
+        assert fourth.entry.status == "waitlisted" and calls == ["TransactWriteItems"]
+        for r in (first, second):                                   # two places freed elsewhere, nobody promoted
+            before = any_repos.entries.get(e.id, r.entry.id)
+            any_repos.entries.transition(before, before.model_copy(update={"status": "cancelled", "version": 2}))
+        calls.clear()
+        fifth = registration.register(d, e.id, body(5), None)       # the waitlist write finds a place free: takes it
+        assert fifth.entry.status == "confirmed" and calls == ["TransactWriteItems"] * 2
+    finally:
+        dynamo.client().meta.events.unregister("before-call.dynamodb", hook)
+    # the organiser charges a fee: the cached config's version no longer matches; decided again on the new one
+    _edit(any_repos, e.id, fee={"amount": 3000, "per": "entry"})
+    sixth = registration.register(d, e.id, body(6), None)
+    assert sixth.entry.amount_due == 3000 and sixth.entry.status == "pending_payment"
+    # and closes registration: refused, though this process's copy says open
+    _edit(any_repos, e.id, registration={"closes_at": (clock() - timedelta(hours=1)).isoformat()})
+    with pytest.raises(errors.RegistrationClosed):
+        registration.register(d, e.id, body(7), None)
+    counters = any_repos.entries.counters(e.id)
+    recount = _recount(any_repos, e.id)
+    assert {k: counters[k] for k in ("taken", "confirmed", "held", "waitlisted")} == recount
+    assert recount == {"taken": 3, "confirmed": 2, "held": 1, "waitlisted": 2}
+    assert len(any_repos.entries.list(e.id)) == 7   # seven asked (one elsewhere), one refused: none written twice
+
+
+def test_full_without_waitlist_is_said_only_on_counters_the_write_saw(any_repos, clock):
+    from chalicelib.services import registration
+    e = _setup(any_repos, clock, capacity=1)
+    _edit(any_repos, e.id, waitlist=False)
+    d = bootstrap.deps()
+    body = lambda i: RegistrationIn(name=f"队{i}", members=[{"name": "甲", "phone": f"1370000{i:04d}"}, {"name": "乙"}])  # noqa: E731
+    first = registration.register(d, e.id, body(1), None)
+    with pytest.raises(errors.EventFull):
+        registration.register(d, e.id, body(2), None)             # this process now knows the event is full
+    before = any_repos.entries.get(e.id, first.entry.id)
+    any_repos.entries.transition(before, before.model_copy(update={"status": "cancelled", "version": 2}))
+    assert registration.register(d, e.id, body(3), None).entry.status == "confirmed"   # freed elsewhere: taken
+    assert any_repos.entries.counters(e.id)["taken"] == 1
