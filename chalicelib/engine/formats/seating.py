@@ -5,7 +5,10 @@ event. The fast path searches small fields (bounded, with look-ahead so an early
 a repeat-free later round impossible) and groups large ones greedily within a window, repaired by swaps.
 A fast answer with no repeated pair is the least possible; otherwise an exact integer programme (HiGHS)
 over every possible table finds the fewest repeats, then the lowest byes, then the closest scores — for
-the whole field up to EXACT_LIMIT players, else for the tables with repeats and their neighbours.
+the whole field up to EXACT_LIMIT players. Larger fields regroup each table with repeats exactly with its
+neighbours (regions widening to EXACT_LIMIT players), and if repeats remain, solve the fewest repeats over
+the whole field among tables of players standing within a window of places (widening, time-limited), then
+close the scores again region by region; a result without repeats is then the proven fewest.
 Byes (count not a multiple of three) go to the lowest-ranked players without one. Seats rotate who
 bids first (W, then S, then E).
 """
@@ -22,6 +25,8 @@ NODE_BUDGET = 200_000      # groupings tried for this round
 LOOKAHEAD_BUDGET = 300_000 # nodes of look-ahead into later rounds, shared by the whole search
 WINDOW = 8
 EXACT_LIMIT = 45           # the integer programme takes the whole field up to this size (14,190 tables)
+WINDOW_EXACT_LIMIT = 1_200  # larger fields keep the local regroupings only
+WINDOW_SECONDS = 2.0        # per window programme; the best grouping found by then is kept
 SCALE = 100
 
 
@@ -104,9 +109,11 @@ def _exact(ordered: list[Contestant], n_byes: int) -> tuple[list[list[Contestant
 
 
 def solve_set_partition(n: int, columns: list[tuple[tuple[int, ...], float]],
-                        extra_rows: list[tuple[list[int], int]] = ()) -> list[tuple[int, ...]]:
+                        extra_rows: list[tuple[list[int], int]] = (),
+                        time_limit: float | None = None) -> list[tuple[int, ...]] | None:
     """Chooses columns (subsets of 0..n-1 with a cost) covering every element exactly once at least total
-    cost, by HiGHS's branch and bound run to a zero gap. `extra_rows`: (column indexes, exact count)."""
+    cost, by HiGHS's branch and bound run to a zero gap. `extra_rows`: (column indexes, exact count).
+    With `time_limit` (seconds), the best partition found by then (None if none was)."""
     import highspy   # imported here: only a draw that needs it pays for it
     import numpy as np
 
@@ -141,29 +148,77 @@ def solve_set_partition(n: int, columns: list[tuple[tuple[int, ...], float]],
     h.setOptionValue("output_flag", False)
     h.setOptionValue("mip_rel_gap", 0.0)
     h.setOptionValue("mip_abs_gap", 0.5)   # costs are integers: a gap below 1 is optimal
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
     h.passModel(lp)
     h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        raise RuntimeError(f"set partition not solved: {h.getModelStatus()}")
+    status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        if time_limit is not None and status == highspy.HighsModelStatus.kTimeLimit:
+            if h.getInfo().primal_solution_status != 2:   # no feasible partition found in time
+                return None
+        else:
+            raise RuntimeError(f"set partition not solved: {status}")
     values = h.getSolution().col_value
     return [columns[j][0] for j in range(m) if values[j] > 0.5]
 
 
-def _exact_repair(groups: list[list[Contestant]]) -> list[list[Contestant]]:
-    """Large fields: regroup exactly the tables with repeats together with their neighbours (by standing),
-    up to EXACT_LIMIT players at a time."""
-    groups = [list(g) for g in groups]
-    for k in [k for k, g in enumerate(groups) if _repeats(g)]:
-        if not _repeats(groups[k]):
-            continue
-        lo, hi = k, k + 1
-        while (hi - lo) * 3 + 3 <= EXACT_LIMIT and (lo > 0 or hi < len(groups)):
-            lo, hi = max(0, lo - 1), min(len(groups), hi + 1)
-        players = _order([c for g in groups[lo:hi] for c in g])
+def _window_exact(ordered: list[Contestant], width: int) -> list[list[Contestant]] | None:
+    """The fewest repeats among tables whose players stand within `width` places of each other, by an
+    integer programme over the whole field (far fewer columns than every table; repeats only, which HiGHS
+    closes fast). A grouping without repeats proves the fewest. Time-limited: the best found, or None."""
+    n = len(ordered)
+    columns = []
+    for i in range(n):
+        for j in range(i + 1, min(n, i + width + 1)):
+            for k in range(j + 1, min(n, i + width + 1)):
+                columns.append(((i, j, k), _repeats((ordered[i], ordered[j], ordered[k]))))
+    chosen = solve_set_partition(n, columns, time_limit=WINDOW_SECONDS)
+    return [[ordered[k] for k in t] for t in chosen] if chosen is not None else None
+
+
+def _polish(groups: list[list[Contestant]], span: int = 5) -> list[list[Contestant]]:
+    """Closer scores without more repeats: each run of `span` neighbouring tables regrouped exactly
+    (repeats, then spread), sliding down the field."""
+    place = {c.id: n for n, c in enumerate(_order([c for g in groups for c in g]))}
+    groups = sorted((list(g) for g in groups), key=lambda g: min(place[c.id] for c in g))
+    for lo in range(0, max(1, len(groups) - span + 1), max(1, span // 2)):
+        players = _order([c for g in groups[lo:lo + span] for c in g])
         better, _ = _exact(players, 0)
-        if sum(map(_repeats, better)) < sum(map(_repeats, groups[lo:hi])):
-            place = {c.id: k for k, c in enumerate(players)}
-            groups[lo:hi] = sorted(better, key=lambda g: min(place[c.id] for c in g))
+        place = {c.id: n for n, c in enumerate(players)}
+        groups[lo:lo + span] = sorted(better, key=lambda g: min(place[c.id] for c in g))
+    return groups
+
+
+def _exact_repair(groups: list[list[Contestant]]) -> list[list[Contestant]]:
+    """Large fields: regroup exactly each table with repeats together with its neighbours (by standing),
+    starting with the two tables either side and widening only while repeats remain, up to EXACT_LIMIT
+    players at a time (a small region solves in milliseconds; the widest in about a second)."""
+    groups = [list(g) for g in groups]
+    for k in range(len(groups)):
+        for half in (2, 4, 7):
+            if not _repeats(groups[k]):
+                break
+            size = min(2 * half + 1, EXACT_LIMIT // 3, len(groups))   # tables in the region
+            lo = min(max(0, k - half), len(groups) - size)             # shifted inwards at either end
+            hi = lo + size
+            players = _order([c for g in groups[lo:hi] for c in g])
+            better, _ = _exact(players, 0)
+            if sum(map(_repeats, better)) < sum(map(_repeats, groups[lo:hi])):
+                place = {c.id: n for n, c in enumerate(players)}
+                groups[lo:hi] = sorted(better, key=lambda g: min(place[c.id] for c in g))
+            if hi - lo == len(groups):
+                break
+    # Repeats left after the local regroupings: the whole field at once, tables within widening windows of
+    # places, until none is left (then the fewest are proven) or the widest window has been tried.
+    if any(map(_repeats, groups)) and len(groups) * 3 <= WINDOW_EXACT_LIMIT:
+        players = _order([c for g in groups for c in g])
+        for width in (8, 14, 24, 40):
+            better = _window_exact(players, width)
+            if better is not None and sum(map(_repeats, better)) < sum(map(_repeats, groups)):
+                groups = _polish(better)
+            if not any(map(_repeats, groups)):
+                break
     return groups
 
 
