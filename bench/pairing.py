@@ -114,6 +114,26 @@ def main() -> None:
     d = group_round(f, 3)
     print(f"three-seat tables: 3,000 players → {len(d.tables)} tables in {(time.perf_counter() - t0) * 1000:.0f} ms "
           f"(target < 1000 ms), {int(d.cost)} repeated pairs")
+    # Larger Dou Dizhu fields to round 9 (above the whole-field programme's 45 players), beside the
+    # whole-field programme forced on the last round's field: the slowest round and the repeats left.
+    from tests.engine.swiss_sim import play_three
+    from chalicelib.engine.formats.seating import _exact, _order, _repeats
+    for n, seed in ((51, 1), (66, 0), (90, 2)):
+        rng = random.Random(n * 100 + seed)
+        f = field_of(n)
+        slowest, left = 0.0, 0
+        for rnd in range(1, 10):
+            t0 = time.perf_counter()
+            d = group_round(f, rnd)
+            slowest = max(slowest, time.perf_counter() - t0)
+            left += int(d.cost)
+            if rnd < 9:
+                f = play_three(f, d, rng)
+        t0 = time.perf_counter()
+        exact = sum(map(_repeats, _exact(_order(f), n % 3)[0])) if n <= 66 else None
+        ref = f"{time.perf_counter() - t0:.1f} s, {exact} repeats" if exact is not None else "not run (too slow)"
+        print(f"three-seat tables: {n} players × 9 rounds → slowest round {slowest * 1000:.0f} ms, {left} repeated "
+              f"pairs in all (target 0); whole-field programme on round 9: {ref}")
 
 
 if __name__ == "__main__":
