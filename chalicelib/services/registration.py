@@ -64,7 +64,10 @@ def _read_config(deps: Deps, eid: str) -> tuple[Event, Tournament]:
     event, tournament = _event_and_tournament(deps, eid)
     _CONFIG_CACHE[eid] = (time.monotonic(), event, tournament)
     if len(_CONFIG_CACHE) > 256:
-        _CONFIG_CACHE.pop(next(iter(_CONFIG_CACHE)), None)
+        try:
+            _CONFIG_CACHE.pop(next(iter(_CONFIG_CACHE)), None)
+        except (StopIteration, RuntimeError):   # another thread changed it meanwhile: trim next time
+            pass
     return event, tournament
 
 
