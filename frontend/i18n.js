@@ -37,6 +37,7 @@
     status_withdrawn: ["已退赛", "Withdrawn"],
     status_merged: ["已组队", "Partnered"],
     position: ["候补第 {n} 位", "Waitlist position {n}"],
+    position_later: ["有名额空出时按报名先后递补；候补名次见下方“我的报名”链接", "Places free up in order of registration; your waitlist position is on your entry page (link below)"],
     pay_desk: ["请到报名台现场付款：{amount}", "Pay at the desk: {amount}"],
     pay_online: ["在线支付", "Pay online"],
     manage_link: ["您的报名管理链接（请收藏，勿分享）", "Your private entry link (keep it; do not share)"],

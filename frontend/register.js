@@ -66,7 +66,8 @@
         document.getElementById("form").hidden = true;
         document.getElementById("done").hidden = false;
         document.getElementById("done-status").textContent = t("status_" + res.entry.status);
-        document.getElementById("done-extra").textContent = res.entry.waitlist_position ? t("position", {n: res.entry.waitlist_position}) : "";
+        document.getElementById("done-extra").textContent = res.entry.waitlist_position ? t("position", {n: res.entry.waitlist_position}) :
+          res.entry.status === "waitlisted" ? t("position_later") : "";
         document.getElementById("pay").textContent = res.entry.status === "pending_payment" ? t("pay_desk", {amount: A.money(res.entry.amount_due, res.entry.currency)}) : "";
         var link = location.origin + location.pathname.replace("register.html", "entry.html") + "?id=" + res.entry.id + "#token=" + res.manage_token;
         var a = document.getElementById("manage");

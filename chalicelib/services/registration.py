@@ -119,8 +119,9 @@ def _body_hash(body: RegistrationIn) -> str:
 
 
 def view(deps: Deps, entry: Entry, event: Event | None = None, tournament: Tournament | None = None,
-         position: int | None = None) -> EntryView:
-    if position is None and entry.status == "waitlisted" and entry.waitlist_key:
+         position: int | None = None, count_position: bool = True) -> EntryView:
+    """`count_position=False`: no waitlist position unless given (counting it reads a growing index)."""
+    if position is None and count_position and entry.status == "waitlisted" and entry.waitlist_key:
         position = deps.repos.entries.waitlist_position(entry.event_id, entry.waitlist_key)
     if event is None:
         event, tournament = _event_and_tournament(deps, entry.event_id)
@@ -196,7 +197,6 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     idem = None
     if key_hash:
         idem = idempotency_item(eid, key_hash, entry_id, _body_hash(body), int((now + IDEMPOTENCY_TTL).timestamp()))
-    position = None
     # Known full a moment ago: straight to the waitlist (its write checks that every place is still taken).
     # Without a waitlist the place write is tried anyway: "full" is said only on counters the write saw.
     wait = entry.holds_place and event.counters.taken >= event.config.capacity and event.config.waitlist
@@ -207,10 +207,7 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
             if wait:
                 deps.repos.entries.create(waiting, idem=idem, expect=Expect(event.version, full=True))
                 entry, payment = waiting, None
-                # how many wait, as far as this process knows (counting the index costs a growing read on
-                # every registration); the manage page shows the exact position
                 known = event.counters.model_dump() | {"waitlisted": event.counters.waitlisted + 1}
-                position = known["waitlisted"]
             else:
                 deps.repos.entries.create(entry, idem=idem, payment=payment, expect=Expect(event.version))
                 c = event.counters
@@ -229,7 +226,9 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     else:
         raise TransientConflict("名额变动频繁，请重试 · Places are changing fast; try again.")
     checkout_url = start_checkout(deps, entry, payment, tournament) if payment else None
-    return RegistrationAnswer(entry=view(deps, entry, event, tournament, position=position), manage_token=token,
+    # No waitlist position in the answer: this process's counters may be old, and counting the index is a read
+    # that grows with the waitlist on every registration. The manage page counts it exactly.
+    return RegistrationAnswer(entry=view(deps, entry, event, tournament, count_position=False), manage_token=token,
                               checkout_url=checkout_url)
 
 
