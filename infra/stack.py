@@ -126,6 +126,7 @@ class PlatformStack(cdk.Stack):
         table.grant_read_write_data(api_role)
         table.grant_read_write_data(sweeper_role)
         table.grant_read_data(publisher_role)
+        table.grant(publisher_role, "dynamodb:UpdateItem")   # its publish lease (one publisher per tournament)
         # grant_put would add s3:Abort*; the publisher only puts objects.
         put_pages = iam.PolicyStatement(actions=["s3:PutObject"], resources=[results_bucket.arn_for_objects("*")])
         api_role.add_to_principal_policy(put_pages)  # POST /tournaments/{tid}/publish publishes at once

@@ -19,8 +19,10 @@ def publish_from_queue(event) -> dict:
     import json
 
     from ..bootstrap import deps
-    from ..services.publishing import publish_tournament
+    from ..services.publishing import publish_latest
     tournaments = {json.loads(record.body)["tournament_id"] for record in event}
     for tid in sorted(tournaments):
-        publish_tournament(deps(), tid)  # an exception returns the batch to the queue, then to the DLQ
+        # one publisher per tournament (several functions may run); an exception returns the batch to the
+        # queue, then to the DLQ
+        publish_latest(deps(), tid)
     return {"published": len(tournaments)}

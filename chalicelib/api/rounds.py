@@ -201,9 +201,10 @@ def audit(ctx, eid):
 @route(bp, "/tournaments/{tid}/publish", "POST", summary="Publish the tournament's pages now", auth="organiser",
        response=PublishOut, tag=TAG)
 def publish(ctx, tid):
-    from ..services.publishing import publish_tournament
+    from ..services.publishing import publish_latest
     own_tournament(ctx.deps, ctx.organiser, tid)
-    return PublishOut(**publish_tournament(ctx.deps, tid, force=True))  # on demand: rewrite every page
+    # on demand: rewrite every page, waiting a moment for a publish already running
+    return PublishOut(**publish_latest(ctx.deps, tid, force=True, wait_seconds=20))
 
 
 def _int(value) -> int:

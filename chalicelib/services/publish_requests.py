@@ -18,7 +18,7 @@ def request_publish(deps: Deps, tid: str) -> None:
             import boto3
             boto3.client("sqs").send_message(QueueUrl=queue, MessageBody=json.dumps({"tournament_id": tid}))
         else:
-            from .publishing import publish_tournament
-            publish_tournament(deps, tid)
+            from .publishing import publish_latest
+            publish_latest(deps, tid)
     except Exception:  # a failed publish must not fail the result that triggered it; the next one repairs
         log.exception("publishing tournament %s failed", tid)

@@ -147,6 +147,46 @@ def _local(iso: str, tz: str, fmt: str = "%m-%d %H:%M") -> str:
         return iso
 
 
+LEASE_SECONDS = 60   # longer than a big tournament's publish; renewed before each further publish
+
+
+def publish_latest(deps: Deps, tid: str, *, force: bool = False, wait_seconds: float = 0.0) -> dict | None:
+    """Publishes the tournament as it is now, one publisher at a time: asks that arrive while another publishes
+    only count themselves, and that publisher publishes again before it stops if any came in — so the last
+    pages written always come from data read after the last ask, and a hall of phones confirming at once costs
+    a publish or two, not one each (concurrent publishes could also write older pages over newer ones).
+    Returns the stats of the publish made here, or None when another publisher took the ask over.
+    `wait_seconds`: how long to wait for the lease (on demand); otherwise leave the ask to the holder."""
+    import time
+    from ..ids import new_id
+    leases = deps.repos.publish_leases
+    me = new_id()
+    leases.ask(tid)
+    deadline = time.monotonic() + wait_seconds
+    while not leases.acquire(tid, me, _epoch(deps), LEASE_SECONDS):
+        if time.monotonic() >= deadline:
+            if wait_seconds:
+                raise errors.Conflict("正在发布，请稍后再试 · The results are being published; try again in a moment.")
+            return None
+        time.sleep(0.2)
+    try:
+        while True:
+            seen = leases.asked(tid)
+            stats = publish_tournament(deps, tid, force=force)
+            if leases.release(tid, me, seen):
+                return stats
+            if not leases.acquire_again(tid, me, _epoch(deps), LEASE_SECONDS):   # expired and taken: theirs now
+                return stats
+            force = False   # asks came in meanwhile: publish what changed since
+    except BaseException:
+        leases.release(tid, me)
+        raise
+
+
+def _epoch(deps: Deps) -> int:
+    return int(deps.clock().timestamp())
+
+
 @contextmanager
 def _gc_paused():
     """The cyclic collector is paused while a publish runs: it allocates tens of thousands of short-lived dicts

@@ -93,6 +93,11 @@ def appeal_pointer(appeal_id: str) -> dict:
 APPEAL_PREFIX = "APPEAL#"
 
 
+def publish_lease(tid: str) -> dict:
+    """One per tournament: who is publishing it now, and how many publishes were asked for."""
+    return {"PK": f"PUBLISH#{tid}", "SK": "LEASE"}
+
+
 def rate_counter(scope: str, key: str, window: int) -> dict:
     """Attempts in one time window (e.g. wrong table codes a minute); expires with the window."""
     return {"PK": f"RATE#{scope}#{key}", "SK": f"W#{window}"}

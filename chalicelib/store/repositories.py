@@ -138,6 +138,53 @@ class RateRepo:
         return int(out["hits"])
 
 
+class PublishLeaseRepo:
+    """One publisher per tournament at a time, and none of the asks lost: every ask counts itself (`asked`), and
+    the lease holder releases only when no ask came in since it read the count (else it publishes again)."""
+
+    def __init__(self, table: Table):
+        self.t = table
+
+    def ask(self, tid: str) -> int:
+        return int(self.t.update(keys.publish_lease(tid), "ADD asked :one", values={":one": 1})["asked"])
+
+    def asked(self, tid: str) -> int:
+        item = self.t.get(keys.publish_lease(tid))
+        return int(item.get("asked", 0)) if item else 0
+
+    def acquire(self, tid: str, holder: str, now_epoch: int, seconds: int) -> bool:
+        try:
+            self.t.update(keys.publish_lease(tid), "SET holder = :h, lease_until = :until",
+                          values={":h": holder, ":until": now_epoch + seconds, ":now": now_epoch},
+                          condition="attribute_not_exists(holder) OR lease_until < :now")
+            return True
+        except errors.Conflict:
+            return False
+
+    def acquire_again(self, tid: str, holder: str, now_epoch: int, seconds: int) -> bool:
+        """The holder renews its lease before publishing again (False if it expired and someone took it)."""
+        try:
+            self.t.update(keys.publish_lease(tid), "SET lease_until = :until",
+                          values={":h": holder, ":until": now_epoch + seconds}, condition="holder = :h")
+            return True
+        except errors.Conflict:
+            return False
+
+    def release(self, tid: str, holder: str, asked: int | None = None) -> bool:
+        """Gives the lease up if `holder` has it (and, with `asked`, only if no ask came in since)."""
+        condition = "holder = :h" + (" AND asked = :a" if asked is not None else "")
+        values = {":h": holder, **({":a": asked} if asked is not None else {})}
+        try:
+            self.t.update(keys.publish_lease(tid), "REMOVE holder, lease_until", values=values, condition=condition)
+            return True
+        except errors.Conflict:
+            return False
+
+    def holder(self, tid: str) -> str | None:
+        item = self.t.get(keys.publish_lease(tid))
+        return item.get("holder") if item else None
+
+
 class TournamentRepo:
     def __init__(self, table: Table):
         self.t = table
@@ -256,6 +303,7 @@ class Repos:
         self.table = table or Table()
         self.organisers = OrganiserRepo(self.table)
         self.rates = RateRepo(self.table)
+        self.publish_leases = PublishLeaseRepo(self.table)
         self.staff = StaffRepo(self.table)
         self.tournaments = TournamentRepo(self.table)
         self.events = EventRepo(self.table)

@@ -76,3 +76,88 @@ def test_get_many_reads_in_one_round_trip_in_the_order_asked(any_repos, clock):
     got = any_repos.table.get_many([keys.tournament(e.tournament_id), keys.event_counters("missing"),
                                     keys.event_counters(e.id)])
     assert got[0]["SK"] == "META" and got[1] is None and got[2]["cap"] == 2
+
+
+def test_publish_lease_one_holder_and_no_ask_lost(any_repos):
+    leases, tid = any_repos.publish_leases, new_id()
+    assert leases.ask(tid) == 1 and leases.asked(tid) == 1
+    assert leases.acquire(tid, "a", 1000, 60) and leases.holder(tid) == "a"
+    assert not leases.acquire(tid, "b", 1001, 60)                  # held: b only asked
+    seen = leases.asked(tid)
+    leases.ask(tid)                                                # an ask arrives while a publishes
+    assert not leases.release(tid, "a", seen)                      # so a may not stop yet
+    assert not leases.release(tid, "b") and leases.holder(tid) == "a"
+    assert leases.acquire_again(tid, "a", 1002, 60)
+    assert leases.release(tid, "a", leases.asked(tid)) and leases.holder(tid) is None
+    assert leases.acquire(tid, "b", 1003, 60)
+    assert not leases.acquire_again(tid, "a", 1004, 60)            # not a's any more
+    assert leases.acquire(tid, "c", 1003 + 61, 60)                 # b's lease ran out (b crashed): c takes it
+    assert not leases.release(tid, "b") and leases.holder(tid) == "c"
+
+
+def test_publishes_asked_at_once_run_one_at_a_time_and_the_last_reads_after_the_last_ask(local_repos, clock,
+                                                                                          monkeypatch):
+    """A hall of phones confirming together: while one publish runs, 11 more asks arrive from 11 threads. They
+    do not publish beside it (an older publish could write its pages over a newer one's); the running one
+    publishes once more, starting after the last ask, so the pages end up with everything."""
+    import threading
+    import time
+
+    from chalicelib import bootstrap
+    from chalicelib.services import publishing
+    e = _setup(local_repos, clock)
+    d = bootstrap.deps()
+    events, lock, running = [], threading.Lock(), [0]
+    first_running, all_asked = threading.Event(), threading.Event()
+    real_ask = local_repos.publish_leases.ask
+
+    def ask(tid):
+        n = real_ask(tid)
+        with lock:
+            events.append(("ask", time.monotonic()))
+            if sum(1 for x in events if x[0] == "ask") == 12:
+                all_asked.set()
+        return n
+
+    def slow_publish(deps, tid, force=False):
+        with lock:
+            running[0] += 1
+            events.append(("start", time.monotonic(), running[0]))
+        first_running.set()
+        all_asked.wait(10)   # the first publish lasts until every other ask has come in
+        with lock:
+            running[0] -= 1
+        return {"files": 0, "written": 0, "bytes": 0, "largest": ["", 0]}
+
+    monkeypatch.setattr(local_repos.publish_leases, "ask", ask)
+    monkeypatch.setattr(publishing, "publish_tournament", slow_publish)
+    results = []
+    run = lambda: results.append(publishing.publish_latest(d, e.tournament_id))  # noqa: E731
+    first = threading.Thread(target=run)
+    first.start()
+    assert first_running.wait(10)
+    others = [threading.Thread(target=run) for _ in range(11)]
+    for t in others:
+        t.start()
+    for t in [first, *others]:
+        t.join(15)
+    starts = [x for x in events if x[0] == "start"]
+    asks = [x for x in events if x[0] == "ask"]
+    assert len(asks) == 12 and max(x[2] for x in starts) == 1
+    assert len(starts) == 2 and starts[-1][1] > asks[-1][1]     # one more publish, after the last ask
+    assert sum(r is None for r in results) == 11                 # the others left their asks to it
+    assert local_repos.publish_leases.holder(e.tournament_id) is None
+
+
+def test_a_failed_publish_gives_the_lease_back(local_repos, clock, monkeypatch):
+    from chalicelib import bootstrap
+    from chalicelib.services import publishing
+    e = _setup(local_repos, clock)
+
+    def broken(deps, tid, force=False):
+        raise RuntimeError("sink down")
+
+    monkeypatch.setattr(publishing, "publish_tournament", broken)
+    with pytest.raises(RuntimeError):
+        publishing.publish_latest(bootstrap.deps(), e.tournament_id)
+    assert local_repos.publish_leases.holder(e.tournament_id) is None   # the next ask publishes at once
