@@ -19,6 +19,6 @@ def request_publish(deps: Deps, tid: str) -> None:
             boto3.client("sqs").send_message(QueueUrl=queue, MessageBody=json.dumps({"tournament_id": tid}))
         else:
             from .publishing import publish_latest
-            publish_latest(deps, tid)
+            publish_latest(deps, tid, then_in_background=True)
     except Exception:  # a failed publish must not fail the result that triggered it; the next one repairs
         log.exception("publishing tournament %s failed", tid)

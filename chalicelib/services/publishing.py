@@ -150,13 +150,16 @@ def _local(iso: str, tz: str, fmt: str = "%m-%d %H:%M") -> str:
 LEASE_SECONDS = 60   # longer than a big tournament's publish; renewed before each further publish
 
 
-def publish_latest(deps: Deps, tid: str, *, force: bool = False, wait_seconds: float = 0.0) -> dict | None:
+def publish_latest(deps: Deps, tid: str, *, force: bool = False, wait_seconds: float = 0.0,
+                   then_in_background: bool = False) -> dict | None:
     """Publishes the tournament as it is now, one publisher at a time: asks that arrive while another publishes
     only count themselves, and that publisher publishes again before it stops if any came in — so the last
     pages written always come from data read after the last ask, and a hall of phones confirming at once costs
     a publish or two, not one each (concurrent publishes could also write older pages over newer ones).
     Returns the stats of the publish made here, or None when another publisher took the ask over.
-    `wait_seconds`: how long to wait for the lease (on demand); otherwise leave the ask to the holder."""
+    `wait_seconds`: how long to wait for the lease (on demand); otherwise leave the ask to the holder.
+    `then_in_background`: publish once here, and any further rounds in a thread (a request must not wait on a
+    hall's worth of them; the queue consumers in AWS keep them in line)."""
     import time
     from ..ids import new_id
     leases = deps.repos.publish_leases
@@ -169,8 +172,29 @@ def publish_latest(deps: Deps, tid: str, *, force: bool = False, wait_seconds: f
                 raise errors.Conflict("正在发布，请稍后再试 · The results are being published; try again in a moment.")
             return None
         time.sleep(0.2)
+    stats = _publish_while_asked(deps, tid, me, force, rounds=1 if then_in_background else None)
+    if stats is _MORE:
+        import threading
+        threading.Thread(target=_publish_while_asked, args=(deps, tid, me, False), kwargs={"background": True},
+                         daemon=True, name=f"publish-{tid}").start()
+        return None
+    return stats
+
+
+_MORE = object()
+
+
+def _publish_while_asked(deps: Deps, tid: str, me: str, force: bool, rounds: int | None = None,
+                         background: bool = False):
+    """The lease holder's loop: publish, then stop if no ask came in since the count was read. After `rounds`
+    publishes, returns _MORE still holding the lease (the caller hands the loop on). In the background a
+    failure is logged (the lease is given back; the next ask publishes again)."""
+    leases = deps.repos.publish_leases
+    stats = None
     try:
         while True:
+            if rounds is not None and rounds <= 0:
+                return _MORE
             seen = leases.asked(tid)
             stats = publish_tournament(deps, tid, force=force)
             if leases.release(tid, me, seen):
@@ -178,8 +202,12 @@ def publish_latest(deps: Deps, tid: str, *, force: bool = False, wait_seconds: f
             if not leases.acquire_again(tid, me, _epoch(deps), LEASE_SECONDS):   # expired and taken: theirs now
                 return stats
             force = False   # asks came in meanwhile: publish what changed since
+            rounds = None if rounds is None else rounds - 1
     except BaseException:
         leases.release(tid, me)
+        if background:
+            log.exception("publishing tournament %s failed", tid)
+            return None
         raise
 
 
