@@ -11,7 +11,7 @@ from ..engine.games import game as game_rules
 from ..engine.types import Side
 from ..ids import new_id
 from ..models import AuditRecord, ResultOut, RoundTable, TableSide
-from .rounds import code_hash, load_round
+from .rounds import code_hash, load_round, load_table
 
 
 @dataclass
@@ -28,8 +28,7 @@ def resolve_actor(deps: Deps, eid: str, n: int, t: int, principal, code: str | N
         return Actor("organiser", principal.who)
     if not code:
         raise errors.Unauthorized("Sign in as the organiser or give the table code (X-Table-Code).")
-    _, _, tables = load_round(deps, eid, n)
-    table = find_table(tables, t)
+    _, _, table = load_table(deps, eid, n, t)
     now = deps.clock()
     window, key = int(now.timestamp() // 60), f"{eid}#{n}#{t}"
     if deps.repos.rates.hits("tablecode", key, window) >= WRONG_CODES_PER_MINUTE:
@@ -55,14 +54,14 @@ def find_table(tables: list[dict], t: int) -> dict:
 
 def table_for_scoring(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> dict:
     """What the table-side scoring page shows: the event, the round, the table with names, and whose side."""
-    from .rounds import entry_names
     event = deps.repos.events.get(eid)
-    _, doc, tables = load_round(deps, eid, n)
-    names = {k: v["name"] for k, v in entry_names(deps, eid).items()}
+    _, doc, table = load_table(deps, eid, n, t)
+    ids = [s["entry_id"] for s in table["sides"]]
+    names = {e.id: e.name for e in deps.repos.entries.get_many(eid, ids) if e}   # this table's names only
     return {"event_id": eid, "event_name": event.config.name, "game": event.config.game, "round": n,
             "round_status": doc["status"], "method": event.config.stages[doc["stage"]].scoring.method,
             "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"),
-            "side": actor.side, "table": table_view(find_table(tables, t), names)}
+            "side": actor.side, "table": table_view(table, names)}
 
 
 def table_view(table: dict, names: dict | None = None) -> RoundTable:

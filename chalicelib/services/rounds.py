@@ -86,6 +86,18 @@ def load_round(deps: Deps, eid: str, n: int) -> tuple[dict, dict, list[dict]]:
     return state, doc, tables
 
 
+def load_table(deps: Deps, eid: str, n: int, t: int) -> tuple[dict, dict, dict]:
+    """The event state, round n's document and its table t: two small reads, not the whole round."""
+    state = deps.repos.rounds.state(eid)
+    ref = round_ref(state, n)
+    doc, table = deps.repos.rounds.get_table(eid, ref["stage"], n, t)
+    if doc is None:
+        raise errors.NotFound(f"round {n} not found")
+    if table is None:
+        raise errors.NotFound(f"table {t} not found")
+    return state, doc, table
+
+
 def entry_names(deps: Deps, eid: str) -> dict[str, dict]:
     return {e.id: {"name": e.name, "club": e.club} for e in deps.repos.entries.list(eid)}
 

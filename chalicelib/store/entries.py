@@ -115,6 +115,10 @@ class EntryRepo:
         pointer = self.t.get(keys.entry_pointer(entry_id))
         return self.get(pointer["event_id"], entry_id) if pointer else None
 
+    def get_many(self, eid: str, entry_ids: list[str]) -> list[Entry | None]:
+        items = self.t.get_many([keys.entry(eid, x) for x in entry_ids]) if entry_ids else []
+        return [Entry.model_validate_json(i["data"]) if i else None for i in items]
+
     def list(self, eid: str) -> list[Entry]:
         return [Entry.model_validate_json(i["data"]) for i in self.t.query(keys.event_partition(eid), keys.ENTRY_PREFIX)]
 

@@ -80,6 +80,11 @@ class RoundRepo:
                 tables.append(json.loads(item["data"]))
         return round_doc, sorted(tables, key=lambda t: t["number"])
 
+    def get_table(self, eid: str, stage: int, n: int, t: int) -> tuple[dict | None, dict | None]:
+        """The round's document and one of its tables in one round trip (a phone's poll reads just these)."""
+        doc, table = self.t.get_many([keys.round_(eid, stage, n), keys.table(eid, stage, n, t)])
+        return (json.loads(doc["data"]) if doc else None), (json.loads(table["data"]) if table else None)
+
     def close_round(self, eid: str, round_doc: dict, state: dict, expected_version: int) -> None:
         """The closed round and the event state (no open round) together (the round's `rev` is kept)."""
         self.t.transact([Op.update(keys.round_(eid, round_doc["stage"], round_doc["number"]), "SET #d = :d",

@@ -57,6 +57,8 @@ def test_create_transition_counters_and_lookups(any_repos, clock):
     assert any_repos.entries.expired_holds(soon) == [(e.id, w.id)]
     assert any_repos.entries.expired_holds(clock().strftime("%Y-%m-%dT%H:%M:%SZ")) == []
     assert {x.id for x in any_repos.entries.list(e.id)} == {a.id, w.id}
+    assert [x.id if x else None for x in any_repos.entries.get_many(e.id, [w.id, "nope", a.id])] == [w.id, None, a.id]
+    assert any_repos.entries.get_many(e.id, []) == []
 
 
 def test_merge_and_payments(any_repos, clock):
