@@ -203,7 +203,7 @@ class TournamentRepo:
         return Tournament.model_validate_json(item["data"]) if item else None
 
     def get_with_events(self, tid: str) -> tuple[Tournament | None, list[Event]]:
-        """One query returns the tournament and its event configs; counters come in one more read each."""
+        """One query returns the tournament and its event configs; the events' counters come in one batch read."""
         items = self.t.query(keys.tournament_partition(tid))
         tournament, events = None, []
         for item in items:
@@ -211,10 +211,10 @@ class TournamentRepo:
                 tournament = Tournament.model_validate_json(item["data"])
             elif item["SK"].startswith(keys.EVENT_PREFIX):
                 events.append(Event.model_validate_json(item["data"]))
-        for event in events:
-            counters = self.t.get(keys.event_counters(event.id))
-            if counters:
-                event.counters = _counters(counters)
+        for batch in chunks(events, 100):
+            for event, counters in zip(batch, self.t.get_many([keys.event_counters(e.id) for e in batch])):
+                if counters:
+                    event.counters = _counters(counters)
         return tournament, events
 
     def list_for_organiser(self, oid: str) -> list[Tournament]:
