@@ -7,11 +7,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from .base import *  # noqa: F401,F403
-from .tournaments import *  # noqa: F401,F403
-from .events import *  # noqa: F401,F403
-from .organisers import *  # noqa: F401,F403
-from .public import *  # noqa: F401,F403
+from .base import Loose, Out, Strict
 
 
 EntryStatus = Literal["confirmed", "pending_payment", "waitlisted", "partner_wanted", "cancelled", "withdrawn",

@@ -6,8 +6,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, field_validator, model_validator
 
-from .base import *  # noqa: F401,F403
-from .tournaments import *  # noqa: F401,F403
+from .base import FormatName, Game, Loose, Strict
 
 
 class EntryKind(Strict):

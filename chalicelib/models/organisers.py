@@ -5,9 +5,7 @@ from datetime import datetime
 
 from pydantic import Field
 
-from .base import *  # noqa: F401,F403
-from .tournaments import *  # noqa: F401,F403
-from .events import *  # noqa: F401,F403
+from .base import Loose, Strict
 
 
 class Organiser(Loose):

@@ -6,13 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .base import *  # noqa: F401,F403
-from .tournaments import *  # noqa: F401,F403
-from .events import *  # noqa: F401,F403
-from .organisers import *  # noqa: F401,F403
-from .public import *  # noqa: F401,F403
-from .entries import *  # noqa: F401,F403
-from .registrations import *  # noqa: F401,F403
+from .base import Loose
 
 
 PaymentState = Literal["created", "pending", "confirmed", "failed", "cancelled", "refunded"]

@@ -6,10 +6,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .base import *  # noqa: F401,F403
-from .tournaments import *  # noqa: F401,F403
-from .events import *  # noqa: F401,F403
-from .organisers import *  # noqa: F401,F403
+from .base import Game, Out
+from .events import EntryKind, Fee, Prize
 
 
 class PublicEvent(Out):

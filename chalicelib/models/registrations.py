@@ -6,12 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
-from .base import *  # noqa: F401,F403
-from .tournaments import *  # noqa: F401,F403
-from .events import *  # noqa: F401,F403
-from .organisers import *  # noqa: F401,F403
-from .public import *  # noqa: F401,F403
-from .entries import *  # noqa: F401,F403
+from .base import Out, Strict
+from .entries import EntryView, MemberIn, normalise_phone
 
 
 class Contact(Strict):

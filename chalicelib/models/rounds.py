@@ -6,14 +6,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from .base import *  # noqa: F401,F403
-from .tournaments import *  # noqa: F401,F403
-from .events import *  # noqa: F401,F403
-from .organisers import *  # noqa: F401,F403
-from .public import *  # noqa: F401,F403
-from .entries import *  # noqa: F401,F403
-from .registrations import *  # noqa: F401,F403
-from .payments import *  # noqa: F401,F403
+from .base import Out, Strict
 
 
 class DrawIn(Strict):

@@ -5,7 +5,7 @@ from datetime import date, datetime
 
 from pydantic import Field, field_validator, model_validator
 
-from .base import *  # noqa: F401,F403
+from .base import CURRENCY_EXPONENT, Loose, Strict
 
 
 def _check_timezone(value: str) -> str:

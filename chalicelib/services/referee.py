@@ -79,11 +79,10 @@ def lateness_effect(event: Event, doc: dict, table: dict, entry_id: str, arrived
 
 
 def record_arrival(deps: Deps, eid: str, n: int, t: int, entry_id: str, arrived_at: datetime | None, actor) -> ArrivalOut:
-    from .results import _audit, _snapshot, find_table, record_forfeit, table_view
-    from .rounds import load_round
+    from .results import _audit, _snapshot, record_forfeit, table_view
+    from .rounds import load_table
     event, tournament = _event_and_tournament(deps, eid)
-    _, doc, tables = load_round(deps, eid, n)
-    table = find_table(tables, t)
+    _, doc, table = load_table(deps, eid, n, t)
     if entry_id not in [s["entry_id"] for s in table["sides"]]:
         raise errors.InvalidRequest("该参赛单位不在这一桌 · This entry is not at this table.")
     if table["status"] in ("confirmed", "forfeit"):
@@ -121,11 +120,9 @@ def appeal_deadline(event: Event, doc: dict, now: datetime) -> datetime:
 
 
 def lodge_appeal(deps: Deps, eid: str, n: int, t: int, entry_id: str, text: str, actor) -> Appeal:
-    from .results import find_table
-    from .rounds import load_round
+    from .rounds import load_table
     event, tournament = _event_and_tournament(deps, eid)
-    _, doc, tables = load_round(deps, eid, n)
-    table = find_table(tables, t)
+    _, doc, table = load_table(deps, eid, n, t)
     ids = [s["entry_id"] for s in table["sides"]]
     if entry_id not in ids:
         raise errors.InvalidRequest("该参赛单位不在这一桌 · This entry is not at this table.")

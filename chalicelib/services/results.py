@@ -11,7 +11,7 @@ from ..engine.games import game as game_rules
 from ..engine.types import Side
 from ..ids import new_id
 from ..models import AuditRecord, ResultOut, RoundTable, TableSide
-from .rounds import code_hash, load_round, load_table
+from .rounds import code_hash, load_table
 
 
 @dataclass
@@ -43,13 +43,6 @@ def resolve_actor(deps: Deps, eid: str, n: int, t: int, principal, code: str | N
 
 
 WRONG_CODES_PER_MINUTE = 5
-
-
-def find_table(tables: list[dict], t: int) -> dict:
-    for table in tables:
-        if table["number"] == t:
-            return table
-    raise errors.NotFound(f"table {t} not found")
 
 
 def table_for_scoring(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> dict:
@@ -96,8 +89,7 @@ def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor
     event = deps.repos.events.get(eid)
     if event is None:
         raise errors.NotFound("event not found")
-    state, doc, tables = load_round(deps, eid, n)
-    table = find_table(tables, t)
+    state, doc, table = load_table(deps, eid, n, t)
     version = body.get("version")
     reason = body.get("reason", "") or ""
     override = body.get("override") is True
@@ -158,8 +150,7 @@ def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor
 def preview_result(deps: Deps, eid: str, n: int, t: int, body: dict) -> dict:
     """Scores a result without saving it: the table-side page shows running levels/points from the engine."""
     event = deps.repos.events.get(eid)
-    _, doc, tables = load_round(deps, eid, n)
-    table = find_table(tables, t)
+    _, doc, table = load_table(deps, eid, n, t)
     stage = event.config.stages[doc["stage"]]
     sides = [Side(s["entry_id"], tuple(s["seats"])) for s in table["sides"]]
     score = game_rules(event.config.game).score(_scored_result(body, table), sides, stage.scoring, knockout=False)
@@ -175,8 +166,7 @@ def _redraw_offered(state: dict, doc: dict, n: int) -> bool:
 
 def confirm_result(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> ResultOut:
     event = deps.repos.events.get(eid)
-    _, doc, tables = load_round(deps, eid, n)
-    table = find_table(tables, t)
+    _, doc, table = load_table(deps, eid, n, t)
     if table["status"] in ("confirmed", "forfeit"):
         raise errors.AlreadyConfirmed()
     if table["status"] == "disputed":
@@ -212,8 +202,7 @@ def draw_score(game: str, ids: list[str], scoring) -> tuple[dict, dict]:
 def record_forfeit(deps: Deps, eid: str, n: int, t: int, loser: str | None, reason: str, actor: Actor,
                    excused: bool = False, force_majeure: bool = False) -> ResultOut:
     event = deps.repos.events.get(eid)
-    _, doc, tables = load_round(deps, eid, n)
-    table = find_table(tables, t)
+    _, doc, table = load_table(deps, eid, n, t)
     ids = [s["entry_id"] for s in table["sides"]]
     if loser is not None and loser not in ids:
         raise errors.InvalidRequest("entry_id is not at this table")
@@ -264,8 +253,7 @@ def _save_forfeit(deps, event, doc, table, actor, n, t, points, outcome, winner,
 def dispute_result(deps: Deps, eid: str, n: int, t: int, reason: str, actor: Actor) -> ResultOut:
     """The other side does not agree: the table is held in `disputed` with the reason, for the referee (console,
     both phones); nobody can confirm it; the organiser settles it by entering the result."""
-    _, doc, tables = load_round(deps, eid, n)
-    table = find_table(tables, t)
+    _, doc, table = load_table(deps, eid, n, t)
     if table["status"] == "disputed":
         raise errors.Disputed("已提出异议，等待裁判处理 · Already disputed: waiting for the referee.")
     if table["status"] != "entered":
