@@ -62,6 +62,8 @@ bench: deps
 	$(PY) bench/pairing.py
 	$(PY) bench/registration.py
 	$(PY) bench/publish.py
+	$(PY) bench/venue_load.py
+	$(PY) bench/draw_exactness.py
 
 clean:
 	rm -rf $(VENV) node_modules .data
