@@ -89,8 +89,7 @@ def get_table(ctx, eid, n, t):
     import hashlib
     import json as _json
     n, t = _int(n), _int(t)
-    actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"))
-    view = TableView(**res.table_for_scoring(ctx.deps, eid, n, t, actor)).model_dump(mode="json")
+    view = TableView(**res.scoring_view(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"))).model_dump(mode="json")
     tag = '"' + hashlib.sha1(_json.dumps(view, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:20] + '"'
     headers = {"ETag": tag, "Cache-Control": "no-cache", "Access-Control-Expose-Headers": "ETag"}
     if (ctx.header("if-none-match") or "").strip() == tag:

@@ -172,7 +172,7 @@ def publish_latest(deps: Deps, tid: str, *, force: bool = False, wait_seconds: f
                 raise errors.Conflict("正在发布，请稍后再试 · The results are being published; try again in a moment.")
             return None
         time.sleep(0.2)
-    stats = _publish_while_asked(deps, tid, me, force, rounds=1 if then_in_background else None)
+    stats = _publish_while_asked(deps, tid, me, force, once=then_in_background)
     if stats is _MORE:
         import threading
         threading.Thread(target=_publish_while_asked, args=(deps, tid, me, False), kwargs={"background": True},
@@ -184,16 +184,16 @@ def publish_latest(deps: Deps, tid: str, *, force: bool = False, wait_seconds: f
 _MORE = object()
 
 
-def _publish_while_asked(deps: Deps, tid: str, me: str, force: bool, rounds: int | None = None,
+def _publish_while_asked(deps: Deps, tid: str, me: str, force: bool, once: bool = False,
                          background: bool = False):
-    """The lease holder's loop: publish, then stop if no ask came in since the count was read. After `rounds`
-    publishes, returns _MORE still holding the lease (the caller hands the loop on). In the background a
-    failure is logged (the lease is given back; the next ask publishes again)."""
+    """The lease holder's loop: publish, then stop if no ask came in since the count was read. With `once`,
+    returns _MORE instead of publishing a second time, still holding the lease (the caller hands the loop on).
+    In the background a failure is logged (the lease is given back; the next ask publishes again)."""
     leases = deps.repos.publish_leases
     stats = None
     try:
         while True:
-            if rounds is not None and rounds <= 0:
+            if once and stats is not None:
                 return _MORE
             seen = leases.asked(tid)
             stats = publish_tournament(deps, tid, force=force)
@@ -202,7 +202,6 @@ def _publish_while_asked(deps: Deps, tid: str, me: str, force: bool, rounds: int
             if not leases.acquire_again(tid, me, _epoch(deps), LEASE_SECONDS):   # expired and taken: theirs now
                 return stats
             force = False   # asks came in meanwhile: publish what changed since
-            rounds = None if rounds is None else rounds - 1
     except BaseException:
         leases.release(tid, me)
         if background:

@@ -21,14 +21,16 @@ class Actor:
     side: int | None = None
 
 
-def resolve_actor(deps: Deps, eid: str, n: int, t: int, principal, code: str | None) -> Actor:
+def resolve_actor(deps: Deps, eid: str, n: int, t: int, principal, code: str | None,
+                  table: dict | None = None) -> Actor:
     """Who acts at a table: a signed-in principal (authenticated and authorised by the route layer) or the
-    holder of one side's table code."""
+    holder of one side's table code. `table`: the table when the caller has read it already."""
     if principal is not None:
         return Actor("organiser", principal.who)
     if not code:
         raise errors.Unauthorized("Sign in as the organiser or give the table code (X-Table-Code).")
-    _, _, table = load_table(deps, eid, n, t)
+    if table is None:
+        _, _, table = load_table(deps, eid, n, t)
     now = deps.clock()
     window, key = int(now.timestamp() // 60), f"{eid}#{n}#{t}"
     if deps.repos.rates.hits("tablecode", key, window) >= WRONG_CODES_PER_MINUTE:
@@ -45,10 +47,17 @@ def resolve_actor(deps: Deps, eid: str, n: int, t: int, principal, code: str | N
 WRONG_CODES_PER_MINUTE = 5
 
 
-def table_for_scoring(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> dict:
+def scoring_view(deps: Deps, eid: str, n: int, t: int, principal, code: str | None) -> dict:
+    """A phone's poll: who asks, and what the table-side page shows, with the table read once for both."""
+    loaded = load_table(deps, eid, n, t) if principal is None and code else None   # no code: 401 before any read
+    actor = resolve_actor(deps, eid, n, t, principal, code, loaded[2] if loaded else None)
+    _, doc, table = loaded or load_table(deps, eid, n, t)
+    return table_for_scoring(deps, eid, n, actor, doc, table)
+
+
+def table_for_scoring(deps: Deps, eid: str, n: int, actor: Actor, doc: dict, table: dict) -> dict:
     """What the table-side scoring page shows: the event, the round, the table with names, and whose side."""
     event = deps.repos.events.get(eid)
-    _, doc, table = load_table(deps, eid, n, t)
     ids = [s["entry_id"] for s in table["sides"]]
     names = {e.id: e.name for e in deps.repos.entries.get_many(eid, ids) if e}   # this table's names only
     return {"event_id": eid, "event_name": event.config.name, "game": event.config.game, "round": n,

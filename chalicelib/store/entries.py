@@ -32,7 +32,12 @@ class CountersMoved(errors.Conflict):
 
     @classmethod
     def from_item(cls, item: dict) -> "CountersMoved":
-        return cls({k: item.get(k, 0) for k in (*COUNTERS, "cap")} | {"config_version": item.get("config_version", 1)})
+        return cls(counters_of(item))
+
+
+def counters_of(item: dict) -> dict:
+    """The event's counters item as numbers (an event never edited has config version 1)."""
+    return {k: item.get(k, 0) for k in (*COUNTERS, "cap")} | {"config_version": item.get("config_version", 1)}
 
 
 class IdempotentReplay(errors.Conflict):
@@ -135,8 +140,7 @@ class EntryRepo:
         return [(i["PK"].split("#", 1)[1], i["SK"].split("#", 1)[1]) for i in items]
 
     def counters(self, eid: str) -> dict:
-        item = self.t.get(keys.event_counters(eid)) or {}
-        return {k: item.get(k, 0) for k in (*COUNTERS, "cap")} | {"config_version": item.get("config_version", 1)}
+        return counters_of(self.t.get(keys.event_counters(eid)) or {})
 
     def idempotency(self, scope: str, key_hash: str) -> dict | None:
         return self.t.get(keys.idempotency(scope, key_hash))
