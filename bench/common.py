@@ -10,6 +10,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("AWS_DEFAULT_REGION", "ap-east-1")
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
+# A secret of this run only: no installation secret is built in (chalicelib/installation.py).
+os.environ.setdefault("TABLE_CODE_SECRET", __import__("secrets").token_hex(32))
 
 
 def on_ddb_local(run) -> None:

@@ -25,9 +25,11 @@ class Settings(BaseSettings):
     stripe_secret_arn: str | None = None
     table_code_secret: str | None = None  # derives printable table codes; set per deployment
     table_code_secret_arn: str | None = None  # AWS: the same, read from Secrets Manager once per cold start
+    lookup_secret: str | None = None  # keys login names and rate keys; derived from the table-code secret when unset
     publish_queue_url: str | None = None  # AWS: publishing runs from this queue; locally inline
     hold_minutes: int = 35  # Stripe sessions live at least 30 minutes
     max_body_bytes: int = 64 * 1024
+    trusted_proxy_hops: int = 0   # proxies of ours in front of the API that append X-Forwarded-For (0: none)
 
     @property
     def online_payments(self) -> bool:

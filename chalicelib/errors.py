@@ -104,6 +104,14 @@ class InvalidConfig(RuleViolation):
 
 class RateLimited(DomainError):
     code, status, default_message = "rate_limited", 429, "Too many requests; wait a moment."
+    retry_after = 60
+
+
+class ServiceUnavailable(DomainError):
+    """The store did not answer in time (or is down): the client may try again after `retry_after` seconds."""
+    code, status = "service_unavailable", 503
+    default_message = "服务暂时不可用，请稍后重试 · The service is briefly unavailable: try again in a few seconds."
+    retry_after = 3
 
 
 class Misconfigured(DomainError):

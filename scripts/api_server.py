@@ -29,7 +29,7 @@ def main() -> None:
 
     import app
     from chalicelib.store import dynamo
-    from scripts.wsgi import wsgi_app
+    from scripts.wsgi import MAX_REQUEST_BYTES, wsgi_app
     dynamo.client()   # built once before the first phone arrives, not by the first burst of requests
     # What exists now (modules, route table, pydantic schemas, the boto3 client) lives as long as the process:
     # moved out of the cyclic collector's reach, so its full passes stop walking it on every request.
@@ -37,8 +37,29 @@ def main() -> None:
     gc.freeze()
     # backlog: connections the kernel queues while every thread is busy (a hall of phones at the same
     # moment); connection_limit: open keep-alive connections before new ones wait.
+    _json_server_errors()
     serve(wsgi_app(app.app), host=args.host, port=args.port, threads=args.threads, backlog=2048,
-          connection_limit=2000, channel_timeout=60, clear_untrusted_proxy_headers=True, ident="cardgames")
+          connection_limit=2000, channel_timeout=60, clear_untrusted_proxy_headers=True, ident="cardgames",
+          max_request_body_size=MAX_REQUEST_BYTES + 1)
+
+
+def _json_server_errors() -> None:
+    """Answers waitress writes itself (a body over the cap, a malformed request) carry {code, message} like
+    every other (api.md v1.1): a Content-Length over the cap is refused here, before a byte of it is read."""
+    import json
+
+    from waitress import utilities
+
+    from chalicelib.api.errorshape import PAYLOAD_TOO_LARGE_BODY
+    codes = {413: PAYLOAD_TOO_LARGE_BODY, 431: {"code": "invalid_request", "message": "请求头过大 · The request headers are too large."}}
+
+    def to_response(self, ident=None):
+        body = codes.get(self.code) or {"code": "invalid_request" if self.code < 500 else "internal_error",
+                                        "message": self.reason}
+        data = json.dumps(body, ensure_ascii=False).encode()
+        return f"{self.code} {self.reason}", [("Content-Type", "application/json; charset=utf-8")], data
+
+    utilities.Error.to_response = to_response
 
 
 if __name__ == "__main__":

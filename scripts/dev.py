@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 
 from . import ddblocal
+from .installation import ensure_secrets
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / ".data"
+DATA = Path(os.environ.get("DATA_DIR") or ROOT / ".data")
 DDB_PORT = int(os.environ.get("DDB_PORT", "8001"))
 API_PORT = int(os.environ.get("API_PORT", "8000"))
 SITE_PORT = int(os.environ.get("SITE_PORT", "8080"))
@@ -65,6 +66,7 @@ def local_env() -> dict:
         "SITE_URL": site,
         "PUBLIC_URL": site,   # table cards, QR codes, manage and staff links (chalicelib/services/links.py)
     })
+    env.update(ensure_secrets(DATA))   # this installation's own, never a built-in value
     return env
 
 

@@ -7,11 +7,18 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 from urllib.parse import quote, unquote
+
+from chalicelib.api.errorshape import MAX_REQUEST_BYTES, NOT_FOUND_BODY, PAYLOAD_TOO_LARGE_BODY
+
+_peer = threading.local()
 
 
 class _DecodedPathParameters:
-    """The app as LocalGateway sees it, with path parameters percent-decoded before the view runs."""
+    """The app as LocalGateway sees it, with path parameters percent-decoded before the view runs, and the
+    client's real address as the source (LocalGateway writes 127.0.0.1 for everyone, so one phone's wrong
+    passwords would count against the whole hall)."""
 
     def __init__(self, app):
         self._app = app
@@ -23,14 +30,23 @@ class _DecodedPathParameters:
         params = event.get("pathParameters")
         if params:
             event["pathParameters"] = {k: unquote(v) for k, v in params.items()}
+        address = getattr(_peer, "address", None)
+        if address:
+            event.setdefault("requestContext", {}).setdefault("identity", {})["sourceIp"] = address
         return self._app(event, context)
+
+
+def _json(start_response, status: str, body: dict):
+    data = json.dumps(body, ensure_ascii=False).encode()
+    start_response(status, [("Content-Type", "application/json; charset=utf-8"), ("Content-Length", str(len(data))),
+                            ("Access-Control-Allow-Origin", "*")])
+    return [data]
 
 
 def wsgi_app(chalice_app, stage: str = "local"):
     from chalice.config import Config
     from chalice.local import LocalGateway, LocalGatewayException
 
-    from chalicelib.api.errorshape import NOT_FOUND_BODY
 
     gateway = LocalGateway(_DecodedPathParameters(chalice_app),
                            Config.create(chalice_stage=stage, app_name=chalice_app.app_name, lambda_timeout=60))
@@ -52,16 +68,17 @@ def wsgi_app(chalice_app, stage: str = "local"):
             length = int(environ.get("CONTENT_LENGTH") or 0)
         except ValueError:
             length = 0
+        if length > MAX_REQUEST_BYTES:
+            return _json(start_response, "413 Payload Too Large", PAYLOAD_TOO_LARGE_BODY)
         body = environ["wsgi.input"].read(length) if length > 0 else None
+        _peer.address = environ.get("REMOTE_ADDR")
         try:
             response = gateway.handle_request(method=method, path=path + ("?" + query if query else ""),
                                               headers=headers, body=body)
         except LocalGatewayException:
-            data = json.dumps(NOT_FOUND_BODY, ensure_ascii=False).encode()
-            start_response("404 Not Found", [("Content-Type", "application/json; charset=utf-8"),
-                                             ("Content-Length", str(len(data))),
-                                             ("Access-Control-Allow-Origin", "*")])
-            return [data]
+            return _json(start_response, "404 Not Found", NOT_FOUND_BODY)
+        finally:
+            _peer.address = None
         status = response["statusCode"]
         out = response.get("body")
         if out is None:

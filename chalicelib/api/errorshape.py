@@ -16,7 +16,11 @@ CHALICE_CODES = {
     "TooManyRequestsError": ("rate_limited", "请求过于频繁，请稍候 · Too many requests; wait a moment."),
     "InternalServerError": ("internal_error", "服务器出错 · Something went wrong on our side."),
 }
+# Every route, the webhook included: a larger body is refused from its Content-Length, before it is read
+# (api.md v1.2); the venue's server refuses chunked bodies past it as well.
+MAX_REQUEST_BYTES = 1024 * 1024
 NOT_FOUND_BODY = {"code": "not_found", "message": "没有这个地址 · No such path."}
+PAYLOAD_TOO_LARGE_BODY = {"code": "payload_too_large", "message": "请求内容过大（上限 1 MiB） · The request body is over 1 MiB."}
 
 
 def uniform_errors(event, get_response):

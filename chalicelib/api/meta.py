@@ -8,9 +8,14 @@ from .routing import json_response, route
 bp = Blueprint(__name__)
 
 
-@route(bp, "/health", "GET", summary="Liveness", tag="meta")
+@route(bp, "/health", "GET", summary="Liveness and the store: 503 service_unavailable when it does not answer in 2 s",
+       tag="meta", errors_=("service_unavailable",))
 def health(ctx):
-    return {"ok": True}
+    from .. import errors
+    from ..store.dynamo import ping
+    if not ping(2.0):
+        raise errors.ServiceUnavailable()
+    return {"ok": True, "status": "ok", "db": "ok"}
 
 
 @route(bp, "/openapi.json", "GET", summary="This API as OpenAPI 3.1", tag="meta")

@@ -36,6 +36,7 @@ class TokenList(Out):
 
 class Revoked(Out):
     revoked: list[str]
+    staff_removed: list[str] = Field(default=[], description="staff links those tokens had created, ended with them")
 
 
 class Me(Organiser):
@@ -68,10 +69,19 @@ def new_token(ctx):
 @route(bp, "/organiser/tokens/current", "DELETE", summary="Revoke the token used for this request (and its heirs)",
        auth="organiser", response=Revoked, tag="organiser", owner_only=True)
 def revoke_current(ctx):
-    return Revoked(revoked=svc.revoke_token(ctx.deps, ctx.organiser.id, ctx.token_id))
+    revoked, staff = svc.revoke_token(ctx.deps, ctx.organiser.id, ctx.token_id)
+    return Revoked(revoked=revoked, staff_removed=staff)
+
+
+@route(bp, "/organiser/sessions", "DELETE", summary="Sign out everywhere: every session, what they issued and the "
+       "staff links they created", auth="organiser", response=Revoked, tag="organiser", owner_only=True)
+def sign_out_everywhere(ctx):
+    revoked, staff = svc.end_sessions(ctx.deps, ctx.organiser.id)
+    return Revoked(revoked=revoked, staff_removed=staff)
 
 
 @route(bp, "/organiser/tokens/{id}", "DELETE", summary="Revoke a token and every token issued from it",
        auth="organiser", response=Revoked, tag="organiser", owner_only=True)
 def revoke(ctx, id):
-    return Revoked(revoked=svc.revoke_token(ctx.deps, ctx.organiser.id, id))
+    revoked, staff = svc.revoke_token(ctx.deps, ctx.organiser.id, id)
+    return Revoked(revoked=revoked, staff_removed=staff)

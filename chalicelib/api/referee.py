@@ -31,7 +31,7 @@ def arrival(ctx, eid, n, t):
        errors_=("appeal_window_closed", "forbidden"))
 def lodge(ctx, eid, n, t):
     n, t = int(n), int(t)
-    actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"))
+    actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"), client=ctx.client)
     return svc.lodge_appeal(ctx.deps, eid, n, t, ctx.body.entry_id, ctx.body.text, actor)
 
 

@@ -89,7 +89,7 @@ def get_table(ctx, eid, n, t):
     import hashlib
     import json as _json
     n, t = _int(n), _int(t)
-    view = TableView(**res.scoring_view(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"))).model_dump(mode="json")
+    view = TableView(**res.scoring_view(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"), client=ctx.client)).model_dump(mode="json")
     tag = '"' + hashlib.sha1(_json.dumps(view, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:20] + '"'
     headers = {"ETag": tag, "Cache-Control": "no-cache", "Access-Control-Expose-Headers": "ETag"}
     if (ctx.header("if-none-match") or "").strip() == tag:
@@ -104,7 +104,7 @@ def get_table(ctx, eid, n, t):
              "correction_window_closed"))
 def put_result(ctx, eid, n, t):
     n, t = _int(n), _int(t)
-    actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"))
+    actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"), client=ctx.client)
     return res.submit_result(ctx.deps, eid, n, t, ctx.body.model_dump(), actor)
 
 
@@ -118,7 +118,7 @@ class PreviewOut(Out):
        auth="table", body=ResultIn, response=PreviewOut, tag=TAG, errors_=("invalid_result",))
 def preview(ctx, eid, n, t):
     n, t = _int(n), _int(t)
-    res.resolve_actor(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"))
+    res.resolve_actor(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"), client=ctx.client)
     return PreviewOut(**res.preview_result(ctx.deps, eid, n, t, ctx.body.model_dump()))
 
 
@@ -126,7 +126,7 @@ def preview(ctx, eid, n, t):
        auth="table", response=ResultOut, tag=TAG, errors_=("already_confirmed", "forbidden", "disputed", "conflict"))
 def confirm(ctx, eid, n, t):
     n, t = _int(n), _int(t)
-    actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"))
+    actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"), client=ctx.client)
     return res.confirm_result(ctx.deps, eid, n, t, actor)
 
 
@@ -138,7 +138,7 @@ class DisputeIn(Strict):
        auth="table", body=DisputeIn, response=ResultOut, tag=TAG, errors_=("forbidden", "conflict", "disputed"))
 def dispute(ctx, eid, n, t):
     n, t = _int(n), _int(t)
-    actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"))
+    actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"), client=ctx.client)
     return res.dispute_result(ctx.deps, eid, n, t, ctx.body.reason[:300], actor)
 
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from .. import errors
 from ..bootstrap import deps
 from ..services.validation import validation_details
+from .errorshape import MAX_REQUEST_BYTES, PAYLOAD_TOO_LARGE_BODY
 
 log = logging.getLogger("cardgames.api")
 
@@ -89,6 +90,18 @@ class Ctx:
         value = self.request.headers.get(name.lower()) if self.request.headers else None
         return value.strip() if isinstance(value, str) else value
 
+    @property
+    def client(self) -> str:
+        """The client's address, for limits: the peer API Gateway (or the venue's server) saw. Behind a proxy
+        we run (TRUSTED_PROXY_HOPS), the address that proxy appended to X-Forwarded-For — never a hop the
+        client could have written itself."""
+        from ..config import get_settings
+        hops = get_settings().trusted_proxy_hops
+        forwarded = [h.strip() for h in (self.header("x-forwarded-for") or "").split(",") if h.strip()]
+        if hops and len(forwarded) >= hops:
+            return forwarded[-hops]
+        return ((self.request.context or {}).get("identity") or {}).get("sourceIp") or "unknown"
+
     def query(self, name: str, default: str | None = None) -> str | None:
         params = self.request.query_params or {}
         return params.get(name, default)
@@ -101,7 +114,30 @@ def json_response(payload: Any, status: int = 200, headers: dict | None = None) 
 
 
 def error_response(exc: errors.DomainError) -> Response:
-    return json_response(exc.to_body(), exc.status)
+    retry_after = getattr(exc, "retry_after", None)
+    return json_response(exc.to_body(), exc.status, {"Retry-After": str(retry_after)} if retry_after else None)
+
+
+def _declared_length(request) -> int:
+    try:
+        return int((request.headers or {}).get("content-length") or 0)
+    except ValueError:
+        return 0
+
+
+_logged_tracebacks: set[str] = set()
+
+
+def _traceback_once(exc: Exception) -> str:
+    """The stack of the first failure of each kind and place only (a repeated failure is one line each), without
+    the exception's message: messages may quote personal data (a name in an item), the stack shows only code."""
+    import traceback
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f"{type(exc).__name__}@{frames[-1].filename}:{frames[-1].lineno}" if frames else type(exc).__name__
+    if where in _logged_tracebacks or len(_logged_tracebacks) > 1000:
+        return ""
+    _logged_tracebacks.add(where)
+    return "\n" + "".join(traceback.format_list(frames))
 
 
 def parse_body(request, model: type[BaseModel]) -> BaseModel:
@@ -168,6 +204,8 @@ def route(bp, path: str, method: str, *, summary: str, auth: str = "public",
         def view(**params):
             request = bp.current_request
             try:
+                if _declared_length(request) > MAX_REQUEST_BYTES:
+                    raise errors.PayloadTooLarge(PAYLOAD_TOO_LARGE_BODY["message"])
                 params = check_path(params)
                 d = deps()
                 ctx = Ctx(request=request, deps=d)
@@ -193,11 +231,15 @@ def route(bp, path: str, method: str, *, summary: str, auth: str = "public",
                     return result
                 return json_response(_serialise(result), status)
             except errors.DomainError as exc:
-                if exc.status >= 500:
-                    log.error("%s %s failed: %s", method, path, exc.code)
+                if exc.status >= 500:   # one line, no traceback: an outage must not flood the log
+                    log.error("%s %s → %s %s", method, path, exc.status, exc.code)
                 return error_response(exc)
-            except Exception:  # never leak a stack trace; log it without request bodies (personal data)
-                log.exception("unhandled error in %s %s", method, path)
+            except Exception as exc:  # never leak a stack trace; log it without request bodies (personal data)
+                from ..store.dynamo import store_down
+                if store_down(exc):
+                    log.error("%s %s → 503 service_unavailable (%s)", method, path, type(exc).__name__)
+                    return error_response(errors.ServiceUnavailable())
+                log.error("%s %s → 500 internal_error (%s)%s", method, path, type(exc).__name__, _traceback_once(exc))
                 return json_response({"code": "internal_error", "message": "Something went wrong on our side."}, 500)
 
         bp.route(path, methods=[method], cors=CORS, content_types=CONTENT_TYPES)(view)

@@ -26,6 +26,8 @@ class StaffMember(Out):
     name: str
     role: str
     created_at: str
+    created_by: str = Field(default="", description="the organiser token or session that added the member")
+    created_by_label: str = Field(default="", description="that device's or token's name (empty: no longer signed in)")
 
 
 class NewStaff(StaffMember):
@@ -44,7 +46,7 @@ def add_staff(ctx, tid):
     import io
 
     import segno
-    member, token = principals.add_staff(ctx.deps, tid, ctx.body.name, ctx.body.role)
+    member, token = principals.add_staff(ctx.deps, tid, ctx.body.name, ctx.body.role, ctx.token_id)
     link = principals.sign_in_link(token)
     buf = io.BytesIO()
     segno.make(link, error="m").save(buf, kind="svg", scale=4, xmldecl=False, svgns=True)
@@ -54,14 +56,20 @@ def add_staff(ctx, tid):
 @route(bp, "/tournaments/{tid}/staff", "GET", summary="The tournament's staff (no tokens)", auth="organiser",
        response=StaffList, tag=TAG, owner_only=True)
 def list_staff(ctx, tid):
-    return StaffList(staff=sorted(ctx.deps.repos.staff.list(tid), key=lambda m: m["created_at"]))
+    return _staff_list(ctx, tid)
+
+
+def _staff_list(ctx, tid) -> StaffList:
+    labels = {t["id"]: t.get("label", "") for t in ctx.deps.repos.organisers.tokens(ctx.organiser.id)}
+    return StaffList(staff=[{**m, "created_by_label": labels.get(m.get("created_by", ""), "")}
+                            for m in sorted(ctx.deps.repos.staff.list(tid), key=lambda m: m["created_at"])])
 
 
 @route(bp, "/tournaments/{tid}/staff/{id}", "DELETE", summary="Remove a staff member: its sign-in stops at once",
        auth="organiser", response=StaffList, tag=TAG, owner_only=True)
 def remove_staff(ctx, tid, id):
     ctx.deps.repos.staff.delete(tid, id)
-    return StaffList(staff=sorted(ctx.deps.repos.staff.list(tid), key=lambda m: m["created_at"]))
+    return _staff_list(ctx, tid)
 
 
 class SignInIn(Strict):
@@ -80,7 +88,7 @@ class Session(Out):
 @route(bp, "/auth/sign-in", "POST", summary="Sign in with a phone number or e-mail and a password (a 12-hour session)",
        body=SignInIn, response=Session, tag=TAG, errors_=("unauthorized", "rate_limited"))
 def sign_in(ctx):
-    source = ((ctx.request.context or {}).get("identity") or {}).get("sourceIp") or "unknown"
+    source = ctx.client
     device = ctx.body.device or (ctx.header("user-agent") or "")[:100]
     record, token, organiser = accounts.sign_in(ctx.deps, ctx.body.login, ctx.body.password, source, device)
     return Session(token=token, id=record["id"], expires_at=record["expires_at"], organiser=organiser)

@@ -8,12 +8,13 @@ from __future__ import annotations
 from .. import errors
 from ..bootstrap import Deps
 from ..ids import hash_secret, new_id, new_token
+from ..installation import lookup_hash
 from ..models import Organiser
 
 
 SESSION_HOURS = 12                 # a console sign-in lasts a tournament day
-FAILED_SIGN_INS_PER_ACCOUNT = 5    # in 15 minutes, then 429
-FAILED_SIGN_INS_PER_SOURCE = 20
+FREE_SIGN_INS_PER_ACCOUNT = 5      # an hour; then each try waits 1, 2, 4 … s (at most 15 minutes): no lockout
+SIGN_INS_PER_SOURCE = 20           # tries in 15 minutes from one client address, then 429
 SIGN_IN_WINDOW_S = 15 * 60
 
 
@@ -81,6 +82,10 @@ def normalise_login(value: str) -> str:
     raise errors.InvalidRequest("请填写手机号或邮箱 · Give a phone number or an e-mail address.")
 
 
+def login_key(normalised: str) -> str:
+    return lookup_hash("login", normalised)
+
+
 def _hasher():
     from argon2 import PasswordHasher   # argon2id with the library's recommended parameters
     return PasswordHasher()
@@ -95,10 +100,10 @@ def create_account(deps: Deps, name: str, login: str, password: str) -> tuple[Or
     """An organiser who signs in with a phone number or e-mail and a password (and its first API token)."""
     check_password_strength(password)
     key = normalise_login(login)
-    if deps.repos.organisers.login(key):
+    if deps.repos.organisers.login(login_key(key), key):
         raise errors.DuplicateEntry("这个手机号或邮箱已有账号 · An account with this phone number or e-mail exists.")
     organiser, token = create_organiser(deps, name)
-    deps.repos.organisers.set_login(organiser.id, key, _hasher().hash(password), create=True)
+    deps.repos.organisers.set_login(organiser.id, login_key(key), _hasher().hash(password), create=True)
     return organiser, token
 
 
@@ -106,32 +111,40 @@ def reset_password(deps: Deps, login: str, password: str) -> None:
     """The platform operator's reset (make reset-password); SMS/e-mail reset is described in docs/auth.md."""
     check_password_strength(password)
     key = normalise_login(login)
-    item = deps.repos.organisers.login(key)
+    item = deps.repos.organisers.login(login_key(key), key)
     if not item:
         raise errors.NotFound("没有这个账号 · No such account.")
-    deps.repos.organisers.set_login(item["organiser_id"], key, _hasher().hash(password), create=False)
+    deps.repos.organisers.set_login(item["organiser_id"], login_key(key), _hasher().hash(password), create=False)
+    end_sessions(deps, item["organiser_id"])   # whoever knew the old password is signed out, staff links they made too
 
 
 _DUMMY_HASH = None
 
 
 def sign_in(deps: Deps, login: str, password: str, source: str, device: str) -> tuple[dict, str, Organiser]:
-    """A session (12 hours) for a right password. Failed attempts are limited per account and per source;
-    an unknown account and a wrong password get the same answer (no account enumeration)."""
+    """A session (12 hours) for a right password. Each try is counted before the password is checked, in one
+    conditional write per limit (concurrent tries cannot slip under it): per client address a hard limit, per
+    account a progressive delay (the owner is slowed with an attacker, never locked out). An unknown account
+    and a wrong password get the same answer and take the same time (no account enumeration). Keys hold keyed
+    hashes only: neither a login nor whatever was typed is stored in clear."""
     global _DUMMY_HASH
     wrong = errors.Unauthorized("手机号/邮箱或密码不正确 · The phone number/e-mail or the password is not right.")
     try:
         key = normalise_login(login)
     except errors.InvalidRequest:
-        key = "invalid:" + (login or "")[:100]
+        key = None
+    account = lookup_hash("signin", key if key else "invalid:" + (login or "")[:200])
     now = deps.clock()
-    window = int(now.timestamp() // SIGN_IN_WINDOW_S)
-    expires = int(now.timestamp()) + 2 * SIGN_IN_WINDOW_S
+    epoch = int(now.timestamp())
+    source_window, account_window = epoch // SIGN_IN_WINDOW_S, epoch // 3600
     rates = deps.repos.rates
-    if (rates.hits("signin-account", key, window) >= FAILED_SIGN_INS_PER_ACCOUNT
-            or rates.hits("signin-source", source, window) >= FAILED_SIGN_INS_PER_SOURCE):
-        raise errors.RateLimited("登录失败次数过多，请 15 分钟后再试 · Too many failed sign-ins: try again in 15 minutes.")
-    item = deps.repos.organisers.login(key) if not key.startswith("invalid:") else None
+    if not rates.take("signin-source", lookup_hash("source", source), source_window, SIGN_INS_PER_SOURCE,
+                      epoch + 2 * SIGN_IN_WINDOW_S):
+        raise _limited(SIGN_IN_WINDOW_S - epoch % SIGN_IN_WINDOW_S)
+    wait = rates.pace("signin-account", account, account_window, epoch, FREE_SIGN_INS_PER_ACCOUNT, epoch + 7200)
+    if wait:
+        raise _limited(wait)
+    item = deps.repos.organisers.login(login_key(key), key) if key else None
     hasher = _hasher()
     try:
         if item is None:
@@ -139,29 +152,59 @@ def sign_in(deps: Deps, login: str, password: str, source: str, device: str) -> 
             hasher.verify(_DUMMY_HASH, password + "x")   # same time as a real check
         hasher.verify(item["password_hash"], password or "")
     except Exception:   # a mismatch (VerificationError) or no account at all
-        rates.hit("signin-account", key, window, expires)
-        rates.hit("signin-source", source, window, expires)
         raise wrong from None
     organiser = deps.repos.organisers.get(item["organiser_id"])
     if organiser is None or organiser.revoked:
         raise wrong
+    rates.clear("signin-account", account, account_window)          # the owner is back: no delay left
+    rates.give_back("signin-source", lookup_hash("source", source), source_window)
     record, secret = _token(deps, device or "console", None, kind="session", hours=SESSION_HOURS)
     deps.repos.organisers.add_token(organiser.id, record)
     return record, secret, organiser
 
 
-def revoke_token(deps: Deps, organiser_id: str, token_id: str) -> list[str]:
-    """Revokes the token and every token issued from it (transitively); returns the ids revoked."""
+def _limited(seconds: int) -> errors.RateLimited:
+    minutes = -(-seconds // 60)
+    wait = f"{seconds} 秒 · {seconds} s" if seconds < 120 else f"{minutes} 分钟 · {minutes} min"
+    exc = errors.RateLimited(f"登录尝试过于频繁，请稍后再试（{wait.split(' · ')[0]}） · Too many sign-in attempts: "
+                             f"try again in {wait.split(' · ')[1]}.", {"retry_after": seconds})
+    exc.retry_after = seconds
+    return exc
+
+
+def revoke_token(deps: Deps, organiser_id: str, token_id: str) -> tuple[list[str], list[str]]:
+    """Revokes the token and every token issued from it (transitively), and every staff link any of them
+    created; returns (token ids revoked, staff ids removed)."""
     tokens = deps.repos.organisers.tokens(organiser_id)
     if not any(t["id"] == token_id for t in tokens):
         raise errors.NotFound("没有这个令牌 · No such token.")
+    return _revoke_with_heirs(deps, organiser_id, tokens, [token_id])
+
+
+def end_sessions(deps: Deps, organiser_id: str) -> tuple[list[str], list[str]]:
+    """Signs out every device (sessions), with whatever was issued from them: a password reset, or 'sign out
+    everywhere'. API tokens made for scripts outside a session stay."""
+    tokens = deps.repos.organisers.tokens(organiser_id)
+    return _revoke_with_heirs(deps, organiser_id, tokens,
+                              [t["id"] for t in tokens if t.get("token_kind") == "session"])
+
+
+def _revoke_with_heirs(deps: Deps, organiser_id: str, tokens: list[dict], roots: list[str]) -> tuple[list[str], list[str]]:
     children: dict[str, list[str]] = {}
     for t in tokens:
         children.setdefault(t.get("parent", ""), []).append(t["id"])
-    doomed, stack = [], [token_id]
+    doomed, stack = [], list(roots)
     while stack:
         tid = stack.pop()
         doomed.append(tid)
         stack.extend(children.get(tid, []))
     deps.repos.organisers.revoke_tokens(organiser_id, doomed)
-    return doomed
+    removed = []
+    if doomed:
+        gone = set(doomed)
+        for tournament in deps.repos.tournaments.list_for_organiser(organiser_id):
+            for member in deps.repos.staff.list(tournament.id):
+                if member.get("created_by") in gone:
+                    deps.repos.staff.delete(tournament.id, member["id"])
+                    removed.append(member["id"])
+    return doomed, removed

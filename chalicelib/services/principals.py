@@ -112,10 +112,11 @@ def authorize(deps: Deps, principal: Principal, roles: tuple[str, ...], params: 
 
 # --------------------------------------------------------------------------- staff
 
-def add_staff(deps: Deps, tid: str, name: str, role: str) -> tuple[dict, str]:
+def add_staff(deps: Deps, tid: str, name: str, role: str, created_by: str | None = None) -> tuple[dict, str]:
+    """`created_by`: the organiser token or session that adds the member; revoking it ends this link too."""
     token = new_token("stf")
     member = {"id": new_id(), "tournament_id": tid, "name": name, "role": role,
-              "created_at": deps.clock().isoformat()}
+              "created_at": deps.clock().isoformat(), "created_by": created_by or ""}
     deps.repos.staff.create(member, hash_secret(token))
     return member, token
 

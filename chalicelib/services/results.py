@@ -10,6 +10,7 @@ from ..bootstrap import Deps
 from ..engine.games import game as game_rules
 from ..engine.types import Side
 from ..ids import new_id
+from ..installation import lookup_hash
 from ..models import AuditRecord, ResultOut, RoundTable, TableSide
 from .rounds import code_hash, load_table
 
@@ -22,35 +23,45 @@ class Actor:
 
 
 def resolve_actor(deps: Deps, eid: str, n: int, t: int, principal, code: str | None,
-                  table: dict | None = None) -> Actor:
+                  table: dict | None = None, client: str = "") -> Actor:
     """Who acts at a table: a signed-in principal (authenticated and authorised by the route layer) or the
-    holder of one side's table code. `table`: the table when the caller has read it already."""
+    holder of one side's table code. `table`: the table when the caller has read it already.
+
+    The right code is always accepted: wrong ones are counted per client address and per table, and only a
+    wrong code past a limit gets 429 — someone guessing at a table can never lock out its real phones (and
+    with 50 bits a code is not guessed anyway)."""
     if principal is not None:
         return Actor("organiser", principal.who)
     if not code:
         raise errors.Unauthorized("Sign in as the organiser or give the table code (X-Table-Code).")
     if table is None:
         _, _, table = load_table(deps, eid, n, t)
-    now = deps.clock()
-    window, key = int(now.timestamp() // 60), f"{eid}#{n}#{t}"
-    if deps.repos.rates.hits("tablecode", key, window) >= WRONG_CODES_PER_MINUTE:
-        raise errors.RateLimited("桌号码错误次数过多，请一分钟后再试 · Too many wrong table codes for this table: "
-                                 "wait a minute and try again.")
     given = code_hash(code)
     for i, h in enumerate(table.get("code_hashes", [])):
         if hmac.compare_digest(h, given):
             return Actor("side", f"table {t} side {i + 1}", side=i)
-    deps.repos.rates.hit("tablecode", key, window, int(now.timestamp()) + 180)
+    now = int(deps.clock().timestamp())
+    window, expires = now // 60, now + 180
+    rates = deps.repos.rates
+    within = rates.take("tablecode-client", lookup_hash("source", client or "unknown"), window,
+                        WRONG_CODES_PER_MINUTE, expires)
+    within = rates.take("tablecode", f"{eid}#{n}#{t}", window, WRONG_CODES_PER_MINUTE_PER_TABLE, expires) and within
+    if not within:
+        exc = errors.RateLimited("桌号码错误次数过多，请一分钟后再试 · Too many wrong table codes: wait a minute and "
+                                 "try again.")
+        exc.retry_after = 60 - now % 60
+        raise exc
     raise errors.Forbidden("这个桌号码不对 · This table code is not valid for this table.")
 
 
-WRONG_CODES_PER_MINUTE = 5
+WRONG_CODES_PER_MINUTE = 5             # per client address
+WRONG_CODES_PER_MINUTE_PER_TABLE = 20  # from anyone
 
 
-def scoring_view(deps: Deps, eid: str, n: int, t: int, principal, code: str | None) -> dict:
+def scoring_view(deps: Deps, eid: str, n: int, t: int, principal, code: str | None, client: str = "") -> dict:
     """A phone's poll: who asks, and what the table-side page shows, with the table read once for both."""
     loaded = load_table(deps, eid, n, t) if principal is None and code else None   # no code: 401 before any read
-    actor = resolve_actor(deps, eid, n, t, principal, code, loaded[2] if loaded else None)
+    actor = resolve_actor(deps, eid, n, t, principal, code, loaded[2] if loaded else None, client)
     _, doc, table = loaded or load_table(deps, eid, n, t)
     return table_for_scoring(deps, eid, n, actor, doc, table)
 

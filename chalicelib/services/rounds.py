@@ -22,6 +22,7 @@ from ..engine.games import game as game_rules
 from ..ids import new_id
 from ..models import Event, Organiser, RoundOut, RoundTable, TableSide
 from .names import readable
+from ..installation import table_secret
 from .principals import who_of
 from .tournaments import own_event
 
@@ -33,21 +34,9 @@ CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 CODE_LENGTH = 10   # 50 bits from 32 symbols: with a handful of guesses a minute per table, hopeless to guess
 
 
-def _table_secret() -> bytes:
-    from ..config import get_settings, secret_string
-    settings = get_settings()
-    if settings.table_code_secret:
-        return settings.table_code_secret.encode()
-    if settings.table_code_secret_arn:
-        return secret_string(settings.table_code_secret_arn).encode()
-    if settings.stage == "local":
-        return b"local-development-only"
-    raise errors.Misconfigured("TABLE_CODE_SECRET is not set for this stage: table codes cannot be made.")
-
-
 def table_code(eid: str, number: int, table: int, side: int) -> str:
     """A side's table code, derived with the server secret so cards can be reprinted; only hashes are stored."""
-    digest = hmac.new(_table_secret(), f"{eid}:{number}:{table}:{side}".encode(), hashlib.sha256).digest()
+    digest = hmac.new(table_secret(), f"{eid}:{number}:{table}:{side}".encode(), hashlib.sha256).digest()
     return "".join(CODE_ALPHABET[b % len(CODE_ALPHABET)] for b in digest[:CODE_LENGTH])
 
 
@@ -57,7 +46,7 @@ def normalise_code(code: str) -> str:
 
 def code_hash(code: str) -> str:
     """Keyed with the server secret (HMAC): a leaked table cannot be searched for its codes offline."""
-    return hmac.new(_table_secret(), b"code:" + normalise_code(code).encode(), hashlib.sha256).hexdigest()
+    return hmac.new(table_secret(), b"code:" + normalise_code(code).encode(), hashlib.sha256).hexdigest()
 
 
 # --------------------------------------------------------------------------- helpers

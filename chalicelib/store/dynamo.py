@@ -5,15 +5,25 @@ domain errors chosen by the caller.
 """
 from __future__ import annotations
 
+import os
 import random
 import threading
 import time
 from typing import Any, Callable, Iterable, Sequence
 
-from ..errors import Conflict, DomainError
+from ..errors import Conflict, DomainError, ServiceUnavailable
 
 _client = None
 _client_lock = threading.Lock()
+
+# A store that does not answer must not hold a request (a thread of the venue's server, a Lambda's time):
+# short timeouts, one retry, then 503. After a call has failed that way, calls fail at once for a moment
+# (a breaker), so a hall of phones polling a frozen store gets quick 503s instead of a pile of waiting threads.
+# (DDB_MAX_ATTEMPTS may raise the attempts where throttling matters more than a quick answer.)
+CONNECT_TIMEOUT_S, READ_TIMEOUT_S = 1.0, 1.2
+MAX_ATTEMPTS = int(os.environ.get("DDB_MAX_ATTEMPTS", "2"))
+BREAKER_OPEN_S = 1.5
+_down_until = 0.0
 
 
 def client():
@@ -27,14 +37,62 @@ def client():
                 import boto3
                 from botocore.config import Config
 
-                _client = boto3.client("dynamodb", config=Config(retries={"max_attempts": 8, "mode": "standard"},
-                                                                 max_pool_connections=64))
+                made = boto3.client("dynamodb", config=Config(
+                    retries={"total_max_attempts": MAX_ATTEMPTS, "mode": "standard"},
+                    connect_timeout=CONNECT_TIMEOUT_S, read_timeout=READ_TIMEOUT_S, max_pool_connections=64))
+                made.meta.events.register("before-call.dynamodb.*", _refuse_while_down)
+                made.meta.events.register("after-call-error.dynamodb.*", _note_failure)
+                made.meta.events.register("after-call.dynamodb.*", _note_answer)
+                _client = made
     return _client
 
 
+def _unreachable(exc: BaseException) -> bool:
+    from botocore.exceptions import ConnectionClosedError, EndpointConnectionError, ReadTimeoutError
+    from botocore.exceptions import ConnectTimeoutError
+    return isinstance(exc, (EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError, ConnectionClosedError))
+
+
+def _refuse_while_down(**_):
+    if time.monotonic() < _down_until:
+        raise ServiceUnavailable()
+
+
+def _note_failure(exception=None, **_):
+    global _down_until
+    if exception is not None and _unreachable(exception):
+        _down_until = time.monotonic() + BREAKER_OPEN_S
+
+
+def _note_answer(**_):
+    global _down_until
+    _down_until = 0.0
+
+
+def store_down(exc: BaseException) -> bool:
+    """Whether an exception means the store did not answer (the route layer answers 503, not 500)."""
+    return isinstance(exc, ServiceUnavailable) or _unreachable(exc)
+
+
+def ping(timeout_s: float = 2.0) -> bool:
+    """Whether the store answers within `timeout_s` (GET /health): a read of a key that never exists. Any
+    answer counts, an error one too; only silence or a refused connection is "down"."""
+    import concurrent.futures
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    try:
+        pool.submit(Table().get, {"PK": "HEALTH", "SK": "PING"}, False).result(timeout=timeout_s)
+        return True
+    except concurrent.futures.TimeoutError:
+        return False
+    except Exception as exc:
+        return not store_down(exc)
+    finally:
+        pool.shutdown(wait=False)
+
+
 def reset_client() -> None:
-    global _client
-    _client = None
+    global _client, _down_until
+    _client, _down_until = None, 0.0
 
 
 _S = None
@@ -139,11 +197,21 @@ class Table:
         self._run(client().put_item, kwargs, on_fail)
 
     def update(self, key: dict, expr: str, *, values: dict | None = None, names: dict | None = None,
-               condition: str | None = None, on_fail: Callable[[], DomainError] | None = None) -> dict:
+               condition: str | None = None, on_fail: Callable[[], DomainError] | None = None,
+               on_fail_item: Callable[[dict], DomainError] | None = None) -> dict:
+        """`on_fail_item`: when the condition fails, DynamoDB returns the item as it was (no second read)."""
         kwargs: dict[str, Any] = {"TableName": self.name, "Key": to_item(key), "UpdateExpression": expr,
                                   "ReturnValues": "ALL_NEW"}
         _add_condition(kwargs, condition, values, names)
-        resp = self._run(client().update_item, kwargs, on_fail)
+        if on_fail_item:
+            kwargs["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+        c = client()
+        try:
+            resp = c.update_item(**kwargs)
+        except c.exceptions.ConditionalCheckFailedException as exc:
+            if on_fail_item:
+                raise on_fail_item(from_item(exc.response.get("Item") or {})) from None
+            raise (on_fail() if on_fail else Conflict()) from None
         return from_item(resp.get("Attributes", {}))
 
     def delete(self, key: dict, *, condition: str | None = None, values: dict | None = None,

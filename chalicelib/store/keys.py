@@ -76,9 +76,10 @@ def staff_token(token_hash: str) -> dict:
     return {"PK": f"STAFFTOKEN#{token_hash}", "SK": "META"}
 
 
-def login(login_name: str) -> dict:
-    """An organiser account's sign-in name (a phone number or an e-mail, normalised) and password hash."""
-    return {"PK": f"LOGIN#{login_name}", "SK": "META"}
+def login(login_hash: str) -> dict:
+    """An organiser account's password hash, under the keyed hash of its sign-in name (a phone number or an
+    e-mail, normalised: services/organisers.py), so no phone number or e-mail is a key in clear."""
+    return {"PK": f"LOGIN#{login_hash}", "SK": "META"}
 
 
 def appeal(eid: str, appeal_id: str) -> dict:

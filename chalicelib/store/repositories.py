@@ -48,8 +48,9 @@ class OrganiserRepo:
         return organiser, pointer.get("token_id", ""), int(pointer.get("expires_at") or 0)
 
     # -- accounts that sign in with a password
-    def set_login(self, oid: str, login_name: str, password_hash: str, *, create: bool) -> None:
-        item = {**keys.login(login_name), "kind": "login", "organiser_id": oid, "password_hash": password_hash}
+    def set_login(self, oid: str, login_hash: str, password_hash: str, *, create: bool) -> None:
+        """`login_hash`: the keyed hash of the normalised phone or e-mail (never the login in clear)."""
+        item = {**keys.login(login_hash), "kind": "login", "organiser_id": oid, "password_hash": password_hash}
         if create:
             self.t.put(item, condition="attribute_not_exists(PK)", on_fail=lambda: errors.DuplicateEntry(
                 "这个手机号或邮箱已有账号 · An account with this phone number or e-mail exists."))
@@ -57,8 +58,22 @@ class OrganiserRepo:
             self.t.put(item, condition="attribute_exists(PK)",
                        on_fail=lambda: errors.NotFound("没有这个账号 · No such account."))
 
-    def login(self, login_name: str) -> dict | None:
-        return self.t.get(keys.login(login_name))
+    def login(self, login_hash: str, legacy_name: str | None = None) -> dict | None:
+        """The account of a login. An item an older version stored under the login in clear is moved under
+        its keyed hash on first use (one transaction), so no phone number stays in a key."""
+        item = self.t.get(keys.login(login_hash))
+        if item is not None or not legacy_name:
+            return item
+        old = self.t.get(keys.login(legacy_name))
+        if old is None:
+            return None
+        moved = {**old, **keys.login(login_hash)}
+        try:
+            self.t.transact([Op.put(moved, condition="attribute_not_exists(PK)"),
+                             Op.delete(keys.login(legacy_name), condition="attribute_exists(PK)")])
+        except errors.Conflict:   # moved meanwhile by a concurrent sign-in
+            return self.t.get(keys.login(login_hash))
+        return moved
 
     def add_token(self, oid: str, token: dict) -> None:
         self.t.transact(self._token_ops(oid, token))
@@ -122,7 +137,8 @@ class StaffRepo:
 
 
 class RateRepo:
-    """Counters of attempts per time window, for limits such as wrong table codes or failed sign-ins."""
+    """Counters of attempts per time window, for limits such as wrong table codes or failed sign-ins. Each check
+    counts and decides in one conditional write, so concurrent attempts cannot all slip under a limit."""
 
     def __init__(self, table: Table):
         self.t = table
@@ -136,6 +152,67 @@ class RateRepo:
         out = self.t.update(keys.rate_counter(scope, key, window), "ADD hits :one SET expires_at = :exp",
                             values={":one": 1, ":exp": expires_epoch})
         return int(out["hits"])
+
+    def take(self, scope: str, key: str, window: int, limit: int, expires_epoch: int) -> bool:
+        """Counts one attempt if fewer than `limit` were counted in the window; False (nothing counted) if not."""
+        try:
+            self.t.update(keys.rate_counter(scope, key, window), "ADD hits :one SET expires_at = :exp",
+                          condition="attribute_not_exists(hits) OR hits < :limit",
+                          values={":one": 1, ":exp": expires_epoch, ":limit": limit}, on_fail=_Refused)
+            return True
+        except _Refused:
+            return False
+
+    def give_back(self, scope: str, key: str, window: int) -> None:
+        """Uncounts an attempt that turned out right (a correct password is not a failure)."""
+        try:
+            self.t.update(keys.rate_counter(scope, key, window), "ADD hits :minus",
+                          values={":minus": -1, ":zero": 0}, condition="hits > :zero", on_fail=_Refused)
+        except _Refused:
+            pass
+
+    def pace(self, scope: str, key: str, window: int, now: int, free: int, expires_epoch: int) -> int:
+        """A progressive delay instead of a lockout: `free` attempts at once, then each one only after a wait that
+        doubles (1, 2, 4 … seconds, at most 15 minutes). Returns 0 when this attempt may go (it is counted), else
+        the seconds to wait. Concurrent attempts pass one at a time: each passes only by the write that moves
+        the next allowed moment."""
+        k = keys.rate_counter(scope, key, window)
+        try:
+            self.t.update(k, "ADD hits :one SET next_at = :next, expires_at = :exp",
+                          condition="attribute_not_exists(hits) OR hits < :free",
+                          values={":one": 1, ":next": now + _pause(free, free), ":exp": expires_epoch, ":free": free},
+                          on_fail_item=_Paced)
+            return 0
+        except _Paced as seen:
+            hits, next_at = int(seen.item.get("hits", 0)), int(seen.item.get("next_at", 0))
+        if next_at > now:
+            return next_at - now
+        try:
+            self.t.update(k, "ADD hits :one SET next_at = :next",
+                          condition="hits = :hits AND next_at <= :now",
+                          values={":one": 1, ":next": now + _pause(hits + 1, free), ":hits": hits, ":now": now},
+                          on_fail=_Refused)
+            return 0
+        except _Refused:
+            return 1   # another attempt went first
+
+    def clear(self, scope: str, key: str, window: int) -> None:
+        self.t.delete(keys.rate_counter(scope, key, window))
+
+
+def _pause(attempt: int, free: int) -> int:
+    """Seconds before the attempt after `attempt`: 1 s after the free ones, doubling, at most 15 minutes."""
+    return min(2 ** max(attempt - free, 0), 900)
+
+
+class _Refused(errors.DomainError):
+    """A limit's condition failed (internal: never leaves the repository)."""
+
+
+class _Paced(errors.DomainError):
+    def __init__(self, item: dict):
+        super().__init__("paced")
+        self.item = item
 
 
 class PublishLeaseRepo:

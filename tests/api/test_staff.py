@@ -142,9 +142,17 @@ def test_failed_sign_ins_are_limited_per_account(chalice_client, clock):
     api = Api(chalice_client, None)
     for _ in range(5):
         assert api.post("/auth/sign-in", {"login": "Owner@Example.org", "password": "nope nope"}).status_code == 401
+    # then a progressive delay, not a lockout: the next try waits a second, the one after two, then four …
     limited = api.post("/auth/sign-in", {"login": "owner@example.org", "password": "right password"})
-    assert limited.status_code == 429 and limited.data["code"] == "rate_limited" and "15" in limited.data["message"]
-    clock.advance(minutes=31)
+    assert limited.status_code == 429 and limited.data["code"] == "rate_limited" and "1 秒" in limited.data["message"]
+    assert limited.headers["Retry-After"] == "1"
+    clock.advance(seconds=1)
+    assert api.post("/auth/sign-in", {"login": "Owner@Example.org", "password": "nope nope"}).status_code == 401
+    again = api.post("/auth/sign-in", {"login": "owner@example.org", "password": "right password"})
+    assert again.status_code == 429 and again.headers["Retry-After"] == "2"
+    clock.advance(seconds=2)
+    assert api.post("/auth/sign-in", {"login": "owner@example.org", "password": "right password"}).status_code == 200
+    # the owner is back: the delay is gone
     assert api.post("/auth/sign-in", {"login": "owner@example.org", "password": "right password"}).status_code == 200
 
 
