@@ -102,6 +102,12 @@ class InvalidConfig(RuleViolation):
     code, default_message = "invalid_config", "The event configuration contradicts itself."
 
 
+class InvalidCharacters(DomainError):
+    """Control characters or bidi overrides in a text field (a BEL breaks spreadsheets, an RLO turns a name
+    around on screen): refused, naming the field."""
+    code, status, default_message = "invalid_characters", 422, "A field holds characters that are not allowed."
+
+
 class RateLimited(DomainError):
     code, status, default_message = "rate_limited", 429, "Too many requests; wait a moment."
     retry_after = 60

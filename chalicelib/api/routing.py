@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from .. import errors
 from ..bootstrap import deps
-from ..services.validation import validation_details
+from ..services.validation import bad_characters, validation_details
 from .errorshape import MAX_REQUEST_BYTES, PAYLOAD_TOO_LARGE_BODY
 
 log = logging.getLogger("cardgames.api")
@@ -155,6 +155,10 @@ def parse_body(request, model: type[BaseModel]) -> BaseModel:
         raise errors.InvalidRequest("请求内容嵌套过深 · The body is nested too deeply.") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise errors.InvalidRequest(f"请求内容不是有效的 JSON · The body is not valid JSON: {exc}") from None
+    bad = bad_characters(data)
+    if bad:
+        from ..services.validation import summary
+        raise errors.InvalidCharacters(summary(bad), bad)
     try:
         # Validated as JSON in strict mode: no `true` for a number, no 0 for a date; pydantic's own parser
         # also bounds the nesting depth.

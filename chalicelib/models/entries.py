@@ -61,7 +61,8 @@ class Entry(Loose):
     partner_wanted: bool = False
     status: EntryStatus
     amount_due: int = 0
-    amount_paid: int = 0
+    amount_paid: int = 0          # held now: what came in less what went back
+    amount_refunded: int = 0      # what went back (Stripe refunds, full or partial)
     currency: str = "CNY"
     payment_state: Literal["none", "unpaid", "pending", "paid", "refund_due", "refunded"] = "none"
     payment_id: str | None = None
@@ -95,6 +96,7 @@ class EntryView(Out):
     status: EntryStatus
     amount_due: int
     amount_paid: int
+    amount_refunded: int = 0
     currency: str
     payment_state: str
     checked_in: bool
@@ -112,3 +114,9 @@ class RegistrationAnswer(Out):
     entry: EntryView
     manage_token: str
     checkout_url: str | None = None
+
+
+def refunded(entry: "Entry", amount: int) -> dict:
+    """The entry's money after `amount` went back: the paid amount is net of refunds, the refunds kept beside."""
+    back = max(0, min(amount, entry.amount_paid))
+    return {"amount_paid": entry.amount_paid - back, "amount_refunded": entry.amount_refunded + back}

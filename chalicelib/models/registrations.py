@@ -51,7 +51,8 @@ class DayRegistration(Out):
     contact: dict
     items: list[DayItemOut]
     amount_due: int
-    amount_paid: int = 0
+    amount_paid: int = 0          # net of refunds
+    amount_refunded: int = 0
     currency: str
     payment_state: str = "none"
     created_at: datetime

@@ -171,7 +171,7 @@ def registration_view(deps: Deps, reg_id: str) -> DayRegistration:
     """Every entry of the registration: status, what was paid for which event, the refund rule, and once the
     day starts where each entry sits now and its results (我的比赛)."""
     reg = deps.repos.entries.registration(reg_id)
-    items, due, paid = [], 0, 0
+    items, due, paid, back = [], 0, 0, 0
     tz = "Asia/Shanghai"
     for it in reg["items"]:
         entry = deps.repos.entries.get(it["event_id"], it["entry_id"])
@@ -180,13 +180,14 @@ def registration_view(deps: Deps, reg_id: str) -> DayRegistration:
         view = single.view(deps, entry, event, tournament)
         due += entry.amount_due if entry.holds_place else 0
         paid += entry.amount_paid
+        back += entry.amount_refunded
         now, results = _my_day(deps, event, entry)
         items.append(DayItemOut(event_id=event.id, event_name=event.config.name, entry=view, amount=entry.amount_due,
                                 refund_rule=single.refund_rule_text(event, tz) or "", now=now, results=results))
     payment = deps.repos.payments.get(reg["payment_id"]) if reg.get("payment_id") else None
     state = "none" if due == 0 else ("paid" if paid >= due else (payment.state if payment else "unpaid"))
     return DayRegistration(id=reg["id"], tournament_id=reg["tournament_id"],
-                           contact={"name": reg["contact"]["name"]}, items=items, amount_due=due, amount_paid=paid,
+                           contact={"name": reg["contact"]["name"]}, items=items, amount_due=due, amount_paid=paid, amount_refunded=back,
                            currency=reg["currency"], payment_state=state, created_at=reg["created_at"])
 
 

@@ -7,18 +7,26 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 from ..models import Entry
 from ..money import money
 
 HEADERS = ["编号 id", "名称 name", "单位 club", "队员 members", "电话 phone", "状态 status", "应付 due",
-           "已付 paid", "币种 currency", "付款 payment", "签到 checked in", "报名时间 registered"]
+           "已付（扣除退款） paid, net", "已退 refunded", "币种 currency", "付款 payment", "签到 checked in", "报名时间 registered"]
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
+# What a spreadsheet cannot hold or should not show: C0/C1 controls (openpyxl refuses them: one BEL in one
+# name broke the whole export) and bidi overrides. Input refuses them now; older data is cleaned here anyway.
+_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
 def neutralise(value):
-    if isinstance(value, str) and value.startswith(FORMULA_START):
-        return "'" + value
+    if isinstance(value, str):
+        value = _UNSAFE.sub("", value)
+        if value.startswith(FORMULA_START):
+            return "'" + value
     return value
 
 
@@ -26,7 +34,7 @@ def _rows(entries: list[Entry]):
     for e in entries:
         row = [e.id, e.name, e.club, "、".join(m.name for m in e.members),
                " ".join(m.phone for m in e.members if m.phone), e.status, money(e.amount_due, e.currency),
-               money(e.amount_paid, e.currency), e.currency, e.payment_state, "是" if e.checked_in else "",
+               money(e.amount_paid, e.currency), money(e.amount_refunded, e.currency), e.currency, e.payment_state, "是" if e.checked_in else "",
                e.created_at.strftime("%Y-%m-%d %H:%M")]
         yield [neutralise(v) for v in row]
 

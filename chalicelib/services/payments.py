@@ -13,6 +13,7 @@ from datetime import timedelta
 from .. import errors
 from ..bootstrap import Deps
 from ..models import Entry, Payment
+from ..models.entries import refunded
 from . import registration
 
 log = logging.getLogger("cardgames.payments")
@@ -35,7 +36,18 @@ def handle_stripe_webhook(deps: Deps, payload: bytes, signature: str | None) -> 
     handler = handlers.get(event.type)
     if handler is None:
         return {"status": "ignored", "type": event.type}
-    return handler(deps, event)
+    try:
+        return handler(deps, event)
+    except (errors.RuleViolation, errors.SessionMismatch, errors.NotFound, errors.EntryClosed,
+            errors.NotHoldingPlace) as exc:
+        # Will never change however often Stripe sends it (an amount that does not match, a session that is not
+        # the payment's): answered 2xx so Stripe stops, and logged for the organiser to look at.
+        log.error("stripe event %s (%s) not processed: %s", event.id, event.type, exc.code)
+        return {"status": "not_processed", "code": exc.code}
+    except errors.Conflict:
+        if deps.repos.payments.stripe_event_seen(event.id):   # a concurrent delivery of the same event won
+            return {"status": "duplicate", "event": event.id}
+        raise   # a race with another change: nothing was written, Stripe's retry will find it settled
 
 
 def _seen(deps: Deps, event_id: str | None) -> tuple[str, int] | None:
@@ -83,8 +95,8 @@ def confirm(deps: Deps, payment: Payment, payment_intent: str | None, seen: str 
                 for k, part in enumerate(parts)]
     if payment.items and any(o == "refunded" for o in outcomes):
         fresh = deps.repos.payments.get(payment.id)
-        refunded = sum(p["amount"] for p, o in zip(parts, outcomes) if o == "refunded")
-        deps.repos.payments.save(fresh, fresh.model_copy(update={"amount_refunded": fresh.amount_refunded + refunded,
+        back = sum(p["amount"] for p, o in zip(parts, outcomes) if o == "refunded")
+        deps.repos.payments.save(fresh, fresh.model_copy(update={"amount_refunded": fresh.amount_refunded + back,
                                                                  "version": fresh.version + 1}))
     return next((o for o in outcomes if o != "refunded"), outcomes[0])
 
@@ -118,11 +130,11 @@ def _confirm_part(deps: Deps, payment: Payment, paid: Payment, part: dict, payme
     if payment.items:
         deps.payments.refund(payment_intent, amount, payment.id, part=entry.id)
     else:
-        refunded = paid.model_copy(update={"state": "refunded", "version": paid.version + 1})
+        sent_back = paid.model_copy(update={"state": "refunded", "version": paid.version + 1})
         deps.payments.refund(payment_intent, payment.amount, payment.id)
-        deps.repos.payments.save(paid, refunded)
+        deps.repos.payments.save(paid, sent_back)
     fresh = deps.repos.entries.get(entry.event_id, entry.id)
-    deps.repos.entries.transition(fresh, fresh.model_copy(update={"payment_state": "refunded",
+    deps.repos.entries.transition(fresh, fresh.model_copy(update={"payment_state": "refunded", **refunded(fresh, amount),
                                                                    "version": fresh.version + 1}), take_place=False)
     return "refunded"
 
@@ -181,9 +193,9 @@ def _charge_refunded(deps: Deps, event) -> dict:
     if not full:
         return _partial_refund(deps, payment, refunded_amount if isinstance(refunded_amount, int) else 0, event.id)
     if payment.state != "refunded":
-        refunded = payment.model_copy(update={"state": "refunded", "updated_at": deps.clock(),
-                                              "version": payment.version + 1})
-        deps.repos.payments.save(payment, refunded, stripe_event=_seen(deps, event.id))
+        sent_back = payment.model_copy(update={"state": "refunded", "updated_at": deps.clock(),
+                                               "version": payment.version + 1})
+        deps.repos.payments.save(payment, sent_back, stripe_event=_seen(deps, event.id))
     else:
         deps.repos.payments.mark_stripe_event(*_seen(deps, event.id))
     entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
@@ -192,19 +204,20 @@ def _charge_refunded(deps: Deps, event) -> dict:
             registration.cancel_entry(deps, entry, reason="已退款 · Refunded", refund=False)
             entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
         deps.repos.entries.transition(entry, entry.model_copy(update={
-            "payment_state": "refunded", "version": entry.version + 1}), take_place=False)
+            "payment_state": "refunded", "version": entry.version + 1, **refunded(entry, entry.amount_paid)}),
+            take_place=False)
     return {"status": "refunded"}
 
 
-def _partial_refund(deps: Deps, payment: Payment, refunded: int, seen: str) -> dict:
+def _partial_refund(deps: Deps, payment: Payment, total_refunded: int, seen: str) -> dict:
     """Part of the money went back (a refund from the Stripe dashboard, say): the amount is recorded and
     the entry keeps its place. Stripe reports the running total, so a redelivery changes nothing."""
-    delta = refunded - payment.amount_refunded
+    delta = total_refunded - payment.amount_refunded
     if delta <= 0:
         deps.repos.payments.mark_stripe_event(*_seen(deps, seen))
         return {"status": "partial_refund", "amount_refunded": payment.amount_refunded}
     now = deps.clock()
-    after = payment.model_copy(update={"amount_refunded": refunded, "updated_at": now, "version": payment.version + 1})
+    after = payment.model_copy(update={"amount_refunded": total_refunded, "updated_at": now, "version": payment.version + 1})
     entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
     extra = deps.repos.payments.ops(payment, after, _seen(deps, seen))
     if entry is None:
@@ -212,11 +225,11 @@ def _partial_refund(deps: Deps, payment: Payment, refunded: int, seen: str) -> d
     else:
         from ..money import money
         deps.repos.entries.transition(entry, entry.model_copy(update={
-            "amount_paid": max(0, entry.amount_paid - delta), "version": entry.version + 1, "updated_at": now,
+            **refunded(entry, delta), "version": entry.version + 1, "updated_at": now,
             "notices": [*entry.notices, f"部分退款 {money(delta, payment.currency)} {payment.currency} · "
                                         f"Partly refunded: {money(delta, payment.currency)} {payment.currency}"]}),
             extra=extra, take_place=False)
-    return {"status": "partial_refund", "amount_refunded": refunded}
+    return {"status": "partial_refund", "amount_refunded": total_refunded}
 
 
 def sweep_expired_holds(deps: Deps, limit: int = 200) -> dict:

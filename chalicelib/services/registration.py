@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from .. import errors
 from ..bootstrap import Deps
 from ..ids import hash_secret, new_id, new_token, same_secret
+from ..models.entries import refunded
 from ..models import (
     Entry,
     EntryPatch,
@@ -398,17 +399,19 @@ def _refund(deps: Deps, entry: Entry) -> Entry:
     if payment and payment.provider == "stripe" and payment.state == "confirmed" and deps.payments:
         if payment.items:   # one payment for several events: refund this entry's part only
             part = next((i["amount"] for i in payment.items if i["entry_id"] == entry.id), entry.amount_paid)
+            back = part
             deps.payments.refund(payment.payment_intent, part, payment.id, part=entry.id)
-            refunded = payment.amount_refunded + part
+            total_back = payment.amount_refunded + part
             deps.repos.payments.save(payment, payment.model_copy(update={
-                "amount_refunded": refunded, "state": "refunded" if refunded >= payment.amount else payment.state,
+                "amount_refunded": total_back, "state": "refunded" if total_back >= payment.amount else payment.state,
                 "updated_at": deps.clock(), "version": payment.version + 1}))
         else:
+            back = payment.amount
             deps.payments.refund(payment.payment_intent, payment.amount, payment.id)
             deps.repos.payments.save(payment, payment.model_copy(update={
                 "state": "refunded", "updated_at": deps.clock(), "version": payment.version + 1}))
         after = entry.model_copy(update={"payment_state": "refunded", "version": entry.version + 1,
-                                         "updated_at": deps.clock()})
+                                         "updated_at": deps.clock(), **refunded(entry, back)})
         deps.repos.entries.transition(entry, after)
         return after
     return entry  # cash/transfer: 'refund_due' until the organiser hands it back

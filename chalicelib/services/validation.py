@@ -71,3 +71,32 @@ def summary(details: list[dict]) -> str:
     zh = "；".join(f"{d['label_zh']}：{d['message_zh']}" for d in details[:5])
     en = "; ".join(f"{d['label_en']}: {d['message']}" for d in details[:5])
     return f"请修改：{zh} · Please change: {en}"
+
+
+# C0 controls but tab/newline/CR, DEL, C1 controls, and the bidi embeddings, overrides and isolates (U+202A–E,
+# U+2066–9) — invisible, and able to reorder what a name shows. Newlines only in fields meant for prose.
+_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_BAD_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+MULTI_LINE = {"note", "reason", "text", "ruling", "message", "description", "comment", "notes", "address"}
+
+
+def bad_characters(data, path: str = "") -> list[dict]:
+    """Every string in a parsed JSON body holding a character that is not allowed, as `details` entries."""
+    out: list[dict] = []
+    if isinstance(data, dict):
+        for k, v in data.items():
+            out += bad_characters(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            out += bad_characters(v, f"{path}.{i}")
+    elif isinstance(data, str):
+        field = path.rsplit(".", 1)[-1]
+        found = (_BAD if field in MULTI_LINE else _BAD_ONE_LINE).search(data)
+        if found:
+            label_zh, label_en = _label(path)
+            char = f"U+{ord(found.group()):04X}"
+            out.append({"field": path or "body", "type": "invalid_characters", "label_zh": label_zh,
+                        "label_en": label_en, "character": char,
+                        "message": f"holds a control or direction character ({char})",
+                        "message_zh": f"含有不允许的控制字符（{char}）"})
+    return out

@@ -179,7 +179,8 @@ def test_completed_session_must_be_the_payments_own(api, ids, fake_stripe):
     paid = dict(fake_stripe.pay(sid, "pi_x"))
     paid["id"] = "cs_someone_else"
     res = webhook(api, "evt_wrong_session", "checkout.session.completed", paid)
-    assert res.status_code == 409 and res.data["code"] == "session_mismatch"
+    # 2xx: it will never change, so Stripe must not retry it for days (issue 20); nothing is applied
+    assert res.status_code == 200 and res.data == {"status": "not_processed", "code": "session_mismatch"}
     assert _view(api, r)["status"] == "pending_payment"
 
 
