@@ -1,4 +1,5 @@
-"""The local stack: DynamoDB Local + `chalice local` + the static site, with a demo tournament.
+"""The local stack: DynamoDB Local + the API (waitress) + the static site, with a demo tournament; each is
+started again if it stops on its own.
 
     python -m scripts.dev run              start everything, print the URLs, stop all on Ctrl-C
     python -m scripts.dev organiser NAME   create an organiser on the running stack; token last
@@ -75,21 +76,62 @@ def _apply_env() -> None:
     sys.path.insert(0, str(ROOT))
 
 
+class Supervised:
+    """A process of the stack that is started again when it stops on its own (a crash, kill -9, the OOM
+    killer): after 0.5 s, then with a doubling back-off up to 10 s while it keeps failing; a minute of running
+    forgives it. Only Ctrl-C stops it for good."""
+
+    def __init__(self, name: str, start, port: int):
+        self.name, self._start, self.port = name, start, port
+        self.proc = None
+        self.delay, self.restart_at, self.started_at = 0.5, None, 0.0
+
+    def start(self) -> None:
+        self.proc, self.started_at, self.restart_at = self._start(), time.monotonic(), None
+
+    def check(self) -> None:
+        now = time.monotonic()
+        if self.restart_at is not None:
+            if now >= self.restart_at:
+                try:
+                    self.start()
+                    print(f"{self.name} restarted (pid {self.proc.pid}). 已重新启动。", flush=True)
+                except Exception as exc:   # e.g. the port still held: try again later
+                    self._schedule(now, f"could not start ({exc})")
+            return
+        if self.proc is not None and self.proc.poll() is not None:
+            if now - self.started_at > 60:
+                self.delay = 0.5
+            self._schedule(now, f"stopped unexpectedly (exit {self.proc.returncode})")
+
+    def _schedule(self, now: float, why: str) -> None:
+        print(f"{self.name} {why}; restarting in {self.delay:g} s (see {DATA}/*.log). 进程意外退出，正在重启。", flush=True)
+        self.restart_at = now + self.delay
+        self.delay = min(self.delay * 2, 10.0)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            ddblocal.stop(self.proc)
+
+
 def run() -> None:
-    DATA.mkdir(exist_ok=True)
+    DATA.mkdir(parents=True, exist_ok=True)
     (DATA / "site").mkdir(exist_ok=True)
-    procs: list[subprocess.Popen] = []
+    services: list[Supervised] = []
 
     def stop_all(*_):
-        for p in reversed(procs):
-            ddblocal.stop(p)
+        for svc in reversed(services):
+            svc.stop()
         print("\nStopped DynamoDB Local, the API and the site. 已停止。")
         sys.exit(0)
 
     signal.signal(signal.SIGINT, stop_all)
     signal.signal(signal.SIGTERM, stop_all)
-    print(f"Starting DynamoDB Local on 127.0.0.1:{DDB_PORT} (data in .data/ddb) …", flush=True)
-    procs.append(ddblocal.start(DDB_PORT, db_path=str(DATA / "ddb"), log_path=str(DATA / "ddblocal.log")))
+    print(f"Starting DynamoDB Local on 127.0.0.1:{DDB_PORT} (data in {DATA}/ddb) …", flush=True)
+    store = Supervised("DynamoDB Local", lambda: ddblocal.start(DDB_PORT, db_path=str(DATA / "ddb"),
+                                                                  log_path=str(DATA / "ddblocal.log")), DDB_PORT)
+    store.start()
+    services.append(store)
     _apply_env()
     from chalicelib.store import dynamo, schema
     if schema.ensure_table(dynamo.client(), TABLE):
@@ -99,13 +141,15 @@ def run() -> None:
     site, api = public_urls()
     print(f"Starting the API on {HOST}:{API_PORT} (waitress) …", flush=True)
     api_log = open(DATA / "api.log", "ab")
-    procs.append(subprocess.Popen(
+    services.append(Supervised("The API", lambda: subprocess.Popen(
         [sys.executable, "-m", "scripts.api_server", "--host", HOST, "--port", str(API_PORT)],
-        cwd=str(ROOT), env=env, stdout=api_log, stderr=subprocess.STDOUT, start_new_session=True))
-    procs.append(subprocess.Popen(
+        cwd=str(ROOT), env=env, stdout=api_log, stderr=subprocess.STDOUT, start_new_session=True), API_PORT))
+    services.append(Supervised("The site", lambda: subprocess.Popen(
         [sys.executable, "-m", "scripts.site_server", "--host", HOST, "--port", str(SITE_PORT), "--frontend",
          str(ROOT / "frontend"), "--published", str(DATA / "site"), "--api", api], cwd=str(ROOT), env=env,
-        start_new_session=True))
+        start_new_session=True), SITE_PORT))
+    for svc in services[1:]:
+        svc.start()
     ddblocal.wait_for_port(API_PORT, 60)
     ddblocal.wait_for_port(SITE_PORT, 30)
     publish_demo(demo)
@@ -122,18 +166,16 @@ Ready. 已启动。{"  Venue mode: phones on this network open the addresses bel
   Demo organiser token                    {demo['token']}
 
 Try:  curl -H 'Authorization: Bearer {demo['token']}' {api}/tournaments
-Logs in .data/api.log and .data/ddblocal.log. Ctrl-C stops everything.
+Logs in {DATA}/api.log and {DATA}/ddblocal.log. A process that stops is started again; Ctrl-C stops everything.
 """, flush=True)
     if venue:
         import segno
         print("Scan to open the organiser console 扫码打开组委会后台:")
         segno.make(f"{site}/organiser.html", error="m").terminal(compact=True)
     while True:
-        for p in procs:
-            if p.poll() is not None:
-                print(f"A process stopped unexpectedly ({p.args[0]}); see .data/*.log", flush=True)
-                stop_all()
-        time.sleep(1)
+        for svc in services:
+            svc.check()
+        time.sleep(0.25)
 
 
 def load_demo() -> dict:

@@ -13,7 +13,7 @@ from ..models import Entry
 from ..money import money
 
 HEADERS = ["编号 id", "名称 name", "单位 club", "队员 members", "电话 phone", "状态 status", "应付 due",
-           "已付（扣除退款） paid, net", "已退 refunded", "币种 currency", "付款 payment", "签到 checked in", "报名时间 registered"]
+           "已付（扣除退款） paid (net)", "已退 refunded", "币种 currency", "付款 payment", "签到 checked in", "报名时间 registered"]
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
