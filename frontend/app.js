@@ -2,6 +2,13 @@
 (function () {
   var t = window.I18N.t;
   function qs(name) { return new URLSearchParams(location.search).get(name); }
+  // An Idempotency-Key (the server also derives the manage token from it: it must be unguessable).
+  // crypto.getRandomValues works on plain HTTP too (a venue laptop); crypto.randomUUID needs a secure context.
+  function randomKey() {
+    var bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+  }
   function el(tag, attrs, children) {
     var n = document.createElement(tag);
     for (var k in attrs || {}) {
@@ -63,5 +70,5 @@
     if (b) b.addEventListener("click", function () { window.I18N.setLang(window.I18N.lang() === "zh" ? "en" : "zh"); });
   }
   document.addEventListener("DOMContentLoaded", function () { window.I18N.apply(); langButton(); });
-  window.App = {qs: qs, el: el, api: api, errorText: errorText, showError: showError, showNotice: showNotice, money: money, time: time, busy: busy, t: t};
+  window.App = {qs: qs, randomKey: randomKey, el: el, api: api, errorText: errorText, showError: showError, showNotice: showNotice, money: money, time: time, busy: busy, t: t};
 })();

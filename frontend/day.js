@@ -84,7 +84,7 @@
         return {event_id: e.id, name: team && team.value.trim() ? team.value.trim() : null, members: members};
       });
       if (!items.length) { A.showError(box("error"), {body: {code: "pick", message: t("pick_one")}}); return; }
-      var key = sessionStorage.getItem("idem-day-" + tid) || (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(16).slice(2) + "0000000000");
+      var key = sessionStorage.getItem("idem-day-" + tid) || A.randomKey();
       sessionStorage.setItem("idem-day-" + tid, key);   // a double tap or a retry registers once
       try {
         var res = await A.busy(box("submit"), function () {

@@ -1,9 +1,12 @@
 (function () {
   var A = window.App, t = A.t, el = A.el;
   var id = A.qs("id"), regId = A.qs("reg");
+  // The link's token (in the fragment: never sent to a server) is kept under this entry's or registration's
+  // own key, so the link works in any browser it is opened in; then it leaves the address bar.
+  var store = regId ? "manage-reg-" + regId : "manage-" + id;
   var fromHash = new URLSearchParams(location.hash.slice(1)).get("token");
-  if (fromHash) { localStorage.setItem("manage-" + id, fromHash); history.replaceState(null, "", location.pathname + location.search); }
-  var token = localStorage.getItem("manage-" + id);
+  if (fromHash && (id || regId)) { localStorage.setItem(store, fromHash); history.replaceState(null, "", location.pathname + location.search); }
+  var token = id ? localStorage.getItem(store) : null;
   var entry = null;
   function headers() { return {"X-Manage-Token": token || "", noAuth: true}; }
   function render() {
@@ -80,9 +83,7 @@
     catch (e) { A.showError(document.getElementById("error"), e); }
   }
   if (regId) {
-    var rh = new URLSearchParams(location.hash.slice(1)).get("token");
-    if (rh) { localStorage.setItem("manage-reg-" + regId, rh); history.replaceState(null, "", location.pathname + location.search); }
-    regToken = localStorage.getItem("manage-reg-" + regId);
+    regToken = localStorage.getItem(store);
     window.onLangChange = renderReg;
     document.addEventListener("DOMContentLoaded", loadReg);
     return;

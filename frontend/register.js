@@ -54,7 +54,7 @@
       var body = {name: document.getElementById("name").value.trim() || null, club: document.getElementById("club").value.trim(),
                   eligibility_code: document.getElementById("code").value.trim() || null, members: members,
                   partner_wanted: document.getElementById("partner").checked};
-      var key = sessionStorage.getItem("idem-" + eid) || (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(16).slice(2) + "0000000000");
+      var key = sessionStorage.getItem("idem-" + eid) || A.randomKey();
       sessionStorage.setItem("idem-" + eid, key);  // a double tap or a retry registers once
       try {
         var res = await A.busy(document.getElementById("submit"), function () {

@@ -21,6 +21,7 @@ from aws_cdk import (
 from chalice.cdk import Chalice
 from constructs import Construct
 
+from chalicelib.security_headers import site_csp
 from chalicelib.store import schema
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,7 +71,23 @@ class PlatformStack(cdk.Stack):
             self, "PagesCache", default_ttl=cdk.Duration.seconds(30), min_ttl=cdk.Duration.seconds(0),
             max_ttl=cdk.Duration.minutes(5), comment="published HTML: short, the publisher rewrites it")
         results_origin = origins.S3BucketOrigin.with_origin_access_control(results_bucket)
-        behaviour = dict(viewer_protocol_policy=cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS, compress=True)
+        # The same security headers as the venue's site server (chalicelib/security_headers.py); the API is called
+        # at its execute-api address, named by pattern (its URL depends on this distribution's: no cycle).
+        api_pattern = f"https://*.execute-api.{cdk.Aws.REGION}.{cdk.Aws.URL_SUFFIX}"
+        security = cloudfront.ResponseHeadersPolicy(
+            self, "SecurityHeaders", comment="CSP without inline script, no framing, nosniff, referrer policy",
+            security_headers_behavior=cloudfront.ResponseSecurityHeadersBehavior(
+                content_security_policy=cloudfront.ResponseHeadersContentSecurityPolicy(
+                    content_security_policy=site_csp(api_pattern), override=True),
+                content_type_options=cloudfront.ResponseHeadersContentTypeOptions(override=True),
+                frame_options=cloudfront.ResponseHeadersFrameOptions(
+                    frame_option=cloudfront.HeadersFrameOption.DENY, override=True),
+                referrer_policy=cloudfront.ResponseHeadersReferrerPolicy(
+                    referrer_policy=cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override=True),
+                strict_transport_security=cloudfront.ResponseHeadersStrictTransportSecurity(
+                    access_control_max_age=cdk.Duration.days(365), include_subdomains=True, override=True)))
+        behaviour = dict(viewer_protocol_policy=cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS, compress=True,
+                         response_headers_policy=security)
         distribution = cloudfront.Distribution(
             self, "Cdn", comment=f"cardgames {stage}: front end and published results",
             default_root_object="index.html",

@@ -6,13 +6,17 @@ import functools
 import http.server
 import json
 import os
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
     frontend: Path
     published: Path
     api: str = ""
+    security: dict = {}
 
     def do_GET(self):
         if self.path.split("?", 1)[0] == "/config.js" and self.api:
@@ -37,6 +41,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         return str(root / rel)
 
     def end_headers(self):
+        for name, value in self.security.items():
+            self.send_header(name, value)
         # feed.json is polled by open pages: never cache it.
         if self.path.split("?")[0].endswith("feed.json"):
             self.send_header("Cache-Control", "no-cache")
@@ -49,8 +55,12 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
 
 
 def serve(port: int, frontend: str, published: str, api: str = "", host: str = "127.0.0.1") -> None:
+    from urllib.parse import urlsplit
+
+    from chalicelib.security_headers import site_headers
+    parts = urlsplit(api)
     handler = type("H", (SiteHandler,), {"frontend": Path(frontend).resolve(), "published": Path(published).resolve(),
-                                         "api": api})
+                                         "api": api, "security": site_headers(f"{parts.scheme}://{parts.netloc}" if parts.netloc else "")})
     handler.extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
                               ".js": "application/javascript; charset=utf-8", ".html": "text/html; charset=utf-8",
                               ".json": "application/json; charset=utf-8", ".css": "text/css; charset=utf-8"}

@@ -24,8 +24,11 @@ PAYLOAD_TOO_LARGE_BODY = {"code": "payload_too_large", "message": "请求内容�
 
 
 def uniform_errors(event, get_response):
-    """Chalice http middleware: rewrite Chalice's own error bodies into ours."""
+    """Chalice http middleware: rewrite Chalice's own error bodies into ours; every answer gets the security
+    headers (chalicelib/security_headers.py)."""
+    from ..security_headers import api_headers
     response = get_response(event)
+    response.headers = {**api_headers(), **(response.headers or {})}
     if response.status_code >= 400 and isinstance(response.body, dict) and "Code" in response.body:
         code, message = CHALICE_CODES.get(response.body["Code"], ("invalid_request", "请求无效 · The request is not valid."))
         detail = response.body.get("Message")

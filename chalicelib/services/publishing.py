@@ -373,9 +373,9 @@ def _run_forked(run) -> list[dict]:
 def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_version, unchanged) -> None:
     """Every page of one language (and, with Chinese, the feeds that both languages' pages poll)."""
     from ..publish.render import TEMPLATES
-    css = (TEMPLATES / "style.css").read_text(encoding="utf-8")
-    write(f"t/{tid}/style.css" if lang == "zh" else f"en/t/{tid}/style.css", css)
     prefix = f"t/{tid}/" if lang == "zh" else f"en/t/{tid}/"
+    for asset in ("style.css", "live.js"):   # no inline script on a published page (the CSP forbids it)
+        write(prefix + asset, (TEMPLATES / asset).read_text(encoding="utf-8"))
     other = (f"/en/t/{tid}/" if lang == "zh" else f"/t/{tid}/")
     base = {"tournament": tournament, "updated": updated}
     write(prefix + "index.html", render("tournament.html", lang, **base, root="", css="style.css", events=summaries,

@@ -93,16 +93,28 @@ def shot(request):
     return Shots(request.node.name)
 
 
+def _no_csp_violations(ctx):
+    """Collects what the browser reports as blocked by the Content-Security-Policy (an inline script, a frame):
+    every page of every test must run under the site's policy (issue 20)."""
+    seen: list[str] = []
+    ctx.on("console", lambda m: seen.append(m.text) if "Content Security Policy" in m.text else None)
+    return seen
+
+
 @pytest.fixture
 def phone(browser):
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
                               has_touch=True, locale="zh-CN")
+    blocked = _no_csp_violations(ctx)
     yield ctx
     ctx.close()
+    assert not blocked, blocked
 
 
 @pytest.fixture
 def desk(browser):
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+    blocked = _no_csp_violations(ctx)
     yield ctx
     ctx.close()
+    assert not blocked, blocked

@@ -329,7 +329,7 @@ def test_weak_wifi_keeps_the_result_and_sends_it_later(store, stack, browser, sh
     ctx.close()
 
 
-def test_one_form_for_the_day_on_a_phone(store, stack, phone, shot):
+def test_one_form_for_the_day_on_a_phone(store, stack, phone, browser, shot):
     """Issue 15 at 390 × 844: tick two events, one contact, one total; Chinese field names in errors; the done
     page fits the phone; the manage link shows both entries and a receipt; the same person twice is refused."""
     org, token, t, events = make_tournament(store, [
@@ -360,10 +360,26 @@ def test_one_form_for_the_day_on_a_phone(store, stack, phone, shot):
     expect(page.locator("#error")).to_be_hidden()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390   # the long link wraps
     shot(page, "day-done")
-    page.goto(page.locator("#manage").get_attribute("href"))
+    manage = page.locator("#manage").get_attribute("href")
+    page.goto(manage)
     expect(page.locator("#reg-items .card")).to_have_count(2)
     expect(page.locator("#receipt-table")).to_contain_text("拖拉机淘汰赛")
     shot(page, "day-manage")
+    # the link works in any browser, not only the one that registered (issue 20)
+    other = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, locale="zh-CN")
+    try:
+        elsewhere = other.new_page()
+        violations = []
+        elsewhere.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
+        elsewhere.goto(manage)
+        expect(elsewhere.locator("#reg-items .card")).to_have_count(2)
+        assert "#token=" not in elsewhere.url          # the token leaves the address bar once kept
+        elsewhere.reload()
+        expect(elsewhere.locator("#reg-items .card")).to_have_count(2)
+        assert not violations, violations              # the site's CSP (no inline script) breaks nothing here
+        shot(elsewhere, "day-manage-other-browser")
+    finally:
+        other.close()
     page.goto(f"{stack['site']}/day.html?t={t.id}")
     page.check(f"#pick-{events[1].id}")
     page.fill("#c-name", "张三")

@@ -124,6 +124,20 @@ def test_cdn_origin_access_control_and_caching(template):
     assert ttl[feed_policy] <= 5
 
 
+def test_every_page_of_the_cdn_carries_the_security_headers(template):
+    _, tpl = template
+    (policy_id, policy), = resources(tpl, "AWS::CloudFront::ResponseHeadersPolicy").items()
+    sec = policy["Properties"]["ResponseHeadersPolicyConfig"]["SecurityHeadersConfig"]
+    csp = json.dumps(sec["ContentSecurityPolicy"]["ContentSecurityPolicy"])
+    assert "frame-ancestors 'none'" in csp and "script-src 'self';" in csp and "unsafe-inline" not in csp.split("style-src")[0]
+    assert sec["ContentTypeOptions"]["Override"] and sec["FrameOptions"]["FrameOption"] == "DENY"
+    assert sec["ReferrerPolicy"]["ReferrerPolicy"] == "strict-origin-when-cross-origin"
+    (dist,) = resources(tpl, "AWS::CloudFront::Distribution").values()
+    config = dist["Properties"]["DistributionConfig"]
+    for behaviour in [config["DefaultCacheBehavior"], *config["CacheBehaviors"]]:
+        assert behaviour["ResponseHeadersPolicyId"] == {"Ref": policy_id}
+
+
 def test_publisher_queue_has_a_dead_letter_queue_and_alarms(template):
     _, tpl = template
     queues = resources(tpl, "AWS::SQS::Queue")
