@@ -14,11 +14,15 @@ os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
 os.environ.setdefault("TABLE_CODE_SECRET", __import__("secrets").token_hex(32))
 
 
+STORE: dict = {}   # the running DynamoDB Local's process and port (the venue bench pauses it)
+
+
 def on_ddb_local(run) -> None:
     """Starts DynamoDB Local on a free port, runs `run()` against it, and stops it whatever happens."""
     from scripts import ddblocal
     port = ddblocal.free_port()
     proc = ddblocal.start(port, log_path=str(ROOT / ".data" / "ddblocal-bench.log"))
+    STORE.update(proc=proc, port=port)
     try:
         os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = f"http://127.0.0.1:{port}"
         run()

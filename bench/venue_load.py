@@ -5,6 +5,12 @@ what `make run` / `make venue` start) on DynamoDB Local, both started and stoppe
    transactions on one hot counter measured in the same run with the same threads (bench/registration.py).
 2. A mixed hall: 1,000 requests from 64 concurrent clients — public tournament reads, table-page reads (with
    their ETag), registrations and result submissions. Target: 0 connection errors, 0 5xx.
+3. The hall at its real rate (open loop): 64 phones each polling its table every 4 s, with registrations and
+   results mixed in, for 20 s. Target: p95 < 100 ms.
+4. 256 closed-loop clients: 2,000 mixed requests. Target: 0 connection errors.
+5. Faults (issue 20): 64 phones for 30 s while the API is killed (-9) once and the store paused 10 s; the API is
+   supervised as `make run` does it. Every acknowledged registration must be stored exactly once; a request
+   that gets no answer within 10 s counts as hung (target 0 hung); the time to recover is printed.
 Prints errors, p50/p95 and the rate of each."""
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ from bench.common import ROOT, on_ddb_local, repos_on  # noqa: E402
 from bench.registration import WORKERS, pct, raw_transactions  # noqa: E402
 
 CLIENTS, MIXED, REGISTRATIONS = 64, 1000, 1000
+HUNG_S = 10.0
 
 
 def main() -> None:
@@ -65,7 +72,10 @@ def run() -> None:
     if os.environ.get("BENCH_GUNICORN"):
         cmd = [str(Path(sys.executable).parent / "gunicorn"), "-w", os.environ["BENCH_GUNICORN"], "-k", "gthread",
                "--threads", "32", "--backlog", "2048", "-b", f"127.0.0.1:{port}", "scripts.wsgi_app:application"]
-    server = subprocess.Popen(cmd, cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    from scripts.dev import Supervised
+    server = Supervised("The API", lambda: subprocess.Popen(cmd, cwd=str(ROOT), env=env, stdout=log,
+                                                            stderr=subprocess.STDOUT, start_new_session=True), port)
+    server.start()
     base = f"http://127.0.0.1:{port}"
     try:
         ddblocal.wait_for_port(port, 60)
@@ -152,8 +162,180 @@ def run() -> None:
               f"p50 {pct(lat, 50) * 1000:.0f} ms, p95 {pct(lat, 95) * 1000:.0f} ms; connection errors {errors_}, "
               f"5xx {fives} (targets 0 and 0)")
         print("  answers: " + ", ".join(f"{k} ×{v}" for k, v in sorted(outcomes.items())))
+        hall = dict(base=base, session=session, t=t, played=played, open_event=open_event, tables=tables)
+        real_rate(hall)
+        many_clients(hall)
+        faults(hall, server, repos)
     finally:
-        ddblocal.stop(server)
+        server.stop()
+
+
+def _mixed(hall, k: int, kind: str, timeout: float = 60):
+    """One request of the hall's kinds; returns the response."""
+    s, base, tables, played = hall["session"](), hall["base"], hall["tables"], hall["played"]
+    if kind == "public":
+        return s.get(f"{base}/public/tournaments/{hall['t'].id}", timeout=timeout)
+    if kind == "table":
+        number, codes, _ = tables[k % len(tables)]
+        return s.get(f"{base}/events/{played.id}/rounds/1/tables/{number}", headers={"X-Table-Code": codes[k % 2]},
+                     timeout=timeout)
+    if kind == "register":
+        return s.post(f"{base}/events/{hall['open_event'].id}/entries", timeout=timeout,
+                      json={"members": [{"name": f"{hall.get('prefix', '场')}{k}", "phone": f"135{k:08d}"}]},
+                      headers={"Idempotency-Key": f"venue-hall-{k:07d}-0123456789"})
+    number, codes, sides = tables[k % len(tables)]
+    return s.put(f"{base}/events/{played.id}/rounds/1/tables/{number}/result", timeout=timeout,
+                 json={"version": 0, "final": {"levels": {sides[0]: 10, sides[1]: 8}}}, headers={"X-Table-Code": codes[0]})
+
+
+def real_rate(hall, seconds: float = 20.0) -> None:
+    """Open loop: each of 64 phones polls its table every 4 s (with its ETag); one registration a second and a
+    result every two seconds besides. Latency is what a phone waits, not throughput."""
+    import requests
+    lat: dict[str, list[float]] = {"table": [], "register": [], "result": []}
+    lock, stop = threading.Lock(), time.monotonic() + seconds
+    errors_ = Counter()
+
+    def phone(i):
+        etag, s = None, hall["session"]()
+        number, codes, _ = hall["tables"][i % len(hall["tables"])]
+        time.sleep(random.uniform(0, 4))
+        while time.monotonic() < stop:
+            t0 = time.perf_counter()
+            try:
+                h = {"X-Table-Code": codes[i % 2], **({"If-None-Match": etag} if etag else {})}
+                r = s.get(f"{hall['base']}/events/{hall['played'].id}/rounds/1/tables/{number}", headers=h, timeout=30)
+                etag = r.headers.get("ETag") or etag
+                if r.status_code >= 500:
+                    errors_["5xx"] += 1
+            except requests.RequestException:
+                errors_["connection"] += 1
+            with lock:
+                lat["table"].append(time.perf_counter() - t0)
+            time.sleep(max(0.0, 4.0 - (time.perf_counter() - t0)))
+
+    def writer(kind, every, offset):
+        k = offset
+        while time.monotonic() < stop:
+            t0 = time.perf_counter()
+            try:
+                r = _mixed({**hall, "prefix": "实"}, k, kind, timeout=30)
+                if r.status_code >= 500:
+                    errors_["5xx"] += 1
+            except requests.RequestException:
+                errors_["connection"] += 1
+            with lock:
+                lat[kind].append(time.perf_counter() - t0)
+            k += 1
+            time.sleep(max(0.0, every - (time.perf_counter() - t0)))
+    threads = [threading.Thread(target=phone, args=(i,)) for i in range(64)]
+    threads += [threading.Thread(target=writer, args=("register", 1.0, 500_000)),
+                threading.Thread(target=writer, args=("result", 2.0, 7))]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    every = [x for v in lat.values() for x in v]
+    print(f"hall at its real rate: 64 phones polling every 4 s + 1 registration/s + 1 result/2 s for {seconds:.0f} s "
+          f"→ {len(every)} requests, p50 {pct(every, 50) * 1000:.0f} ms, p95 {pct(every, 95) * 1000:.0f} ms "
+          f"(target < 100 ms), p99 {pct(every, 99) * 1000:.0f} ms; table polls p95 {pct(lat['table'], 95) * 1000:.0f} ms, "
+          f"registrations p95 {pct(lat['register'], 95) * 1000:.0f} ms; errors {dict(errors_) or 0}")
+
+
+def many_clients(hall, clients: int = 256, n: int = 2000) -> None:
+    import requests
+    rng = random.Random(11)
+    plan = rng.choices(["public", "table", "register", "result"], weights=[45, 40, 10, 5], k=n)
+    outcomes, lat, lock = Counter(), [], threading.Lock()
+
+    def one(k):
+        t0 = time.perf_counter()
+        try:
+            label = f"{_mixed({**hall, 'prefix': '多'}, 200_000 + k, plan[k]).status_code // 100}xx"
+        except requests.RequestException as exc:
+            label = f"connection error ({type(exc).__name__})"
+        with lock:
+            lat.append(time.perf_counter() - t0)
+            outcomes[label] += 1
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        list(pool.map(one, range(n)))
+    elapsed = time.perf_counter() - t0
+    errors_ = sum(v for k, v in outcomes.items() if "connection" in k)
+    print(f"{clients} clients: {n} mixed requests in {elapsed:.2f}s → {n / elapsed:.0f} req/s, p95 "
+          f"{pct(lat, 95) * 1000:.0f} ms; connection errors {errors_} (target 0); answers {dict(outcomes)}")
+
+
+def faults(hall, server, repos, seconds: float = 30.0) -> None:
+    """64 phones (a request, then a quarter second) while the API is killed at 5 s and the store paused from
+    12 s to 22 s; the API is supervised (restarted as `make run` restarts it)."""
+    import signal
+
+    import requests
+
+    from bench.common import STORE
+    events: dict[str, float] = {}
+    outcomes, acked, lock = Counter(), [], threading.Lock()
+    first_ok_after: dict[str, float] = {}
+    start = time.monotonic()
+    stop = start + seconds
+
+    def note_ok(now):
+        for what, at in events.items():
+            if what != "store paused" and now > at and what not in first_ok_after:
+                first_ok_after[what] = now - at
+
+    def phone(i):
+        k = i
+        while time.monotonic() < stop:
+            kind = ("register", "table", "public", "table")[k % 4]
+            t0 = time.monotonic()
+            try:
+                r = _mixed({**hall, "prefix": "障"}, 300_000 + k, kind, timeout=HUNG_S)
+                label = "2xx/3xx/4xx" if r.status_code < 500 else f"{r.status_code}"
+                if kind == "register" and r.status_code == 201:
+                    with lock:
+                        acked.append(300_000 + k)
+                if r.status_code < 500:
+                    with lock:
+                        note_ok(time.monotonic())
+            except requests.Timeout:
+                label = "hung (no answer in 10 s)"
+            except requests.ConnectionError:
+                label = "refused (API restarting)"
+            with lock:
+                outcomes[label] += 1
+            k += 64
+            time.sleep(max(0.0, 0.25 - (time.monotonic() - t0)))
+
+    def director():
+        time.sleep(5)
+        os.kill(server.proc.pid, signal.SIGKILL)
+        events["API killed"] = time.monotonic()
+        while time.monotonic() < start + 12:
+            server.check()
+            time.sleep(0.1)
+        os.kill(STORE["proc"].pid, signal.SIGSTOP)
+        events["store paused"] = time.monotonic()
+        time.sleep(10)
+        os.kill(STORE["proc"].pid, signal.SIGCONT)
+        events["store back"] = time.monotonic()
+        while time.monotonic() < stop:
+            server.check()
+            time.sleep(0.1)
+    threads = [threading.Thread(target=phone, args=(i,)) for i in range(64)] + [threading.Thread(target=director)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    stored = [e.name for e in repos.entries.list(hall["open_event"].id) if e.name.startswith("障")]
+    missing = [k for k in acked if f"障{k}" not in stored]
+    doubled = sum(1 for name in set(stored) if stored.count(name) > 1)
+    total = sum(outcomes.values())
+    print(f"faults: 64 phones for {seconds:.0f} s, API killed at 5 s, store paused 12–22 s → {total} requests: "
+          + ", ".join(f"{k} {v} ({v / total:.0%})" for k, v in sorted(outcomes.items())))
+    print(f"  acknowledged registrations {len(acked)}: missing {len(missing)}, stored twice {doubled} (targets 0, 0); "
+          "first answer after " + ", ".join(f"{k} {v:.1f} s" for k, v in first_ok_after.items()))
 
 
 if __name__ == "__main__":
