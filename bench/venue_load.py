@@ -72,6 +72,9 @@ def run() -> None:
     if os.environ.get("BENCH_GUNICORN"):
         cmd = [str(Path(sys.executable).parent / "gunicorn"), "-w", os.environ["BENCH_GUNICORN"], "-k", "gthread",
                "--threads", "32", "--backlog", "2048", "-b", f"127.0.0.1:{port}", "scripts.wsgi_app:application"]
+    if os.environ.get("BENCH_PROFILE"):   # a py-spy profile of the API (sections 1–2 only), e.g. BENCH_PROFILE=/tmp/api.txt
+        cmd = [str(Path(sys.executable).parent / "py-spy"), "record", "-r", "100", "-f", "raw", "-o",
+               os.environ["BENCH_PROFILE"], "--", *cmd]
     from scripts.dev import Supervised
     server = Supervised("The API", lambda: subprocess.Popen(cmd, cwd=str(ROOT), env=env, stdout=log,
                                                             stderr=subprocess.STDOUT, start_new_session=True), port)
@@ -162,6 +165,10 @@ def run() -> None:
               f"p50 {pct(lat, 50) * 1000:.0f} ms, p95 {pct(lat, 95) * 1000:.0f} ms; connection errors {errors_}, "
               f"5xx {fives} (targets 0 and 0)")
         print("  answers: " + ", ".join(f"{k} ×{v}" for k, v in sorted(outcomes.items())))
+        if os.environ.get("BENCH_PROFILE"):
+            os.killpg(server.proc.pid, 2)   # py-spy writes its profile on SIGINT
+            server.proc.wait(timeout=60)
+            return
         hall = dict(base=base, session=session, t=t, played=played, open_event=open_event, tables=tables)
         real_rate(hall)
         many_clients(hall)

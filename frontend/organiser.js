@@ -98,7 +98,10 @@
     if (!S.tid) return;
     var list = (await A.api("GET", "/tournaments/" + S.tid + "/staff")).staff, out = box("staff-list"); out.innerHTML = "";
     list.forEach(function (m) {
+      // who added the member: revoking that device or token ends this link too (issue 20)
+      var by = m.created_by ? (m.created_by_label || t("staff_by_gone")) : "";
       out.appendChild(el("p", {}, [el("span", {text: m.name + " · " + t("role_" + m.role) + " "}),
+        by ? el("span", {"class": "muted", text: t("staff_by") + " " + by + " "}) : null,
         el("button", {type: "button", "class": "small secondary", text: t("remove"), onclick: function () {
           A.api("DELETE", "/tournaments/" + S.tid + "/staff/" + m.id).then(loadStaff, err); }})]));
     });
@@ -213,7 +216,8 @@
         el("td", {text: e.name}), el("td", {text: e.club}),
         el("td", {text: e.members.map(function (m) { return m.name + (m.phone ? " " + m.phone : ""); }).join("、")}),
         el("td", {}, [el("span", {"class": "tag " + e.status, text: t("status_" + e.status)})]),
-        el("td", {text: e.amount_due ? A.money(e.amount_paid, e.currency) + " / " + A.money(e.amount_due, e.currency) : t("free")}),
+        el("td", {text: e.amount_due ? A.money(e.amount_paid, e.currency) + " / " + A.money(e.amount_due, e.currency) +
+          (e.amount_refunded ? " · " + t("refunded_amount") + " " + A.money(e.amount_refunded, e.currency) : "") : t("free")}),
         el("td", {}, actions)]));
     });
   }
