@@ -60,7 +60,8 @@ def build_openapi() -> dict:
         responses = {str(r.status): ok}
         err = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
         by_status: dict[int, list[str]] = {}
-        wanted = ["invalid_request"] if r.body else []
+        # a body may be refused for its characters too (422 invalid_characters, control or direction characters)
+        wanted = ["invalid_request", "invalid_characters"] if r.body else []
         if r.auth in ("organiser", "table", "manage"):
             wanted.append("unauthorized")
         if "{" in r.path:

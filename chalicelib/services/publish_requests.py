@@ -20,5 +20,6 @@ def request_publish(deps: Deps, tid: str) -> None:
         else:
             from .publishing import publish_latest
             publish_latest(deps, tid, then_in_background=True)
-    except Exception:  # a failed publish must not fail the result that triggered it; the next one repairs
-        log.exception("publishing tournament %s failed", tid)
+    except Exception as exc:  # a failed publish must not fail the result that triggered it; the next one repairs
+        from .publishing import log_failure
+        log_failure(tid, exc)

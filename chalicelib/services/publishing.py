@@ -202,12 +202,24 @@ def _publish_while_asked(deps: Deps, tid: str, me: str, force: bool, once: bool 
             if not leases.acquire_again(tid, me, _epoch(deps), LEASE_SECONDS):   # expired and taken: theirs now
                 return stats
             force = False   # asks came in meanwhile: publish what changed since
-    except BaseException:
-        leases.release(tid, me)
+    except BaseException as exc:
+        try:
+            leases.release(tid, me)
+        except Exception:   # the store is down too: the lease expires by itself
+            pass
         if background:
-            log.exception("publishing tournament %s failed", tid)
+            log_failure(tid, exc)
             return None
         raise
+
+
+def log_failure(tid: str, exc: BaseException) -> None:
+    """While the store is down every publish fails alike: one line each, not a traceback each."""
+    from ..store.dynamo import store_down
+    if store_down(exc):
+        log.error("publishing tournament %s failed: the store did not answer (%s)", tid, type(exc).__name__)
+    else:
+        log.error("publishing tournament %s failed", tid, exc_info=exc)
 
 
 def _epoch(deps: Deps) -> int:
