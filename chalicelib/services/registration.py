@@ -60,6 +60,12 @@ def _cached_config(eid: str) -> tuple[Event, Tournament] | None:
     return None
 
 
+def event_config(deps: Deps, eid: str) -> Event:
+    """The event as this process read it lately (for what a page shows, not for decisions on places)."""
+    cached = _cached_config(eid)
+    return cached[0] if cached else _read_config(deps, eid)[0]
+
+
 def _read_config(deps: Deps, eid: str) -> tuple[Event, Tournament]:
     import time
     event, tournament = _event_and_tournament(deps, eid)

@@ -60,15 +60,37 @@ WRONG_CODES_PER_MINUTE_PER_TABLE = 20  # from anyone
 
 def scoring_view(deps: Deps, eid: str, n: int, t: int, principal, code: str | None, client: str = "") -> dict:
     """A phone's poll: who asks, and what the table-side page shows, with the table read once for both."""
-    loaded = load_table(deps, eid, n, t) if principal is None and code else None   # no code: 401 before any read
-    actor = resolve_actor(deps, eid, n, t, principal, code, loaded[2] if loaded else None, client)
-    _, doc, table = loaded or load_table(deps, eid, n, t)
+    loaded = _table_for_poll(deps, eid, n, t) if principal is None and code else None   # no code: 401 first
+    actor = resolve_actor(deps, eid, n, t, principal, code, loaded[1] if loaded else None, client)
+    doc, table = loaded or _table_for_poll(deps, eid, n, t)
     return table_for_scoring(deps, eid, n, actor, doc, table)
 
 
+_STAGE_OF_ROUND: dict[tuple[str, int], int] = {}
+
+
+def _table_for_poll(deps: Deps, eid: str, n: int, t: int) -> tuple[dict, dict]:
+    """Round n's document and table t in one batch read. Which stage round n belongs to never changes once it is
+    drawn, so this process remembers it and skips the event state's read (a hall polls every few seconds); a
+    miss reads the state as before."""
+    stage = _STAGE_OF_ROUND.get((eid, n))
+    if stage is not None:
+        doc, table = deps.repos.rounds.get_table(eid, stage, n, t)
+        if doc is not None and table is not None:
+            return doc, table
+    _, doc, table = load_table(deps, eid, n, t)
+    if len(_STAGE_OF_ROUND) > 10_000:
+        _STAGE_OF_ROUND.clear()
+    _STAGE_OF_ROUND[(eid, n)] = doc["stage"]
+    return doc, table
+
+
 def table_for_scoring(deps: Deps, eid: str, n: int, actor: Actor, doc: dict, table: dict) -> dict:
-    """What the table-side scoring page shows: the event, the round, the table with names, and whose side."""
-    event = deps.repos.events.get(eid)
+    """What the table-side scoring page shows: the event, the round, the table with names, and whose side. The
+    event's name, game and methods come from this process's config cache (30 s; none of them moves once a round
+    is drawn); the names are read each time."""
+    from .registration import event_config
+    event = event_config(deps, eid)
     ids = [s["entry_id"] for s in table["sides"]]
     names = {e.id: e.name for e in deps.repos.entries.get_many(eid, ids) if e}   # this table's names only
     return {"event_id": eid, "event_name": event.config.name, "game": event.config.game, "round": n,
