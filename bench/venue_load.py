@@ -287,9 +287,10 @@ def faults(hall, server, repos, seconds: float = 30.0) -> None:
     start = time.monotonic()
     stop = start + seconds
 
-    def note_ok(now):
+    def note_ok(sent, now):
+        """The first answer to a request sent after the event: the time to recover."""
         for what, at in events.items():
-            if what != "store paused" and now > at and what not in first_ok_after:
+            if what != "store paused" and sent > at and what not in first_ok_after:
                 first_ok_after[what] = now - at
 
     def phone(i):
@@ -305,7 +306,7 @@ def faults(hall, server, repos, seconds: float = 30.0) -> None:
                         acked.append(300_000 + k)
                 if r.status_code < 500:
                     with lock:
-                        note_ok(time.monotonic())
+                        note_ok(t0, time.monotonic())
             except requests.Timeout:
                 label = "hung (no answer in 10 s)"
             except requests.ConnectionError:
