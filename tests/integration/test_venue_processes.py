@@ -123,6 +123,7 @@ def test_the_store_stopped_or_frozen_gives_quick_503s_and_the_api_comes_back_by_
         assert _get(f"{base}/health")[0] == 200
         # frozen (SIGSTOP): connections open, nothing answers
         os.kill(own_store["proc"].pid, signal.SIGSTOP)
+        _until_stopped(own_store["proc"].pid)
         answers = []
         for path in ("/health", "/public/tournaments/01ARZ3NDEKTSV4RRFFQ69G5FAV", "/health"):
             t0 = time.monotonic()
@@ -144,6 +145,18 @@ def test_the_store_stopped_or_frozen_gives_quick_503s_and_the_api_comes_back_by_
         assert "Traceback" not in log.split("Serving on")[-1]   # one line per failed request, no tracebacks
     finally:
         ddblocal.stop(api)
+
+
+def _until_stopped(pid: int) -> None:
+    """A signal is delivered asynchronously: wait until every thread of the process is stopped (state T)."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 5:
+        states = [(task / "stat").read_text().rsplit(")", 1)[1].split()[0] for task in Path(f"/proc/{pid}/task").iterdir()]
+        if all(st in "Tt" for st in states):
+            time.sleep(0.1)
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"process {pid} did not stop")
 
 
 def _until_200(url: str, within: float) -> float:
