@@ -94,6 +94,11 @@ class InvalidResult(RuleViolation):
     code, default_message = "invalid_result", "The result is not possible."
 
 
+class PlayOn(InvalidResult):
+    """Tractor (seed 003): "1.5小时结束时打平的则继续进行，直到一方领先" — a time-up result while level is refused."""
+    code, default_message = "play_on", "The two pairs are level: play on until one leads."
+
+
 class NoValidPairing(RuleViolation):
     code, default_message = "no_valid_pairing", "No valid pairing exists."
 

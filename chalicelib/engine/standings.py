@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from .numbers import half_up
 from .types import MatchRecord
 
 
@@ -141,7 +142,7 @@ def compute(entries: Iterable[str], records: Sequence[MatchRecord], chain: Seque
     position = 1
     for tied in ordered:
         for e in tied:
-            rows.append(Row(rank=position, entry_id=e, points={k: round(v, 2) for k, v in totals[e].items()},
+            rows.append(Row(rank=position, entry_id=e, points={k: half_up(v) for k, v in totals[e].items()},
                             tiebreaks=shown[e], played=played[e], byes=byes[e]))
         position += len(tied)
     return rows
@@ -156,3 +157,38 @@ def allocate_prizes(rows: Sequence[Row], prizes: Sequence) -> list[dict]:
                 out.append({"entry_id": row.entry_id, "place": row.rank, "amount": prize.amount, "label": prize.label})
                 break
     return out
+
+
+def last_if_forfeited(rows: list[Row], forfeited: set) -> list[Row]:
+    """Seed 000 "无故弃权者的名次降为本阶段比赛最后一位": entries with an unexcused forfeit drop to the last places of
+    the stage, whatever their points (Guandan's rule; the event config says whether it applies, rules.md §5)."""
+    if not forfeited or not any(r.entry_id in forfeited for r in rows):
+        return rows
+    ordered = [r for r in rows if r.entry_id not in forfeited] + [r for r in rows if r.entry_id in forfeited]
+    for k, r in enumerate(ordered, start=1):
+        r.rank = k
+    return ordered
+
+
+def unbeaten(records: Sequence[MatchRecord]) -> dict[str, bool]:
+    """Entry → no match lost so far (a bye or a draw is not a loss)."""
+    out: dict[str, bool] = {}
+    for rec in records:
+        if rec.bye:
+            continue
+        for e in rec.entries:
+            out[e] = out.get(e, True) and rec.outcome.get(e, 1.0) != 0.0
+    return out
+
+
+def unbeaten_first(rows: list[Row], records: Sequence[MatchRecord]) -> list[Row]:
+    """Special Swiss (seed 000): "胜区最后一支胜队获得冠军，其后名次则按最后积分确定" — the one entry left unbeaten
+    is first whatever the scoring method; the others keep their order by points. While two or more are still
+    unbeaten nothing moves."""
+    clean = [r for r in rows if unbeaten(records).get(r.entry_id)]
+    if len(clean) != 1 or rows[0].entry_id == clean[0].entry_id:
+        return rows
+    ordered = clean + [r for r in rows if r is not clean[0]]
+    for k, r in enumerate(ordered, start=1):
+        r.rank = k
+    return ordered

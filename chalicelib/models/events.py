@@ -83,6 +83,10 @@ class LevelPointsScoring(Strict):
     a_failure_limit: int | None = Field(default=None, ge=1, le=10, description="failed attempts at A before dropping back to 2; none by default")
     deals_per_round: int | None = Field(default=None, ge=1, le=100)
     minutes: int = Field(default=60, ge=5, le=600)
+    # seed 000: "双人赛中，每副牌非义务方升1级" — slow play: the other side rises this many levels per deal
+    slow_play_levels: int = Field(default=1, ge=0, le=12)
+    # seed 003 "从总分扣除违规方1个级差分": level points have no 级差分, so the deduction comes off level points
+    deduction_points: float = Field(default=1, ge=0, le=100)
     tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["level_points", "head_to_head", "net_points", "lots"])
 
 
@@ -104,6 +108,10 @@ class MatchPointsScoring(Strict):
                                         description="winner's 级差分 by level difference; loser gets 26 minus it")
     a_failure_limit: int | None = Field(default=None, ge=1, le=10)
     minutes: int = Field(default=60, ge=5, le=600)
+    # seed 000: "在比赛分制的双人赛中，非义务方一节（轮）比赛中每副牌升二级" — slow play under match points
+    slow_play_levels: int = Field(default=2, ge=0, le=12)
+    # seed 003: "从总分扣除违规方1个级差分"
+    deduction_points: float = Field(default=1, ge=0, le=100)
     tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["match_points", "level_diff_points",
                                                                 "head_to_head_two", "opponents_match_points", "lots"])
 
@@ -134,6 +142,9 @@ class PositionPointsScoring(Strict):
     games_per_match: int = Field(default=1, ge=1, le=20)
     position_values: list[Annotated[int, Field(ge=0, le=100)]] = Field(default_factory=lambda: [7, 5, 4, 3, 2, 1], min_length=6, max_length=6)
     withdrawal_points: float = Field(default=32, ge=0, le=1000)
+    # seed 002 "复赛过程中…均以32分计分": the 32-point rule belongs to the round robin (复赛); in a knockout a
+    # withdrawal forfeits the match and results already played stand
+    withdrawal_points_formats: list[FormatName] = Field(default_factory=lambda: ["round_robin"], max_length=4)
     extra_games_before_lots: int = Field(default=3, ge=0, le=10)
     win: float = Field(default=2, ge=0, le=100)
     draw: float = Field(default=1, ge=0, le=100)
@@ -147,6 +158,9 @@ class LevelTableScoring(Strict):
     start_level: int = Field(default=3, ge=2, le=14)
     best_of: int = Field(default=3, ge=1, le=9)
     minutes: int = Field(default=90, ge=5, le=600)
+    # seed 003: "按所拿回张数乘以10分的规则对出错方进行罚分" and "对抗方连升3级" / "判给非出错方连升3级"
+    wrong_play_points_per_card: int = Field(default=10, ge=0, le=100)
+    penalty_levels: int = Field(default=3, ge=0, le=12)
     tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["group_points", "games_won", "head_to_head", "lots"])
 
     @field_validator("best_of")
@@ -175,6 +189,13 @@ GAME_ENTRY_KINDS: dict[str, dict[str, set[int]]] = {
     "doudizhu": {"individual": {1}},
     "gouji": {"team": {3}},
 }
+# Per-game defaults of rules.md §5/§8 where the seeds differ (tests/engine/test_game_defaults.py checks them
+# against rules.md's words): whose unexcused forfeit ranks last (000), who finishes a Swiss early (000),
+# whose knockout is redrawn each round (003).
+FORFEIT_RANKS_LAST = frozenset({"guandan"})
+EARLY_FINISH = frozenset({"guandan"})
+KNOCKOUT_REDRAW = frozenset({"tractor"})
+
 GAME_FORMATS: dict[str, tuple[str, ...]] = {
     "guandan": ("swiss", "round_robin", "knockout", "special_swiss"),
     "tractor": ("swiss", "round_robin", "knockout", "special_swiss"),
@@ -229,8 +250,12 @@ class Stage(Strict):
     rematches: Literal["fewest", "forbidden"] = Field(
         default="fewest", description="when no draw avoids a rematch: draw the fewest (named), or refuse the draw")
     early_finish: bool | None = Field(
-        default=None, description="Swiss: an entry certain of first place stops and scores its average per round "
-                                  "(rules.md §5); default on for Guandan, off otherwise")
+        default=None, description="Swiss: entries certain of 1st, 2nd, … place stop and score the average of their "
+                                  "matches played per round (rules.md §5, §8); default on for Guandan unless the "
+                                  "next stage carries points over, off otherwise")
+    knockout_draw: Literal["bracket", "redraw"] | None = Field(
+        default=None, description="knockout: a fixed seeded bracket, or each round drawn afresh among the winners "
+                                  "(seed 003 \"晋级后重新抽签比赛\"); default redraw for Tractor, bracket otherwise")
     scoring: Scoring | None = None
 
     @model_validator(mode="after")
@@ -243,6 +268,8 @@ class Stage(Strict):
             raise ValueError("'groups' and 'double' belong to round_robin")
         if self.format != "knockout" and self.double_elimination:
             raise ValueError("'double_elimination' belongs to knockout")
+        if self.format != "knockout" and self.knockout_draw is not None:
+            raise ValueError("'knockout_draw' belongs to knockout")
         if self.best_of % 2 == 0:
             raise ValueError("best_of must be odd")
         return self
@@ -319,6 +346,10 @@ class EventConfig(Strict):
     appeals: Appeals | None = Field(default=None, description="default per game (rules.md §7)")
     correction_minutes: int = Field(default=30, ge=0, le=24 * 60,
                                     description="results may be corrected this long after the round's scheduled end")
+    forfeit_ranks_last: bool | None = Field(
+        default=None, description="an unexcused forfeit ranks the entry last of the stage and, in its last round, bars "
+                                  "it from the next (seed 000, Guandan's default); Dou Dizhu (001) and Tractor (003) "
+                                  "only forfeit the round (rules.md §5)")
 
     @model_validator(mode="after")
     def _consistent(self):
@@ -326,6 +357,8 @@ class EventConfig(Strict):
             self.lateness = default_lateness(self.game)
         if self.appeals is None:
             self.appeals = default_appeals(self.game)
+        if self.forfeit_ranks_last is None:
+            self.forfeit_ranks_last = self.game in FORFEIT_RANKS_LAST
         kinds = GAME_ENTRY_KINDS[self.game]
         if self.entry.kind not in kinds or self.entry.members not in kinds[self.entry.kind]:
             allowed = ", ".join(f"{k} of {sorted(v)}" for k, v in kinds.items())
@@ -339,10 +372,13 @@ class EventConfig(Strict):
                 raise ValueError(f"stages[{i}].scoring.method: {self.game} scores with {', '.join(GAME_METHODS[self.game])}")
             if i > 0 and stage.advance is None:
                 stage.advance = Advance()
+            carries_next = i + 1 < len(self.stages) and self.stages[i + 1].carry_over != "none"
             if stage.early_finish is None:
-                stage.early_finish = self.game == "guandan" and stage.format == "swiss"
+                stage.early_finish = self.game in EARLY_FINISH and stage.format == "swiss" and not carries_next
             elif stage.early_finish and stage.format != "swiss":
                 raise ValueError(f"stages[{i}].early_finish belongs to swiss")
+            if stage.format == "knockout" and stage.knockout_draw is None:
+                stage.knockout_draw = "redraw" if self.game in KNOCKOUT_REDRAW else "bracket"
         if self.stages[0].carry_over != "none":
             raise ValueError("stages[0].carry_over: the first stage has nothing to carry over")
         return self
@@ -371,6 +407,7 @@ class EventPatch(Strict):
     lateness: Lateness | None = None
     appeals: Appeals | None = None
     correction_minutes: int | None = Field(default=None, ge=0, le=24 * 60)
+    forfeit_ranks_last: bool | None = None
     version: int | None = Field(default=None, description="send the version you read to avoid lost updates")
 
 

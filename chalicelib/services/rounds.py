@@ -340,31 +340,39 @@ def _contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: di
 
 
 def _early_finish(deps, event, stage_idx, plan, state, cs: list[Contestant], stage_round: int):
-    """rules.md §5: an entry certain of first place is not drawn again and scores its average per round.
-    Once found it stays out for the rest of the stage (the plan remembers it, with its average)."""
-    from ..engine.formats.early_finish import certain_first
+    """rules.md §5/§8 (seed 000): entries certain of 1st, then 2nd, … place (以此类推) are not drawn again and
+    score the average of the matches they played (a bye is not one) for each remaining round. Once out they
+    stay out for the rest of the stage (the plan remembers each, with its place and average)."""
+    from ..engine.formats.early_finish import certain_places, played_average
     from .standings import stage_records
     done = plan.setdefault("early_finish", {})
-    if not done:
-        scoring = scoring_of(event, stage_idx)
-        records, _ = stage_records(deps, event, stage_idx, state)
-        sums: dict[str, dict[str, float]] = {c.id: {} for c in cs}
-        rounds: dict[str, int] = {c.id: 0 for c in cs}
-        for rec in records:
-            for e, pts in rec.points.items():
-                if e in sums:
-                    rounds[e] += 1
-                    for k, v in pts.items():
-                        sums[e][k] = sums[e].get(k, 0.0) + v
-        averages = {e: {k: round(v / rounds[e], 2) for k, v in sums[e].items()} for e in sums if rounds[e]}
-        primary = game_rules(event.config.game).point_names[scoring.method][0]
-        leader = certain_first({c.id: c.score for c in cs}, {e: a.get(primary, 0.0) for e, a in averages.items()},
-                               plan["rounds"] - stage_round + 1, game_rules(event.config.game).max_round_points(scoring))
-        if leader is None:
-            return cs, []
-        done[leader] = {"from_round": stage_round, "average": averages.get(leader, {})}
-    return ([c for c in cs if c.id not in done],
-            [f"finished early: {e} is certain of first place and scores its average per round" for e in done])
+    scoring = scoring_of(event, stage_idx)
+    rules = game_rules(event.config.game)
+    records, _ = stage_records(deps, event, stage_idx, state)
+    played: dict[str, list] = {c.id: [] for c in cs}
+    for rec in records:
+        if rec.bye:
+            continue
+        for e, pts in rec.points.items():
+            if e in played:
+                played[e].append(pts)
+    averages = {e: played_average(m) for e, m in played.items()}
+    primary = rules.point_names[scoring.method][0]
+    new = certain_places({c.id: c.score for c in cs}, {e: a.get(primary, 0.0) for e, a in averages.items()},
+                         plan["rounds"] - stage_round + 1, rules.max_round_points(scoring), decided=done)
+    for place, e in enumerate(new, start=len(done) + 1):
+        done[e] = {"from_round": stage_round, "average": averages.get(e, {}), "place": place}
+    notes = [f"finished early: {e} is certain of place {info.get('place', 1)} and scores its average per round"
+             for e, info in done.items()]
+    return [c for c in cs if c.id not in done], notes
+
+
+def early_finish_applies(event: Event, stage_idx: int) -> bool:
+    """Seed 000: "下阶段带分进行时，仍应安排这些队参加本阶段剩余的比赛" — never before a stage that carries
+    points over, whatever an older stored config says (new configs default to off there, models/events.py)."""
+    stages = event.config.stages
+    carries = stage_idx + 1 < len(stages) and stages[stage_idx + 1].carry_over != "none"
+    return bool(stages[stage_idx].early_finish) and not carries
 
 
 def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables):
@@ -375,7 +383,7 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables):
     if fmt in ("swiss", "special_swiss"):
         cs = _contestants(deps, event, stage_idx, plan, state)
         notes: list[str] = []
-        if fmt == "swiss" and stage.early_finish and rules.sides_per_table == 2:
+        if fmt == "swiss" and early_finish_applies(event, stage_idx) and rules.sides_per_table == 2:
             cs, notes = _early_finish(deps, event, stage_idx, plan, state, cs, stage_round)
         d = draw_round(fmt, cs, stage_round, seats_per_table=3 if rules.sides_per_table == 3 else 2,
                        separate_related=stage.separate_related, rounds_left=plan["rounds"] - stage_round,

@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 from ..bootstrap import Deps
 from ..engine.games import game as game_rules
-from ..engine.standings import allocate_prizes, compute
+from ..engine.standings import allocate_prizes, compute, last_if_forfeited, unbeaten_first
 from ..engine.types import MatchRecord
 from ..models import BonusDeal, BonusesOut, BonusPlayer, Event, Organiser, StandingRow, StandingsOut
 from .tournaments import own_event
@@ -50,7 +50,7 @@ def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None
     rules = game_rules(event.config.game)
     names = list(rules.point_names[scoring.method])
     records, tables = stage_records(deps, event, stage_idx, state, rounds)
-    if event.config.game == "gouji":
+    if event.config.game == "gouji" and plan["format"] in getattr(scoring, "withdrawal_points_formats", ()):
         records = _gouji_withdrawals(deps, event, plan, records, scoring)
     elif plan["format"] == "round_robin":
         records = _without_early_withdrawals(deps, event, plan, records, tables)
@@ -66,6 +66,9 @@ def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None
             carry.setdefault(e, {})["knockout_round"] = reached[e]
         chain = ["knockout_round", *chain]
     forfeited, barred = _unexcused_forfeits(tables, plan, state, stage_idx)
+    # seeds 001 and 003: the round is forfeited, nothing more — the entry keeps its place by points
+    last = forfeited if event.config.forfeit_ranks_last else set()
+    barred = barred if event.config.forfeit_ranks_last else set()
     groups = plan.get("groups")
     if groups:
         by_group = []
@@ -73,11 +76,13 @@ def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None
             members = set(g)
             rows = compute(g, [r for r in records if set(r.entries) <= members], chain, point_names=names,
                            seed=plan.get("seed", 0), carry=carry)
-            by_group.append(_last_if_forfeited(rows, forfeited))
+            by_group.append(last_if_forfeited(rows, last))
         return {"rows": [_row(r, forfeited) for rows in by_group for r in rows],
                 "groups": [[r.entry_id for r in rows] for rows in by_group], "barred": sorted(barred)}
     rows = compute(plan["entries"], records, chain, point_names=names, seed=plan.get("seed", 0), carry=carry)
-    rows = _last_if_forfeited(rows, forfeited)
+    if plan["format"] == "special_swiss":
+        rows = unbeaten_first(rows, records)
+    rows = last_if_forfeited(rows, last)
     return {"rows": [_row(r, forfeited) for r in rows], "groups": None, "barred": sorted(barred)}
 
 
@@ -93,16 +98,6 @@ def _unexcused_forfeits(tables: list[dict], plan: dict, state: dict, stage_idx: 
             if last_is_final and t.get("_round") == last_round:
                 barred.add(f["entry_id"])
     return forfeited, barred
-
-
-def _last_if_forfeited(rows: list, forfeited: set) -> list:
-    """rules.md §1: an unexcused forfeit drops the entry to the last places of the stage, whatever its points."""
-    if not forfeited or not any(r.entry_id in forfeited for r in rows):
-        return rows
-    ordered = [r for r in rows if r.entry_id not in forfeited] + [r for r in rows if r.entry_id in forfeited]
-    for k, r in enumerate(ordered, start=1):
-        r.rank = k
-    return ordered
 
 
 def _without_early_withdrawals(deps: Deps, event: Event, plan: dict, records: list[MatchRecord],

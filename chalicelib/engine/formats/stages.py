@@ -1,8 +1,9 @@
 """Multi-stage events: who advances, their seeding from the earlier stage, and carried-over points."""
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Sequence
+
+from ..numbers import share
 
 
 def advancing(standings_by_group: Sequence[Sequence[str]], per_group: int | None = None,
@@ -26,4 +27,4 @@ def carry_over(points: dict[str, float], mode: str) -> dict[str, float]:
         return {k: 0.0 for k in points}
     if mode == "full":
         return dict(points)
-    return {k: float((Decimal(str(v)) / 2).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)) for k, v in points.items()}
+    return {k: share([v], 2) for k, v in points.items()}

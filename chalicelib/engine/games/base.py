@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Protocol, Sequence
 
 from ...errors import InvalidResult
+from ..numbers import half_up
 from ..types import MatchScore, Side
 
 
@@ -51,4 +52,4 @@ def apply_adjustments(points: dict[str, dict[str, float]], adjustments: list[dic
                 "an adjustment needs numeric 'points'", got=value)
         name = adj.get("point", point_name)
         require(name in points[eid], f"unknown point name {name!r} for this scoring method")
-        points[eid][name] = round(points[eid][name] + value, 2)
+        points[eid][name] = half_up(points[eid][name] + value)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..numbers import share
 from ..types import MatchScore, Side
 from .base import apply_adjustments, require
 
@@ -75,9 +76,9 @@ def table_points(totals: Sequence[float], places: Sequence[float] = (5, 3, 1)) -
         j = i
         while j + 1 < len(order) and totals[order[j + 1]] == totals[order[i]]:
             j += 1
-        share = sum(places[i:j + 1]) / (j - i + 1)
+        shared = share(places[i:j + 1], j - i + 1)   # the average of the tied places, half-up (rules.md §8)
         for k in range(i, j + 1):
-            out[order[k]] = share
+            out[order[k]] = shared
         i = j + 1
     return out
 
