@@ -15,7 +15,7 @@ from .. import errors
 from ..bootstrap import Deps
 from ..engine.formats import Contestant, draw_round
 from ..engine.formats.common import rng_for
-from ..engine.formats.knockout import bracket_size, first_round, next_round
+from ..engine.formats.knockout import bracket_size, first_round, next_round, redrawn_round
 from ..engine.formats.round_robin import number_for_related_first, schedule, snake_groups
 from ..engine.formats.stages import advancing, carry_over
 from ..engine.games import game as game_rules
@@ -271,7 +271,7 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None) -> t
     plans[str(stage_idx)] = plan
     n = len(state["rounds"]) + 1
     stage_round = len(stage_rounds) + 1
-    pairings, byes, notes = _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables)
+    pairings, byes, notes = _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, seed)
     whys = [p[2] if len(p) > 2 else {} for p in pairings]
     bye_why = byes.pop() if byes and isinstance(byes[-1], dict) else {}
     rules = game_rules(event.config.game)
@@ -343,20 +343,13 @@ def _early_finish(deps, event, stage_idx, plan, state, cs: list[Contestant], sta
     """rules.md §5/§8 (seed 000): entries certain of 1st, then 2nd, … place (以此类推) are not drawn again and
     score the average of the matches they played (a bye is not one) for each remaining round. Once out they
     stay out for the rest of the stage (the plan remembers each, with its place and average)."""
-    from ..engine.formats.early_finish import certain_places, played_average
+    from ..engine.formats.early_finish import averages_of_played, certain_places
     from .standings import stage_records
     done = plan.setdefault("early_finish", {})
     scoring = scoring_of(event, stage_idx)
     rules = game_rules(event.config.game)
     records, _ = stage_records(deps, event, stage_idx, state)
-    played: dict[str, list] = {c.id: [] for c in cs}
-    for rec in records:
-        if rec.bye:
-            continue
-        for e, pts in rec.points.items():
-            if e in played:
-                played[e].append(pts)
-    averages = {e: played_average(m) for e, m in played.items()}
+    averages = averages_of_played(records, [c.id for c in cs])
     primary = rules.point_names[scoring.method][0]
     new = certain_places({c.id: c.score for c in cs}, {e: a.get(primary, 0.0) for e, a in averages.items()},
                          plan["rounds"] - stage_round + 1, rules.max_round_points(scoring), decided=done)
@@ -375,7 +368,7 @@ def early_finish_applies(event: Event, stage_idx: int) -> bool:
     return bool(stages[stage_idx].early_finish) and not carries
 
 
-def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables):
+def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, seed: int = 0):
     """[(sides in seat order, reason)], [(bye entry, reason)], notes."""
     fmt = plan["format"]
     stage = stage_cfg(event, stage_idx)
@@ -406,11 +399,16 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables):
     if fmt == "knockout" and plan.get("de") is not None:
         return _double_pairings(plan, stage_round)
     if fmt == "knockout":
+        notes = []
         if stage_round == 1:
             bracket = plan["bracket"]
         else:
             alive = _knockout_alive(plan, last_tables)
-            bracket = [list(m) for m in next_round(alive)]
+            if getattr(stage, "knockout_draw", None) == "redraw":
+                bracket = [list(m) for m in redrawn_round(alive, seed, stage_round)]
+                notes = [f"knockout round {stage_round} redrawn by lot among the winners (seed {seed})"]
+            else:
+                bracket = [list(m) for m in next_round(alive)]
             plan["bracket"] = bracket
         pairs, byes = [], []
         numbers = plan["numbers"]
@@ -421,7 +419,7 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables):
                 home, away = (a, b) if numbers.get(a, 0) <= numbers.get(b, 0) else (b, a)
                 pairs.append(([home, away], f"knockout: seed {numbers.get(home)} v seed {numbers.get(away)}",
                               {"kind": "knockout", "seeds": [numbers.get(home), numbers.get(away)]}))
-        return pairs, byes, []
+        return pairs, byes, notes
     raise errors.InvalidConfig(f"unknown format {fmt}")
 
 

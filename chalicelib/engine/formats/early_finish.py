@@ -45,6 +45,19 @@ def certain_first(scores: dict[str, float], averages: dict[str, float], rounds_l
     return places[0] if places else None
 
 
+def averages_of_played(records: Iterable, entries: Iterable[str]) -> dict[str, dict[str, float]]:
+    """Entry → its average per point name over the matches it played in these MatchRecords: a bye (and a
+    round already scored as an early finisher's average) is not a match played."""
+    played: dict[str, list] = {e: [] for e in entries}
+    for rec in records:
+        if rec.bye:
+            continue
+        for e, pts in rec.points.items():
+            if e in played:
+                played[e].append(pts)
+    return {e: played_average(m) for e, m in played.items()}
+
+
 def played_average(matches: Iterable[Mapping[str, float]]) -> dict[str, float]:
     """"其之前所有场次的平均得分": per point name, the average over the matches played (pass no byes),
     rounded half-up to two decimals."""

@@ -73,3 +73,13 @@ def region_sums(size: int, region: int) -> list[int]:
     """Sum of seed numbers in each consecutive region of `region` bracket slots (tests: all equal)."""
     order = bracket_order(size)
     return [sum(order[k:k + region]) for k in range(0, size, region)]
+
+
+def redrawn_round(winners: Sequence[str], seed: int | str, round_no: int) -> list[tuple[str, str | None]]:
+    """Seed 003 (Tractor): "胜者晋级，负者淘汰，晋级后重新抽签比赛" — each round after the first is drawn afresh
+    among the winners by lot (reproducible from the round's published seed), not read off a fixed bracket.
+    An odd number of winners (only after byes) gives the last one drawn a bye."""
+    from .common import rng_for
+    drawn = sorted(winners)
+    rng_for(seed, "knockout-redraw", round_no).shuffle(drawn)
+    return [(drawn[k], drawn[k + 1] if k + 1 < len(drawn) else None) for k in range(0, len(drawn), 2)]

@@ -28,6 +28,30 @@ def team_totals(game: dict, values: Sequence[int], n: int) -> tuple[int, int]:
     return sum(pts[s] for s in TEAM_SEATS[0]), sum(pts[s] for s in TEAM_SEATS[1])
 
 
+def cheating_games(result: dict, ids: Sequence[str], games: int) -> dict[int, int]:
+    """Seed 002 "如有作弊行为…一经核实，本局判负" (rules.md §8): game number → the offending side. Penalties are
+    {"kind": "cheating", "entry_id": offender, "game": n, "referee"?}."""
+    pens = result.get("penalties") or []
+    require(isinstance(pens, list) and len(pens) <= 50, "'penalties' must be a list")
+    out = {}
+    for p in pens:
+        require(isinstance(p, dict) and p.get("kind") == "cheating", "a Gouji penalty is 'cheating' (本局判负)",
+                got=p.get("kind") if isinstance(p, dict) else p)
+        require(p.get("entry_id") in ids, "a penalty names the offending team at this table ('entry_id')")
+        g = p.get("game")
+        require(isinstance(g, int) and not isinstance(g, bool) and 1 <= g <= games,
+                "a cheating penalty names its 'game' (1.. the games given)", got=g)
+        out[g] = ids.index(p["entry_id"])
+    return out
+
+
+def lost_game(values: Sequence[int], offender: int) -> tuple[int, int]:
+    """本局判负: the other team's three players take 头科–三科, the offenders 四科–六科 (16 : 6 by default)."""
+    ranked = sorted(values, reverse=True)
+    top, bottom = sum(ranked[:3]), sum(ranked[3:])
+    return (bottom, top) if offender == 0 else (top, bottom)
+
+
 class Gouji:
     name = "gouji"
     seats = SEATS
@@ -51,8 +75,9 @@ class Gouji:
                 f"this match has {options.games_per_match} game(s); extra games go in 'extra_games'", got=len(games))
         totals = [0, 0]
         per_game = []
+        cheated = cheating_games(result, ids, len(games))
         for n, g in enumerate(games, start=1):
-            a, b = team_totals(g, values, n)
+            a, b = lost_game(values, cheated[n]) if n in cheated else team_totals(g, values, n)
             totals[0] += a
             totals[1] += b
             per_game.append([a, b])
@@ -95,7 +120,8 @@ class Gouji:
             outcome[eid] = oc
         apply_adjustments(points, result.get("adjustments"), "position_points", ids)
         return MatchScore(points=points, outcome=outcome, opponents={ids[0]: [ids[1]], ids[1]: [ids[0]]},
-                          details={"games": per_game}, winner=ids[winner_idx] if winner_idx is not None else None)
+                          details={"games": per_game, **({"cheating": {str(k): ids[v] for k, v in cheated.items()}}
+                                                          if cheated else {})}, winner=ids[winner_idx] if winner_idx is not None else None)
 
     def max_round_points(self, options: Any) -> float:
         best_game = sum(sorted(options.position_values, reverse=True)[:3])   # 头科, 二科 and 三科 on one team

@@ -22,8 +22,9 @@ class GuandanPlay:
 
 
 def play_deals(orders: Sequence[Sequence[str]], seat_side: dict[str, int], start: Sequence[int] = (2, 2),
-               a_failure_limit: int | None = None) -> GuandanPlay:
-    """Level progression over a match's deals. Raises InvalidResult on an impossible sequence."""
+               a_failure_limit: int | None = None, extra_rises: dict[int, list[tuple[int, int]]] | None = None) -> GuandanPlay:
+    """Level progression over a match's deals. Raises InvalidResult on an impossible sequence.
+    `extra_rises`: deal number → [(side, levels)] risen after that deal by a penalty (slow play), capped at A."""
     play = GuandanPlay(levels=list(start))
     played_by: int | None = None  # side whose level the next deal is played at (the previous winner)
     for n, order in enumerate(orders, start=1):
@@ -51,16 +52,44 @@ def play_deals(orders: Sequence[Sequence[str]], seat_side: dict[str, int], start
                 play.levels[attempt] = 2
                 play.failures[attempt] = 0
                 entry["dropped_to_2"] = attempt
+        for side, k in (extra_rises or {}).get(n, []):
+            if play.passed is None:
+                play.levels[side] = min(A, play.levels[side] + k)
+                entry.setdefault("penalty_rises", []).append([side, k])
         entry["levels"] = list(play.levels)
         play.log.append(entry)
         played_by = winner
     return play
 
 
+PENALTY_KINDS = ("double_down", "slow_play", "level_diff_point")
+DEAL_PENALTIES = ("double_down", "slow_play")
+
+
+def penalties_of(result: dict, ids: Sequence[str]) -> list[dict]:
+    """The referee's penalties (rules.md §8, seeds 000 and 003), each {"kind", "entry_id" (the offender),
+    "deal"?, "referee"?}: double_down "判负，按双下记分" (that deal is lost as a double-down: the other pair
+    rises 3), slow_play "每副牌非义务方升1级" (the other side rises per deal; two under match points),
+    level_diff_point "从总分扣除违规方1个级差分"."""
+    pens = result.get("penalties") or []
+    require(isinstance(pens, list) and len(pens) <= 100, "'penalties' must be a list")
+    for p in pens:
+        require(isinstance(p, dict) and p.get("kind") in PENALTY_KINDS,
+                f"a Guandan penalty is one of {', '.join(PENALTY_KINDS)}", got=p.get("kind") if isinstance(p, dict) else p)
+        require(p.get("entry_id") in ids, "a penalty names the offending entry at this table ('entry_id')")
+        if p["kind"] in DEAL_PENALTIES:
+            require(isinstance(p.get("deal"), int) and not isinstance(p.get("deal"), bool) and p["deal"] >= 1,
+                    f"a {p['kind']} penalty names its 'deal'", got=p.get("deal"))
+    return pens
+
+
 def _final_values(result: dict, sides: Sequence[Side], options) -> tuple[list[int], int | None, list[dict]]:
     ids = [s.entry_id for s in sides]
     seat_side = {seat: i for i, s in enumerate(sides) for seat in s.seats}
+    pens = penalties_of(result, ids)
     if "final" in result:
+        require(not any(p["kind"] in DEAL_PENALTIES for p in pens),
+                "double_down and slow_play penalties are scored from the deals: give 'deals', not a 'final' summary")
         final = result["final"]
         require(isinstance(final, dict) and isinstance(final.get("levels"), dict), "final needs 'levels' per entry")
         levels = []
@@ -82,12 +111,22 @@ def _final_values(result: dict, sides: Sequence[Side], options) -> tuple[list[in
         return levels, passed, []
     deals = result.get("deals")
     require(isinstance(deals, list) and deals, "give 'deals' (finishing orders) or a 'final' summary")
+    lost = {p["deal"]: ids.index(p["entry_id"]) for p in pens if p["kind"] == "double_down"}
+    extra: dict[int, list[tuple[int, int]]] = {}
+    for p in pens:
+        require(p.get("deal", 1) <= len(deals), "a penalty names a deal that is not in 'deals'", deal=p.get("deal"))
+        if p["kind"] == "slow_play":
+            extra.setdefault(p["deal"], []).append((1 - ids.index(p["entry_id"]), options.slow_play_levels))
     orders = []
     for i, d in enumerate(deals, start=1):
+        if i in lost:   # the offenders' two players finish last: the other pair's double-down win (+3)
+            offender = lost[i]
+            orders.append([s for s in sides[1 - offender].seats] + [s for s in sides[offender].seats])
+            continue
         require(isinstance(d, dict) and "order" in d, f"deal {i} needs an 'order'", deal=i)
         orders.append(d["order"])
     start = start_levels(result, ids)
-    play = play_deals(orders, seat_side, start, getattr(options, "a_failure_limit", None))
+    play = play_deals(orders, seat_side, start, getattr(options, "a_failure_limit", None), extra)
     return play.levels, play.passed, play.log
 
 
@@ -144,12 +183,16 @@ class Guandan:
             points = self._match_points(values, ids, options, knockout)
         outcome = _outcome(compare, ids)
         apply_adjustments(points, result.get("adjustments"), self._adjustable(options), ids)
+        deductions = [p for p in penalties_of(result, ids) if p["kind"] == "level_diff_point"]
+        apply_adjustments(points, [{"entry_id": p["entry_id"], "points": -float(options.deduction_points)}
+                                   for p in deductions], self._adjustable(options), ids)
         winner = next((eid for eid in ids if outcome[eid] == 1), None)
         if knockout:
             require(winner is not None, "a knockout match needs a winner: the levels are equal")
         return MatchScore(points=points, outcome=outcome, opponents={ids[0]: [ids[1]], ids[1]: [ids[0]]},
                           details={"levels": {ids[i]: levels[i] for i in range(2)},
-                                   "passed_a": ids[passed] if passed is not None else None, "deals": log},
+                                   "passed_a": ids[passed] if passed is not None else None, "deals": log,
+                                   **({"penalties": result["penalties"]} if result.get("penalties") else {})},
                           winner=winner)
 
     @staticmethod
