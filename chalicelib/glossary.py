@@ -24,7 +24,7 @@ TERMS: dict[str, dict[str, tuple[str, str]]] = {
     "entry_status": {"confirmed": ("已确认", "Confirmed"), "pending_payment": ("待付款", "Payment pending"),
                      "waitlisted": ("候补中", "Waitlisted"), "partner_wanted": ("等待组队", "Looking for a partner"),
                      "cancelled": ("已取消", "Cancelled"), "withdrawn": ("已退赛", "Withdrawn"),
-                     "merged": ("已组队", "Partnered")},
+                     "merged": ("已组队", "Partnered"), "disqualified": ("取消比赛资格", "Disqualified")},
     "game": {"guandan": ("掼蛋", "Guandan"), "doudizhu": ("斗地主", "Dou Dizhu"), "gouji": ("够级", "Gouji"),
              "tractor": ("拖拉机", "Tractor")},
     "option": {"rounds": ("轮数", "Rounds"), "deals_per_round": ("每轮副数", "Deals a round"),
@@ -34,7 +34,38 @@ TERMS: dict[str, dict[str, tuple[str, str]]] = {
                "start_level": ("起始级", "Start level"), "separate_related": ("同单位首轮回避", "Keep clubs apart in round 1"),
                "early_finish": ("提前夺冠不再编排", "Early finish"), "rematches": ("重复对阵", "Rematches"),
                "bye_match_points": ("轮空场分", "Bye: match points"), "bye_level_diff_points": ("轮空级差分", "Bye: level difference"),
-               "withdrawal_points": ("退赛时对手得分", "Points when a team withdraws")},
+               "withdrawal_points": ("退赛时对手得分", "Points when a team withdraws"),
+               "withdrawal_points_formats": ("退赛计32分适用的赛制", "Formats where a withdrawal gives opponents the points"),
+               "forfeit_ranks_last": ("无故弃权者名次降为本阶段最后", "Unexcused forfeit ranks last of the stage"),
+               "knockout_draw": ("淘汰赛对阵方式", "Knockout draw"),
+               "slow_play_levels": ("拖延比赛：每副非义务方升级数", "Slow play: levels the other side rises a deal"),
+               "deduction_points": ("违规扣分（级差分）", "Deduction (level-difference points)"),
+               "wrong_play_points_per_card": ("出牌错误：每张罚分", "Wrong play: points a card"),
+               "penalty_levels": ("违规：对方连升级数", "Penalty: levels the other pair rises")},
+    "knockout_draw": {"bracket": ("固定签表（按种子）", "Fixed seeded bracket"),
+                      "redraw": ("晋级后重新抽签", "Redrawn among the winners each round")},
+    # rules.md §8: penalties are records with a kind, the offender, the deal (or game) and the referee; the engine
+    # scores them. Guandan: double_down, slow_play, level_diff_point; Tractor: wrong_play, late_discovery,
+    # card_count; Gouji: cheating.
+    "penalty": {"double_down": ("判负，按双下记分", "Deal lost, scored as a double-down (the other pair +3)"),
+                "slow_play": ("拖延比赛：非义务方升级", "Slow play: the other side rises"),
+                "level_diff_point": ("从总分扣除1个级差分", "One level-difference point off the total"),
+                "wrong_play": ("出牌错误：按拿回张数乘以10分罚分", "Wrong play: cards taken back × 10 points"),
+                "late_discovery": ("过后发现：输掉当级牌，对抗方连升3级", "Found later: the deal lost, the other pair +3"),
+                "card_count": ("最后一手多牌少牌：非出错方连升3级", "Wrong card count: the other pair +3"),
+                "cheating": ("作弊：本局判负", "Cheating: the game lost")},
+    # Defaults where a seed is silent (rules.md §8): named here and in the event config; configurable.
+    "default": {"gouji_cheating": ("作弊方本局判负：对方三人计头科至三科（16分），作弊方计四科至六科（6分）",
+                                   "Cheating loses the game: the other team takes 1st–3rd (16), the offenders 4th–6th (6)"),
+                "tractor_banker_wrong_play": ("庄家出牌错误：拿回张数乘以10分计入抓分方",
+                                              "A banker's wrong play: cards × 10 go to the attackers' points"),
+                "level_points_deduction": ("级数分赛制无级差分：违规扣分从级数分扣除",
+                                           "Level-points scoring has no 级差分: the deduction comes off level points"),
+                "slow_play_match_points": ("比赛分制（场分）双人赛：非义务方每副升二级",
+                                           "Match-points pairs: the other side rises two levels a deal"),
+                "early_finish_carry_over": ("下阶段带分时不提前结束", "No early finish before a stage that carries points over"),
+                "early_finish_average": ("提前结束者按已赛场次（不含轮空）平均得分，四舍五入保留2位小数",
+                                         "An early finisher scores its average over matches played (no bye), half-up to 2 decimals")},
 }
 
 
@@ -74,7 +105,10 @@ def reason_text(why: dict | None, lang: str, names: dict[str, str] | None = None
         bracket = {"upper": ("胜者组", "upper bracket"), "lower": ("败者组", "lower bracket"),
                    "grand": ("总决赛", "grand final")}.get(why.get("bracket", ""), ("", ""))
         prefix = (bracket[0] + " · ") if zh and bracket[0] else (bracket[1] + " · " if bracket[1] else "")
-        text = prefix + (f"淘汰赛：{a} 号种子对 {b} 号种子" if zh else f"knockout: seed {a} v seed {b}")
+        if why.get("redrawn"):   # seed 003: "晋级后重新抽签比赛"
+            text = prefix + ("淘汰赛：晋级后重新抽签" if zh else "knockout: redrawn by lot among the winners")
+        else:
+            text = prefix + (f"淘汰赛：{a} 号种子对 {b} 号种子" if zh else f"knockout: seed {a} v seed {b}")
     else:
         text = ""
     if why.get("avoids"):

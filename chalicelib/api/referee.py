@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from chalice import Blueprint
 
-from ..models import AppealDecisionIn, AppealFeeIn, AppealIn, Appeal, AppealList, ArrivalIn, ArrivalOut, PrizesOut
+from ..models import (AppealDecisionIn, AppealFeeIn, AppealIn, Appeal, AppealList, ArrivalIn, ArrivalOut, DisqualifyIn, Entry,
+                      PrizesOut)
+from ..services import disqualification as dq_svc
 from ..services import prizes as prize_svc
 from ..services import referee as svc
 from ..services import results as res
@@ -65,3 +67,11 @@ def appeal_decision(ctx, id):
        auth="organiser", response=PrizesOut, tag=TAG, roles=("desk",))
 def prizes(ctx, eid):
     return prize_svc.event_prizes(ctx.deps, own_event(ctx.deps, ctx.organiser, eid))
+
+
+@route(bp, "/events/{eid}/entries/{id}/disqualify", "POST", summary="Disqualify an entry (取消比赛资格): open tables "
+       "to the opponents, not ranked, no prize", auth="organiser", body=DisqualifyIn, response=Entry, tag=TAG,
+       errors_=("conflict", "not_found"), roles=())
+def disqualify(ctx, eid, id):
+    from .desk import _strip
+    return _strip(dq_svc.disqualify(ctx.deps, ctx.organiser, eid, id, ctx.body))

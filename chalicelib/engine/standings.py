@@ -192,3 +192,14 @@ def unbeaten_first(rows: list[Row], records: Sequence[MatchRecord]) -> list[Row]
     for k, r in enumerate(ordered, start=1):
         r.rank = k
     return ordered
+
+
+def without_entries(rows: list[Row], removed: set) -> list[Row]:
+    """Disqualified entries (rules.md §8: "取消比赛资格") are not ranked: the others close up, so places and
+    prizes go to the next entries."""
+    if not removed:
+        return rows
+    kept = [r for r in rows if r.entry_id not in removed]
+    for k, r in enumerate(kept, start=1):
+        r.rank = k
+    return kept

@@ -11,7 +11,7 @@ from .base import Loose, Out, Strict
 
 
 EntryStatus = Literal["confirmed", "pending_payment", "waitlisted", "partner_wanted", "cancelled", "withdrawn",
-                      "merged"]
+                      "merged", "disqualified"]
 # Statuses that hold one of the event's places.
 PLACE_STATUSES = ("confirmed", "pending_payment")
 
@@ -43,6 +43,12 @@ class RegistrationIn(Strict):
     members: list[MemberIn] = Field(min_length=1, max_length=12)
     partner_wanted: bool = Field(default=False, description="register alone and ask the organiser for a partner")
     note: str = Field(default="", max_length=300)
+
+
+class DisqualifyIn(Strict):
+    """rules.md §8 (seeds 000, 003): "蓄意弃权者取消本次比赛资格", "取消作弊方的比赛资格，判对方获胜"."""
+    kind: Literal["deliberate_forfeit", "cheating", "other"]
+    reason: str = Field(min_length=1, max_length=300)
 
 
 class Member(Loose):

@@ -94,7 +94,7 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
                                         for r in rounds], [(r.entry_id, r.rank) for r in rows], len(corrections), appeals],
                                       sort_keys=True, default=str).encode()).hexdigest()[:16]
     public_entries = {e: {"name": x.name, "club": x.club, "members": [m.name for m in x.members]}
-                      for e, x in entries.items() if x.status in ("confirmed", "withdrawn")}
+                      for e, x in entries.items() if x.status in ("confirmed", "withdrawn", "disqualified")}
     # What an entry page shows, as one digest per entry (worked out once, for both languages)
     page_of = repr((tournament.name, tournament.venue, str(tournament.starts_on), str(tournament.ends_on),
                     event.id, event.config.name, event.config.game))

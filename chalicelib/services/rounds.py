@@ -147,7 +147,7 @@ def start_stage(deps: Deps, event: Event, idx: int, state: dict, seed: int) -> d
         previous = stage_standings(deps, event, idx - 1, state)
         adv = stage.advance
         groups = previous["groups"] if previous.get("groups") else [[r["entry_id"] for r in previous["rows"]]]
-        withdrawn = {e.id for e in deps.repos.entries.list(event.id) if e.status in ("withdrawn", "cancelled")}
+        withdrawn = {e.id for e in deps.repos.entries.list(event.id) if e.status in ("withdrawn", "cancelled", "disqualified")}
         # rules.md §1/§5: an unexcused forfeit in the stage's last round bars the entry from the next stage
         barred = withdrawn | set(previous.get("barred", []))
         groups = [[e for e in g if e not in barred] for g in groups]
@@ -303,7 +303,8 @@ def _contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: di
     scoring = scoring_of(event, stage_idx)
     primary = game_rules(event.config.game).point_names[scoring.method][0]
     records, tables = stage_records(deps, event, stage_idx, state)
-    alive = set(plan["entries"]) - {e.id for e in deps.repos.entries.list(event.id) if e.status in ("withdrawn", "cancelled")}
+    alive = set(plan["entries"]) - {e.id for e in deps.repos.entries.list(event.id)
+                                    if e.status in ("withdrawn", "cancelled", "disqualified")}
     score = {e: plan.get("carry", {}).get(e, {}).get(primary, 0.0) for e in plan["entries"]}
     opponents: dict[str, set] = {e: set() for e in plan["entries"]}
     byes = {e: 0 for e in plan["entries"]}
@@ -417,8 +418,11 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, see
                 byes.append((a, "bye: top seed advances"))
             else:
                 home, away = (a, b) if numbers.get(a, 0) <= numbers.get(b, 0) else (b, a)
-                pairs.append(([home, away], f"knockout: seed {numbers.get(home)} v seed {numbers.get(away)}",
-                              {"kind": "knockout", "seeds": [numbers.get(home), numbers.get(away)]}))
+                redrawn = stage_round > 1 and getattr(stage, "knockout_draw", None) == "redraw"
+                pairs.append(([home, away], ("knockout (redrawn): " if redrawn else "knockout: ")
+                              + f"seed {numbers.get(home)} v seed {numbers.get(away)}",
+                              {"kind": "knockout", "seeds": [numbers.get(home), numbers.get(away)],
+                               **({"redrawn": True} if redrawn else {})}))
         return pairs, byes, notes
     raise errors.InvalidConfig(f"unknown format {fmt}")
 

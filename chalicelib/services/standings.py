@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 from ..bootstrap import Deps
 from ..engine.games import game as game_rules
-from ..engine.standings import allocate_prizes, compute, last_if_forfeited, unbeaten_first
+from ..engine.standings import allocate_prizes, compute, last_if_forfeited, unbeaten_first, without_entries
 from ..engine.types import MatchRecord
 from ..models import BonusDeal, BonusesOut, BonusPlayer, Event, Organiser, StandingRow, StandingsOut
 from .tournaments import own_event
@@ -50,10 +50,15 @@ def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None
     rules = game_rules(event.config.game)
     names = list(rules.point_names[scoring.method])
     records, tables = stage_records(deps, event, stage_idx, state, rounds)
+    statuses = {e.id: e.status for e in deps.repos.entries.list(event.id)}
+    disqualified = {e for e in plan["entries"] if statuses.get(e) == "disqualified"}
     if event.config.game == "gouji" and plan["format"] in getattr(scoring, "withdrawal_points_formats", ()):
         records = _gouji_withdrawals(deps, event, plan, records, scoring)
-    elif plan["format"] == "round_robin":
-        records = _without_early_withdrawals(deps, event, plan, records, tables)
+        leaving = disqualified          # Gouji's withdrawals follow §3; a disqualification §8 (below)
+    else:
+        leaving = disqualified | {e for e in plan["entries"] if statuses.get(e) == "withdrawn"}
+    if plan["format"] == "round_robin":
+        records = _without_early_withdrawals(plan, records, tables, leaving)
     chain = list(scoring.tiebreaks)
     carry = {e: dict(v) for e, v in plan.get("carry", {}).items()}
     if plan["format"] == "knockout":
@@ -76,13 +81,13 @@ def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None
             members = set(g)
             rows = compute(g, [r for r in records if set(r.entries) <= members], chain, point_names=names,
                            seed=plan.get("seed", 0), carry=carry)
-            by_group.append(last_if_forfeited(rows, last))
+            by_group.append(without_entries(last_if_forfeited(rows, last), disqualified))
         return {"rows": [_row(r, forfeited) for rows in by_group for r in rows],
                 "groups": [[r.entry_id for r in rows] for rows in by_group], "barred": sorted(barred)}
     rows = compute(plan["entries"], records, chain, point_names=names, seed=plan.get("seed", 0), carry=carry)
     if plan["format"] == "special_swiss":
         rows = unbeaten_first(rows, records)
-    rows = last_if_forfeited(rows, last)
+    rows = without_entries(last_if_forfeited(rows, last), disqualified)   # §8: not ranked, no prize
     return {"rows": [_row(r, forfeited) for r in rows], "groups": None, "barred": sorted(barred)}
 
 
@@ -100,13 +105,12 @@ def _unexcused_forfeits(tables: list[dict], plan: dict, state: dict, stage_idx: 
     return forfeited, barred
 
 
-def _without_early_withdrawals(deps: Deps, event: Event, plan: dict, records: list[MatchRecord],
-                               tables: list[dict]) -> list[MatchRecord]:
-    """rules.md §5: an entry that withdraws from a round robin having played fewer than half of its matches
-    has all its results removed; otherwise they stand (its remaining matches are recorded as forfeits)."""
-    withdrawn = {e.id for e in deps.repos.entries.list(event.id) if e.status == "withdrawn"} & set(plan["entries"])
+def _without_early_withdrawals(plan: dict, records: list[MatchRecord], tables: list[dict],
+                               leaving: set) -> list[MatchRecord]:
+    """rules.md §5/§8: an entry that withdraws from (or is disqualified in) a round robin having played fewer than
+    half of its matches has all its results removed; otherwise they stand (its remaining matches are forfeits)."""
     removed = set()
-    for e in withdrawn:
+    for e in leaving & set(plan["entries"]):
         scheduled = sum(1 for sched in plan.get("schedules", []) for rnd in sched for m in rnd if e in m and None not in m)
         played = sum(1 for t in tables if t["status"] == "confirmed" and any(s["entry_id"] == e for s in t["sides"]))
         if played * 2 < scheduled:

@@ -183,3 +183,58 @@ def test_gouji_knockout_then_round_robin_with_a_withdrawal_in_each(api):
     # and the knockout stage's results are untouched by either withdrawal: the beaten team still has its 6
     ko = {r["entry_id"]: r for r in api.get(f"/events/{eid}/standings?stage=1").data["standings"]}
     assert ko[beaten]["points"]["position_points"] == 6
+
+
+def test_disqualification_awards_open_tables_and_takes_the_entry_out(api):
+    # seed 003: "取消作弊方的比赛资格，判对方获胜"; seed 000: "蓄意弃权者取消本次比赛资格" (rules.md §8)
+    cfg = {"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
+           "prizes": [{"place_from": 1, "amount": 500}],
+           "stages": [{"format": "swiss", "rounds": 3, "early_finish": False, "scoring": {"method": "match_points"}}]}
+    tid, eid, ids = setup_event(api, cfg, people(4, 2, "队"))
+    r1 = draw(api, eid, 1)
+    for t in r1["tables"]:   # the home pair wins 14 : 2 (级差分 13 + 12 = 25 / 1)
+        a, b = (s["entry_id"] for s in t["sides"])
+        enter_and_confirm(api, eid, r1, t, {"final": {"levels": {a: 14, b: 2}}})
+    close(api, eid, 1)
+    cheat = r1["tables"][0]["sides"][0]["entry_id"]
+    r2 = draw(api, eid, 2)
+    t = next(t for t in r2["tables"] if cheat in {s["entry_id"] for s in t["sides"]})
+    opponent = next(s["entry_id"] for s in t["sides"] if s["entry_id"] != cheat)
+    r = api.post(f"/events/{eid}/entries/{cheat}/disqualify", {"kind": "cheating", "reason": "偷看他人的牌"})
+    assert r.status_code == 200 and r.data["status"] == "disqualified"
+    again = api.post(f"/events/{eid}/entries/{cheat}/disqualify", {"kind": "cheating", "reason": "偷看他人的牌"})
+    assert again.status_code == 200   # idempotent
+    table = api.get(f"/events/{eid}/rounds/2").data["tables"][t["number"] - 1]
+    assert table["status"] == "forfeit"
+    # the open table to the opponent: withdrawal points 2 场分 and 17 级差分 (rules.md §1)
+    other = next(x for x in r2["tables"] if x["number"] != t["number"])
+    a, b = (s["entry_id"] for s in other["sides"])
+    enter_and_confirm(api, eid, r2, other, {"final": {"levels": {a: 9, b: 5}}})
+    close(api, eid, 2)
+    st = api.get(f"/events/{eid}/standings").data["standings"]
+    assert cheat not in {row["entry_id"] for row in st} and len(st) == 3
+    assert [row["rank"] for row in st] == [1, 2, 3]
+    opp = next(row for row in st if row["entry_id"] == opponent)
+    assert opp["points"]["match_points"] >= 2
+    r3 = draw(api, eid, 3)
+    assert cheat not in {s["entry_id"] for t in r3["tables"] for s in t["sides"]}
+    assert api.post(f"/events/{eid}/entries/{ids[0] if ids[0] != cheat else ids[1]}/disqualify",
+                    {"kind": "sometimes", "reason": "x"}).status_code == 400
+
+
+def test_disqualified_before_half_of_a_round_robin_loses_all_results(api):
+    # rules.md §8: "in a round robin the 'played fewer than half' rule of §5 decides whether its results stand"
+    cfg = {"name": "掼蛋循环", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
+           "stages": [{"format": "round_robin", "scoring": {"method": "match_points"}}]}
+    tid, eid, ids = setup_event(api, cfg, people(4, 2, "对"))
+    rnd = draw(api, eid)
+    for t in rnd["tables"]:   # the away side wins 10 : 6 (级差分 17 / 9)
+        home, away = (s["entry_id"] for s in t["sides"])
+        enter_and_confirm(api, eid, rnd, t, {"final": {"levels": {home: 6, away: 10}}})
+    close(api, eid, 1)
+    cheat = rnd["tables"][0]["sides"][1]["entry_id"]
+    beaten = rnd["tables"][0]["sides"][0]["entry_id"]
+    assert api.post(f"/events/{eid}/entries/{cheat}/disqualify", {"kind": "deliberate_forfeit", "reason": "蓄意弃权"}).status_code == 200
+    st = {r["entry_id"]: r for r in api.get(f"/events/{eid}/standings").data["standings"]}
+    # one of three matches played (< half): its win over `beaten` is removed — beaten back to 0 / 0; not ranked
+    assert cheat not in st and st[beaten]["points"] == {"match_points": 0, "level_diff_points": 0}

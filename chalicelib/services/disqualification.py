@@ -1,0 +1,49 @@
+"""Disqualification (rules.md §8, seeds 000 and 003): "蓄意弃权者取消本次比赛资格", "取消作弊方的比赛资格，判对方获胜".
+
+The entry leaves the event: its open tables are awarded to the opponents (a forfeit), it is not drawn again,
+not ranked and takes no prize; in a round robin the "played fewer than half" rule of §5 decides whether its
+results stand (services/standings.py)."""
+from __future__ import annotations
+
+from .. import errors
+from ..bootstrap import Deps
+from ..ids import new_id
+from ..models import DisqualifyIn, Entry, Organiser
+from .principals import who_of
+from .tournaments import own_event
+
+OPEN = ("pending", "entered", "disputed")
+
+
+def disqualify(deps: Deps, organiser: Organiser, eid: str, entry_id: str, body: DisqualifyIn) -> Entry:
+    from .results import Actor, record_forfeit
+    event = own_event(deps, organiser, eid)
+    entry = deps.repos.entries.get(eid, entry_id)
+    if entry is None:
+        raise errors.NotFound("entry not found")
+    if entry.status == "disqualified":
+        return entry   # idempotent: a retried request changes nothing
+    if entry.status != "confirmed":
+        raise errors.Conflict(f"只能取消已确认参赛者的资格 · Only a confirmed entry can be disqualified (this one is {entry.status}).")
+    now = deps.clock()
+    reason = f"取消比赛资格 · Disqualified ({body.kind}): {body.reason}"
+    after = entry.model_copy(update={"status": "disqualified", "version": entry.version + 1, "updated_at": now,
+                                     "notices": [*entry.notices, reason]})
+    deps.repos.entries.transition(entry, after, take_place=False)
+    actor = Actor("organiser", who_of(organiser))
+    state = deps.repos.rounds.state(eid)
+    awarded = []
+    if state.get("open_round"):
+        n = state["open_round"]
+        ref = next(r for r in state["rounds"] if r["n"] == n)
+        _, tables = deps.repos.rounds.get_round(eid, ref["stage"], n)
+        for t in tables or []:
+            if t["status"] in OPEN and any(s["entry_id"] == entry_id for s in t["sides"]):
+                record_forfeit(deps, eid, n, t["number"], entry_id, reason, actor)   # "判对方获胜"
+                awarded.append(t["number"])
+    deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": now.isoformat(), "who": who_of(organiser),
+                                      "action": "entry_disqualified", "reason": reason,
+                                      "after": {"entry_id": entry_id, "kind": body.kind, "tables_awarded": awarded}})
+    from .publish_requests import request_publish
+    request_publish(deps, event.tournament_id)
+    return after
