@@ -29,6 +29,7 @@ class MemberIn(Strict):
     name: str = Field(min_length=1, max_length=40)
     phone: str | None = Field(default=None, max_length=30)
     member_code: str | None = Field(default=None, max_length=40)
+    gender: Literal["m", "f"] | None = Field(default=None, description="mixed pairs seat the man N/W, the woman S/E (rules.md §8)")
 
     @field_validator("phone")
     @classmethod
@@ -54,6 +55,7 @@ class DisqualifyIn(Strict):
 class Member(Loose):
     name: str
     phone: str | None = None
+    gender: Literal["m", "f"] | None = None
     member_code: str | None = None
 
 

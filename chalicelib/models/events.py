@@ -346,6 +346,8 @@ class EventConfig(Strict):
     appeals: Appeals | None = Field(default=None, description="default per game (rules.md §7)")
     correction_minutes: int = Field(default=30, ge=0, le=24 * 60,
                                     description="results may be corrected this long after the round's scheduled end")
+    mixed_pairs: bool = Field(default=False, description="a mixed-pairs event (男女混合双人赛): the man sits N or W, the "
+                                                         "woman S or E, from the roster's gender (rules.md §8)")
     forfeit_ranks_last: bool | None = Field(
         default=None, description="an unexcused forfeit ranks the entry last of the stage and, in its last round, bars "
                                   "it from the next (seed 000, Guandan's default); Dou Dizhu (001) and Tractor (003) "
@@ -359,6 +361,8 @@ class EventConfig(Strict):
             self.appeals = default_appeals(self.game)
         if self.forfeit_ranks_last is None:
             self.forfeit_ranks_last = self.game in FORFEIT_RANKS_LAST
+        if self.mixed_pairs and self.entry.kind != "pair":
+            raise ValueError("mixed_pairs: only a pair event can be mixed pairs")
         kinds = GAME_ENTRY_KINDS[self.game]
         if self.entry.kind not in kinds or self.entry.members not in kinds[self.entry.kind]:
             allowed = ", ".join(f"{k} of {sorted(v)}" for k, v in kinds.items())
@@ -408,6 +412,7 @@ class EventPatch(Strict):
     appeals: Appeals | None = None
     correction_minutes: int | None = Field(default=None, ge=0, le=24 * 60)
     forfeit_ranks_last: bool | None = None
+    mixed_pairs: bool | None = None
     version: int | None = Field(default=None, description="send the version you read to avoid lost updates")
 
 

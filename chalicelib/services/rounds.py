@@ -275,11 +275,13 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None) -> t
     whys = [p[2] if len(p) > 2 else {} for p in pairings]
     bye_why = byes.pop() if byes and isinstance(byes[-1], dict) else {}
     rules = game_rules(event.config.game)
+    seat_of = _mixed_seating(deps, event, notes) if event.config.mixed_pairs else None
     tables = []
     for k, (sides, reason, *_rest) in enumerate(pairings, start=1):
         seats = rules.side_seats(len(sides))
         tables.append({"number": k, "home": sides[0], "reason": reason, "why": whys[k - 1], "status": "pending", "version": 0,
-                       "sides": [{"entry_id": e, "seats": list(seats[i])} for i, e in enumerate(sides)],
+                       "sides": [{"entry_id": e, "seats": seat_of(e, seats[i]) if seat_of else list(seats[i])}
+                                 for i, e in enumerate(sides)],
                        "code_hashes": [code_hash(table_code(eid, n, k, i)) for i in range(len(sides))],
                        "points": {}, "details": {}})
     from .referee import round_times
@@ -296,6 +298,21 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None) -> t
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
                                       "action": "round_drawn", "round": n, "after": {"seed": seed, "tables": len(tables)}})
     return round_out(doc, tables, entry_names(deps, eid), with_codes=True), {"tournament_id": event.tournament_id}
+
+
+def _mixed_seating(deps: Deps, event: Event, notes: list[str]):
+    """Mixed pairs (seed 000): each side's seats in member order, the man N/W and the woman S/E. A pair whose
+    roster does not give one man and one woman keeps the seats as drawn, and the round's notes name it."""
+    from ..engine.formats.mixed_pairs import member_seats
+    genders = {e.id: [m.gender for m in e.members] for e in deps.repos.entries.list(event.id)}
+
+    def seat_of(entry_id: str, seats) -> list[str]:
+        placed = member_seats(seats, genders.get(entry_id, []))
+        if placed is None:
+            notes.append(f"mixed pairs: the roster of {entry_id} does not give one man and one woman; seats as drawn")
+            return list(seats)
+        return placed
+    return seat_of
 
 
 def _contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dict) -> list[Contestant]:

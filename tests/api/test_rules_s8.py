@@ -238,3 +238,33 @@ def test_disqualified_before_half_of_a_round_robin_loses_all_results(api):
     st = {r["entry_id"]: r for r in api.get(f"/events/{eid}/standings").data["standings"]}
     # one of three matches played (< half): its win over `beaten` is removed — beaten back to 0 / 0; not ranked
     assert cheat not in st and st[beaten]["points"] == {"match_points": 0, "level_diff_points": 0}
+
+
+def test_mixed_pairs_seat_the_man_north_or_west(api):
+    # seed 000: "男运动员坐西或者北的方位，女运动员坐东或者南的方位"
+    cfg = {"name": "混双", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0}, "mixed_pairs": True,
+           "stages": [{"format": "swiss", "rounds": 2}]}
+    bodies = []
+    for i in range(4):
+        first, second = ("f", "m") if i % 2 else ("m", "f")   # half the rosters list the woman first
+        members = [{"name": f"队{i}-0", "phone": f"139{i:04d}0000", "gender": first}, {"name": f"队{i}-1", "gender": second}]
+        bodies.append({"name": f"队{i}", "club": "", "members": members})
+    bodies[3]["members"][1]["gender"] = bodies[3]["members"][0]["gender"]   # one roster that is not mixed
+    tid, eid, ids = setup_event(api, cfg, bodies)
+    gender = {ids[i]: [m["gender"] for m in b["members"]] for i, b in enumerate(bodies)}
+    rnd = draw(api, eid, 1)
+    for t in rnd["tables"]:
+        for s in t["sides"]:
+            e = s["entry_id"]
+            if e == ids[3]:
+                assert s["seats"] in (["N", "S"], ["E", "W"])   # as drawn
+                continue
+            seat = dict(zip(s["seats"], gender[e]))
+            assert {seat[x] for x in s["seats"] if x in ("N", "W")} == {"m"}
+            assert {seat[x] for x in s["seats"] if x in ("S", "E")} == {"f"}
+    assert any("mixed pairs" in n for n in rnd["notes"])
+    # scoring still works with the seats in member order: N–S still one side
+    t = rnd["tables"][0]
+    a, b = (s["entry_id"] for s in t["sides"])
+    res = enter_and_confirm(api, eid, rnd, t, {"deals": [{"order": ["N", "S", "E", "W"]}]})
+    assert res["points"][a]["level_points"] == 5 and res["points"][b]["level_points"] == 2

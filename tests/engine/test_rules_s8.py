@@ -205,3 +205,11 @@ def test_gouji_cheating_and_burns(case):
         return
     score = run()
     assert score.points == case["points"] and score.winner == case["winner"]
+
+
+# --------------------------------------------------------------------------- mixed pairs (000)
+
+@pytest.mark.parametrize("case", S8["mixed_pairs"]["cases"], ids=lambda c: f"{c['side']} {c['genders']}")
+def test_mixed_pairs_seats(case):
+    from chalicelib.engine.formats.mixed_pairs import member_seats
+    assert member_seats(case["side"], case["genders"]) == case["expected"]
