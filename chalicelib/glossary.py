@@ -43,7 +43,8 @@ TERMS: dict[str, dict[str, tuple[str, str]]] = {
                "wrong_play_points_per_card": ("出牌错误：每张罚分", "Wrong play: points a card"),
                "penalty_levels": ("违规：对方连升级数", "Penalty: levels the other pair rises")},
     "knockout_draw": {"bracket": ("固定签表（按种子）", "Fixed seeded bracket"),
-                      "redraw": ("晋级后重新抽签", "Redrawn among the winners each round")},
+                      "redraw": ("晋级后重新抽签", "Redrawn among the winners each round"),
+                      "choice": ("名次靠前者依次选择对手", "Better-placed entries choose their opponents in order")},
     # rules.md §8: penalties are records with a kind, the offender, the deal (or game) and the referee; the engine
     # scores them. Guandan: double_down, slow_play, level_diff_point; Tractor: wrong_play, late_discovery,
     # card_count; Gouji: cheating.
@@ -107,6 +108,8 @@ def reason_text(why: dict | None, lang: str, names: dict[str, str] | None = None
         prefix = (bracket[0] + " · ") if zh and bracket[0] else (bracket[1] + " · " if bracket[1] else "")
         if why.get("redrawn"):   # seed 003: "晋级后重新抽签比赛"
             text = prefix + ("淘汰赛：晋级后重新抽签" if zh else "knockout: redrawn by lot among the winners")
+        elif why.get("chosen"):   # seed 000: "优先选择淘汰赛对手"
+            text = prefix + (f"淘汰赛：{a} 号种子选择 {b} 号种子为对手" if zh else f"knockout: seed {a} chose seed {b}")
         else:
             text = prefix + (f"淘汰赛：{a} 号种子对 {b} 号种子" if zh else f"knockout: seed {a} v seed {b}")
     else:

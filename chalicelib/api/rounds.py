@@ -63,7 +63,7 @@ def _html(text: str) -> Response:
 @route(bp, "/events/{eid}/rounds", "POST", summary="Draw the next round", auth="organiser", body=DrawIn,
        response=RoundOut, status=201, tag=TAG, errors_=("round_open", "no_valid_pairing", "conflict"))
 def draw(ctx, eid):
-    out, meta = svc.draw_next(ctx.deps, ctx.organiser, eid, ctx.body.seed)
+    out, meta = svc.draw_next(ctx.deps, ctx.organiser, eid, ctx.body.seed, choices=ctx.body.choices)
     from ..services.publish_requests import request_publish
     request_publish(ctx.deps, meta["tournament_id"])
     return out

@@ -253,9 +253,11 @@ class Stage(Strict):
         default=None, description="Swiss: entries certain of 1st, 2nd, … place stop and score the average of their "
                                   "matches played per round (rules.md §5, §8); default on for Guandan unless the "
                                   "next stage carries points over, off otherwise")
-    knockout_draw: Literal["bracket", "redraw"] | None = Field(
-        default=None, description="knockout: a fixed seeded bracket, or each round drawn afresh among the winners "
-                                  "(seed 003 \"晋级后重新抽签比赛\"); default redraw for Tractor, bracket otherwise")
+    knockout_draw: Literal["bracket", "redraw", "choice"] | None = Field(
+        default=None, description="knockout: a fixed seeded bracket, each round drawn afresh among the winners "
+                                  "(seed 003 \"晋级后重新抽签比赛\"), or round one chosen by the better-placed entries in "
+                                  "order (seed 000 \"优先选择淘汰赛对手\", the director records the choices); default "
+                                  "redraw for Tractor, bracket otherwise")
     scoring: Scoring | None = None
 
     @model_validator(mode="after")

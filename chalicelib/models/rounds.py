@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -11,6 +11,10 @@ from .base import Out, Strict
 
 class DrawIn(Strict):
     seed: int | None = Field(default=None, ge=0, le=2 ** 53, description="draw seed; random when left out")
+    choices: list[Annotated[list[Annotated[str, Field(min_length=1, max_length=80)]], Field(min_length=2, max_length=2)]] | None = Field(
+        default=None, max_length=512,
+        description="knockout_draw 'choice' (rules.md §8): [chooser, opponent] in the order the entries chose, best "
+                    "placed first; only for the first round of such a knockout")
 
 
 class TableSide(Out):

@@ -247,7 +247,8 @@ def _knockout_alive(plan: dict, last_tables: list[dict]) -> list[str]:
 
 # --------------------------------------------------------------------------- drawing
 
-def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None) -> tuple[RoundOut, dict]:
+def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
+              choices: list | None = None) -> tuple[RoundOut, dict]:
     event = own_event(deps, organiser, eid)
     state = deps.repos.rounds.state(eid)
     if state.get("open_round"):
@@ -271,6 +272,14 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None) -> t
     plans[str(stage_idx)] = plan
     n = len(state["rounds"]) + 1
     stage_round = len(stage_rounds) + 1
+    chooses = stage_cfg(event, stage_idx).format == "knockout" and stage_cfg(event, stage_idx).knockout_draw == "choice"
+    if choices and not (chooses and stage_round == 1):
+        raise errors.InvalidRequest("只有“选择对手”淘汰赛的第一轮才有选择 · 'choices' belong to the first round of a knockout "
+                                    "whose draw is 'choice'.")
+    if chooses and stage_round == 1:
+        from ..engine.formats.knockout import chosen_round
+        plan["bracket"] = [list(m) for m in chosen_round(plan["entries"], [tuple(c) for c in choices or []])]
+        plan["choices"] = [list(c) for c in choices or []]
     pairings, byes, notes = _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, seed)
     whys = [p[2] if len(p) > 2 else {} for p in pairings]
     bye_why = byes.pop() if byes and isinstance(byes[-1], dict) else {}
@@ -436,10 +445,12 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, see
             else:
                 home, away = (a, b) if numbers.get(a, 0) <= numbers.get(b, 0) else (b, a)
                 redrawn = stage_round > 1 and getattr(stage, "knockout_draw", None) == "redraw"
-                pairs.append(([home, away], ("knockout (redrawn): " if redrawn else "knockout: ")
-                              + f"seed {numbers.get(home)} v seed {numbers.get(away)}",
+                chosen = stage_round == 1 and [home, away] in [sorted(c, key=lambda e: numbers.get(e, 0))
+                                                               for c in plan.get("choices", [])]
+                label = "knockout (redrawn): " if redrawn else "knockout (chosen): " if chosen else "knockout: "
+                pairs.append(([home, away], label + f"seed {numbers.get(home)} v seed {numbers.get(away)}",
                               {"kind": "knockout", "seeds": [numbers.get(home), numbers.get(away)],
-                               **({"redrawn": True} if redrawn else {})}))
+                               **({"redrawn": True} if redrawn else {}), **({"chosen": True} if chosen else {})}))
         return pairs, byes, notes
     raise errors.InvalidConfig(f"unknown format {fmt}")
 
@@ -516,6 +527,7 @@ def redraw(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     if ref["stage_round"] == 1 and str(ref["stage"]) in new_state.get("plans", {}) and ref["stage"] > 0:
         new_state["plans"] = {k: v for k, v in new_state["plans"].items() if k != str(ref["stage"])}
         new_state["stage"] = ref["stage"] - 1
+    choices = state.get("plans", {}).get(str(ref["stage"]), {}).get("choices") if ref["stage_round"] == 1 else None
     deps.repos.rounds.delete_round(eid, ref["stage"], n, tables, new_state, state["version"])
-    out, _ = draw_next(deps, organiser, eid, doc["seed"])
+    out, _ = draw_next(deps, organiser, eid, doc["seed"], choices=choices)   # the director's choices stand
     return out

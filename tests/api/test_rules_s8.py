@@ -268,3 +268,31 @@ def test_mixed_pairs_seat_the_man_north_or_west(api):
     a, b = (s["entry_id"] for s in t["sides"])
     res = enter_and_confirm(api, eid, rnd, t, {"deals": [{"order": ["N", "S", "E", "W"]}]})
     assert res["points"][a]["level_points"] == 5 and res["points"][b]["level_points"] == 2
+
+
+def test_knockout_opponents_chosen_in_order_by_the_director(api):
+    # seed 000: "优先选择淘汰赛对手" — round robin, then the top entries choose their knockout opponents in order
+    cfg = {"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
+           "stages": [{"format": "round_robin", "scoring": {"method": "match_points"}},
+                      {"format": "knockout", "knockout_draw": "choice", "advance": {"total": 4},
+                       "scoring": {"method": "match_points"}}]}
+    tid, eid, ids = setup_event(api, cfg, people(4, 2, "对"))
+    number = {e: i for i, e in enumerate(ids)}   # the lower registration index wins: final order ids[0..3]
+    for seed in (1, 2, 3):
+        rnd = draw(api, eid, seed)
+        for t in rnd["tables"]:
+            a, b = (s["entry_id"] for s in t["sides"])
+            win, lose = (a, b) if number[a] < number[b] else (b, a)
+            enter_and_confirm(api, eid, rnd, t, {"final": {"levels": {win: 10, lose: 6}}})
+        close(api, eid, rnd["number"])
+    first, second, third, fourth = ids
+    wrong = api.post(f"/events/{eid}/rounds", {"seed": 4, "choices": [[second, third]]})
+    assert wrong.status_code == 400 and "turn" in wrong.data["message"]
+    rnd = api.post(f"/events/{eid}/rounds", {"seed": 4, "choices": [[first, second]]})
+    assert rnd.status_code == 201, rnd.data
+    pairs = [{s["entry_id"] for s in t["sides"]} for t in rnd.data["tables"]]
+    # 1st chose 2nd; the two left meet each other
+    assert {first, second} in pairs and {third, fourth} in pairs
+    assert any("chose" in t["reason_en"] for t in rnd.data["tables"])
+    late = api.post(f"/events/{eid}/rounds", {"seed": 5, "choices": [[first, third]]})
+    assert late.status_code in (400, 409)

@@ -213,3 +213,17 @@ def test_gouji_cheating_and_burns(case):
 def test_mixed_pairs_seats(case):
     from chalicelib.engine.formats.mixed_pairs import member_seats
     assert member_seats(case["side"], case["genders"]) == case["expected"]
+
+
+# --------------------------------------------------------------------------- knockout choice (000)
+
+@pytest.mark.parametrize("case", S8["knockout_choice"]["cases"], ids=names(S8["knockout_choice"]["cases"]))
+def test_knockout_choice_in_order(case):
+    from chalicelib.engine.formats.knockout import chosen_round
+    from chalicelib.errors import InvalidRequest
+    run = lambda: chosen_round(case["seeded"], [tuple(c) for c in case["choices"]])  # noqa: E731
+    if "error" in case:
+        with pytest.raises(InvalidRequest, match=case["error"]):
+            run()
+        return
+    assert [list(m) for m in run()] == case["expected"]

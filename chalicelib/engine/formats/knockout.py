@@ -83,3 +83,28 @@ def redrawn_round(winners: Sequence[str], seed: int | str, round_no: int) -> lis
     drawn = sorted(winners)
     rng_for(seed, "knockout-redraw", round_no).shuffle(drawn)
     return [(drawn[k], drawn[k + 1] if k + 1 < len(drawn) else None) for k in range(0, len(drawn), 2)]
+
+
+def chosen_round(seeded: Sequence[str], choices: Sequence[tuple[str, str]]) -> list[tuple[str, str | None]]:
+    """Seed 000 "有权…优先选择淘汰赛对手" (rules.md §8): the better-placed entries of the previous stage choose
+    their opponents in order. `seeded`: the stage's entries best first; `choices`: (chooser, opponent) in the
+    order the director recorded them. Each chooser must be the best-placed entry not yet paired; entries left
+    when the choices end are paired by seeding (best left v worst left). Raises ValueError saying which choice
+    is out of turn."""
+    from ...errors import InvalidRequest
+    left = list(seeded)
+    pairs: list[tuple[str, str | None]] = []
+    for k, (chooser, opponent) in enumerate(choices, start=1):
+        if not left or chooser != left[0]:
+            raise InvalidRequest(f"选择第 {k} 项不合次序 · Choice {k}: it is {left[0] if left else 'nobody'}'s turn to "
+                                 f"choose, not {chooser}'s.", {"choice": k, "turn": left[0] if left else None})
+        if opponent == chooser or opponent not in left:
+            raise InvalidRequest(f"选择第 {k} 项的对手不可选 · Choice {k}: {opponent} is not an opponent still to choose.",
+                                 {"choice": k, "opponent": opponent})
+        left.remove(chooser)
+        left.remove(opponent)
+        pairs.append((chooser, opponent))
+    while left:
+        best = left.pop(0)
+        pairs.append((best, left.pop() if left else None))
+    return pairs
