@@ -112,6 +112,8 @@ class MatchPointsScoring(Strict):
     slow_play_levels: int = Field(default=2, ge=0, le=12)
     # seed 003: "从总分扣除违规方1个级差分"
     deduction_points: float = Field(default=1, ge=0, le=100)
+    team_rooms: bool = Field(default=False, description="set by the event: a Guandan team event (集体赛) scores each "
+                             "team match from its open and closed rooms (rules.md §8)")
     tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["match_points", "level_diff_points",
                                                                 "head_to_head_two", "opponents_match_points", "lots"])
 
@@ -184,7 +186,7 @@ GAME_METHODS: dict[str, tuple[str, ...]] = {
 }
 GAME_ENTRY_KINDS: dict[str, dict[str, set[int]]] = {
     # kind → allowed member counts
-    "guandan": {"pair": {2}},
+    "guandan": {"pair": {2}, "team": {4, 5, 6}},   # team: 集体赛, two pairs play, the others substitute
     "tractor": {"pair": {2}},
     "doudizhu": {"individual": {1}},
     "gouji": {"team": {3}},
@@ -372,10 +374,18 @@ class EventConfig(Strict):
         for i, stage in enumerate(self.stages):
             if stage.format not in GAME_FORMATS[self.game]:
                 raise ValueError(f"stages[{i}].format: {self.game} does not use {stage.format}")
+            team_event = self.game == "guandan" and self.entry.kind == "team"
             if stage.scoring is None:
-                stage.scoring = default_scoring(self.game)
+                stage.scoring = MatchPointsScoring() if team_event else default_scoring(self.game)
             elif stage.scoring.method not in GAME_METHODS[self.game]:
                 raise ValueError(f"stages[{i}].scoring.method: {self.game} scores with {', '.join(GAME_METHODS[self.game])}")
+            if team_event:
+                # rules.md §8: a team match is scored 场分 2 / 1 / 0 and 级差分 from its two rooms
+                if stage.scoring.method != "match_points":
+                    raise ValueError(f"stages[{i}].scoring.method: a Guandan team event scores with match_points")
+                stage.scoring.team_rooms = True
+            elif getattr(stage.scoring, "team_rooms", False):
+                raise ValueError(f"stages[{i}].scoring.team_rooms belongs to a Guandan team event")
             if i > 0 and stage.advance is None:
                 stage.advance = Advance()
             carries_next = i + 1 < len(self.stages) and self.stages[i + 1].carry_over != "none"

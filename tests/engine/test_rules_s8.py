@@ -227,3 +227,62 @@ def test_knockout_choice_in_order(case):
             run()
         return
     assert [list(m) for m in run()] == case["expected"]
+
+
+# --------------------------------------------------------------------------- Guandan team events 集体赛 (000)
+
+TEAM = S8["guandan_team"]
+TEAM_SIDES = [Side("H", ("N", "S")), Side("V", ("E", "W"))]
+
+
+def _team_options():
+    return MatchPointsScoring(team_rooms=True)
+
+
+@pytest.mark.parametrize("case", TEAM["cases"], ids=names(TEAM["cases"]))
+def test_guandan_team_match_from_both_rooms(case):
+    run = lambda: game("guandan").score(case["result"], TEAM_SIDES, _team_options(), knockout=case.get("knockout", False))  # noqa: E731
+    if "error" in case:
+        with pytest.raises(InvalidResult, match=case["error"]):
+            run()
+        return
+    score = run()
+    assert score.points == case["points"] and score.winner == case["winner"]
+
+
+def test_guandan_team_bye_counts_both_rooms():
+    bye = TEAM["bye"]
+    assert game("guandan").bye("H", _team_options()) == {"match_points": bye["match_points"],
+                                                         "level_diff_points": bye["level_diff_points"]}
+
+
+@pytest.mark.parametrize("case", TEAM["lineups"], ids=lambda c: json.dumps(c["lineup"]))
+def test_guandan_team_lineups(case):
+    from chalicelib.engine.games.guandan_team import lineup_pairs
+    if "error" in case:
+        with pytest.raises(InvalidResult, match=case["error"]):
+            lineup_pairs(case["lineup"], case["size"])
+        return
+    assert lineup_pairs(case["lineup"], case["size"]) == case["expected"]
+
+
+@pytest.mark.parametrize("case", TEAM["deadlines"], ids=lambda c: f"seat choice {c['seat_choice']}")
+def test_guandan_team_lineup_deadlines(case):
+    from datetime import datetime
+
+    from chalicelib.engine.games.guandan_team import lineup_deadline
+    got = lineup_deadline(datetime.fromisoformat(case["starts_at"]), case["seat_choice"])
+    assert got == datetime.fromisoformat(case["expected"])
+
+
+def test_guandan_team_event_config():
+    cfg = EventConfig.model_validate({"name": "集体赛", "game": "guandan", "entry": {"kind": "team", "size": 6},
+                                      "capacity": 16, "stages": [{"format": "swiss", "rounds": 5}]})
+    assert cfg.stages[0].scoring.method == "match_points" and cfg.stages[0].scoring.team_rooms is True
+    with pytest.raises(ValueError, match="team event scores with match_points"):
+        EventConfig.model_validate({"name": "集体赛", "game": "guandan", "entry": {"kind": "team", "size": 4},
+                                    "capacity": 16, "stages": [{"format": "swiss", "rounds": 5,
+                                                                "scoring": {"method": "level_points"}}]})
+    with pytest.raises(ValueError):
+        EventConfig.model_validate({"name": "x", "game": "guandan", "entry": {"kind": "team", "size": 3},
+                                    "capacity": 16, "stages": [{"format": "swiss", "rounds": 5}]})

@@ -166,6 +166,9 @@ class Guandan:
         require(isinstance(result, dict), "the result must be an object")
         ids = [s.entry_id for s in sides]
         withdrawn = result.get("withdrawn")
+        if getattr(options, "team_rooms", False) and withdrawn is None:
+            from .guandan_team import score_team_match
+            return score_team_match(self, result, ids, options, knockout=knockout)
         if withdrawn is not None:
             require(withdrawn in ids, "withdrawn names an entry that is not at this table")
             stayed = ids[1 - ids.index(withdrawn)]
@@ -218,15 +221,17 @@ class Guandan:
 
     def bye(self, entry_id: str, options: Any) -> dict[str, float]:
         if options.method == "match_points":
+            rooms = 2 if getattr(options, "team_rooms", False) else 1   # a team match: 级差分 of both rooms
             return {"match_points": float(options.bye_match_points),
-                    "level_diff_points": float(options.bye_level_diff_points)}
+                    "level_diff_points": float(options.bye_level_diff_points) * rooms}
         # Level points: rules.md is silent, so the event config carries it (default 10, a typical won round).
         return {"level_points": float(options.bye_level_points)}
 
     def forfeit(self, winner: str | None, loser: str, options: Any, during: bool = False) -> MatchScore:
         if options.method == "match_points":
+            rooms = 2 if getattr(options, "team_rooms", False) else 1
             win = {"match_points": float(options.withdrawal_match_points),
-                   "level_diff_points": float(options.withdrawal_level_diff_points)}
+                   "level_diff_points": float(options.withdrawal_level_diff_points) * rooms}
             lose = {"match_points": 0.0, "level_diff_points": 0.0}
         else:
             win = {"level_points": float(options.pass_a_points)}

@@ -1,0 +1,90 @@
+"""Guandan team events 集体赛 (rules.md §8, seed 000): a team match on two tables, the open room (开室) and the
+closed room (闭室). The home team sits N–S in the open room and E–W in the closed room; each room is scored as
+a pairs match (levels, 级差分) and the team match is decided by the two rooms together — the team whose pairs
+gained more levels in total wins; 场分 2 / 1 / 0, 级差分 the sum of the two rooms' 级差分. The seed's own table
+for this is lost in the garbled copy: this is rules.md's default (configurable later).
+
+Lineups (进场名单): "一方有座位选择权时，比赛开始前15分钟，无座位选择权的队宣布进场名单；以后直至比赛开始前5分钟，
+有座位选择权的队宣布进场名单"; a change after that needs the chief referee, and then the other side gets seat choice."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any, Sequence
+
+from ..types import MatchScore, Side
+from .base import require
+
+ROOMS = ("open", "closed")
+# side index 0 is the home team
+ROOM_SEATS = {"open": (("N", "S"), ("E", "W")), "closed": (("E", "W"), ("N", "S"))}
+WITHOUT_CHOICE_MINUTES = 15   # the team without seat choice names its lineup by 15 minutes before the start
+WITH_CHOICE_MINUTES = 5       # the team with seat choice, after that and by 5 minutes before
+
+
+def room_sides(ids: Sequence[str], room: str) -> list[Side]:
+    return [Side(ids[i], ROOM_SEATS[room][i]) for i in range(2)]
+
+
+def score_team_match(pairs_game, result: dict, ids: Sequence[str], options: Any, *, knockout: bool = False) -> MatchScore:
+    """`pairs_game`: the Guandan pairs scorer (each room is a pairs match). `result`: {"rooms": {"open": <pairs
+    result>, "closed": <pairs result>}}, each room's result as a pairs match takes it (deals or final, penalties)."""
+    rooms = result.get("rooms")
+    require(isinstance(rooms, dict) and set(rooms) == set(ROOMS),
+            "a team match gives both rooms' results: 'rooms': {'open': …, 'closed': …}")
+    room_options = options.model_copy(update={"team_rooms": False}) if hasattr(options, "model_copy") else options
+    gained = [0, 0]
+    ldp = [0.0, 0.0]
+    per_room = {}
+    for room in ROOMS:
+        require(isinstance(rooms[room], dict), f"the {room} room's result must be an object")
+        require("rooms" not in rooms[room] and "withdrawn" not in rooms[room],
+                f"the {room} room's result is a pairs result (deals or final)")
+        sides = room_sides(ids, room)
+        score = pairs_game.score(rooms[room], sides, room_options, knockout=False)
+        start = _start(rooms[room], ids)
+        levels = score.details["levels"]
+        passed = score.details.get("passed_a")
+        for i, e in enumerate(ids):
+            value = 15 if passed == e else levels[e]
+            gained[i] += value - start[i]
+            ldp[i] += score.points[e]["level_diff_points"]
+        per_room[room] = {"levels": levels, "passed_a": passed, "points": score.points, "deals": score.details.get("deals", [])}
+    if gained[0] == gained[1]:
+        require(not knockout, "a knockout team match needs a winner: both teams gained the same levels")
+        mp = [float(options.draw)] * 2
+        outcome = {ids[0]: 0.5, ids[1]: 0.5}
+        winner = None
+    else:
+        w = 0 if gained[0] > gained[1] else 1
+        mp = [float(options.win), float(options.loss)] if w == 0 else [float(options.loss), float(options.win)]
+        outcome = {ids[w]: 1.0, ids[1 - w]: 0.0}
+        winner = ids[w]
+    points = {ids[i]: {"match_points": mp[i], "level_diff_points": ldp[i]} for i in range(2)}
+    return MatchScore(points=points, outcome=outcome, opponents={ids[0]: [ids[1]], ids[1]: [ids[0]]},
+                      details={"rooms": per_room, "levels_gained": dict(zip(ids, gained))}, winner=winner)
+
+
+def _start(room_result: dict, ids: Sequence[str]) -> list[int]:
+    given = room_result.get("start_levels") or {}
+    return [given.get(e, 2) if isinstance(given, dict) else 2 for e in ids]
+
+
+def lineup_deadline(starts_at: datetime, has_seat_choice: bool) -> datetime:
+    """By when a team names its lineup: 15 minutes before the start without seat choice, 5 with it."""
+    return starts_at - timedelta(minutes=WITH_CHOICE_MINUTES if has_seat_choice else WITHOUT_CHOICE_MINUTES)
+
+
+def lineup_pairs(lineup: dict, roster_size: int) -> dict[str, list[int]]:
+    """{"open": [i, j], "closed": [k, l]}: two different members (indices into the roster) in each room, nobody
+    in both. The other members substitute between rounds."""
+    require(isinstance(lineup, dict), "a lineup names the members of each room")
+    out = {}
+    for room in ROOMS:
+        pair = lineup.get(room)
+        require(isinstance(pair, list) and len(pair) == 2 and all(isinstance(i, int) and not isinstance(i, bool)
+                                                                  and 0 <= i < roster_size for i in pair),
+                f"lineup.{room}: two member numbers 0..{roster_size - 1}", got=pair)
+        require(pair[0] != pair[1], f"lineup.{room}: two different members")
+        out[room] = list(pair)
+    require(not set(out["open"]) & set(out["closed"]), "a member plays in one room only")
+    return out
