@@ -99,6 +99,11 @@ class PlayOn(InvalidResult):
     code, default_message = "play_on", "The two pairs are level: play on until one leads."
 
 
+class LineupClosed(RuleViolation):
+    """Seed 000: lineups by 15 / 5 minutes before the start (by seat choice); later, or a change, only by the referee."""
+    code, default_message = "lineup_closed", "The lineup deadline has passed: the chief referee records changes."
+
+
 class NoValidPairing(RuleViolation):
     code, default_message = "no_valid_pairing", "No valid pairing exists."
 

@@ -1,6 +1,8 @@
 """Rounds, table results (organiser or table code), standings, bonuses, audit, cards and publishing."""
 from __future__ import annotations
 
+from datetime import datetime
+
 from chalice import Blueprint, Response
 from pydantic import Field
 
@@ -10,6 +12,7 @@ from ..models import (
     BonusesOut,
     DrawIn,
     ForfeitIn,
+    LineupIn,
     ResultIn,
     ResultOut,
     RoundOut,
@@ -101,11 +104,32 @@ def get_table(ctx, eid, n, t):
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/result", "PUT", summary="Enter or correct a table's result",
        auth="table", body=ResultIn, response=ResultOut, tag=TAG,
        errors_=("version_conflict", "already_confirmed", "invalid_result", "forbidden", "disputed",
-             "correction_window_closed"))
+             "correction_window_closed"),
+       query=(("room", {"type": "string", "enum": ["open", "closed"],
+                        "description": "Guandan team match: this room's pairs result (集体赛, rules.md §8)"}),))
 def put_result(ctx, eid, n, t):
     n, t = _int(n), _int(t)
     actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"), client=ctx.client)
+    room = ctx.query("room")
+    if room is not None:
+        from ..services import team_matches
+        return team_matches.submit_room(ctx.deps, eid, n, t, room, ctx.body.model_dump(), actor)
     return res.submit_result(ctx.deps, eid, n, t, ctx.body.model_dump(), actor)
+
+
+class LineupOut(Out):
+    table: RoundTable
+    late: bool = False
+    deadline: datetime | None = None
+
+
+@route(bp, "/events/{eid}/rounds/{n}/tables/{t}/lineup", "POST", summary="A team's lineup (进场名单) for a team match",
+       auth="table", body=LineupIn, response=LineupOut, tag=TAG, errors_=("lineup_closed", "conflict", "forbidden"))
+def lineup(ctx, eid, n, t):
+    from ..services import team_matches
+    n, t = _int(n), _int(t)
+    actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"), client=ctx.client)
+    return LineupOut(**team_matches.post_lineup(ctx.deps, eid, n, t, ctx.body, actor))
 
 
 class PreviewOut(Out):

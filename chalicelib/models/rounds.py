@@ -17,6 +17,13 @@ class DrawIn(Strict):
                     "placed first; only for the first round of such a knockout")
 
 
+class LineupIn(Strict):
+    """A team's lineup (进场名单) for a team match: which members play in the open and the closed room."""
+    entry_id: str | None = Field(default=None, max_length=80, description="the director names the team; a table code is its own")
+    open: list[int] = Field(min_length=2, max_length=2)
+    closed: list[int] = Field(min_length=2, max_length=2)
+
+
 class TableSide(Out):
     entry_id: str
     seats: list[str]
@@ -42,6 +49,13 @@ class RoundTable(Out):
     forfeit: dict | None = Field(default=None, description="entry, excused, force_majeure, reason")
     codes: list[str] | None = Field(default=None, description="the sides' table codes (organiser only)")
     why: dict | None = Field(default=None, description="the pairing's reason, structured (glossary.py words it)")
+    rooms: list[dict] | None = Field(default=None, description="Guandan team match (集体赛): the open and closed "
+                                     "rooms with each team's seats")
+    seat_choice: str | None = Field(default=None, description="team match: the team with seat choice (座位选择权)")
+    lineups: dict[str, dict[str, list[int]]] | None = Field(default=None, description="team match: entry → "
+                                                            "{open: [member, member], closed: [member, member]}")
+    room_results: dict[str, dict] | None = Field(default=None, description="team match: a room's result while the "
+                                                 "other room's is still to come")
     reason_zh: str = ""
     reason_en: str = ""
 

@@ -293,6 +293,10 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
                                  for i, e in enumerate(sides)],
                        "code_hashes": [code_hash(table_code(eid, n, k, i)) for i in range(len(sides))],
                        "points": {}, "details": {}})
+        if event.config.game == "guandan" and event.config.entry.kind == "team":
+            from .team_matches import table_rooms
+            # 集体赛: the open and closed rooms; the home team has seat choice unless the referee gives it away
+            tables[-1].update(rooms=table_rooms(sides[0], sides[1]), seat_choice=sides[0], lineups={})
     from .referee import round_times
     tournament = deps.repos.tournaments.get(event.tournament_id)
     starts_at, ends_at = round_times(stage_cfg(event, stage_idx), stage_round, tournament.timezone)
