@@ -101,7 +101,8 @@ def play_match(deals: Sequence[dict], ids: Sequence[str], start_level: int, best
         for p in pens:
             if p["kind"] == "wrong_play":
                 # "按所拿回张数乘以10分…对出错方进行罚分": the attackers lose, or the banker gives away, cards × 10
-                points = (points if isinstance(points, int) else 0)
+                require(isinstance(points, int) and not isinstance(points, bool),
+                        f"deal {n}: attacker_points must be a whole number", deal=n)
                 points += -per_card * p["cards"] if ids.index(p["entry_id"]) != b else per_card * p["cards"]
         side, rise = deal_change(points, deal.get("declared_cards", 1))
         at_a = levels[b] == A
