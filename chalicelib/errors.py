@@ -99,6 +99,11 @@ class PlayOn(InvalidResult):
     code, default_message = "play_on", "The two pairs are level: play on until one leads."
 
 
+class CaptainConsentRequired(RuleViolation):
+    """Seed 000: "集体赛必须经领队同意…方可提出申诉" — a team event's appeal needs the captain's consent."""
+    code, default_message = "captain_consent_required", "In a team event an appeal needs the team captain's consent."
+
+
 class LineupClosed(RuleViolation):
     """Seed 000: lineups by 15 / 5 minutes before the start (by seat choice); later, or a change, only by the referee."""
     code, default_message = "lineup_closed", "The lineup deadline has passed: the chief referee records changes."

@@ -121,6 +121,8 @@ class ArrivalOut(Out):
 class AppealIn(Strict):
     entry_id: str = Field(min_length=1, max_length=64)
     text: str = Field(min_length=1, max_length=2000)
+    captain_consent: bool = Field(default=False, description="Guandan team event: the captain agrees (seed 000 "
+                                  "\"集体赛必须经领队同意\", rules.md §8)")
 
 
 class AppealFeeIn(Strict):

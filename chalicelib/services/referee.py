@@ -119,7 +119,8 @@ def appeal_deadline(event: Event, doc: dict, now: datetime) -> datetime:
     return base + timedelta(minutes=event.config.appeals.window_minutes)
 
 
-def lodge_appeal(deps: Deps, eid: str, n: int, t: int, entry_id: str, text: str, actor) -> Appeal:
+def lodge_appeal(deps: Deps, eid: str, n: int, t: int, entry_id: str, text: str, actor,
+                 captain_consent: bool = False) -> Appeal:
     from .rounds import load_table
     event, tournament = _event_and_tournament(deps, eid)
     _, doc, table = load_table(deps, eid, n, t)
@@ -128,6 +129,9 @@ def lodge_appeal(deps: Deps, eid: str, n: int, t: int, entry_id: str, text: str,
         raise errors.InvalidRequest("该参赛单位不在这一桌 · This entry is not at this table.")
     if actor.kind == "side" and ids[actor.side] != entry_id:
         raise errors.Forbidden("只能以本方名义申诉 · A side appeals in its own name.")
+    if event.config.game == "guandan" and event.config.entry.kind == "team" and not captain_consent:
+        raise errors.CaptainConsentRequired("集体赛申诉须经领队同意 · In a team event an appeal needs the captain's "
+                                            "consent: send \"captain_consent\": true.")
     now = deps.clock()
     deadline = appeal_deadline(event, doc, now)
     if now > deadline:
@@ -137,7 +141,7 @@ def lodge_appeal(deps: Deps, eid: str, n: int, t: int, entry_id: str, text: str,
     appeal = {"id": new_id(), "event_id": eid, "round": n, "table": t, "entry_id": entry_id, "text": text,
               "status": "lodged", "lodged_at": now.isoformat(), "deadline": deadline.isoformat(),
               "fee": {"amount": fee, "currency": tournament.currency}, "fee_status": "due" if fee else "none",
-              "lodged_by": actor.ident, "version": 1}
+              "lodged_by": actor.ident, "version": 1, **({"captain_consent": True} if captain_consent else {})}
     deps.repos.rounds.create_appeal(appeal, _appeal_audit(deps, actor, "appeal_lodged", appeal))
     return _appeal_out(deps, appeal)
 

@@ -123,3 +123,15 @@ def test_a_room_result_is_checked_alone_and_the_team_result_needs_both(api):
     assert both.status_code == 200
     assert both.data["points"] == {home: {"match_points": 2, "level_diff_points": 28},
                                    away: {"match_points": 0, "level_diff_points": 24}}
+
+
+def test_a_team_events_appeal_needs_the_captains_consent(api):
+    # seed 000: "集体赛必须经领队同意，双人赛必须两名运动员均同意，方可提出申诉"
+    tid, eid, ids = setup_event(api, team_cfg(rounds=1, size=4), people(2, 4, "队"))
+    rnd = draw(api, eid, 1)
+    home = rnd["tables"][0]["sides"][0]["entry_id"]
+    no = api.post(f"/events/{eid}/rounds/1/tables/1/appeals", {"entry_id": home, "text": "裁判判罚有误"}, **code(rnd, 1, 0))
+    assert no.status_code == 422 and no.data["code"] == "captain_consent_required"
+    yes = api.post(f"/events/{eid}/rounds/1/tables/1/appeals", {"entry_id": home, "text": "裁判判罚有误",
+                                                                 "captain_consent": True}, **code(rnd, 1, 0))
+    assert yes.status_code == 201, yes.data
