@@ -90,6 +90,8 @@ STRINGS = {
     "pt_opponents_points": ("对手积分", "Opponents' points"),
     "pt_lots": ("抽签", "Lots"),
     "pt_knockout_round": ("淘汰轮次", "Knockout round"),
+    "room_open": ("开室", "Open room"),
+    "room_closed": ("闭室", "Closed room"),
 }
 
 

@@ -54,7 +54,8 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
             rtables.append({"number": t["number"], "sides": sides, "status": t["status"],
                             "reason": readable(t.get("reason", ""), name_map), "why": t.get("why") or {},
                             "point_names": pnames,
-                            "points": t.get("points") if shown else {}})
+                            "points": t.get("points") if shown else {},
+                            "rooms": _room_levels(t, sides) if shown else []})
             # Each entry page is keyed by its inputs; a table's part is worded once here for both sides.
             part = repr((doc["number"], t["status"], sides, t.get("points") if shown else None, pnames))
             for s in sides:
@@ -448,3 +449,16 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
                             "events": [{"id": s["id"], "version": s["version"]} for s in summaries]}, ensure_ascii=False)
         write(f"t/{tid}/feed.json", tfeed)
         write(f"en/t/{tid}/feed.json", tfeed)
+
+
+def _room_levels(table: dict, sides: list[dict]) -> list[dict]:
+    """A Guandan team match (集体赛): each room's final levels, home team first ("10 : 6"; A passed → "过A")."""
+    rooms = (table.get("details") or {}).get("rooms") or {}
+    out = []
+    for room in ("open", "closed"):
+        info = rooms.get(room)
+        if not info:
+            continue
+        shown = ["过A" if info.get("passed_a") == s["entry_id"] else str(info["levels"].get(s["entry_id"], "")) for s in sides]
+        out.append({"room": room, "levels": " : ".join(shown)})
+    return out

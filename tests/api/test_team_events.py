@@ -123,6 +123,14 @@ def test_a_room_result_is_checked_alone_and_the_team_result_needs_both(api):
     assert both.status_code == 200
     assert both.data["points"] == {home: {"match_points": 2, "level_diff_points": 28},
                                    away: {"match_points": 0, "level_diff_points": 24}}
+    assert api.post(f"/events/{eid}/rounds/1/tables/1/confirm", **code(rnd, 1, 1)).status_code == 200
+    # both rooms on the published round page, home team first
+    from chalicelib import bootstrap
+    assert api.post(f"/tournaments/{tid}/publish").status_code == 200
+    files = bootstrap.deps().publisher.files
+    page = files[f"t/{tid}/{eid}/round-1.html"]
+    page = page.decode() if isinstance(page, bytes) else page
+    assert "开室 9 : 5" in page and "闭室 4 : 6" in page
 
 
 def test_a_team_events_appeal_needs_the_captains_consent(api):
