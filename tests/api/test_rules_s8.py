@@ -296,3 +296,26 @@ def test_knockout_opponents_chosen_in_order_by_the_director(api):
     assert any("chose" in t["reason_en"] for t in rnd.data["tables"])
     late = api.post(f"/events/{eid}/rounds", {"seed": 5, "choices": [[first, third]]})
     assert late.status_code in (400, 409)
+
+
+def test_special_swiss_champion_is_the_last_unbeaten_pair(api):
+    # seed 000: "胜区最后一支胜队获得冠军，其后名次则按最后积分确定" — whatever the scoring method
+    cfg = {"name": "特别积分编排", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
+           "stages": [{"format": "special_swiss", "rounds": 2}]}
+    tid, eid, ids = setup_event(api, cfg, people(4, 2, "对"))
+    r1 = draw(api, eid, 1)
+    (a, b), (c, d) = ([s["entry_id"] for s in t["sides"]] for t in r1["tables"])
+    enter_and_confirm(api, eid, r1, r1["tables"][0], {"final": {"levels": {a: 10, b: 9}}})
+    enter_and_confirm(api, eid, r1, r1["tables"][1], {"final": {"levels": {c: 14, d: 2}}})
+    close(api, eid, 1)
+    r2 = draw(api, eid, 2)
+    pairs = {frozenset(s["entry_id"] for s in t["sides"]): t for t in r2["tables"]}
+    assert set(pairs) == {frozenset((a, c)), frozenset((b, d))}   # winners' zone and losers' zone
+    enter_and_confirm(api, eid, r2, pairs[frozenset((a, c))], {"final": {"levels": {a: 8, c: 7}}})
+    enter_and_confirm(api, eid, r2, pairs[frozenset((b, d))], {"final": {"levels": {b: 14, d: 3}}})
+    close(api, eid, 2)
+    st = api.get(f"/events/{eid}/standings").data["standings"]
+    # totals a 10 + 8 = 18, b 9 + 14 = 23, c 14 + 7 = 21, d 2 + 3 = 5: a won both (the last unbeaten) → first;
+    # then by points b, c, d
+    assert [r["entry_id"] for r in st] == [a, b, c, d]
+    assert [r["points"]["level_points"] for r in st] == [18, 23, 21, 5]
