@@ -155,16 +155,19 @@ def run() -> None:
                 lat.append(time.perf_counter() - t0)
                 outcomes[label] += 1
 
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), _cpu_seconds(server.proc.pid)
         with ThreadPoolExecutor(CLIENTS) as pool:
             list(pool.map(one, range(MIXED)))
         elapsed = time.perf_counter() - t0
+        cpu = _cpu_seconds(server.proc.pid) - cpu0
         errors_ = sum(v for k, v in outcomes.items() if "connection error" in k)
         fives = sum(v for k, v in outcomes.items() if k.split()[-1].startswith("5"))
         print(f"hall: {MIXED} mixed requests from {CLIENTS} clients in {elapsed:.2f}s → {MIXED / elapsed:.0f} req/s, "
               f"p50 {pct(lat, 50) * 1000:.0f} ms, p95 {pct(lat, 95) * 1000:.0f} ms; connection errors {errors_}, "
               f"5xx {fives} (targets 0 and 0)")
         print("  answers: " + ", ".join(f"{k} ×{v}" for k, v in sorted(outcomes.items())))
+        print(f"  the API's own CPU: {cpu * 1000 / MIXED:.1f} ms a request ({cpu / elapsed:.0%} of one core: one "
+              f"process holds one interpreter lock, so {MIXED / cpu:.0f} req/s is its ceiling on this machine)")
         if os.environ.get("BENCH_PROFILE"):
             os.killpg(server.proc.pid, 2)   # py-spy writes its profile on SIGINT
             server.proc.wait(timeout=60)
@@ -175,6 +178,12 @@ def run() -> None:
         faults(hall, server, repos)
     finally:
         server.stop()
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _mixed(hall, k: int, kind: str, timeout: float = 60):
