@@ -7,7 +7,7 @@ export DDB_PORT ?= 8001
 export API_PORT ?= 8000
 export SITE_PORT ?= 8080
 
-.PHONY: run venue test organiser reset-password deps java node-deps bench synth deploy clean chromium
+.PHONY: run venue test organiser reset-password deps java node-deps bench synth deploy clean chromium site
 STAGE ?= dev
 CDK := cd infra && JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1 ../node_modules/.bin/cdk
 
@@ -26,15 +26,19 @@ java:
 
 deps: $(VENV)/.installed node_modules/.installed java
 
+# The front end: Vue pages built by Vite into frontend/dist/ (with the pages not yet ported); never committed.
+site: node_modules/.installed
+	npm run --silent build -- --logLevel warn
+
 # Browser tests drive Debian's Chromium (Playwright's own browser download does not work here).
 chromium:
 	@test -x /usr/bin/chromium || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-noto-cjk)
 
-run: deps
+run: deps site
 	HOST="$(HOST)" $(PY) -m scripts.dev run
 
 # Venue mode: the laptop serves every phone in the hall (LAN address, QR code for the console).
-venue: deps
+venue: deps site
 	HOST=0.0.0.0 $(PY) -m scripts.dev run
 
 organiser: deps
@@ -44,20 +48,20 @@ organiser: deps
 reset-password: deps
 	@LOGIN="$(LOGIN)" PASSWORD="$(PASSWORD)" $(PY) -m scripts.dev reset-password
 
-test: deps chromium
+test: deps chromium site
 	$(PY) -m pytest -q -p no:cacheprovider
 
 # Offline: synthesizes the CloudFormation template (and the Lambda package) into infra/cdk.out/.
-synth: deps
+synth: deps site
 	$(CDK) synth -c stage=$(STAGE) -q -o cdk.out
 	$(VENV)/bin/cfn-lint infra/cdk.out/cardgames-$(STAGE).template.json --ignore-checks W3005
 
 # Needs AWS credentials (and a bootstrapped account: `make deploy` runs `cdk bootstrap` first). See docs/deploy.md.
-deploy: deps
+deploy: deps site
 	$(CDK) bootstrap -c stage=$(STAGE)
 	$(CDK) deploy -c stage=$(STAGE) --require-approval broadening
 
-bench: deps
+bench: deps site chromium
 	$(PY) bench/standings.py
 	$(PY) bench/pairing.py
 	$(PY) bench/registration.py
@@ -66,4 +70,4 @@ bench: deps
 	$(PY) bench/draw_exactness.py
 
 clean:
-	rm -rf $(VENV) node_modules .data
+	rm -rf $(VENV) node_modules .data frontend/dist

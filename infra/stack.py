@@ -25,6 +25,7 @@ from chalicelib.security_headers import site_csp
 from chalicelib.store import schema
 
 ROOT = Path(__file__).resolve().parent.parent
+SITE = ROOT / "frontend" / "dist"    # the built front end: `make site` (make synth and make deploy run it first)
 
 
 def _attr_type(name: str) -> dynamodb.AttributeType:
@@ -205,9 +206,11 @@ class PlatformStack(cdk.Stack):
 
         # ------------------------------------------------------------ the front end, told where the API is
         api_url = self.api.sam_template.get_output("EndpointURL").value
+        if not (SITE / "score.html").exists():
+            raise SystemExit(f"{SITE} is missing: `make site` builds the front end")
         s3deploy.BucketDeployment(
             self, "FrontendFiles", destination_bucket=frontend_bucket, distribution=distribution,
-            sources=[s3deploy.Source.asset(str(ROOT / "frontend"), exclude=["config.js"]),
+            sources=[s3deploy.Source.asset(str(SITE), exclude=["config.js"]),
                      s3deploy.Source.data("config.js", cdk.Fn.join("", ['window.CONFIG = {api: "', cdk.Fn.select(0, cdk.Fn.split("/api/", api_url)), '/api"};']))],
             cache_control=[s3deploy.CacheControl.from_string("public, max-age=300")], prune=True)
 

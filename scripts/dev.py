@@ -146,7 +146,7 @@ def run() -> None:
         cwd=str(ROOT), env=env, stdout=api_log, stderr=subprocess.STDOUT, start_new_session=True), API_PORT))
     services.append(Supervised("The site", lambda: subprocess.Popen(
         [sys.executable, "-m", "scripts.site_server", "--host", HOST, "--port", str(SITE_PORT), "--frontend",
-         str(ROOT / "frontend"), "--published", str(DATA / "site"), "--api", api], cwd=str(ROOT), env=env,
+         str(ROOT / "frontend" / "dist"), "--published", str(DATA / "site"), "--api", api], cwd=str(ROOT), env=env,
         start_new_session=True), SITE_PORT))
     for svc in services[1:]:
         svc.start()

@@ -73,7 +73,7 @@ if __name__ == "__main__":
     p = argparse.ArgumentParser()
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--frontend", default="frontend")
+    p.add_argument("--frontend", default="frontend/dist", help="the built front end (make site)")
     p.add_argument("--published", default=".data/site")
     p.add_argument("--api", default="", help="API base URL written into /config.js")
     a = p.parse_args()

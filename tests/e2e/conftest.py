@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from scripts.site_build import built_site
+
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
@@ -33,7 +35,7 @@ def stack(ddb_local_endpoint):
     api = subprocess.Popen([sys.executable, "-m", "scripts.api_server", "--host", "127.0.0.1", "--port", str(api_port)],
                            cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     site = subprocess.Popen([sys.executable, "-m", "scripts.site_server", "--port", str(site_port), "--frontend",
-                             str(ROOT / "frontend"), "--published", publish_dir, "--api", f"http://127.0.0.1:{api_port}"],
+                             str(built_site()), "--published", publish_dir, "--api", f"http://127.0.0.1:{api_port}"],
                             cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         ddblocal.wait_for_port(api_port, 60)

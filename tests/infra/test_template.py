@@ -11,12 +11,14 @@ from pathlib import Path
 import pytest
 
 from chalicelib.store import schema
+from scripts.site_build import built_site
 
 ROOT = Path(__file__).resolve().parents[2]
 CDK = ROOT / "node_modules" / ".bin" / "cdk"
 
 
 def synth(stage: str) -> dict:
+    built_site()
     out = ROOT / "infra" / f"cdk.out.{stage}"
     env = dict(os.environ, JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION="1")
     env.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
@@ -170,3 +172,16 @@ def test_gateway_answers_carry_the_error_body(template):
     for kind in ("UNSUPPORTED_MEDIA_TYPE", "DEFAULT_4XX", "DEFAULT_5XX", "THROTTLED"):
         body = json.loads(responses[kind]["ResponseTemplates"]["application/json"])
         assert set(body) == {"code", "message"}, kind
+
+
+def test_the_cdn_serves_the_built_front_end(template):
+    """The deployed files are Vite's output (frontend/dist), not the sources: the asset holds the built pages."""
+    stage, tpl = template
+    out = ROOT / "infra" / f"cdk.out.{stage}"
+    (deploy,) = resources(tpl, "Custom::CDKBucketDeployment").values()
+    assert deploy["Properties"]["SourceObjectKeys"], deploy
+    staged = [d for d in out.glob("asset.*") if d.is_dir() and (d / "score.html").exists()]
+    assert staged, "no staged asset holds the built score.html"
+    page = (staged[0] / "score.html").read_text()
+    assert 'type="module"' in page and "/src/" not in page       # bundled by Vite, not the source page
+    assert any((staged[0] / "assets").glob("score-*.js"))

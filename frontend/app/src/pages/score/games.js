@@ -1,0 +1,13 @@
+// What differs per game on the table page: the seats a deal names and the key its list goes under.
+export const SEATS = { guandan: ["N", "E", "S", "W"], gouji: ["1", "2", "3", "4", "5", "6"], doudizhu: ["W", "S", "E"] };
+export const listKey = (game) => (game === "gouji" ? "games" : "deals");
+export const LEVELS = { 11: "J", 12: "Q", 13: "K", 14: "A" };
+export const levelName = (l) => LEVELS[l] || String(l);
+
+export function nameAtSeat(table, seat) {
+  const side = table.sides.find((s) => s.seats.map(String).includes(String(seat)));
+  return side ? side.name : "";
+}
+export function namesById(table) {
+  return Object.fromEntries(table.sides.map((s) => [s.entry_id, s.name]));
+}

@@ -1,0 +1,36 @@
+// The table as this phone sees it: loaded once, then followed with a cheap poll (If-None-Match → 304 when
+// nothing changed) so the other phone's entry, confirmation or dispute and the referee's ruling arrive by themselves.
+import { onBeforeUnmount, ref } from "vue";
+import { call } from "../../shared/api.js";
+
+export function useTable(where, code) {
+  const view = ref(null);
+  let etag = null;
+  let timer = null;
+
+  const opts = () => ({ params: where, as: { tableCode: code.value }, onEtag: (e) => { etag = e; } });
+
+  async function load() {
+    etag = null;
+    view.value = await call("tableView", opts());
+    return view.value;
+  }
+
+  // `busy()` says the phone is in the middle of typing deals: a still-pending table is not re-rendered under it.
+  function follow(busy, every = 4000) {
+    clearInterval(timer);
+    timer = setInterval(async () => {
+      if (!view.value || document.hidden) return;
+      try {
+        const next = await call("tableView", { ...opts(), etag, retries: 1 });
+        if (!next) return;
+        const before = view.value.table;
+        if (next.table.version === before.version && next.table.status === before.status) return;
+        if (busy() && next.table.status === "pending") return;
+        view.value = next;
+      } catch (e) { /* offline for a moment: the next tick tries again */ }
+    }, every);
+  }
+  onBeforeUnmount(() => clearInterval(timer));
+  return { view, load, follow };
+}

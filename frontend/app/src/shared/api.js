@@ -1,0 +1,106 @@
+// The one API client: every request goes through call(), which finds the route in routes.json (checked against
+// /openapi.json by tests/unit/test_frontend_contract.py), adds the credentials, retries what is safe to retry,
+// and turns every failure into an ApiError with the API's stable `code` (never its human `message`).
+import routes from "./routes.json";
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super((body && body.code) || (status === 0 ? "network" : "unknown"));
+    this.status = status;
+    this.code = this.message;
+    this.details = body && body.details;
+  }
+}
+
+export function apiBase() {
+  return (window.CONFIG && window.CONFIG.api) || `${location.protocol}//${location.hostname}:8000`;
+}
+
+// Idempotency keys from crypto.getRandomValues (everywhere, also in WeChat's browser and over plain http,
+// where crypto.randomUUID is missing).
+export function newKey() {
+  const b = new Uint8Array(16);
+  crypto.getRandomValues(b);
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+// Who the request acts as: a side's table code, an entry's manage token, or the signed-in organiser/staff.
+function credentials(as) {
+  if (as && as.tableCode !== undefined) return { "X-Table-Code": as.tableCode };
+  if (as && as.manageToken !== undefined) return { "X-Manage-Token": as.manageToken };
+  const token = localStorage.getItem("organiserToken");
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
+const RETRYABLE = new Set([0, 502, 503, 504]);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export function pathOf(name, params = {}) {
+  const r = routes[name];
+  if (!r) throw new Error(`route not in routes.json: ${name}`);
+  return r.path.replace(/{(\w+)}/g, (_, k) => encodeURIComponent(params[k]));
+}
+
+/** call("tableView", {params, as, body, etag, retries}) → data (or null for 304 Not Modified). */
+export async function call(name, { params = {}, as, body, etag, retries, onEtag } = {}) {
+  const r = routes[name];
+  const url = apiBase() + pathOf(name, params);
+  const headers = { ...credentials(as) };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (etag) headers["If-None-Match"] = etag;
+  if (r.method === "POST" && r.idempotent) headers["Idempotency-Key"] = newKey();
+  // GET and the versioned PUT are safe to send twice (a repeated PUT answers version_conflict, never a double).
+  const tries = retries ?? (r.method === "GET" || r.method === "PUT" || r.idempotent ? 3 : 1);
+  let last;
+  for (let i = 0; i < tries; i++) {
+    if (i) await sleep(400 * 2 ** i);
+    let resp;
+    try {
+      resp = await fetch(url, { method: r.method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (e) {
+      last = new ApiError(0, null);
+      continue;
+    }
+    if (resp.status === 304) return null;
+    const type = resp.headers.get("Content-Type") || "";
+    const data = type.includes("json") ? await resp.json().catch(() => null) : null;
+    if (resp.ok) {
+      if (onEtag) onEtag(resp.headers.get("ETag"));
+      return data;
+    }
+    last = new ApiError(resp.status, data);
+    if (!RETRYABLE.has(resp.status)) break;
+  }
+  throw last;
+}
+
+/**
+ * The outbox: a request kept on the phone (localStorage) until the server has it. Weak Wi-Fi in a hall must not
+ * lose a result: the page stores it first, then sends; a network failure keeps it for the next try.
+ */
+export const outbox = {
+  get(key) {
+    const raw = localStorage.getItem(`outbox:${key}`);
+    return raw ? JSON.parse(raw) : null;
+  },
+  put(key, req) {
+    localStorage.setItem(`outbox:${key}`, JSON.stringify(req));
+  },
+  drop(key) {
+    localStorage.removeItem(`outbox:${key}`);
+  },
+  /** Sends the kept request: "sent", "offline" (kept), or throws the ApiError (dropped: the server said no). */
+  async flush(key) {
+    const req = this.get(key);
+    if (!req) return "empty";
+    try {
+      await call(req.name, { params: req.params, as: req.as, body: req.body, retries: 1 });
+    } catch (e) {
+      if (e.status === 0 || RETRYABLE.has(e.status)) return "offline";
+      this.drop(key);
+      throw e;
+    }
+    this.drop(key);
+    return "sent";
+  },
+};

@@ -1,0 +1,105 @@
+"""The front end's API client (frontend/app/src/shared/routes.json, the only place its paths live) against
+/openapi.json: every route it calls exists with that method, every body field it sends is in the request schema,
+and every response field it reads is in the response schema. A renamed route or field fails here, not on a phone."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ROUTES = json.loads((ROOT / "frontend" / "app" / "src" / "shared" / "routes.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def doc():
+    import app  # noqa: F401  (registers every route)
+    from chalicelib.api.openapi import build_openapi
+    return build_openapi()
+
+
+def _resolve(doc, schema):
+    while "$ref" in schema:
+        schema = doc["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+    return schema
+
+
+def _field(doc, schema, name):
+    """The schema of property `name`, looking through refs and anyOf (nullable); None when it is not there."""
+    schema = _resolve(doc, schema)
+    for alt in schema.get("anyOf", [schema]):
+        alt = _resolve(doc, alt)
+        if name in alt.get("properties", {}):
+            return alt["properties"][name]
+    return None
+
+
+def _walk(doc, schema, dotted):
+    for part in dotted.split("."):
+        many = part.endswith("[]")
+        schema = _field(doc, schema, part.removesuffix("[]"))
+        if schema is None:
+            return None
+        if many:
+            schema = _resolve(doc, schema)
+            schema = next((_resolve(doc, a).get("items") for a in schema.get("anyOf", [schema]) if "items" in _resolve(doc, a)), None)
+            if schema is None:
+                return None
+    return schema
+
+
+def _json_schema(op, where):
+    if where == "body":
+        return op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+    ok = next((r for code, r in op["responses"].items() if code.startswith("2")), {})
+    return ok.get("content", {}).get("application/json", {}).get("schema")
+
+
+@pytest.mark.parametrize("name", sorted(ROUTES))
+def test_every_route_the_front_end_calls_is_in_the_document(doc, name):
+    r = ROUTES[name]
+    assert r["path"] in doc["paths"], f"{name}: {r['path']} is not an API path"
+    op = doc["paths"][r["path"]].get(r["method"].lower())
+    assert op is not None, f"{name}: {r['method']} {r['path']} is not an operation"
+    declared = {p["name"] for p in op.get("parameters", []) if p["in"] == "path"}
+    assert set(re.findall(r"{(\w+)}", r["path"])) == declared
+
+
+@pytest.mark.parametrize("name", sorted(n for n in ROUTES if ROUTES[n].get("body")))
+def test_every_body_field_it_sends_is_accepted(doc, name):
+    r = ROUTES[name]
+    schema = _json_schema(doc["paths"][r["path"]][r["method"].lower()], "body")
+    assert schema is not None, f"{name}: the operation takes no JSON body"
+    target = _resolve(doc, schema)
+    for f in r["body"]:
+        # a result body is open by design (deals / games / final per game: api.md), named ones must match
+        assert _field(doc, schema, f) is not None or target.get("additionalProperties") is True, (name, f)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in ROUTES if ROUTES[n].get("response")))
+def test_every_response_field_it_reads_is_answered(doc, name):
+    r = ROUTES[name]
+    schema = _json_schema(doc["paths"][r["path"]][r["method"].lower()], "response")
+    assert schema is not None, f"{name}: the operation documents no JSON answer"
+    missing = [f for f in r["response"] if _walk(doc, schema, f) is None]
+    assert not missing, (name, missing)
+
+
+def test_the_check_can_fail(doc):
+    """A field the API does not have is reported (the walk is not vacuous)."""
+    op = doc["paths"]["/events/{eid}/rounds/{n}/tables/{t}"]["get"]
+    schema = _json_schema(op, "response")
+    assert _walk(doc, schema, "table.sides[].name") is not None
+    assert _walk(doc, schema, "table.sides[].nickname") is None
+    assert _walk(doc, schema, "table.seat_map") is None
+
+
+def test_the_client_calls_only_routes_of_the_list():
+    """Every call("name") in the app's sources names a route of routes.json, and no source builds an API path itself."""
+    src = ROOT / "frontend" / "app" / "src"
+    text = "\n".join(p.read_text() for p in src.rglob("*") if p.suffix in (".js", ".vue"))
+    called = set(re.findall(r'call\("(\w+)"', text)) | set(re.findall(r"outbox.put\([^{]*{ name: \"(\w+)\"", text))
+    assert called and called <= set(ROUTES), called - set(ROUTES)
+    assert not re.search(r'["`]/(events|tournaments|entries|registrations)/', text)
