@@ -144,5 +144,28 @@ def points_text(points: dict, names: list[str], lang: str) -> str:
     return " · ".join(f"{term('point', n, lang)} {_num(points.get(n, 0))}" for n in names if n in points)
 
 
+# Vietnamese (seed 004 is played in Vietnam) for what the participant, table-side and public pages show.
+VI: dict[str, dict[str, str]] = {
+    "format": {"swiss": "Hệ Thụy Sĩ", "round_robin": "Vòng tròn", "knockout": "Loại trực tiếp",
+               "special_swiss": "Hệ Thụy Sĩ đặc biệt"},
+    "point": {"level_points": "Điểm cấp", "match_points": "Điểm trận", "level_diff_points": "Điểm chênh lệch cấp",
+              "table_points": "Điểm bàn", "small_points": "Điểm phụ", "landlord_deals": "Số ván làm địa chủ",
+              "position_points": "Điểm thứ hạng", "games_won": "Số ván thắng", "group_points": "Điểm bảng",
+              "head_to_head": "Đối đầu", "head_to_head_two": "Đối đầu", "net_points": "Hiệu số điểm",
+              "opponents_match_points": "Điểm trận của đối thủ", "opponents_points": "Điểm của đối thủ",
+              "lots": "Bốc thăm", "knockout_round": "Vòng loại trực tiếp"},
+    "table_status": {"pending": "Chưa nhập", "entered": "Chờ xác nhận", "disputed": "Có khiếu nại",
+                     "confirmed": "Đã xác nhận", "forfeit": "Bỏ cuộc"},
+    "entry_status": {"confirmed": "Đã xác nhận", "pending_payment": "Chờ thanh toán", "waitlisted": "Trong danh sách chờ",
+                     "partner_wanted": "Đang tìm đồng đội", "cancelled": "Đã hủy", "withdrawn": "Đã rút lui",
+                     "merged": "Đã ghép đội"},
+    "game": {"guandan": "Quán Đản", "doudizhu": "Đấu Địa Chủ", "gouji": "Câu Cấp", "tractor": "Thăng Cấp"},
+}
+
+
 def as_json() -> dict:
-    return {kind: {code: {"zh": zh, "en": en} for code, (zh, en) in codes.items()} for kind, codes in TERMS.items()}
+    out = {kind: {code: {"zh": zh, "en": en} for code, (zh, en) in codes.items()} for kind, codes in TERMS.items()}
+    for kind, codes in VI.items():
+        for code, vi in codes.items():
+            out[kind][code]["vi"] = vi
+    return out

@@ -24,35 +24,44 @@ def test_participant_registers_a_pair_free_and_a_team_paid(store, stack, phone, 
          "fee": {"amount": 2000, "per": "person"}, "stages": [{"format": "knockout"}]}])
     page = phone.new_page()
     page.goto(f"{stack['site']}/index.html?t={t.id}")
-    expect(page.locator(f"[data-event='{pair_ev.id}']")).to_contain_text("剩余名额: 10 / 10")
+    card = page.get_by_test_id(f"event-{pair_ev.id}")
+    expect(card).to_contain_text("剩余名额 10 / 10")
+    expect(card).to_contain_text("掼蛋 · 双人")               # the game's name from GET /glossary
     shot(page, "tournament")
-    page.locator(f"[data-event='{pair_ev.id}'] a.btn").click()
-    expect(page.locator("#event-name")).to_have_text("掼蛋双人赛")
-    page.fill("#name", "河池一队")
-    page.fill("#club", "南宁河池商会")
-    page.fill("#m0n", "张三")
-    page.fill("#m0p", "13800000000")
-    page.fill("#m1n", "李四")
+    card.get_by_role("link", name="报名").click()
+    expect(page.get_by_test_id("event-name")).to_have_text("掼蛋双人赛")
+    page.get_by_label("队名").fill("河池一队")
+    page.get_by_label("所属商会/俱乐部").fill("南宁河池商会")
+    first, second = page.get_by_test_id("member-0"), page.get_by_test_id("member-1")
+    first.get_by_label("姓名").fill("张三")
+    first.get_by_label("手机号").fill("13800000000")
+    second.get_by_label("姓名").fill("李四")
     shot(page, "pair-form")
-    page.click("#submit")
-    expect(page.locator("#done")).to_be_visible()
-    expect(page.locator("#done-status")).to_have_text("已确认")
+    page.get_by_role("button", name="提交").click()
+    expect(page.get_by_test_id("done")).to_be_visible()
+    expect(page.get_by_test_id("done-status")).to_have_text("已确认")
     shot(page, "pair-done")
-    manage = page.locator("#manage").get_attribute("href")
+    manage = page.get_by_test_id("manage").get_attribute("href")
     page.goto(manage)
-    expect(page.locator("#status")).to_have_text("已确认")
-    expect(page.locator("#mn1")).to_have_value("李四")
+    expect(page.get_by_test_id("status")).to_have_text("已确认")
+    expect(page.locator("#e-m1-name")).to_have_value("李四")
+    assert "token=" not in page.url                              # the token left the address bar
+    page.locator("#e-m1-phone").fill("13900000002")
+    page.get_by_role("button", name="保存修改").click()
+    expect(page.get_by_test_id("notice")).to_have_text("已保存")
     shot(page, "my-entry")
+    entry = store.repos.entries.list(pair_ev.id)[0]
+    assert entry.members[1].phone == "13900000002"
 
     page.goto(f"{stack['site']}/register.html?e={team_ev.id}&t={t.id}")
-    expect(page.locator("#m2n")).to_be_visible()  # three members for a team of three
-    page.fill("#name", "东营一队")
+    expect(page.get_by_test_id("member-2")).to_be_visible()  # three members for a team of three
+    page.get_by_label("队名").fill("东营一队")
     for i, name in enumerate(["王一", "王二", "王三"]):
-        page.fill(f"#m{i}n", name)
-    page.fill("#m1p", "13900000001")
-    page.click("#submit")
-    expect(page.locator("#done-status")).to_have_text("待付款")
-    expect(page.locator("#pay")).to_contain_text("60.00 CNY")
+        page.get_by_test_id(f"member-{i}").get_by_label("姓名").fill(name)
+    page.get_by_test_id("member-1").get_by_label("手机号").fill("13900000001")
+    page.get_by_role("button", name="提交").click()
+    expect(page.get_by_test_id("done-status")).to_have_text("待付款")
+    expect(page.get_by_test_id("pay")).to_contain_text("¥60.00")
     shot(page, "team-pay-at-desk")
     entries = store.repos.entries.list(team_ev.id)
     assert [e.status for e in entries] == ["pending_payment"] and entries[0].amount_due == 6000
@@ -169,21 +178,29 @@ def test_two_phones_enter_and_confirm_a_doudizhu_table(store, stack, browser, sh
     assert sides
 
 
-def test_english_switch(store, stack, phone, shot):
+def test_language_switch(store, stack, phone, shot):
     _, _, t, _ = make_tournament(store, [{"name": "Guandan pairs", "game": "guandan", "entry": "pair", "capacity": 4,
                                           "stages": [{"format": "swiss", "rounds": 3}]}])
     page = phone.new_page()
     page.goto(f"{stack['site']}/index.html?t={t.id}")
     expect(page.locator("h2")).to_have_text("比赛项目")
-    page.click("#lang")
+    page.get_by_test_id("lang").click()
+    page.get_by_role("button", name="English").click()
     expect(page.locator("h2")).to_have_text("Events")
-    expect(page.locator("#lang")).to_have_text("中文")
+    expect(page.get_by_test_id("lang")).to_have_text("English")
     expect(page.locator("html")).to_have_attribute("lang", "en")
-    expect(page.locator("#events .card").first).to_contain_text(re.compile("Places left"))
+    expect(page.locator("[data-event]").first).to_contain_text("Places left")
+    expect(page.locator("[data-event]").first).to_contain_text("Guandan · Pairs")
     shot(page, "english")
     page.reload()
     expect(page.locator("h2")).to_have_text("Events")  # remembered on this device
-    page.click("#lang")
+    page.get_by_test_id("lang").click()
+    page.get_by_role("button", name="Tiếng Việt").click()
+    expect(page.locator("h2")).to_have_text("Nội dung thi đấu")
+    expect(page.locator("html")).to_have_attribute("lang", "vi")
+    shot(page, "vietnamese")
+    page.get_by_test_id("lang").click()
+    page.get_by_role("button", name="中文").click()
     expect(page.locator("h2")).to_have_text("比赛项目")
 
 
@@ -340,31 +357,32 @@ def test_one_form_for_the_day_on_a_phone(store, stack, phone, browser, shot):
          "stages": [{"format": "swiss", "rounds": 3}]}])
     page = phone.new_page()
     page.goto(f"{stack['site']}/index.html?t={t.id}")
-    page.click("#register-day")
+    page.get_by_test_id("register-day").click()
     expect(page.locator(".pick-card")).to_have_count(2)
-    expect(page.locator("#pay-how")).to_contain_text("报到台")          # online payment is off here: no pay button
+    expect(page.get_by_test_id("pay-how")).to_contain_text("报到台")          # online payment is off here: no pay button
     for e in events:
-        page.check(f"#pick-{e.id}")
-    page.fill("#c-name", "张三")
-    page.fill("#c-phone", "12345")                                      # a wrong phone number
-    page.fill(f"#m-{events[0].id}-1", "李四")
-    expect(page.locator(f"#m-{events[1].id}-1")).to_have_value("李四")  # the partner is reused across events
-    expect(page.locator("#total")).to_contain_text("80.00 CNY")
-    page.click("#submit")
-    expect(page.locator("#error")).to_contain_text("手机号")
-    expect(page.locator("#error")).not_to_contain_text("members.0")
+        page.get_by_test_id(f"pick-{e.id}").click()
+    page.get_by_label("姓名", exact=True).fill("张三")
+    page.get_by_label("手机号", exact=True).fill("12345")                        # a wrong phone number
+    page.get_by_test_id(f"event-{events[0].id}").get_by_label("队员 2 · 姓名").fill("李四")
+    expect(page.get_by_test_id(f"event-{events[1].id}").get_by_label("队员 2 · 姓名")).to_have_value("李四")  # reused
+    expect(page.get_by_test_id("total")).to_contain_text("¥80.00")
+    page.get_by_role("button", name="提交").click()
+    expect(page.get_by_test_id("error")).to_contain_text("手机号")
+    expect(page.get_by_test_id("error")).not_to_contain_text("members.0")
+    expect(page.get_by_test_id("error")).not_to_contain_text("phone")            # worded by the catalog, not the server
     shot(page, "day-error")
-    page.fill("#c-phone", "13800000088")
-    page.click("#submit")
-    expect(page.locator("#done")).to_be_visible()
-    expect(page.locator("#done-items li")).to_have_count(2)
-    expect(page.locator("#error")).to_be_hidden()
+    page.get_by_label("手机号", exact=True).fill("13800000088")
+    page.get_by_role("button", name="提交").click()
+    expect(page.get_by_test_id("done")).to_be_visible()
+    expect(page.get_by_test_id("done-items").locator("li")).to_have_count(2)
+    expect(page.get_by_test_id("error")).to_be_hidden()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390   # the long link wraps
     shot(page, "day-done")
-    manage = page.locator("#manage").get_attribute("href")
+    manage = page.get_by_test_id("manage").get_attribute("href")
     page.goto(manage)
-    expect(page.locator("#reg-items .card")).to_have_count(2)
-    expect(page.locator("#receipt-table")).to_contain_text("拖拉机淘汰赛")
+    expect(page.get_by_test_id("reg-items").locator(".card")).to_have_count(2)
+    expect(page.get_by_test_id("receipt")).to_contain_text("拖拉机淘汰赛")
     shot(page, "day-manage")
     # the link works in any browser, not only the one that registered (issue 20)
     other = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, locale="zh-CN")
@@ -373,21 +391,21 @@ def test_one_form_for_the_day_on_a_phone(store, stack, phone, browser, shot):
         violations = []
         elsewhere.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
         elsewhere.goto(manage)
-        expect(elsewhere.locator("#reg-items .card")).to_have_count(2)
+        expect(elsewhere.get_by_test_id("reg-items").locator(".card")).to_have_count(2)
         assert "#token=" not in elsewhere.url          # the token leaves the address bar once kept
         elsewhere.reload()
-        expect(elsewhere.locator("#reg-items .card")).to_have_count(2)
+        expect(elsewhere.get_by_test_id("reg-items").locator(".card")).to_have_count(2)
         assert not violations, violations              # the site's CSP (no inline script) breaks nothing here
         shot(elsewhere, "day-manage-other-browser")
     finally:
         other.close()
     page.goto(f"{stack['site']}/day.html?t={t.id}")
-    page.check(f"#pick-{events[1].id}")
-    page.fill("#c-name", "张三")
-    page.fill("#c-phone", "13800000088")
-    page.fill(f"#m-{events[1].id}-1", "王五")
-    page.click("#submit")
-    expect(page.locator("#error")).to_contain_text("已在本项目报名")
+    page.get_by_test_id(f"pick-{events[1].id}").click()
+    page.get_by_label("姓名", exact=True).fill("张三")
+    page.get_by_label("手机号", exact=True).fill("13800000088")
+    page.get_by_test_id(f"event-{events[1].id}").get_by_label("队员 2 · 姓名").fill("王五")
+    page.get_by_role("button", name="提交").click()
+    expect(page.get_by_test_id("error")).to_contain_text("已在本项目报名")
     shot(page, "day-duplicate")
 
 

@@ -41,14 +41,15 @@ export function pathOf(name, params = {}) {
   return r.path.replace(/{(\w+)}/g, (_, k) => encodeURIComponent(params[k]));
 }
 
-/** call("tableView", {params, as, body, etag, retries}) → data (or null for 304 Not Modified). */
-export async function call(name, { params = {}, as, body, etag, retries, onEtag } = {}) {
+/** call("tableView", {params, as, body, etag, retries, key}) → data (or null for 304 Not Modified). */
+export async function call(name, { params = {}, as, body, etag, retries, onEtag, key } = {}) {
   const r = routes[name];
   const url = apiBase() + pathOf(name, params);
   const headers = { ...credentials(as) };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (etag) headers["If-None-Match"] = etag;
-  if (r.method === "POST" && r.idempotent) headers["Idempotency-Key"] = newKey();
+  // The same key for every try of this call; a page that keeps `key` across taps registers once however often.
+  if (r.idempotent) headers["Idempotency-Key"] = key || newKey();
   // GET and the versioned PUT are safe to send twice (a repeated PUT answers version_conflict, never a double).
   const tries = retries ?? (r.method === "GET" || r.method === "PUT" || r.idempotent ? 3 : 1);
   let last;

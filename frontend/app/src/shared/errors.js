@@ -1,6 +1,35 @@
-// An error on screen is worded by the catalog from the API's stable code (and details), never from `message`.
+// An error on screen is worded by the catalog from the API's stable code and details (field path + problem type),
+// never from the server's `message` or its bilingual labels.
+function fieldLabel(t, te, path) {
+  const parts = String(path || "").split(".").filter(Boolean);
+  const out = [];
+  parts.forEach((p, i) => {
+    if (/^\d+$/.test(p)) {
+      const n = Number(p) + 1;
+      if (parts[i - 1] === "members") out[out.length - 1] = t("fields.member_n", { n });
+      else if (parts[i - 1] === "items") out[out.length - 1] = t("fields.item_n", { n });
+      return;
+    }
+    const label = te(`fields.${p}`) ? t(`fields.${p}`) : "";
+    if (label && out[out.length - 1] !== label) out.push(label);
+  });
+  return out.join(" · ");
+}
+
+function problem(t, te, d) {
+  if (String(d.field || "").endsWith("phone") && d.type === "value_error") return t("problems.phone_format");
+  return te(`problems.${d.type}`) ? t(`problems.${d.type}`) : t("problems.check");
+}
+
 export function errorText(t, te, err) {
   const code = (err && err.code) || "unknown";
+  if (code === "invalid_request" && Array.isArray(err.details) && err.details.length) {
+    const parts = err.details.slice(0, 5).map((d) => {
+      const label = fieldLabel(t, te, d.field);
+      return label ? t("errors.field", { field: label, problem: problem(t, te, d) }) : problem(t, te, d);
+    });
+    return `${t("errors.fix")} ${parts.join(t("errors.sep"))}`;
+  }
   const key = `errors.${code}`;
   return te(key) ? t(key) : t("errors.unknown");
 }

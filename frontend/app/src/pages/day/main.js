@@ -1,0 +1,4 @@
+import { mountPage } from "../../shared/mount.js";
+import DayPage from "./DayPage.vue";
+
+mountPage(DayPage);

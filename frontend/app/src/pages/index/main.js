@@ -1,0 +1,4 @@
+import { mountPage } from "../../shared/mount.js";
+import TournamentPage from "./TournamentPage.vue";
+
+mountPage(TournamentPage);

@@ -1,0 +1,31 @@
+// The public tournament (events, places left, fees, registration state) and how its fees read.
+import { ref } from "vue";
+import { useI18n } from "vue-i18n";
+import { call } from "./api.js";
+import { errorText } from "./errors.js";
+import { money } from "./format.js";
+
+export function usePublicTournament(tid) {
+  const { t, te, locale } = useI18n();
+  const data = ref(null);
+  const error = ref("");
+  async function load() {
+    if (!tid) { error.value = t("tournament.no_tournament"); return null; }
+    try {
+      data.value = await call("publicTournament", { params: { tid } });
+      document.title = data.value.name;
+    } catch (e) { error.value = errorText(t, te, e); }
+    return data.value;
+  }
+  const size = (e) => (e.entry && e.entry.size) || 1;
+  const feeOf = (e) => (e.fee.per === "person" ? e.fee.amount * size(e) : e.fee.amount);
+  function feeText(e) {
+    if (!e.fee.amount) return t("common.free");
+    return `${money(e.fee.amount, data.value.currency, locale.value)} ${t(e.fee.per === "person" ? "common.per_person" : "common.per_entry")}`;
+  }
+  function kindText(e) {
+    const k = (e.entry && e.entry.kind) || "individual";
+    return k === "team" ? t("kind.team", { n: size(e) }) : t(`kind.${k}`);
+  }
+  return { data, error, load, size, feeOf, feeText, kindText, money: (m) => money(m, data.value.currency, locale.value) };
+}
