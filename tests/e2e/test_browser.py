@@ -9,6 +9,15 @@ from chalicelib.services import organisers, registration, tournaments
 from playwright.sync_api import expect
 
 
+def token_sign_in(page, stack, token):
+    """The console with an API token: it sits behind the "使用 API 令牌登录" fold."""
+    page.goto(f"{stack['site']}/organiser.html")
+    page.get_by_text("使用 API 令牌登录").click()
+    page.get_by_label("组委会令牌").fill(token)
+    page.get_by_test_id("token-form").get_by_role("button", name="登录").click()
+    expect(page.get_by_test_id("console")).to_be_visible(timeout=15_000)
+
+
 def make_tournament(d, events: list[dict]):
     org, token = organisers.create_organiser(d, "浏览器测试组委会")
     t = tournaments.create_tournament(d, org, TournamentIn(name="浏览器测试杯", venue="南宁", starts_on=date.today() + timedelta(days=3)))
@@ -76,34 +85,30 @@ def test_organiser_runs_a_three_round_guandan_swiss_to_published_standings(store
         registration.register(store, ev.id, RegistrationIn(name=f"第{i + 1}对", club=f"商会{i % 3}",
                                                            members=[{"name": f"甲{i}", "phone": f"1390000{i:04d}"}, {"name": f"乙{i}"}]), None)
     page = desk.new_page()
-    page.goto(f"{stack['site']}/organiser.html")
-    page.click("#signin details summary")   # the API token sits behind "使用 API 令牌登录"
-    page.fill("#token", token)
-    page.click("#signin-form button[type=submit]")
-    expect(page.locator("#console")).to_be_visible()
-    expect(page.locator("#entries-table tr")).to_have_count(7)
+    token_sign_in(page, stack, token)
+    expect(page.get_by_test_id("entries").locator("[data-entry]")).to_have_count(6)
     shot(page, "entries")
-    page.click("#checkin-all")
+    page.get_by_role("button", name="全部签到").click()
     # wait for the check-ins themselves (the status tags read "confirmed" before them too)
-    expect(page.locator("#entries-table .tag", has_text="已签到")).to_have_count(6)
-    page.click("[data-tab=run]")
+    expect(page.get_by_test_id("checked-in")).to_have_count(6)
+    page.get_by_role("tab", name="比赛进行").click()
     for n in range(1, 4):
-        page.fill("#seed", str(n))
-        page.click("#draw")
-        expect(page.locator("#round h3")).to_contain_text(f"第 {n} 轮")
-        expect(page.locator("#round td.muted").first).not_to_be_empty()  # the pairing reasons are shown
+        page.get_by_label("抽签种子").fill(str(n))
+        page.get_by_role("button", name="抽签编排下一轮").click()
+        expect(page.get_by_test_id("round").locator("h3")).to_contain_text(f"第 {n} 轮")
+        expect(page.locator("[data-testid=round] td.reason").first).not_to_be_empty()  # the pairing reasons are shown
         shot(page, f"round-{n}-drawn")
         for table in (1, 2, 3):
-            page.locator(f"tr[data-table='{table}'] button", has_text="录入成绩").click()
+            page.locator(f"tr[data-table='{table}']").get_by_role("button", name="录入成绩").click()
             page.select_option("#lv0", str(8 + table))
             page.select_option("#lv1", str(2 + n))
-            page.click("#result-form button[type=submit]")
-            expect(page.locator(f"tr[data-table='{table}'] .tag")).to_have_text("已确认")
+            page.get_by_test_id("result-form").get_by_role("button", name="提交成绩").click()
+            expect(page.locator(f"tr[data-table='{table}']").get_by_test_id("table-status")).to_have_text("已确认")
         shot(page, f"round-{n}-results")
-        page.click("#close-round")
-        expect(page.locator("#notice")).to_contain_text("结束本轮")
-    page.click("#publish")
-    link = page.locator("#published-link")
+        page.get_by_role("button", name="结束本轮").click()
+        expect(page.get_by_test_id("notice")).to_contain_text(f"第 {n} 轮已结束")
+    page.get_by_role("button", name="发布成绩").click()
+    link = page.get_by_test_id("published-link")
     expect(link).to_be_visible()
     page.goto(stack["site"] + link.get_attribute("href"))
     expect(page.locator("h2")).to_contain_text("最终排名")
@@ -114,8 +119,8 @@ def test_organiser_runs_a_three_round_guandan_swiss_to_published_standings(store
     top = event_standings(store, store.repos.events.get(ev.id)).standings[0]
     expect(rows.nth(1)).to_contain_text(top.name)
     page.goto(f"{stack['site']}/organiser.html")
-    page.click("[data-tab=standings]")
-    expect(page.locator("#standings tr")).to_have_count(7)
+    page.get_by_role("tab", name="排名").click()
+    expect(page.get_by_test_id("standings").locator("tbody tr")).to_have_count(6)
     shot(page, "console-standings")
 
 
@@ -237,20 +242,17 @@ def test_a_dispute_reaches_the_referee_and_both_phones_follow(store, stack, brow
     expect(a.get_by_test_id("status")).to_contain_text("第三副记错了", timeout=20_000)
     shot(b, "phone-b-disputed")
     page = desk.new_page()
-    page.goto(f"{stack['site']}/organiser.html")
-    page.click("#signin details summary")   # the API token sits behind "使用 API 令牌登录"
-    page.fill("#token", token)
-    page.click("#signin-form button[type=submit]")
-    page.click("[data-tab=run]")
-    expect(page.locator("#disputes")).to_contain_text("第三副记错了")
-    expect(page.locator("tr[data-table='1'] .tag")).to_have_text("有异议")
+    token_sign_in(page, stack, token)
+    page.get_by_role("tab", name="比赛进行").click()
+    expect(page.get_by_test_id("disputes")).to_contain_text("第三副记错了")
+    expect(page.locator("tr[data-table='1']").get_by_test_id("table-status")).to_have_text("有异议")
     shot(page, "console-dispute")
-    page.locator("#disputes button").click()
+    page.get_by_test_id("disputes").get_by_role("button", name="裁定成绩").click()
     page.select_option("#lv0", "10")
     page.select_option("#lv1", "9")
-    page.click("#result-form button[type=submit]")
-    expect(page.locator("tr[data-table='1'] .tag")).to_have_text("已确认")
-    expect(page.locator("#disputes")).to_have_count(0)
+    page.get_by_test_id("result-form").get_by_role("button", name="提交成绩").click()
+    expect(page.locator("tr[data-table='1']").get_by_test_id("table-status")).to_have_text("已确认")
+    expect(page.get_by_test_id("disputes")).to_have_count(0)
     expect(a.get_by_test_id("status")).to_contain_text("成绩已确认", timeout=20_000)
     expect(b.get_by_test_id("status")).to_contain_text("成绩已确认", timeout=20_000)
     expect(b.get_by_test_id("status")).not_to_contain_text("有异议")
@@ -268,34 +270,34 @@ def test_sign_in_with_password_and_a_staff_link_on_a_phone(store, stack, browser
         {"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": 8, "stages": [{"format": "swiss", "rounds": 3}]}))
     page = desk.new_page()
     page.goto(f"{stack['site']}/organiser.html")
-    page.fill("#login", "13611112222")
-    page.fill("#password", "wrong password")
-    page.click("#password-form button[type=submit]")
-    expect(page.locator("#error")).to_contain_text("密码不正确")
-    page.fill("#password", "correct horse battery")
-    page.click("#password-form button[type=submit]")
-    expect(page.locator("#console")).to_be_visible()
-    expect(page.locator("#error")).to_be_hidden()   # the earlier error does not stay beside success
-    expect(page.locator("#tsel")).to_contain_text("角色测试杯")
-    page.click("#show-devices")
-    expect(page.locator("#devices")).to_contain_text("本机")   # the organiser sees its devices
+    page.get_by_label("手机号或邮箱").fill("13611112222")
+    page.get_by_label("密码").fill("wrong password")
+    page.get_by_test_id("password-form").get_by_role("button", name="登录").click()
+    expect(page.get_by_test_id("error")).to_have_text("手机号/邮箱或密码不正确")   # one language, not "please sign in first"
+    page.get_by_label("密码").fill("correct horse battery")
+    page.get_by_test_id("password-form").get_by_role("button", name="登录").click()
+    expect(page.get_by_test_id("console")).to_be_visible()
+    expect(page.get_by_test_id("error")).to_be_hidden()   # the earlier error does not stay beside success
+    expect(page.locator(".van-dropdown-menu__bar")).to_contain_text("角色测试杯")
+    page.get_by_role("button", name="我的设备").click()
+    expect(page.get_by_test_id("devices")).to_contain_text("本机")   # the organiser sees its devices
     shot(page, "signed-in")
     _, scorer_token = principals.add_staff(store, t.id, "李记分", "scorer")
     _, desk_token = principals.add_staff(store, t.id, "王报到", "desk")
     phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, locale="zh-CN")
     p = phone.new_page()
     p.goto(f"{stack['site']}/organiser.html#staff={scorer_token}")
-    expect(p.locator("#who")).to_contain_text("李记分 · 记分员")
-    expect(p.locator("[data-tab=entries]")).to_be_hidden()
-    expect(p.locator("[data-tab=run]")).to_be_visible()
-    expect(p.locator("#show-new-t")).to_be_hidden()
+    expect(p.get_by_test_id("who")).to_contain_text("李记分 · 记分员")
+    expect(p.get_by_role("tab", name="报名名单")).to_be_hidden()
+    expect(p.get_by_role("tab", name="比赛进行")).to_be_visible()
+    expect(p.get_by_role("button", name="新建赛事")).to_be_hidden()
     assert "staff=" not in p.url   # the token left the address bar
     shot(p, "scorer-phone")
     p2 = phone.new_page()
     p2.goto(f"{stack['site']}/organiser.html#staff={desk_token}")
-    expect(p2.locator("#who")).to_contain_text("王报到 · 报到台")
-    expect(p2.locator("[data-tab=run]")).to_be_hidden()
-    expect(p2.locator("#tab-entries")).to_be_visible()
+    expect(p2.get_by_test_id("who")).to_contain_text("王报到 · 报到台")
+    expect(p2.get_by_role("tab", name="比赛进行")).to_be_hidden()
+    expect(p2.get_by_role("button", name="全部签到")).to_be_visible()
     shot(p2, "desk-phone")
     phone.close()
 
@@ -459,13 +461,13 @@ def test_every_page_speaks_in_words_at_two_sizes_and_two_languages(store, stack,
                     path = "/en" + path
                 page.goto(stack["site"] + path)
                 if name == "console":
-                    page.click("[data-tab=run]")
+                    page.get_by_role("tab", name="比赛进行" if lang == "zh" else "Run the day").click()
                     expect(page.locator("tr[data-table='1']")).to_be_visible()
                     bye_name = "第" if lang == "zh" else "第"
-                    expect(page.locator("#round")).to_contain_text(bye_name)
+                    expect(page.get_by_test_id("round")).to_contain_text(bye_name)
                 elif name == "table":
                     expect(page.get_by_test_id("title")).to_be_visible()
-                    expect(page.get_by_test_id("seat-N")).to_contain_text("第")   # a player's name on the seat
+                    expect(page.get_by_test_id("table-head")).to_contain_text("第1对")   # the sides by name
                 else:
                     page.wait_for_load_state("load")
                 text = _no_machine_words(page, (name, width, lang))

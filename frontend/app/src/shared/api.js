@@ -41,10 +41,14 @@ export function pathOf(name, params = {}) {
   return r.path.replace(/{(\w+)}/g, (_, k) => encodeURIComponent(params[k]));
 }
 
-/** call("tableView", {params, as, body, etag, retries, key}) → data (or null for 304 Not Modified). */
-export async function call(name, { params = {}, as, body, etag, retries, onEtag, key } = {}) {
+/**
+ * call("tableView", {params, query, as, body, etag, retries, key, raw}) → data (null for 304 Not Modified);
+ * with raw: true the Response itself (a file download, a printable page).
+ */
+export async function call(name, { params = {}, query, as, body, etag, retries, onEtag, key, raw } = {}) {
   const r = routes[name];
-  const url = apiBase() + pathOf(name, params);
+  const qs = query ? Object.entries(query).filter(([, v]) => v !== undefined && v !== null && v !== "") : [];
+  const url = apiBase() + pathOf(name, params) + (qs.length ? `?${new URLSearchParams(qs)}` : "");
   const headers = { ...credentials(as) };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (etag) headers["If-None-Match"] = etag;
@@ -63,6 +67,7 @@ export async function call(name, { params = {}, as, body, etag, retries, onEtag,
       continue;
     }
     if (resp.status === 304) return null;
+    if (raw && resp.ok) return resp;
     const type = resp.headers.get("Content-Type") || "";
     const data = type.includes("json") ? await resp.json().catch(() => null) : null;
     if (resp.ok) {
