@@ -1,5 +1,5 @@
-// Builds the Vue pages (frontend/app/*.html) into frontend/dist/, beside the pages not yet ported (copied as they are).
-import { copyFileSync, mkdirSync, readdirSync, existsSync } from "node:fs";
+// Builds the Vue pages (frontend/app/*.html, one per person) into frontend/dist/ for the site server and S3/CloudFront.
+import { copyFileSync, mkdirSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import vue from "@vitejs/plugin-vue";
@@ -10,17 +10,14 @@ const app = join(here, "app");
 const out = join(here, "dist");
 const pages = readdirSync(app).filter((f) => f.endsWith(".html"));
 
-// The old hand-built pages keep working until their Vue replacement passes the same browser tests;
-// a Vue page of the same name wins.
-function legacyPages() {
+// config.js says where the API is: the site server answers it itself, a deployment writes its own (infra/),
+// and this default sits beside the pages for a plain static server.
+function configScript() {
   return {
-    name: "legacy-pages",
+    name: "config-script",
     closeBundle() {
       mkdirSync(out, { recursive: true });
-      for (const f of readdirSync(here)) {
-        if (!/\.(html|js|css)$/.test(f) || f === "vite.config.mjs" || pages.includes(f)) continue;
-        if (!existsSync(join(out, f)) || f === "config.js") copyFileSync(join(here, f), join(out, f));
-      }
+      copyFileSync(join(here, "config.js"), join(out, "config.js"));
     },
   };
 }
@@ -29,7 +26,7 @@ export default defineConfig({
   root: app,
   base: "./",
   publicDir: false,
-  plugins: [vue(), legacyPages()],
+  plugins: [vue(), configScript()],
   define: {
     __VUE_OPTIONS_API__: "false",
     __VUE_PROD_DEVTOOLS__: "false",

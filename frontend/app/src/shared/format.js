@@ -7,7 +7,8 @@ export function money(minor, currency, locale) {
   const exp = DIGITS[currency] ?? 2;
   const lang = LANGS[langOf(locale)].html;
   try {
-    return new Intl.NumberFormat(lang, { style: "currency", currency, minimumFractionDigits: exp, maximumFractionDigits: exp })
+    return new Intl.NumberFormat(lang, { style: "currency", currency, currencyDisplay: "narrowSymbol",
+                                   minimumFractionDigits: exp, maximumFractionDigits: exp })
       .format(minor / 10 ** exp);
   } catch (e) {   // an old browser without Intl currency data
     return `${(minor / 10 ** exp).toFixed(exp)} ${currency}`;
