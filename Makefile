@@ -68,6 +68,7 @@ bench: deps site chromium
 	$(PY) bench/publish.py
 	$(PY) bench/venue_load.py
 	$(PY) bench/draw_exactness.py
+	$(PY) bench/frontend.py
 
 clean:
 	rm -rf $(VENV) node_modules .data frontend/dist

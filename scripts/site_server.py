@@ -27,7 +27,29 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(body)
             return
+        if self._send_gzipped():
+            return
         super().do_GET()
+
+    def _send_gzipped(self) -> bool:
+        """The build writes page.js.gz beside page.js: a phone that accepts gzip gets it (as CloudFront does)."""
+        if "gzip" not in self.headers.get("Accept-Encoding", ""):
+            return False
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            path = os.path.join(path, "index.html")
+        if not os.path.isfile(path + ".gz"):
+            return False
+        with open(path + ".gz", "rb") as f:
+            body = f.read()
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(path))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Vary", "Accept-Encoding")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        return True
 
     def translate_path(self, path: str) -> str:
         clean = path.split("?", 1)[0].split("#", 1)[0]
@@ -43,9 +65,11 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     def end_headers(self):
         for name, value in self.security.items():
             self.send_header(name, value)
-        # feed.json is polled by open pages: never cache it.
+        # feed.json is polled by open pages: never cache it; the build's assets carry their hash: cache them long.
         if self.path.split("?")[0].endswith("feed.json"):
             self.send_header("Cache-Control", "no-cache")
+        elif self.path.startswith("/assets/"):
+            self.send_header("Cache-Control", "public, max-age=31536000, immutable")
         else:
             self.send_header("Cache-Control", "max-age=5")
         super().end_headers()
@@ -63,7 +87,8 @@ def serve(port: int, frontend: str, published: str, api: str = "", host: str = "
                                          "api": api, "security": site_headers(f"{parts.scheme}://{parts.netloc}" if parts.netloc else "")})
     handler.extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
                               ".js": "application/javascript; charset=utf-8", ".html": "text/html; charset=utf-8",
-                              ".json": "application/json; charset=utf-8", ".css": "text/css; charset=utf-8"}
+                              ".json": "application/json; charset=utf-8", ".css": "text/css; charset=utf-8",
+                              ".woff2": "font/woff2", ".svg": "image/svg+xml"}
     http.server.ThreadingHTTPServer.request_queue_size = 1024   # a hall of phones opening pages at once
     with http.server.ThreadingHTTPServer((host, port), functools.partial(handler)) as httpd:
         httpd.serve_forever()

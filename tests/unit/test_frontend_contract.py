@@ -65,6 +65,8 @@ def test_every_route_the_front_end_calls_is_in_the_document(doc, name):
     assert op is not None, f"{name}: {r['method']} {r['path']} is not an operation"
     declared = {p["name"] for p in op.get("parameters", []) if p["in"] == "path"}
     assert set(re.findall(r"{(\w+)}", r["path"])) == declared
+    queries = {p["name"] for p in op.get("parameters", []) if p["in"] == "query"}
+    assert set(r.get("query", [])) <= queries, (name, set(r.get("query", [])) - queries)
 
 
 @pytest.mark.parametrize("name", sorted(n for n in ROUTES if ROUTES[n].get("body")))
@@ -103,3 +105,25 @@ def test_the_client_calls_only_routes_of_the_list():
     called = set(re.findall(r'call\("(\w+)"', text)) | set(re.findall(r"outbox.put\([^{]*{ name: \"(\w+)\"", text))
     assert called and called <= set(ROUTES), called - set(ROUTES)
     assert not re.search(r'["`]/(events|tournaments|entries|registrations)/', text)
+
+
+def test_the_early_script_asks_for_the_paths_of_the_route_list():
+    """early-score.js (the table page's reads started before the app loads) runs under Node with a fake browser:
+    the URLs it fetches are exactly the ones the client builds from routes.json, so the app can take them over."""
+    import shutil
+    import subprocess
+    node = shutil.which("node")
+    assert node, "node is needed (make deps installs the project's Node tooling)"
+    script = (ROOT / "frontend" / "early-score.js").read_text()
+    harness = """
+      const asked = [];
+      globalThis.window = globalThis;
+      globalThis.location = {search: "?e=EV%201&r=2&t=3&c=ABC123"};
+      globalThis.localStorage = {getItem: () => null};
+      globalThis.CONFIG = {api: "http://api"};
+      globalThis.fetch = (url, opts) => { asked.push([url, opts.headers]); return Promise.resolve({}); };
+    """ + script + "\nconsole.log(JSON.stringify({asked, early: Object.keys(window.EARLY)}));"
+    out = json.loads(subprocess.run([node, "-e", harness], capture_output=True, text=True, check=True, timeout=30).stdout)
+    table = "http://api" + ROUTES["tableView"]["path"].replace("{eid}", "EV%201").replace("{n}", "2").replace("{t}", "3")
+    assert out["asked"] == [[table, {"X-Table-Code": "ABC123"}], ["http://api" + ROUTES["glossary"]["path"], {}]]
+    assert set(out["early"]) <= set(ROUTES)

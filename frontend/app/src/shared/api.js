@@ -33,6 +33,14 @@ function credentials(as) {
 }
 
 const RETRYABLE = new Set([0, 502, 503, 504]);
+
+// An answer a page's early script already asked for (early-score.js), taken once and only for the same URL.
+function takeEarly(name, url) {
+  const early = window.EARLY && window.EARLY[name];
+  if (!early || early.url !== url) return null;
+  delete window.EARLY[name];
+  return early.answer;
+}
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export function pathOf(name, params = {}) {
@@ -57,11 +65,13 @@ export async function call(name, { params = {}, query, as, body, etag, retries, 
   // GET and the versioned PUT are safe to send twice (a repeated PUT answers version_conflict, never a double).
   const tries = retries ?? (r.method === "GET" || r.method === "PUT" || r.idempotent ? 3 : 1);
   let last;
+  const early = r.method === "GET" && !etag ? takeEarly(name, url) : null;
   for (let i = 0; i < tries; i++) {
     if (i) await sleep(400 * 2 ** i);
     let resp;
     try {
-      resp = await fetch(url, { method: r.method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      resp = i === 0 && early ? await early
+        : await fetch(url, { method: r.method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     } catch (e) {
       last = new ApiError(0, null);
       continue;
