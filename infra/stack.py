@@ -210,7 +210,8 @@ class PlatformStack(cdk.Stack):
             raise SystemExit(f"{SITE} is missing: `make site` builds the front end")
         s3deploy.BucketDeployment(
             self, "FrontendFiles", destination_bucket=frontend_bucket, distribution=distribution,
-            sources=[s3deploy.Source.asset(str(SITE), exclude=["config.js", "*.gz"])   # CloudFront compresses itself,
+            # the build output, less its default config.js and its .gz copies (CloudFront compresses by itself)
+            sources=[s3deploy.Source.asset(str(SITE), exclude=["config.js", "*.gz"]),
                      s3deploy.Source.data("config.js", cdk.Fn.join("", ['window.CONFIG = {api: "', cdk.Fn.select(0, cdk.Fn.split("/api/", api_url)), '/api"};']))],
             cache_control=[s3deploy.CacheControl.from_string("public, max-age=300")], prune=True)
 

@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 
 from chalicelib.models import DayRegistrationIn, EventConfig, OfflinePaymentIn, RegistrationIn, TournamentIn
 from chalicelib.services import day_registration, organisers, registration, rounds, tournaments
+from tests.e2e.conftest import _no_csp_violations
 
 LOCALES = Path(__file__).resolve().parents[2] / "frontend" / "app" / "src" / "locales"
 WECHAT_UA = ("Mozilla/5.0 (Linux; Android 13; V2148A Build/TP1A.220624.014; wv) AppleWebKit/537.36 (KHTML, like Gecko) "
@@ -154,6 +155,7 @@ def pages_of(stack, day, with_console: bool):
 def test_every_page_speaks_one_language_and_fits_a_phone(stack, browser, day, lang, vi_words, shot):
     for width in (360, 390):
         ctx = browser.new_context(viewport={"width": width, "height": 780}, is_mobile=True, has_touch=True, locale="zh-CN")
+        blocked = _no_csp_violations(ctx)
         page = ctx.new_page()
         page.goto(f"{stack['site']}/index.html")
         page.evaluate(f"localStorage.setItem('organiserToken', '{day['token']}'); localStorage.setItem('lang', '{lang}')")
@@ -172,6 +174,7 @@ def test_every_page_speaks_one_language_and_fits_a_phone(stack, browser, day, la
             if width == 360:
                 shot(page, f"{name}-{width}-{lang}")
         ctx.close()
+        assert not blocked, blocked     # every page runs under the site's CSP (no inline script, no eval)
 
 
 def test_the_language_check_can_fail(stack, browser, day, vi_words):
@@ -195,6 +198,7 @@ def test_the_language_check_can_fail(stack, browser, day, vi_words):
 
 def test_a_vietnamese_player_registers_and_reads_errors_in_vietnamese(stack, browser, day, shot):
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, locale="vi-VN")
+    blocked = _no_csp_violations(ctx)
     page = ctx.new_page()
     t, gd = day["t"], day["gd"]
     page.goto(f"{stack['site']}/index.html?t={t.id}&lang=vi")
@@ -219,6 +223,7 @@ def test_a_vietnamese_player_registers_and_reads_errors_in_vietnamese(stack, bro
     expect(page.get_by_test_id("status")).to_have_text("Chờ thanh toán")
     expect(page.get_by_test_id("refund")).to_contain_text("Hoàn tiền toàn bộ")
     ctx.close()
+    assert not blocked, blocked
 
 
 def test_wechat_in_app_browser_registers_once_and_scores_a_guandan_deal(stack, browser, day, shot):
@@ -227,6 +232,7 @@ def test_wechat_in_app_browser_registers_once_and_scores_a_guandan_deal(stack, b
     crypto.getRandomValues; the copy button still works; a Guandan deal is entered by tapping seats."""
     ctx = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True, locale="zh-CN",
                               user_agent=WECHAT_UA)
+    blocked = _no_csp_violations(ctx)
     ctx.add_init_script("try { delete Crypto.prototype.randomUUID; } catch (e) {}"
                         "Object.defineProperty(navigator, 'clipboard', {value: undefined, configurable: true});")
     page = ctx.new_page()
@@ -261,3 +267,4 @@ def test_wechat_in_app_browser_registers_once_and_scores_a_guandan_deal(stack, b
     _, _, tables = rounds.load_round(day["d"], day["gd"].id, 1)
     assert tables[1]["result"]["deals"] == [{"order": ["N", "E", "S", "W"]}]
     ctx.close()
+    assert not blocked, blocked

@@ -185,3 +185,4 @@ def test_the_cdn_serves_the_built_front_end(template):
     page = (staged[0] / "score.html").read_text()
     assert 'type="module"' in page and "/src/" not in page       # bundled by Vite, not the source page
     assert any((staged[0] / "assets").glob("score-*.js"))
+    assert not list(staged[0].rglob("*.gz")) and not (staged[0] / "config.js").exists()   # CloudFront compresses

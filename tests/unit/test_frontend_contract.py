@@ -127,3 +127,30 @@ def test_the_early_script_asks_for_the_paths_of_the_route_list():
     table = "http://api" + ROUTES["tableView"]["path"].replace("{eid}", "EV%201").replace("{n}", "2").replace("{t}", "3")
     assert out["asked"] == [[table, {"X-Table-Code": "ABC123"}], ["http://api" + ROUTES["glossary"]["path"], {}]]
     assert set(out["early"]) <= set(ROUTES)
+
+
+def test_every_error_code_the_api_can_answer_is_worded_in_every_catalog():
+    """Errors on screen come from the catalog by code: each code (the domain's and the route layer's) has its
+    words in zh-CN, en and vi, so no screen falls back to the server's message or to a code."""
+    from chalicelib import errors
+    codes, stack = set(), [errors.DomainError]
+    while stack:
+        cls = stack.pop()
+        codes.add(cls.code)
+        stack.extend(cls.__subclasses__())
+    codes |= {"not_found", "method_not_allowed", "unsupported_media_type", "payload_too_large", "service_unavailable"}
+    codes -= {"idempotent_replay"}   # never answered: a replay answers the first registration again
+    for lang in ("zh-CN", "en", "vi"):
+        words = json.loads((ROOT / "frontend" / "app" / "src" / "locales" / f"{lang}.json").read_text())["errors"]
+        assert not codes - set(words), (lang, sorted(codes - set(words)))
+
+
+def test_the_catalogs_have_the_same_keys():
+    """Adding a language is adding a catalog: every key of zh-CN is in en and vi (the console, zh-CN and en only)."""
+    def keys(d, prefix=""):
+        return {k2 for k, v in d.items() for k2 in (keys(v, f"{prefix}{k}.") if isinstance(v, dict) else {prefix + k})}
+    cat = {lang: keys(json.loads((ROOT / "frontend" / "app" / "src" / "locales" / f"{lang}.json").read_text()))
+           for lang in ("zh-CN", "en", "vi")}
+    assert cat["zh-CN"] == cat["en"], cat["zh-CN"] ^ cat["en"]
+    assert cat["zh-CN"] - cat["vi"] == {k for k in cat["zh-CN"] if k.startswith("console.")}
+    assert cat["vi"] <= cat["zh-CN"]
