@@ -9,7 +9,9 @@ export SITE_PORT ?= 8080
 
 .PHONY: run venue test organiser reset-password deps java node-deps bench synth deploy clean chromium site
 STAGE ?= dev
-CDK := cd infra && JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1 ../node_modules/.bin/cdk
+# The CDK CLI and jsii (under the CDK app) run on the Node that package.json installs (the machine's Node 20 is
+# past its end of life for both).
+CDK := cd infra && PATH="$(CURDIR)/node_modules/.bin:$$PATH" ../node_modules/.bin/cdk
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -17,7 +19,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PY) -m pip install -q -r requirements-dev.txt
 	touch $@
 
-node_modules/.installed: package.json
+node_modules/.installed: package.json package-lock.json
 	npm install --no-audit --no-fund --loglevel=error
 	touch $@
 

@@ -8,7 +8,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
 # `chalice package` builds ARNs with a boto3 session: give it a region for an offline synth.
 os.environ.setdefault("AWS_DEFAULT_REGION", os.environ.get("CDK_DEFAULT_REGION", "ap-east-1"))
 

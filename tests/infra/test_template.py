@@ -1,36 +1,13 @@
-"""The synthesized CloudFormation template: `cdk synth` (the CDK CLI from npm, offline), cfn-lint, and the
-essentials asserted: the table equals store/schema.py, PITR on, no `*` actions, the buckets not public."""
+"""The synthesized CloudFormation template: `cdk synth` (the CDK CLI from npm, offline; tests/infra/cdk.py), cfn-lint,
+and the essentials asserted: the table equals store/schema.py, PITR on, no `*` actions, the buckets not public."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from chalicelib.store import schema
-from scripts.site_build import built_site
-
-ROOT = Path(__file__).resolve().parents[2]
-CDK = ROOT / "node_modules" / ".bin" / "cdk"
-
-
-def synth(stage: str) -> dict:
-    built_site()
-    out = ROOT / "infra" / f"cdk.out.{stage}"
-    env = dict(os.environ, JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION="1")
-    env.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
-    run = subprocess.run([str(CDK), "synth", "-c", f"stage={stage}", "-q", "-o", str(out)], cwd=ROOT / "infra",
-                         env=env, capture_output=True, text=True, timeout=900)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    path = out / f"cardgames-{stage}.template.json"
-    lint = subprocess.run([str(Path(sys.executable).parent / "cfn-lint"), str(path), "--ignore-checks", "W3005"],
-                          capture_output=True, text=True, timeout=300)
-    # cfn-lint's exit code is a bit set: 2 errors, 4 warnings, 8 informational. Errors and warnings fail.
-    assert lint.returncode == 0, lint.stdout + lint.stderr
-    return json.loads(path.read_text())
+from tests.infra.cdk import ROOT, synth
 
 
 @pytest.fixture(scope="module", params=["dev", "prod"])
@@ -186,3 +163,12 @@ def test_the_cdn_serves_the_built_front_end(template):
     assert 'type="module"' in page and "/src/" not in page       # bundled by Vite, not the source page
     assert any((staged[0] / "assets").glob("score-*.js"))
     assert not list(staged[0].rglob("*.gz")) and not (staged[0] / "config.js").exists()   # CloudFront compresses
+
+
+def test_the_cdk_toolchain_runs_on_a_node_it_supports(template):
+    """The CLI and jsii warn on an end-of-life Node (the machine's Node 20): they run on package.json's."""
+    from tests.infra.cdk import synth_log
+    stage, _ = template
+    log = synth_log(stage)
+    assert "Creating deployment package" in log   # the log is this synth's
+    assert "end-of-life" not in log and "not supported" not in log, log[:2000]

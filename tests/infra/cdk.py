@@ -1,0 +1,88 @@
+"""`cdk synth` as `make synth` runs it (the CDK CLI from npm on the Node it installs, then cfn-lint), once per
+stage and test session, and skipped when nothing it reads changed since the last synth into the same folder:
+the source, the requirements, the infra code, the Node tooling and the installed Python packages."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CDK = ROOT / "node_modules" / ".bin" / "cdk"
+INPUTS = ("app.py", "requirements.txt", ".chalice/config.json", "package.json", "package-lock.json", "chalicelib",
+          "infra", "frontend")
+_done: dict[str, dict] = {}
+
+
+def out_dir(stage: str) -> Path:
+    return ROOT / "infra" / f"cdk.out.{stage}"
+
+
+def inputs_digest(stage: str) -> str:
+    h = hashlib.sha256(stage.encode())
+    for name in INPUTS:
+        base = ROOT / name
+        files = sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else [base]
+        for p in files:
+            rel = p.relative_to(ROOT)
+            if any(part.startswith(("cdk.out", "chalice.out", "__pycache__")) for part in rel.parts):
+                continue
+            h.update(str(rel).encode() + b"\0" + p.read_bytes() + b"\0")
+    for dist in sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()):
+        h.update(dist.encode() + b"\0")
+    return h.hexdigest()
+
+
+def env() -> dict:
+    """The CDK CLI and jsii run on the Node version the project installs (package.json), not the machine's."""
+    e = dict(os.environ, PATH=f"{ROOT / 'node_modules' / '.bin'}{os.pathsep}{os.environ.get('PATH', '')}")
+    e.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
+    e.pop("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", None)
+    return e
+
+
+def synth(stage: str) -> dict:
+    """The stage's template, synthesized (or reused) and linted. The run's output is kept beside it."""
+    if stage in _done:
+        return _done[stage]
+    from scripts.site_build import built_site
+    built_site()   # the stack deploys Vite's output (frontend/dist)
+    out = out_dir(stage)
+    path = out / f"cardgames-{stage}.template.json"
+    stamp = out / ".inputs-digest"
+    digest = inputs_digest(stage)
+    if not (path.exists() and stamp.exists() and stamp.read_text() == digest):
+        stamp.unlink(missing_ok=True)
+        run = subprocess.run([str(CDK), "synth", "-c", f"stage={stage}", "-q", "-o", str(out)], cwd=ROOT / "infra",
+                             env=env(), capture_output=True, text=True, timeout=900)
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        (out / "synth.log").write_text(run.stdout + run.stderr)
+        lint = subprocess.run([str(Path(sys.executable).parent / "cfn-lint"), str(path), "--ignore-checks", "W3005"],
+                              capture_output=True, text=True, timeout=300)
+        # cfn-lint's exit code is a bit set: 2 errors, 4 warnings, 8 informational. Errors and warnings fail.
+        assert lint.returncode == 0, lint.stdout + lint.stderr
+        stamp.write_text(digest)
+    _done[stage] = json.loads(path.read_text())
+    return _done[stage]
+
+
+def synth_log(stage: str) -> str:
+    log = out_dir(stage) / "synth.log"
+    return log.read_text() if log.exists() else ""
+
+
+def function_asset(stage: str, template: dict, logical_id: str) -> Path:
+    """The file `cdk deploy` uploads for a function: its code's S3 key looked up in the stage's asset manifest."""
+    props = template["Resources"][logical_id]["Properties"]
+    key = (props.get("CodeUri") or props.get("Code"))
+    key = key.get("Key") or key.get("S3Key")
+    manifest = json.loads((out_dir(stage) / f"cardgames-{stage}.assets.json").read_text())
+    for asset in manifest["files"].values():
+        if any(d["objectKey"] == key for d in asset["destinations"].values()):
+            assert asset["source"]["packaging"] == "file", asset
+            return out_dir(stage) / asset["source"]["path"]
+    raise AssertionError(f"no asset uploads {key}")
