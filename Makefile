@@ -13,9 +13,10 @@ STAGE ?= dev
 # past its end of life for both).
 CDK := cd infra && PATH="$(CURDIR)/node_modules/.bin:$$PATH" ../node_modules/.bin/cdk
 
+# Chalice's packager runs the venv's pip: keep it within the range Chalice supports (chalice 1.34: pip<26.3).
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q --upgrade "pip<26.3"
 	$(PY) -m pip install -q -r requirements-dev.txt
 	touch $@
 

@@ -3,6 +3,7 @@ the front end on private S3 buckets behind CloudFront, Stripe keys in Secrets Ma
 with its dead-letter queue, and alarms. Least privilege through CDK grants."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -21,11 +22,25 @@ from aws_cdk import (
 from chalice.cdk import Chalice
 from constructs import Construct
 
+import lambda_package
 from chalicelib.security_headers import site_csp
 from chalicelib.store import schema
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "frontend" / "dist"    # the built front end: `make site` (make synth and make deploy run it first)
+
+
+class CheckedChalice(Chalice):
+    """Chalice's construct, its package finished before CDK stages it as the functions' code: checked to
+    hold every dependency (else the synth stops) and given bytecode (infra/lambda_package.py)."""
+
+    def _package_app(self) -> None:
+        super()._package_app()
+        out = Path(self._sam_package_dir)
+        sam = json.loads((out / "sam.json").read_text())
+        (runtime,) = {r["Properties"]["Runtime"] for r in sam["Resources"].values() if r["Type"] == "AWS::Serverless::Function"}
+        lambda_package.check(out / "deployment.zip", ROOT / "requirements.txt")
+        lambda_package.add_bytecode(out / "deployment.zip", runtime)
 
 
 def _attr_type(name: str) -> dynamodb.AttributeType:
@@ -123,7 +138,7 @@ class PlatformStack(cdk.Stack):
             "PUBLISH_QUEUE_URL": queue.queue_url, "PUBLISH_QUEUE_NAME": queue_name,
             "STRIPE_SECRET_ARN": stripe.secret_arn, "SITE_URL": site_url,
         }
-        self.api = Chalice(self, "Api", source_dir=str(ROOT), stage_config={
+        self.api = CheckedChalice(self, "Api", source_dir=str(ROOT), stage_config={
             "api_gateway_stage": "api",
             "environment_variables": environment,
             "autogen_policy": False,

@@ -1,0 +1,108 @@
+"""The Lambda package Chalice builds, finished here before CDK stages it (every synth, so `make synth` and
+`cdk deploy` alike):
+
+- checked: it must hold every runtime dependency. Chalice's packager only warns ("may not work correctly")
+  when it finds no wheel for the Lambda platform, and builds the package without it;
+- compiled: Lambda's /var/task is read-only, so a package without bytecode compiles every module it imports
+  on every cold start (about twice the import time). Bytecode is added as unchecked-hash .pyc files
+  (PEP 552), which Python uses without comparing the sources' timestamps (the zip's times do not matter).
+"""
+from __future__ import annotations
+
+import importlib.util
+import marshal
+import re
+import sys
+import zipfile
+from importlib import metadata
+from pathlib import Path
+
+RUNTIME_OF_THIS_PYTHON = f"python{sys.version_info[0]}.{sys.version_info[1]}"   # Chalice picks it the same way
+# glibc of each runtime's Amazon Linux (python3.11: Amazon Linux 2; python3.12+: Amazon Linux 2023); wheels
+# and shared objects needing a newer one cannot load there.
+LAMBDA_GLIBC = {"python3.11": (2, 26), "python3.12": (2, 34), "python3.13": (2, 34)}
+# Provided by the Lambda runtime itself, not packaged (boto3 is not in requirements.txt; these come with it).
+RUNTIME_PROVIDED = {"boto3", "botocore", "s3transfer", "jmespath", "python-dateutil", "six", "urllib3"}
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def required_distributions(requirements: Path) -> set[str]:
+    """requirements.txt's names and everything they require, read from the installed packages' metadata
+    (this venv installs the same file), markers evaluated for this interpreter (Linux, CPython 3.11)."""
+    from packaging.requirements import Requirement
+    todo = []
+    for line in requirements.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line and not line.startswith("-"):
+            todo.append(Requirement(line))
+    seen: set[str] = set()
+    while todo:
+        req = todo.pop()
+        name = _norm(req.name)
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            dist = metadata.distribution(req.name)
+        except metadata.PackageNotFoundError:
+            continue   # not installed here: the package check below still requires it by name
+        for spec in dist.requires or []:
+            sub = Requirement(spec)
+            extras = req.extras or {""}
+            if sub.marker is None or any(sub.marker.evaluate({"extra": e}) for e in extras):
+                todo.append(sub)
+    return seen
+
+
+def packaged_distributions(zip_path: Path) -> dict[str, str]:
+    """name → version of every distribution unpacked into the package (its *.dist-info folder)."""
+    with zipfile.ZipFile(zip_path) as z:
+        names = {n.split("/", 1)[0] for n in z.namelist() if n.split("/", 1)[0].endswith(".dist-info")}
+    out = {}
+    for folder in names:
+        m = re.fullmatch(r"(.+?)-([^-]+)\.dist-info", folder)
+        if m:
+            out[_norm(m[1])] = m[2]
+    return out
+
+
+def missing_from_package(zip_path: Path, requirements: Path) -> list[str]:
+    return sorted(required_distributions(requirements) - set(packaged_distributions(zip_path)) - RUNTIME_PROVIDED)
+
+
+def check(zip_path: Path, requirements: Path) -> None:
+    missing = missing_from_package(zip_path, requirements)
+    if missing:
+        raise SystemExit(
+            f"The Lambda package {zip_path} lacks {', '.join(missing)}: Chalice found no wheel for the Lambda "
+            "runtime's platform (see its 'Could not install dependencies' above). Pin a version that ships one "
+            "(manylinux2014 / manylinux_2_26 or older for python3.11) in requirements.txt; docs/deploy.md.")
+
+
+def add_bytecode(zip_path: Path, runtime: str) -> int:
+    """Adds __pycache__/*.pyc for every module in the package; returns how many. The bytecode is this
+    interpreter's, so it must be the runtime's Python."""
+    if runtime != RUNTIME_OF_THIS_PYTHON:
+        raise SystemExit(f"The functions run {runtime} but the package is built with {RUNTIME_OF_THIS_PYTHON}.")
+    flags = (0b01).to_bytes(4, "little")   # hash-based, source not checked
+    added = 0
+    with zipfile.ZipFile(zip_path, "a", compression=zipfile.ZIP_DEFLATED) as z:
+        names = set(z.namelist())
+        for name in sorted(n for n in names if n.endswith(".py")):
+            pyc = importlib.util.cache_from_source(name)
+            if pyc in names:
+                continue
+            source = z.read(name)
+            try:
+                code = compile(source, f"/var/task/{name}", "exec", dont_inherit=True)
+            except (SyntaxError, ValueError):
+                continue   # e.g. a library's file templates: never imported
+            info = zipfile.ZipInfo(pyc, date_time=z.getinfo(name).date_time)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o100644 << 16   # a regular file anyone can read: Lambda's user is not its owner
+            z.writestr(info, importlib.util.MAGIC_NUMBER + flags + importlib.util.source_hash(source) + marshal.dumps(code))
+            added += 1
+    return added
