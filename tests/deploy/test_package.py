@@ -1,0 +1,272 @@
+"""What is deployed is what is tested (issue 21): the Lambda package `cdk synth` builds for the dev stage —
+the very zip `cdk deploy` uploads — unpacked and run the way Lambda runs it, each function in a clean
+interpreter (`python -I -S -B`) with only the package and the runtime's boto3 on its path, driven with the event
+shapes AWS sends: API Gateway proxy events for a whole small day, an SQS batch for the publisher, the
+schedule's event for the sweeper. The package's contents are checked against the requirements and against
+what the Lambda platform's glibc can load; its size and cold start are printed."""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import io
+import json
+import random
+import re
+import sys
+import sysconfig
+import zipfile
+from datetime import date, timedelta
+from itertools import combinations
+from pathlib import Path
+
+from infra.lambda_package import LAMBDA_GLIBC, required_distributions
+from tests.api.play import close, draw, enter_and_confirm, people, setup_event
+from tests.api.test_events_played import random_deal
+from tests.deploy import artifact
+from tests.deploy.conftest import FIGURES
+from tests.factories import Api, tournament_body
+
+ROOT = Path(__file__).resolve().parents[2]
+MB = 1024 * 1024
+LAMBDA_UNZIPPED_LIMIT = 250 * MB        # function code and layers, unzipped
+# The modules app code imports only inside functions (so a cold start does not pay for them): each must be
+# in the package and be imported by the day below.
+LAZY = ("highspy", "numpy", "rustworkx", "argon2", "openpyxl", "stripe", "jinja2", "segno")
+
+
+def _runtime(template) -> str:
+    runtimes = {template["Resources"][fn]["Properties"]["Runtime"] for fn in ("APIHandler", "PublishFromQueue", "SweepHolds")}
+    assert len(runtimes) == 1, runtimes
+    return runtimes.pop()
+
+
+def test_this_interpreter_is_the_functions_runtime(template):
+    """The clean interpreters below are this Python: it must be the runtime's version for the test to mean it."""
+    assert artifact.LAMBDA_RUNTIMES[_runtime(template)] == sys.version_info[:2]
+
+
+def test_every_runtime_dependency_is_in_the_package(package):
+    found = artifact.distributions_in(package.dir)
+    direct = {re.split(r"[<>=!~\[; ]", line.strip(), maxsplit=1)[0].lower()
+              for line in (ROOT / "requirements.txt").read_text().splitlines() if line.strip() and not line.startswith("#")}
+    # the direct requirements and what they pull in (numpy under highspy: the package once shipped without it)
+    wanted = direct | {"numpy", "pydantic-core", "argon2-cffi-bindings", "markupsafe", "et-xmlfile", "requests"}
+    assert wanted <= required_distributions(ROOT / "requirements.txt")
+    assert not wanted - set(found), f"missing from the package: {sorted(wanted - set(found))}"
+    assert not required_distributions(ROOT / "requirements.txt") - set(found)
+
+
+def test_every_binary_loads_on_the_runtimes_glibc(template, package):
+    """Wheels must claim a manylinux tag the runtime's glibc satisfies, and each shared object's own symbol
+    versions must not ask for a newer glibc (this machine's glibc is newer than Lambda's: a binary that
+    needs more would pass the day below and fail in AWS)."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
+    glibc = LAMBDA_GLIBC[_runtime(template)]
+    for name, dist in artifact.distributions_in(package.dir).items():
+        platforms = {t.split("-")[-1] for t in dist["tags"]}
+        ok = {"any"} | {p for p in platforms if _manylinux(p) and _manylinux(p) <= glibc}
+        assert platforms & ok, f"{name} {dist['version']}: {sorted(platforms)} need a newer glibc than {glibc}"
+    binaries, worst = 0, ((0, 0), "")
+    for path in package.dir.rglob("*.so*"):
+        if not path.is_file():
+            continue
+        with open(path, "rb") as f:
+            try:
+                elf = ELFFile(f)
+            except ELFError:
+                continue
+            binaries += 1
+            assert elf["e_machine"] == "EM_X86_64", (path, elf["e_machine"])
+            section = elf.get_section_by_name(".gnu.version_r")
+            for _, aux in (section.iter_versions() if section else ()):
+                for v in aux:
+                    m = re.fullmatch(r"GLIBC_(\d+)\.(\d+)(?:\.\d+)?", v.name)
+                    if m and (int(m[1]), int(m[2])) > worst[0]:
+                        worst = ((int(m[1]), int(m[2])), str(path.relative_to(package.dir)))
+    assert binaries > 10
+    assert worst[0] <= glibc, f"{worst[1]} needs GLIBC_{worst[0][0]}.{worst[0][1]}; {_runtime(template)} has {glibc}"
+    FIGURES["newest glibc symbol asked for"] = f"GLIBC_{worst[0][0]}.{worst[0][1]} ({worst[1]}); runtime has {glibc[0]}.{glibc[1]}"
+
+
+def _manylinux(platform: str):
+    legacy = {"manylinux1_x86_64": (2, 5), "manylinux2010_x86_64": (2, 12), "manylinux2014_x86_64": (2, 17)}
+    if platform in legacy:
+        return legacy[platform]
+    m = re.fullmatch(r"manylinux_(\d+)_(\d+)_x86_64", platform)
+    return (int(m[1]), int(m[2])) if m else None
+
+
+def test_every_file_is_readable_by_the_functions_user_and_compiled(package):
+    """Lambda runs the code as a user that does not own the files; and with bytecode for every module a cold
+    start does not compile (the read-only /var/task would make it compile on every one)."""
+    with zipfile.ZipFile(package.zip) as z:
+        infos = z.infolist()
+    unreadable = [i.filename for i in infos if not i.is_dir() and (i.external_attr >> 16) & 0o444 != 0o444]
+    assert not unreadable, unreadable[:10]
+    names = {i.filename for i in infos}
+    modules = [n for n in names if n.endswith(".py") and n.split("/", 1)[0] in ("app.py", "chalicelib", "chalice", "pydantic", "numpy")]
+    uncompiled = [n for n in modules if importlib.util.cache_from_source(n) not in names]
+    assert modules and not uncompiled, uncompiled[:10]
+
+
+def test_the_package_fits_lambdas_limit(package):
+    sizes = package.sizes
+    largest = sorted(sizes["per_top"].items(), key=lambda kv: -kv[1])[:4]
+    FIGURES["package"] = (f"{sizes['unzipped'] / MB:.1f} MB unzipped of Lambda's 250 MB "
+                          f"({sizes['zipped'] / MB:.1f} MB zipped, {package.zip.name})")
+    FIGURES["largest parts (with bytecode)"] = ", ".join(f"{n} {b / MB:.1f} MB" for n, b in largest)
+    assert sizes["unzipped"] < LAMBDA_UNZIPPED_LIMIT
+
+
+def third_party_imports() -> set[str]:
+    """Every top-level module app.py and chalicelib import that is neither the standard library nor the app."""
+    names = set()
+    for path in [ROOT / "app.py", *(ROOT / "chalicelib").rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+    return {n for n in names if n not in sys.stdlib_module_names and n not in ("chalicelib", "__future__")}
+
+
+def test_every_module_the_code_imports_imports_from_the_package(functions):
+    """Any third-party import in the code — at the top or inside a function, a payment SDK as it lands —
+    imports in the deployed environment."""
+    wanted = third_party_imports()
+    assert set(LAZY) - {"numpy"} <= wanted and "chalice" in wanted
+    failed = functions["SweepHolds"].imports(sorted(wanted))
+    assert not failed, failed
+
+
+def test_a_day_through_the_deployed_handlers(template, package, aws, functions, gateway, operator_repos):
+    from chalicelib.engine.formats.common import Contestant
+    from chalicelib.payments.stripe_gateway import sign_payload
+    from chalicelib.services.organisers import create_account
+    from tests.engine.exact_reference import min_three_seat_violations
+    api_fn = functions["APIHandler"]
+    assert api_fn.python[:2] == artifact.LAMBDA_RUNTIMES[_runtime(template)]
+    assert api_fn.sys_path[:2] == [str(package.dir), str(package.runtime)]
+
+    # The operator creates the organiser with the source tree's tools; the organiser signs in on the phone.
+    create_account(operator_repos, "部署测试商会", "13800002121", "deploy day password")
+    signed = Api(gateway).post("/auth/sign-in", {"login": "13800002121", "password": "deploy day password"})
+    assert signed.status_code == 200, signed.data
+    api = Api(gateway, signed.data["token"])
+    assert api.get("/health").status_code == 200
+
+    day = date.today() + timedelta(days=10)
+    tournament = tournament_body(starts_on=day.isoformat(), ends_on=day.isoformat())
+
+    # Dou Dizhu, nine players, five rounds: after four rounds everyone has met everyone, so the fifth
+    # (at the latest) is drawn by the exact integer programme (HiGHS) — the round the broken package lost.
+    ddz = {"name": "二打一积分赛", "game": "doudizhu", "entry": "individual", "capacity": 12, "fee": {"amount": 0},
+           "stages": [{"format": "swiss", "rounds": 5}]}
+    tid, eid, ids = setup_event(api, ddz, people(9))
+    rng = random.Random(21)
+    opponents: dict[str, set] = {e: set() for e in ids}
+    repeats_by_round = []
+    for n in range(1, 6):
+        field = [Contestant(id=e, number=k + 1, opponents=frozenset(opponents[e])) for k, e in enumerate(ids)]
+        minimum = min_three_seat_violations(field)
+        rnd = draw(api, eid, seed=n)
+        assert len(rnd["tables"]) == 3 and not rnd["byes"]
+        repeats = 0
+        for table in rnd["tables"]:
+            players = [s["entry_id"] for s in table["sides"]]
+            for a, b in combinations(players, 2):
+                repeats += b in opponents[a]
+                opponents[a].add(b)
+                opponents[b].add(a)
+            res = enter_and_confirm(api, eid, rnd, table, {"deals": [random_deal(rng) for _ in range(4)]})
+            assert res["status"] == "confirmed"
+        assert repeats == minimum, (n, repeats, minimum)
+        repeats_by_round.append(repeats)
+        close(api, eid, n)
+    assert repeats_by_round[-1] > 0   # a round no search could seat without repeats: the programme's
+    standings = api.get(f"/events/{eid}/standings").data
+    assert standings["final"] is True and len(standings["standings"]) == 9
+
+    # One draw of every game in every format it allows, in the same tournament.
+    kinds = {"guandan": ("pair", 2), "tractor": ("pair", 2), "gouji": ({"kind": "team", "size": 3}, 3)}
+    for game, (entry, size) in kinds.items():
+        for fmt in ("swiss", "special_swiss", "round_robin", "knockout"):
+            stage = {"format": fmt, **({"rounds": 3} if "swiss" in fmt else {})}
+            cfg = {"name": f"{game} {fmt}", "game": game, "entry": entry, "capacity": 8, "fee": {"amount": 0},
+                   "stages": [stage]}
+            r = api.post(f"/tournaments/{tid}/events", cfg)
+            assert r.status_code == 201, (game, fmt, r.data)
+            for body in people(4, size, f"{game}{fmt}"):
+                reg = api.post(f"/events/{r.data['id']}/entries", body, token=None)
+                assert reg.status_code == 201, reg.data
+                assert api.post(f"/events/{r.data['id']}/entries/{reg.data['entry']['id']}/check-in").status_code == 200
+            rnd = draw(api, r.data["id"])
+            assert len(rnd["tables"]) == 2 and all(len(t["sides"]) == 2 for t in rnd["tables"]), (game, fmt, rnd)
+
+    # Every confirmed result asked for a publish on the queue; the publisher takes them as Lambda's poller
+    # hands them over (batches of up to 5) and writes the pages to the bucket.
+    published, batches = 0, 0
+    while True:
+        got = aws.sqs.receive_message(QueueUrl=aws.queue_url, MaxNumberOfMessages=5).get("Messages", [])
+        if not got:
+            break
+        batches += 1
+        answer = functions["PublishFromQueue"].invoke(artifact.sqs_event(got, aws.queue_arn))
+        assert answer == {"published": 1}, answer
+        published += 1
+        aws.sqs.delete_message_batch(QueueUrl=aws.queue_url, Entries=[
+            {"Id": str(k), "ReceiptHandle": m["ReceiptHandle"]} for k, m in enumerate(got)])
+    assert batches >= 3   # 15 confirmations
+    keys = {o["Key"] for o in aws.s3.list_objects_v2(Bucket=aws.bucket).get("Contents", [])}
+    assert any(k.endswith("feed.json") for k in keys) and any(k.endswith("standings.html") for k in keys), sorted(keys)[:20]
+    obj = aws.s3.get_object(Bucket=aws.bucket, Key=f"t/{tid}/{eid}/standings.html")
+    assert obj["ContentType"].startswith("text/html") and "选手8" in obj["Body"].read().decode()
+    phones = [m["phone"] for p in people(9) for m in p["members"] if "phone" in m]
+    for k in keys:   # public pages carry no phone numbers
+        text = aws.s3.get_object(Bucket=aws.bucket, Key=k)["Body"].read().decode("utf-8", "replace")
+        assert not any(p in text for p in phones), k
+
+    # Publishing now from the API function itself.
+    r = api.post(f"/tournaments/{tid}/publish")
+    assert r.status_code == 200, r.data
+
+    # The desk's spreadsheet (openpyxl, a binary answer through API Gateway) and the table cards (segno's QR codes).
+    xlsx = api.get(f"/events/{eid}/entries/export?format=xlsx",
+                   headers={"Accept": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"})
+    assert xlsx.status_code == 200 and xlsx.body[:2] == b"PK", xlsx.body[:200]
+    from openpyxl import load_workbook
+    sheet = load_workbook(io.BytesIO(xlsx.body)).active
+    rows = list(sheet.iter_rows(values_only=True))
+    assert len(rows) == 11 and {r[1] for r in rows[2:]} == {f"选手{i}" for i in range(9)}   # title, headers, players
+    cards = api.get(f"/events/{eid}/rounds/1/cards")
+    assert cards.status_code == 200 and b"<svg" in cards.body
+
+    # A Stripe webhook: signature checked by the Stripe SDK in the package with the key from Secrets Manager.
+    payload = json.dumps({"id": "evt_deploy_1", "object": "event", "type": "customer.created",
+                          "data": {"object": {"id": "cus_1", "object": "customer"}}}).encode()
+    hook = Api(gateway).post("/webhooks/stripe", raw=payload, token=None,
+                             headers={"Stripe-Signature": sign_payload(payload, aws.stripe_keys["webhook_secret"])})
+    assert hook.status_code == 200 and hook.data["status"] == "ignored", hook.data
+    forged = Api(gateway).post("/webhooks/stripe", raw=payload, token=None,
+                               headers={"Stripe-Signature": sign_payload(payload, "whsec_someone_else")})
+    assert forged.status_code == 400 and forged.data["code"] == "invalid_signature", forged.data
+
+    # The sweeper, on its schedule's event.
+    rule = next(e["Properties"] for e in template["Resources"]["SweepHolds"]["Properties"]["Events"].values())
+    assert rule["Schedule"] == "rate(5 minutes)"
+    swept = functions["SweepHolds"].invoke(artifact.scheduled_event("arn:aws:events:ap-east-1:123456789012:rule/sweep"))
+    assert isinstance(swept, dict), swept
+
+    # Everything the day imported came from the package, the runtime's folder or the standard library.
+    modules = {}
+    for f in functions.values():
+        modules.update(f.modules())
+    assert set(LAZY) <= set(modules), sorted(set(LAZY) - set(modules))
+    stdlib = sysconfig.get_paths()["stdlib"]
+    for name, file in modules.items():
+        if file and file != str(artifact.WORKER):   # lambda_worker.py: the runtime's loop, not the package
+            assert file.startswith((str(package.dir), str(package.runtime), stdlib)), (name, file)
+            assert "site-packages" not in file, (name, file)
+    FIGURES["cold start (import of each handler from the package)"] = ", ".join(
+        f"{name} {f.init_ms:.0f} ms" for name, f in functions.items()) + " (bar: 300 ms; bench/package.py measures it repeatedly)"
