@@ -72,6 +72,7 @@ bench: deps site chromium
 	$(PY) bench/venue_load.py
 	$(PY) bench/draw_exactness.py
 	$(PY) bench/frontend.py
+	$(PY) bench/package.py
 
 clean:
 	rm -rf $(VENV) node_modules .data frontend/dist
