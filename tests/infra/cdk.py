@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from importlib import metadata
@@ -57,6 +58,9 @@ def synth(stage: str) -> dict:
     digest = inputs_digest(stage)
     if not (path.exists() and stamp.exists() and stamp.read_text() == digest):
         stamp.unlink(missing_ok=True)
+        # Each synth leaves Chalice's package (40 MB) in infra/chalice.out/<uuid>/; the cloud assembly keeps its
+        # own copy, so earlier ones are only disk.
+        shutil.rmtree(ROOT / "infra" / "chalice.out", ignore_errors=True)
         run = subprocess.run([str(CDK), "synth", "-c", f"stage={stage}", "-q", "-o", str(out)], cwd=ROOT / "infra",
                              env=env(), capture_output=True, text=True, timeout=900)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
