@@ -131,14 +131,22 @@ def gateway(template, functions):
 
 @pytest.fixture
 def operator_repos(aws, monkeypatch):
-    """The platform operator's own tools (scripts.dev) on the deployed table, from the source tree."""
+    """The platform operator's own tools on the deployed table, from the source tree, with the installation's
+    secret read from Secrets Manager as the functions read it (login names are keyed by it)."""
     from chalicelib import bootstrap
+    from chalicelib.config import get_settings, secret_string
     from chalicelib.store import dynamo
     from chalicelib.store.repositories import Repos
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", aws.ddb_url)
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", aws.moto_url)
+    monkeypatch.setenv("TABLE_CODE_SECRET_ARN", aws.code_arn)
+    monkeypatch.delenv("TABLE_CODE_SECRET", raising=False)
+    get_settings.cache_clear()
+    secret_string.cache_clear()
     dynamo.reset_client()
     bootstrap.override(bootstrap.Deps(repos=Repos(dynamo.Table(aws.table))))
     yield bootstrap.deps()
     bootstrap.override(None)
     dynamo.reset_client()
+    secret_string.cache_clear()
 
