@@ -4,8 +4,8 @@ from __future__ import annotations
 from tests.factories import tournament_body
 
 
-def setup_event(api, config: dict, entries: list[dict]) -> tuple[str, str, list[str]]:
-    tid = api.post("/tournaments", tournament_body()).data["id"]
+def setup_event(api, config: dict, entries: list[dict], tournament: dict | None = None) -> tuple[str, str, list[str]]:
+    tid = api.post("/tournaments", tournament or tournament_body()).data["id"]
     r = api.post(f"/tournaments/{tid}/events", config)
     assert r.status_code == 201, r.data
     eid = r.data["id"]
