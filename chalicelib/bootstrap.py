@@ -15,6 +15,7 @@ class Deps:
     repos: Any
     clock: Callable[[], datetime] = _now
     payments: Any = None      # payment provider (Stripe adapter or None when online payment is off)
+    providers: dict = field(default_factory=dict)   # v1.2: "wechat_pay" / "alipay" adapters that have keys
     publisher: Any = None     # publish sink + renderer
     extra: dict = field(default_factory=dict)
 
@@ -28,7 +29,8 @@ def deps() -> Deps:
         from .config import get_settings
         from .store.repositories import Repos
         settings = get_settings()
-        _deps = Deps(repos=Repos(), payments=_payment_gateway(settings),
+        from .payments.setup import china_providers
+        _deps = Deps(repos=Repos(), payments=_payment_gateway(settings), providers=china_providers(settings),
                      extra={"hold_minutes": settings.hold_minutes})
     return _deps
 

@@ -23,6 +23,12 @@ class Settings(BaseSettings):
     stripe_secret_key: str | None = None
     stripe_webhook_secret: str | None = None
     stripe_secret_arn: str | None = None
+    # v1.2 China's providers: a JSON object of the merchant's values (docs/payments.md), from the environment or
+    # Secrets Manager (…_secret_arn); locally also .data/wechat_pay.json and .data/alipay.json.
+    wechat_pay_config: str | None = None
+    wechat_pay_secret_arn: str | None = None
+    alipay_config: str | None = None
+    alipay_secret_arn: str | None = None
     table_code_secret: str | None = None  # derives printable table codes; set per deployment
     table_code_secret_arn: str | None = None  # AWS: the same, read from Secrets Manager once per cold start
     lookup_secret: str | None = None  # keys login names and rate keys; derived from the table-code secret when unset

@@ -197,3 +197,11 @@ class AmountMismatch(RuleViolation):
 
 class PaymentsOff(Conflict):
     code, default_message = "online_payment_off", "Online payment is off for this platform: pay at the desk."
+
+
+class ProviderNotOffered(Conflict):
+    code, default_message = "provider_not_offered", "This payment provider is not offered for this tournament."
+
+
+class CheckoutInProgress(Conflict):
+    code, default_message = "checkout_in_progress", "The previous checkout may still be paid; try again in a minute."

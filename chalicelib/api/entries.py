@@ -1,9 +1,12 @@
 """Public registration and the participant's manage link."""
 from __future__ import annotations
 
-from chalice import Blueprint
+from typing import Literal
 
-from ..models import EntryPatch, EntryView, Out, RegistrationAnswer, RegistrationIn
+from chalice import Blueprint
+from pydantic import Field
+
+from ..models import EntryPatch, EntryView, Out, RegistrationAnswer, RegistrationIn, Strict
 from ..services import registration as svc
 from .routing import route
 
@@ -11,8 +14,22 @@ bp = Blueprint(__name__)
 TAG = "registration"
 
 
+class CheckoutIn(Strict):
+    """Without a provider: Stripe's Checkout, as before v1.2."""
+    provider: Literal["stripe", "wechat_pay", "alipay"] | None = None
+    channel: Literal["native", "jsapi", "h5", "page", "wap"] | None = None
+    openid: str | None = Field(default=None, min_length=1, max_length=128, description="JSAPI: the payer's openid")
+
+
 class CheckoutAnswer(Out):
-    checkout_url: str
+    checkout_url: str | None = None                 # Stripe
+    provider: str = "stripe"
+    channel: str | None = None
+    code_url: str | None = None                     # WeChat Pay Native: the QR code's content
+    jsapi: dict | None = None                       # WeChat Pay JSAPI: WeixinJSBridge's chooseWXPay parameters
+    h5_url: str | None = None                       # WeChat Pay H5: send the phone there
+    pay_url: str | None = None                      # Alipay page / wap
+    expires_at: str | None = None
 
 
 @route(bp, "/events/{eid}/entries", "POST", summary="Register an entry", body=RegistrationIn,
@@ -44,7 +61,14 @@ def cancel_entry(ctx, id):
 
 
 @route(bp, "/entries/{id}/checkout", "POST", summary="Pay online for an entry holding a place", auth="manage",
-       response=CheckoutAnswer, tag=TAG, errors_=("online_payment_off", "not_holding_place"))
+       body=CheckoutIn, response=CheckoutAnswer, tag=TAG,
+       errors_=("online_payment_off", "not_holding_place", "provider_not_offered", "checkout_in_progress",
+                "payment_unavailable"))
 def checkout(ctx, id):
     entry = svc.entry_for_token(ctx.deps, id, ctx.header("x-manage-token"))
-    return CheckoutAnswer(checkout_url=svc.open_checkout(ctx.deps, entry))
+    body = ctx.body
+    if body.provider in (None, "stripe"):
+        return CheckoutAnswer(checkout_url=svc.open_checkout(ctx.deps, entry))
+    from ..services.payments import open_provider_checkout
+    return CheckoutAnswer(**open_provider_checkout(ctx.deps, entry, body.provider, body.channel, body.openid,
+                                                   client_ip=ctx.client))

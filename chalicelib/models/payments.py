@@ -16,12 +16,14 @@ class Payment(Loose):
     id: str
     entry_id: str
     event_id: str
-    provider: Literal["stripe", "cash", "transfer"]
+    provider: Literal["stripe", "wechat_pay", "alipay", "cash", "transfer"]
+    channel: str | None = None       # wechat_pay: native | jsapi | h5; alipay: page | wap
     state: PaymentState
     amount: int
     currency: str
     session_id: str | None = None
     checkout_url: str | None = None
+    checkout_answer: dict | None = None   # v1.2 providers: what the payer's page was given (asked again: the same)
     payment_intent: str | None = None
     failure: str | None = None
     reference: str = ""

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -24,6 +25,22 @@ def _check_currency(value: str) -> str:
     return value
 
 
+ProviderName = Literal["wechat_pay", "alipay", "stripe", "offline"]
+
+
+class PaymentSettings(Strict):
+    """How participants may pay for this tournament (api.md v1.2): online providers the platform has keys for,
+    and "offline" (cash or transfer at the desk). The default keeps what tournaments had before v1.2."""
+    providers: list[ProviderName] = Field(default_factory=lambda: ["stripe", "offline"], min_length=1, max_length=4)
+
+    @field_validator("providers")
+    @classmethod
+    def _once(cls, v):
+        if len(set(v)) != len(v):
+            raise ValueError("a provider is named twice")
+        return v
+
+
 class TournamentIn(Strict):
     name: str = Field(min_length=1, max_length=200)
     venue: str = Field(default="", max_length=300)
@@ -31,6 +48,7 @@ class TournamentIn(Strict):
     currency: str = Field(default="CNY", pattern=r"^[A-Za-z]{3}$", description="ISO 4217")
     starts_on: date
     ends_on: date | None = None
+    payments: PaymentSettings = Field(default_factory=PaymentSettings)
 
     _tz = field_validator("timezone")(_check_timezone)
     _cur = field_validator("currency")(_check_currency)
@@ -51,6 +69,7 @@ class TournamentPatch(Strict):
     currency: str | None = Field(default=None, pattern=r"^[A-Za-z]{3}$")
     starts_on: date | None = None
     ends_on: date | None = None
+    payments: PaymentSettings | None = None
 
     @field_validator("timezone")
     @classmethod
@@ -72,5 +91,6 @@ class Tournament(Loose):
     currency: str
     starts_on: date
     ends_on: date
+    payments: PaymentSettings = Field(default_factory=PaymentSettings)
     created_at: datetime
     version: int = 1

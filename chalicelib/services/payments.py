@@ -14,7 +14,7 @@ from .. import errors
 from ..bootstrap import Deps
 from ..models import Entry, Payment
 from ..models.entries import refunded
-from . import registration
+from . import gateways, registration
 
 log = logging.getLogger("cardgames.payments")
 SEEN_TTL = timedelta(days=30)
@@ -128,10 +128,10 @@ def _confirm_part(deps: Deps, payment: Payment, paid: Payment, part: dict, payme
         "updated_at": now, "notices": [*entry.notices, "付款晚于名额释放，将全额退款 · Paid after the hold ended: refunded"]}),
         extra=extra, take_place=False)
     if payment.items:
-        deps.payments.refund(payment_intent, amount, payment.id, part=entry.id)
+        gateways.refund(deps, paid, amount, part=entry.id)
     else:
         sent_back = paid.model_copy(update={"state": "refunded", "version": paid.version + 1})
-        deps.payments.refund(payment_intent, payment.amount, payment.id)
+        gateways.refund(deps, paid, payment.amount)
         deps.repos.payments.save(paid, sent_back)
     fresh = deps.repos.entries.get(entry.event_id, entry.id)
     deps.repos.entries.transition(fresh, fresh.model_copy(update={"payment_state": "refunded", **refunded(fresh, amount),
@@ -190,14 +190,19 @@ def _charge_refunded(deps: Deps, event) -> dict:
         return {"status": "ignored"}
     refunded_amount = event.obj.get("amount_refunded")
     full = bool(event.obj.get("refunded")) or (isinstance(refunded_amount, int) and refunded_amount >= payment.amount)
+    return _apply_refund(deps, payment, refunded_amount if isinstance(refunded_amount, int) else 0, full, event.id)
+
+
+def _apply_refund(deps: Deps, payment: Payment, total_refunded: int, full: bool, seen: str) -> dict:
+    """The provider reports money sent back (`total_refunded` so far): recorded once, whoever asked for it."""
     if not full:
-        return _partial_refund(deps, payment, refunded_amount if isinstance(refunded_amount, int) else 0, event.id)
+        return _partial_refund(deps, payment, total_refunded, seen)
     if payment.state != "refunded":
         sent_back = payment.model_copy(update={"state": "refunded", "updated_at": deps.clock(),
                                                "version": payment.version + 1})
-        deps.repos.payments.save(payment, sent_back, stripe_event=_seen(deps, event.id))
+        deps.repos.payments.save(payment, sent_back, stripe_event=_seen(deps, seen))
     else:
-        deps.repos.payments.mark_stripe_event(*_seen(deps, event.id))
+        deps.repos.payments.mark_stripe_event(*_seen(deps, seen))
     entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
     if entry and entry.payment_state != "refunded" and entry.payment_id == payment.id:
         if entry.holds_place:  # refunded from the Stripe dashboard: the entry no longer holds a paid place
@@ -245,9 +250,10 @@ def sweep_expired_holds(deps: Deps, limit: int = 200) -> dict:
         if payment is None:
             released += _release_without_payment(deps, entry)
             continue
-        if payment.session_id and deps.payments:
+        gw = gateways.gateway(deps, payment.provider)   # the provider the payer was sent to
+        if payment.session_id and gw:
             try:
-                status, intent, amount, currency = deps.payments.session_status(payment.session_id)
+                status, intent, amount, currency = gw.session_status(payment.session_id)
             except errors.PaymentError:
                 failed += 1  # Stripe unreachable: keep the hold, try again next sweep
                 continue
@@ -257,7 +263,7 @@ def sweep_expired_holds(deps: Deps, limit: int = 200) -> dict:
                 continue
             if status == "open":
                 try:
-                    deps.payments.expire(payment.session_id)
+                    gw.expire(payment.session_id)
                 except errors.PaymentError:
                     continue  # try again next sweep rather than release a possibly-paid hold
         if payment.state in ("created", "pending"):
@@ -275,3 +281,167 @@ def _release_without_payment(deps: Deps, entry: Entry) -> int:
         return 0
     registration.promote_waitlist(deps, entry.event_id)
     return 1
+
+
+# --------------------------------------------------------------------------- China's providers (v1.2)
+# Notifications are deduplicated like Stripe's events (the provider's notification id, prefixed, recorded in
+# the transaction of the change) and go through the same confirm(), holds, waitlist and refunds.
+
+def handle_provider_notification(deps: Deps, provider: str, headers: dict, body: bytes) -> dict:
+    gw = gateways.gateway(deps, provider)
+    if gw is None:
+        raise errors.PaymentsOff(f"{provider} is not configured: no notification is expected.")
+    note = gw.verify_notification(headers, body, deps.clock())
+    if deps.repos.payments.stripe_event_seen(note.id):
+        return {"status": "duplicate"}
+    try:
+        if note.kind == "paid":
+            return _provider_paid(deps, provider, note)
+        if note.kind == "refund":
+            return _provider_refund(deps, provider, note)
+        if note.kind == "closed":
+            return _provider_closed(deps, provider, note)
+        return {"status": "ignored", "type": note.raw_type}
+    except (errors.RuleViolation, errors.SessionMismatch, errors.NotFound, errors.EntryClosed,
+            errors.NotHoldingPlace) as exc:
+        # Will never change however often it is resent: acknowledged (the provider stops) and logged.
+        log.error("%s notification %s not processed: %s", provider, note.id, exc.code)
+        return {"status": "not_processed", "code": exc.code}
+    except errors.Conflict:
+        if deps.repos.payments.stripe_event_seen(note.id):   # a concurrent delivery of the same notification won
+            return {"status": "duplicate"}
+        raise
+
+
+def _provider_payment(deps: Deps, provider: str, note) -> Payment | None:
+    payment = deps.repos.payments.get(note.payment_id) if note.payment_id else None
+    if payment is None:
+        deps.repos.payments.mark_stripe_event(*_seen(deps, note.id))
+        return None
+    if payment.provider != provider:
+        raise errors.SessionMismatch("The notification's order is not this provider's payment.")
+    return payment
+
+
+def _provider_paid(deps: Deps, provider: str, note) -> dict:
+    payment = _provider_payment(deps, provider, note)
+    if payment is None:
+        return {"status": "ignored", "reason": "unknown payment"}
+    if note.amount != payment.amount or (note.currency or "").upper() != payment.currency:
+        log.error("amount mismatch on payment %s", payment.id)
+        raise errors.AmountMismatch(f"Paid {note.amount} {note.currency}; the entry owes {payment.amount} {payment.currency}.")
+    entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
+    if (payment.state not in ("confirmed", "refunded") and entry is not None and entry.payment_id != payment.id
+            and entry.payment_state == "paid"):
+        # Paid through a checkout the payer had left for another one that was paid too: sent back whole.
+        paid = payment.model_copy(update={"state": "confirmed", "payment_intent": note.transaction_id,
+                                          "updated_at": deps.clock(), "version": payment.version + 1})
+        deps.repos.payments.save(payment, paid)
+        gateways.refund(deps, paid, paid.amount)
+        deps.repos.payments.save(paid, paid.model_copy(update={"state": "refunded", "amount_refunded": paid.amount,
+                                                                "version": paid.version + 1}),
+                                 stripe_event=_seen(deps, note.id))
+        return {"status": "refunded", "reason": "entry already paid"}
+    return {"status": confirm(deps, payment, note.transaction_id, seen=note.id)}
+
+
+def _provider_refund(deps: Deps, provider: str, note) -> dict:
+    payment = _provider_payment(deps, provider, note)
+    if payment is None:
+        return {"status": "ignored"}
+    total = note.refunded or 0
+    if provider == "wechat_pay" and total < payment.amount:
+        # WeChat reports each refund's own amount, not the running total: a part refund we asked for is recorded
+        # when asked; one made in the merchant platform is only logged (docs/payments.md).
+        deps.repos.payments.mark_stripe_event(*_seen(deps, note.id))
+        log.info("wechat pay partial refund noted on payment %s", payment.id)
+        return {"status": "refund_noted"}
+    return _apply_refund(deps, payment, total, total >= payment.amount, note.id)
+
+
+def _provider_closed(deps: Deps, provider: str, note) -> dict:
+    """The trade timed out or was closed unpaid: like an expired Stripe session."""
+    payment = _provider_payment(deps, provider, note)
+    if payment is None or payment.state not in ("created", "pending"):
+        deps.repos.payments.mark_stripe_event(*_seen(deps, note.id))
+        return {"status": "ignored"}
+    released = release_hold(deps, payment, reason="checkout closed", seen=note.id)
+    return {"status": "released" if released else "cancelled"}
+
+
+def open_provider_checkout(deps: Deps, entry: Entry, provider: str, channel: str | None, openid: str | None = None,
+                           client_ip: str | None = None) -> dict:
+    """POST /entries/{id}/checkout with a China provider: a payment record of its own (created → pending), the
+    entry's hold as with Stripe, and what the payer's page needs (QR payload, JSAPI parameters or a URL).
+    Asking again for the same provider and channel answers the same order; another one closes the old order
+    at its provider first, so that only one can take money."""
+    from datetime import timedelta as _td
+
+    from ..ids import new_id
+    from .links import site_url
+    gw = gateways.gateway(deps, provider)
+    _, tournament = registration._event_and_tournament(deps, entry.event_id)
+    if gw is None or provider not in tournament.payments.providers:
+        raise errors.ProviderNotOffered(f"{provider} is not offered for this tournament.",
+                                        {"providers": [p for p in tournament.payments.providers
+                                                       if p == "offline" or gateways.gateway(deps, p)]})
+    if channel not in gw.channels:
+        raise errors.InvalidRequest(f"channel must be one of {', '.join(gw.channels)}.", {"field": "channel"})
+    if channel == "jsapi" and not openid:
+        raise errors.InvalidRequest("JSAPI needs the payer's openid.", {"field": "openid"})
+    if entry.status != "pending_payment":
+        raise errors.NotHoldingPlace("Only an entry holding a place and waiting for payment can pay.")
+    now = deps.clock()
+    current = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
+    if current and current.state in ("created", "pending") and (current.provider, current.channel) == (provider, channel):
+        if current.state == "pending" and current.checkout_answer:
+            return current.checkout_answer
+        payment = current   # created but the provider was not reached: the same order again
+    else:
+        if current and current.state in ("created", "pending"):
+            _close_at_provider(deps, current)
+        payment = Payment(id=new_id(), entry_id=entry.id, event_id=entry.event_id, provider=provider, channel=channel,
+                          state="created", amount=entry.amount_due, currency=entry.currency, created_at=now, updated_at=now)
+        deps.repos.payments.put_new(payment)
+        after = entry.model_copy(update={"payment_id": payment.id, "payment_state": "pending", "version": entry.version + 1,
+                                         "hold_expires_at": entry.hold_expires_at or now + _td(minutes=registration.deps_hold_minutes(deps)),
+                                         "updated_at": now})
+        deps.repos.entries.transition(entry, after)   # version-checked: a concurrent checkout loses here
+        if current and current.state in ("created", "pending"):
+            deps.repos.payments.save(current, current.model_copy(update={
+                "state": "cancelled", "failure": "another checkout", "updated_at": now, "version": current.version + 1}))
+        entry = after
+    hold = entry.hold_expires_at or now + _td(minutes=registration.deps_hold_minutes(deps))
+    expires = max(min(hold, now + _td(hours=23)) - _td(minutes=2), now + _td(minutes=5))
+    site = site_url()
+    started = gw.start(payment_id=payment.id, amount=payment.amount, currency=payment.currency,
+                       description=f"{tournament.name} · {entry.name}", channel=channel, expires_at=expires,
+                       return_url=f"{site}/entry.html?id={entry.id}&paid=1", openid=openid, client_ip=client_ip)
+    answer = {"provider": provider, "channel": channel, "expires_at": expires.isoformat(), **started.answer}
+    try:
+        deps.repos.payments.save(payment, payment.model_copy(update={
+            "state": "pending", "session_id": started.reference, "checkout_answer": answer,
+            "checkout_url": started.answer.get("pay_url") or started.answer.get("h5_url") or started.answer.get("code_url"),
+            "updated_at": deps.clock(), "version": payment.version + 1}))
+    except errors.VersionConflict:   # a retry saved the same order first
+        pass
+    return answer
+
+
+def _close_at_provider(deps: Deps, payment: Payment) -> None:
+    """Before another checkout: the old order must be unable to take money. A provider that cannot say so
+    (unreachable, or the order was just paid) keeps the old one: the payer is told to wait for it."""
+    gw = gateways.gateway(deps, payment.provider)
+    if gw is None or not payment.session_id:
+        return
+    try:
+        gw.expire(payment.session_id)
+        return
+    except errors.PaymentError:
+        pass
+    try:
+        status = gw.session_status(payment.session_id)[0]
+    except errors.PaymentError:
+        status = "unknown"
+    if status != "expired":
+        raise errors.CheckoutInProgress("上一次付款尚未结束 · The previous checkout may still be paid; try again in a minute.")

@@ -402,18 +402,20 @@ def cancel_entry(deps: Deps, entry: Entry, *, status: str = "cancelled", reason:
 
 def _refund(deps: Deps, entry: Entry) -> Entry:
     payment = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
-    if payment and payment.provider == "stripe" and payment.state == "confirmed" and deps.payments:
+    from . import gateways
+    if payment and payment.provider in gateways.ONLINE and payment.state == "confirmed" \
+            and gateways.gateway(deps, payment.provider):   # back through the provider that took the money
         if payment.items:   # one payment for several events: refund this entry's part only
             part = next((i["amount"] for i in payment.items if i["entry_id"] == entry.id), entry.amount_paid)
             back = part
-            deps.payments.refund(payment.payment_intent, part, payment.id, part=entry.id)
+            gateways.refund(deps, payment, part, part=entry.id)
             total_back = payment.amount_refunded + part
             deps.repos.payments.save(payment, payment.model_copy(update={
                 "amount_refunded": total_back, "state": "refunded" if total_back >= payment.amount else payment.state,
                 "updated_at": deps.clock(), "version": payment.version + 1}))
         else:
             back = payment.amount
-            deps.payments.refund(payment.payment_intent, payment.amount, payment.id)
+            gateways.refund(deps, payment, payment.amount)
             deps.repos.payments.save(payment, payment.model_copy(update={
                 "state": "refunded", "updated_at": deps.clock(), "version": payment.version + 1}))
         after = entry.model_copy(update={"payment_state": "refunded", "version": entry.version + 1,
@@ -427,9 +429,11 @@ def _cancel_open_checkout(deps: Deps, payment_id: str) -> None:
     payment = deps.repos.payments.get(payment_id)
     if not payment or payment.state not in ("created", "pending"):
         return
-    if payment.session_id and deps.payments:
+    from .gateways import gateway
+    gw = gateway(deps, payment.provider)
+    if payment.session_id and gw:
         try:
-            deps.payments.expire(payment.session_id)
+            gw.expire(payment.session_id)
         except errors.PaymentError:
             pass  # already expired or completed: the webhook or the sweeper settles it
     deps.repos.payments.save(payment, payment.model_copy(update={

@@ -1,0 +1,46 @@
+"""Builds the China providers' adapters from the merchant's values: an environment variable holding JSON,
+a Secrets Manager secret (AWS), or locally `.data/<provider>.json`. A provider without values is absent:
+tournaments that list it cannot take its payments (checkout answers provider_not_offered)."""
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+log = logging.getLogger("cardgames.payments")
+DATA = Path(__file__).resolve().parents[2] / ".data"
+
+
+def _values(inline: str | None, arn: str | None, name: str) -> dict | None:
+    text = inline
+    if not text and arn:
+        from ..config import secret_string
+        text = secret_string(arn)
+    if not text and (DATA / f"{name}.json").is_file():
+        text = (DATA / f"{name}.json").read_text(encoding="utf-8")
+    if not text:
+        return None
+    try:
+        values = json.loads(text)
+    except ValueError:
+        log.error("%s values are not JSON: the provider is off", name)
+        return None
+    return values if isinstance(values, dict) else None
+
+
+def china_providers(settings) -> dict:
+    providers: dict = {}
+    wx = _values(settings.wechat_pay_config, settings.wechat_pay_secret_arn, "wechat_pay")
+    if wx:
+        from .wechat_pay import WeChatPayGateway
+        providers["wechat_pay"] = WeChatPayGateway(
+            mchid=wx["mchid"], appid=wx["appid"], private_key=wx["private_key"], cert_serial_no=wx["cert_serial_no"],
+            apiv3_key=wx["apiv3_key"], notify_url=wx.get("notify_url") or f"{settings.api_url}/webhooks/wechat-pay",
+            cert_dir=wx.get("cert_dir"), public_key=wx.get("public_key"), public_key_id=wx.get("public_key_id"))
+    ali = _values(settings.alipay_config, settings.alipay_secret_arn, "alipay")
+    if ali:
+        from .alipay import AlipayGateway
+        providers["alipay"] = AlipayGateway(
+            appid=ali["appid"], app_private_key=ali["app_private_key"], alipay_public_key=ali["alipay_public_key"],
+            notify_url=ali.get("notify_url") or f"{settings.api_url}/webhooks/alipay", sandbox=bool(ali.get("sandbox")))
+    return providers
