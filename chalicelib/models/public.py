@@ -41,6 +41,8 @@ class PublicTournament(Out):
     ends_on: date
     events: list[PublicEvent]
     online_payment: bool = Field(default=False, description="pages offer online payment only when it is on")
+    payment_providers: list[str] = Field(default_factory=list, description="v1.2: what the registration page "
+                                         "offers (wechat_pay, alipay, stripe, offline), configured and chosen")
 
 
 class ErrorBody(Out):

@@ -334,13 +334,13 @@ def _provider_paid(deps: Deps, provider: str, note) -> dict:
     if (payment.state not in ("confirmed", "refunded") and entry is not None and entry.payment_id != payment.id
             and entry.payment_state == "paid"):
         # Paid through a checkout the payer had left for another one that was paid too: sent back whole.
-        paid = payment.model_copy(update={"state": "confirmed", "payment_intent": note.transaction_id,
-                                          "updated_at": deps.clock(), "version": payment.version + 1})
-        deps.repos.payments.save(payment, paid)
+        # Nothing is saved before the refund is accepted: a failed refund leaves the notification to be resent
+        # and the refund asked again (the same out_refund_no, so never twice).
+        paid = payment.model_copy(update={"payment_intent": note.transaction_id})
         gateways.refund(deps, paid, paid.amount)
-        deps.repos.payments.save(paid, paid.model_copy(update={"state": "refunded", "amount_refunded": paid.amount,
-                                                                "version": paid.version + 1}),
-                                 stripe_event=_seen(deps, note.id))
+        deps.repos.payments.save(payment, paid.model_copy(update={
+            "state": "refunded", "amount_refunded": paid.amount, "failure": "paid twice", "updated_at": deps.clock(),
+            "version": payment.version + 1}), stripe_event=_seen(deps, note.id))
         return {"status": "refunded", "reason": "entry already paid"}
     return {"status": confirm(deps, payment, note.transaction_id, seen=note.id)}
 
@@ -382,9 +382,9 @@ def open_provider_checkout(deps: Deps, entry: Entry, provider: str, channel: str
     gw = gateways.gateway(deps, provider)
     _, tournament = registration._event_and_tournament(deps, entry.event_id)
     if gw is None or provider not in tournament.payments.providers:
+        from .tournaments import offered_providers
         raise errors.ProviderNotOffered(f"{provider} is not offered for this tournament.",
-                                        {"providers": [p for p in tournament.payments.providers
-                                                       if p == "offline" or gateways.gateway(deps, p)]})
+                                        {"providers": offered_providers(deps, tournament)})
     if channel not in gw.channels:
         raise errors.InvalidRequest(f"channel must be one of {', '.join(gw.channels)}.", {"field": "channel"})
     if channel == "jsapi" and not openid:

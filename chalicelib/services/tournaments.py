@@ -145,4 +145,11 @@ def public_tournament(deps: Deps, tid: str) -> PublicTournament:
         currency=tournament.currency, starts_on=tournament.starts_on, ends_on=tournament.ends_on,
         events=[public_event(e, tournament, now) for e in sorted(events, key=lambda e: e.id)],
         online_payment=deps.payments is not None,
+        payment_providers=offered_providers(deps, tournament),
     )
+
+
+def offered_providers(deps: Deps, tournament) -> list[str]:
+    """The tournament's providers that can take money here (configured), in the organiser's order."""
+    from .gateways import gateway
+    return [p for p in tournament.payments.providers if p == "offline" or gateway(deps, p) is not None]

@@ -337,3 +337,29 @@ def test_webhooks_without_configured_provider_say_so(api, moto_repos):
     assert (r.status_code, r.data["code"]) == (409, "online_payment_off")
     r = api.post("/webhooks/alipay", raw=b"a=b", token=None, headers={"Content-Type": "application/x-www-form-urlencoded"})
     assert (r.status_code, r.data["code"]) == (409, "online_payment_off")
+
+
+def test_a_payment_made_after_switching_is_sent_back_not_counted_twice(api, eid, wechat, alipay, clock):
+    entry_id, manage = registered(api, eid)
+    checkout(api, entry_id, manage, provider="wechat_pay", channel="native")
+    first = payment_of(entry_id, eid)
+    alipay.open_trade(checkout(api, entry_id, manage, provider="alipay", channel="page").data["pay_url"])
+    second = payment_of(entry_id, eid)
+    alipay.pay(second.id)
+    assert ali_notify(api, alipay.notification(second.id, clock())).body == b"success"
+    # WeChat reports that the first, closed order had been paid in the same second after all
+    wechat.orders[first.id].update(trade_state="SUCCESS", transaction_id="4200race")
+    r = wx_notify(api, *wechat.notification(first.id, clock(), event_id="EV-RACE"))
+    assert (r.status_code, r.data["message"]) == (200, "refunded")
+    assert [(x["transaction_id"], x["amount"]["refund"]) for x in wechat.refunds] == [("4200race", 4000)]
+    e = entry(api, entry_id, manage)
+    assert (e["status"], e["amount_paid"]) == ("confirmed", 4000) and not alipay.refunds
+    assert bootstrap.deps().repos.payments.get(first.id).state == "refunded"
+    again = wx_notify(api, *wechat.notification(first.id, clock(), event_id="EV-RACE"))
+    assert again.data["message"] == "duplicate" and len(wechat.refunds) == 1
+
+
+def test_public_tournament_names_the_providers_that_can_take_money(api, wechat, moto_repos):
+    tid = api.post("/tournaments", tournament_body(payments=CHINA)).data["id"]
+    got = api.get(f"/public/tournaments/{tid}", token=None).data
+    assert got["payment_providers"] == ["wechat_pay", "offline"]   # Alipay has no keys on this platform
