@@ -183,7 +183,7 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     token = _derive_manage_token(idem_key, entry_id) if idem_key else new_token("mt")
     members = [Member(**m.model_dump()) for m in body.members]
     due = 0 if body.partner_wanted else amount_due(event, len(members))
-    online = deps.payments is not None
+    online = deps.payments is not None and "stripe" in tournament.payments.providers   # chosen per tournament (v1.2)
     if body.partner_wanted:
         status = "partner_wanted"
     else:
@@ -447,6 +447,10 @@ def open_checkout(deps: Deps, entry: Entry) -> str:
     if entry.status != "pending_payment":
         raise errors.NotHoldingPlace("Only an entry holding a place and waiting for payment can pay.")
     _, tournament = _event_and_tournament(deps, entry.event_id)
+    if "stripe" not in tournament.payments.providers:
+        from .tournaments import offered_providers
+        raise errors.ProviderNotOffered("Stripe is not offered for this tournament.",
+                                        {"providers": offered_providers(deps, tournament)})
     if entry.payment_id:
         payment = deps.repos.payments.get(entry.payment_id)
         if payment and payment.state in ("created", "pending"):

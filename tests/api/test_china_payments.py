@@ -363,3 +363,13 @@ def test_public_tournament_names_the_providers_that_can_take_money(api, wechat, 
     tid = api.post("/tournaments", tournament_body(payments=CHINA)).data["id"]
     got = api.get(f"/public/tournaments/{tid}", token=None).data
     assert got["payment_providers"] == ["wechat_pay", "offline"]   # Alipay has no keys on this platform
+
+
+def test_stripe_only_where_the_tournament_chose_it(api, eid, fake_stripe, wechat):
+    # a platform with Stripe keys: this tournament chose WeChat Pay, Alipay and the desk, so no Stripe session
+    entry_id, manage = registered(api, eid)
+    assert not fake_stripe.sessions
+    assert entry(api, entry_id, manage)["hold_expires_at"] is None
+    r = checkout(api, entry_id, manage)   # no body: Stripe, as before v1.2
+    assert (r.status_code, r.data["code"]) == (409, "provider_not_offered")
+    assert checkout(api, entry_id, manage, provider="wechat_pay", channel="native").status_code == 200
