@@ -373,3 +373,27 @@ def test_stripe_only_where_the_tournament_chose_it(api, eid, fake_stripe, wechat
     r = checkout(api, entry_id, manage)   # no body: Stripe, as before v1.2
     assert (r.status_code, r.data["code"]) == (409, "provider_not_offered")
     assert checkout(api, entry_id, manage, provider="wechat_pay", channel="native").status_code == 200
+
+
+@pytest.fixture
+def wechat_local(local_repos):
+    fake = FakeWeChatPay()
+    bootstrap.deps().providers["wechat_pay"] = fake.gateway()
+    with fake.mock():
+        yield fake
+
+
+def test_wechat_pay_once_on_dynamodb_local(local_api, wechat_local, clock):
+    """The same flow on the real store: conditional writes and the seen-notification item in one transaction."""
+    tid = local_api.post("/tournaments", tournament_body(payments=CHINA)).data["id"]
+    eid = make_event(local_api, tid)
+    entry_id, manage = registered(local_api, eid)
+    assert checkout(local_api, entry_id, manage, provider="wechat_pay", channel="native").status_code == 200
+    payment = payment_of(entry_id, eid)
+    wechat_local.pay(payment.id)
+    for _ in range(2):
+        r = wx_notify(local_api, *wechat_local.notification(payment.id, clock(), event_id="EV-LOCAL"))
+        assert (r.status_code, r.data["code"]) == (200, "SUCCESS")
+    assert r.data["message"] == "duplicate"
+    e = entry(local_api, entry_id, manage)
+    assert (e["status"], e["amount_paid"]) == ("confirmed", 4000)
