@@ -199,9 +199,11 @@ class PaymentsOff(Conflict):
     code, default_message = "online_payment_off", "Online payment is off for this platform: pay at the desk."
 
 
-class ProviderNotOffered(Conflict):
-    code, default_message = "provider_not_offered", "This payment provider is not offered for this tournament."
+class ProviderNotOffered(PaymentsOff):
+    # The catalogs' "online_payment_off" wording (pay another way / at the desk); details name what is offered.
+    default_message = "This payment provider is not offered for this tournament."
 
 
 class CheckoutInProgress(Conflict):
-    code, default_message = "checkout_in_progress", "The previous checkout may still be paid; try again in a minute."
+    # The catalogs' generic "conflict" wording, until the front end words a code of its own.
+    default_message = "The previous checkout may still be paid; try again in a minute."

@@ -62,8 +62,7 @@ def cancel_entry(ctx, id):
 
 @route(bp, "/entries/{id}/checkout", "POST", summary="Pay online for an entry holding a place", auth="manage",
        body=CheckoutIn, response=CheckoutAnswer, tag=TAG,
-       errors_=("online_payment_off", "not_holding_place", "provider_not_offered", "checkout_in_progress",
-                "payment_unavailable"))
+       errors_=("online_payment_off", "not_holding_place", "conflict", "payment_unavailable"))
 def checkout(ctx, id):
     entry = svc.entry_for_token(ctx.deps, id, ctx.header("x-manage-token"))
     body = ctx.body

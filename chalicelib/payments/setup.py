@@ -1,6 +1,6 @@
 """Builds the China providers' adapters from the merchant's values: an environment variable holding JSON,
 a Secrets Manager secret (AWS), or locally `.data/<provider>.json`. A provider without values is absent:
-tournaments that list it cannot take its payments (checkout answers provider_not_offered)."""
+tournaments that list it cannot take its payments (checkout answers 409 online_payment_off)."""
 from __future__ import annotations
 
 import json

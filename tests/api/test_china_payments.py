@@ -307,7 +307,7 @@ def test_switching_away_from_a_paid_order_is_refused(api, eid, wechat, alipay):
     checkout(api, entry_id, manage, provider="wechat_pay", channel="native")
     wechat.pay(payment_of(entry_id, eid).id)   # paid; the notification is on its way
     r = checkout(api, entry_id, manage, provider="alipay", channel="page")
-    assert (r.status_code, r.data["code"]) == (409, "checkout_in_progress")
+    assert (r.status_code, r.data["code"]) == (409, "conflict")
 
 
 def test_provider_not_offered_by_the_tournament(api, wechat, alipay):
@@ -315,7 +315,7 @@ def test_provider_not_offered_by_the_tournament(api, wechat, alipay):
     eid = make_event(api, tid)
     entry_id, manage = registered(api, eid)
     r = checkout(api, entry_id, manage, provider="wechat_pay", channel="native")
-    assert (r.status_code, r.data["code"]) == (409, "provider_not_offered")
+    assert (r.status_code, r.data["code"]) == (409, "online_payment_off")
     assert r.data["details"]["providers"] == ["alipay", "offline"]
     bad = checkout(api, entry_id, manage, provider="alipay", channel="native")
     assert (bad.status_code, bad.data["code"]) == (400, "invalid_request")
@@ -371,7 +371,7 @@ def test_stripe_only_where_the_tournament_chose_it(api, eid, fake_stripe, wechat
     assert not fake_stripe.sessions
     assert entry(api, entry_id, manage)["hold_expires_at"] is None
     r = checkout(api, entry_id, manage)   # no body: Stripe, as before v1.2
-    assert (r.status_code, r.data["code"]) == (409, "provider_not_offered")
+    assert (r.status_code, r.data["code"]) == (409, "online_payment_off")
     assert checkout(api, entry_id, manage, provider="wechat_pay", channel="native").status_code == 200
 
 
