@@ -29,7 +29,7 @@ java:
 
 deps: $(VENV)/.installed node_modules/.installed java
 
-# The front end: Vue pages built by Vite into frontend/dist/ (with the pages not yet ported); never committed.
+# The front end: Vue pages built by Vite into frontend/dist/; never committed.
 site: node_modules/.installed
 	npm run --silent build -- --logLevel warn
 
