@@ -147,12 +147,6 @@ class RateRepo:
         item = self.t.get(keys.rate_counter(scope, key, window), consistent=True)
         return int(item["hits"]) if item else 0
 
-    def hit(self, scope: str, key: str, window: int, expires_epoch: int) -> int:
-        """Counts one attempt; returns the window's count so far (atomic ADD)."""
-        out = self.t.update(keys.rate_counter(scope, key, window), "ADD hits :one SET expires_at = :exp",
-                            values={":one": 1, ":exp": expires_epoch})
-        return int(out["hits"])
-
     def take(self, scope: str, key: str, window: int, limit: int, expires_epoch: int) -> bool:
         """Counts one attempt if fewer than `limit` were counted in the window; False (nothing counted) if not."""
         try:

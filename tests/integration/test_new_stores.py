@@ -31,11 +31,20 @@ def test_staff_members_and_their_tokens(any_repos, clock):
     assert tournament.id == e.tournament_id and [x.id for x in events] == [e.id]
 
 
-def test_rate_counters_count_per_window(any_repos):
-    assert any_repos.rates.hits("signin-account", "13800000000", 100) == 0
-    assert [any_repos.rates.hit("signin-account", "13800000000", 100, 9_999_999_999) for _ in range(3)] == [1, 2, 3]
-    assert any_repos.rates.hits("signin-account", "13800000000", 100) == 3
-    assert any_repos.rates.hits("signin-account", "13800000000", 101) == 0   # the next window starts afresh
+def test_rate_limits_count_and_decide_in_one_write(any_repos):
+    rates = any_repos.rates
+    # take: counts while under the limit, then refuses without counting; the next window starts afresh
+    assert [rates.take("tablecode", "k", 100, 3, 9_999_999_999) for _ in range(5)] == [True, True, True, False, False]
+    assert rates.hits("tablecode", "k", 100) == 3 and rates.hits("tablecode", "k", 101) == 0
+    rates.give_back("tablecode", "k", 100)
+    assert rates.hits("tablecode", "k", 100) == 2
+    # pace: 2 free tries, then a wait that doubles (1 s, then 2 s); clear forgets it
+    now = 1_000_000
+    assert [rates.pace("signin-account", "a", 7, now, 2, 9_999_999_999) for _ in range(3)] == [0, 0, 1]
+    assert rates.pace("signin-account", "a", 7, now + 1, 2, 9_999_999_999) == 0
+    assert rates.pace("signin-account", "a", 7, now + 1, 2, 9_999_999_999) == 2
+    rates.clear("signin-account", "a", 7)
+    assert rates.pace("signin-account", "a", 7, now + 1, 2, 9_999_999_999) == 0
 
 
 def test_one_person_once_per_event_and_freed_on_cancel(any_repos, clock):
