@@ -62,7 +62,11 @@ def ensure_table(client, table_name: str) -> bool:
         return False
     except client.exceptions.ResourceNotFoundException:
         pass
-    client.create_table(**create_table_kwargs(table_name))
+    try:
+        client.create_table(**create_table_kwargs(table_name))
+    except client.exceptions.ResourceInUseException:
+        # our own first attempt, timed out under load (the store's client gives up after 1.5 s) and retried
+        pass
     client.get_waiter("table_exists").wait(TableName=table_name, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
     try:
         client.update_time_to_live(TableName=table_name,
