@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import ROOT, on_ddb_local  # noqa: E402
 
 FAST_3G = {"offline": False, "latency": 562.5, "downloadThroughput": 1.44e6 / 8, "uploadThroughput": 675e3 / 8}
-RUNS = 5
+RUNS = int(os.environ.get("BENCH_RUNS", "5"))
 BUDGET_KB, TARGET_S = 150, 2.0
 
 
@@ -127,6 +127,9 @@ def run_profile(pages, cpu: int) -> None:
                 page.locator(ready).first.wait_for(state="visible", timeout=60_000)
                 t = page.evaluate("""() => ({shown: performance.now(),
                     fcp: (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || 0})""")
+                if os.environ.get("BENCH_TRACE"):
+                    print(page.evaluate("""() => performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation')).map(e =>
+                        `${e.name.slice(-60).padEnd(60)} start ${e.startTime.toFixed(0).padStart(5)} resp ${e.responseStart.toFixed(0).padStart(5)} end ${e.responseEnd.toFixed(0).padStart(5)}`).join('\\n')"""))
                 fcp.append(t["fcp"] / 1000)
                 shown.append(t["shown"] / 1000)
                 ctx.close()

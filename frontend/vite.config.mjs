@@ -1,5 +1,5 @@
 // Builds the Vue pages (frontend/app/*.html, one per person) into frontend/dist/ for the site server and S3/CloudFront.
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,16 +9,17 @@ import { defineConfig } from "vite";
 const here = dirname(fileURLToPath(import.meta.url));
 const app = join(here, "app");
 const out = join(here, "dist");
-const pages = readdirSync(app).filter((f) => f.endsWith(".html"));
 
-// Two plain scripts beside the pages: config.js says where the API is (the site server answers it itself, a
-// deployment writes its own), early-score.js starts the table page's reads before its app has downloaded.
-function plainScripts() {
+// Scripts written into a page where it says <!-- inline: name.js -->: early-score.js starts the table page's reads
+// while its app is still downloading (a file of its own would cost one more round trip first). The site's CSP
+// allows each by its hash (chalicelib/security_headers.py hashes the built pages' inline scripts).
+function inlineScripts() {
   return {
-    name: "plain-scripts",
-    closeBundle() {
-      mkdirSync(out, { recursive: true });
-      for (const f of ["config.js", "early-score.js"]) copyFileSync(join(here, f), join(out, f));
+    name: "inline-scripts",
+    transformIndexHtml: {
+      order: "post",
+      handler: (html) => html.replace(/<!-- inline: ([\w-]+\.js) -->/g, (_, f) =>
+        `<script>${readFileSync(join(here, f), "utf8").replace(/^\/\/.*\n/gm, "")}</script>`),
     },
   };
 }
@@ -56,6 +57,24 @@ function routesForTheBrowser() {
   };
 }
 
+// Each page carries only the words it can show: the console's (a third of every catalog, and growing) only in the
+// console, and the console (zh-CN and en) no Vietnamese.
+function catalogsFor(page) {
+  const consolePage = page === "organiser.html";
+  return {
+    name: "catalogs-for-the-page",
+    enforce: "pre",
+    transform(code, id) {
+      const m = /[\\/]locales[\\/]([\w-]+)\.json$/.exec(id);
+      if (!m) return null;
+      const words = JSON.parse(code);
+      if (consolePage && m[1] === "vi") return { code: "{}", map: null };
+      if (!consolePage) delete words.console;
+      return { code: JSON.stringify(words), map: null };
+    },
+  };
+}
+
 // Files served gzipped as CloudFront does: the local site server sends page.js.gz for page.js when asked.
 function precompress() {
   return {
@@ -67,27 +86,40 @@ function precompress() {
   };
 }
 
-export default defineConfig({
-  root: app,
-  base: "./",
-  publicDir: false,
-  plugins: [vantIconFont(), routesForTheBrowser(), vue(), plainScripts(), precompress()],
-  define: {
-    __VUE_OPTIONS_API__: "false",
-    __VUE_PROD_DEVTOOLS__: "false",
-    __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: "false",
-    __INTLIFY_PROD_DEVTOOLS__: "false",
-    __INTLIFY_JIT_COMPILATION__: "true",   // messages interpreted, never eval'd: no 'unsafe-eval' under CSP
-  },
-  build: {
-    outDir: out,
-    emptyOutDir: true,
-    target: "es2017",      // WeChat's in-app browser (X5 / recent WebView) and older Android phones
-    rolldownOptions: {
-      input: Object.fromEntries(pages.map((f) => [f.replace(/\.html$/, ""), resolve(app, f)])),
-      // Few requests on a slow hall network: Vue, Vant, vue-i18n and the shared code in one cached chunk,
-      // then one chunk per page (each round trip costs ~0.5 s on "Fast 3G").
-      output: { codeSplitting: { groups: [{ name: "vendor", test: /[\\/](node_modules|shared)[\\/]/, minShareCount: 2 }] } },
+// One bundle per page: each page serves a different person (a player at a table, a participant registering, the
+// organiser), who opens it cold on a phone. A page's own JavaScript and CSS in one file each means the fewest round
+// trips (each ~0.56 s on "Fast 3G") and no bytes of other pages' components; nothing is lost in caching, since one
+// person rarely opens two of these pages. frontend/build.mjs builds them one after the other.
+export function pageConfig(page, { first, logLevel }) {
+  return defineConfig({
+    configFile: false,
+    root: app,
+    base: "./",
+    publicDir: false,
+    logLevel,
+    plugins: [vantIconFont(), routesForTheBrowser(), catalogsFor(page), vue(), inlineScripts()],
+    define: {
+      __VUE_OPTIONS_API__: "false",
+      __VUE_PROD_DEVTOOLS__: "false",
+      __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: "false",
+      __INTLIFY_PROD_DEVTOOLS__: "false",
+      __INTLIFY_JIT_COMPILATION__: "true",   // messages interpreted, never eval'd: no 'unsafe-eval' under CSP
     },
-  },
-});
+    build: {
+      outDir: out,
+      emptyOutDir: first,
+      target: "es2017",      // WeChat's in-app browser (X5 / recent WebView) and older Android phones
+      // every browser the pages support preloads modules itself: the polyfill would be one more request
+      modulePreload: { polyfill: false },
+      rolldownOptions: { input: { [page.replace(/\.html$/, "")]: resolve(app, page) } },
+    },
+  });
+}
+
+// After the last page: the gzipped copies.
+export function finish() {
+  precompress().closeBundle();
+}
+
+// The table page last: scripts/site_build.py takes its age as the build's.
+export const pages = readdirSync(app).filter((f) => f.endsWith(".html")).sort((a, b) => (a === "score.html") - (b === "score.html"));

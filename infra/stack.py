@@ -23,7 +23,7 @@ from chalice.cdk import Chalice
 from constructs import Construct
 
 import lambda_package
-from chalicelib.security_headers import site_csp
+from chalicelib.security_headers import API_META, built_pages, inline_script_hashes, site_csp
 from chalicelib.store import schema
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,10 +91,10 @@ class PlatformStack(cdk.Stack):
         # at its execute-api address, named by pattern (its URL depends on this distribution's: no cycle).
         api_pattern = f"https://*.execute-api.{cdk.Aws.REGION}.{cdk.Aws.URL_SUFFIX}"
         security = cloudfront.ResponseHeadersPolicy(
-            self, "SecurityHeaders", comment="CSP without inline script, no framing, nosniff, referrer policy",
+            self, "SecurityHeaders", comment="CSP without inline script (but the build's own, by hash), no framing, nosniff, referrer policy",
             security_headers_behavior=cloudfront.ResponseSecurityHeadersBehavior(
                 content_security_policy=cloudfront.ResponseHeadersContentSecurityPolicy(
-                    content_security_policy=site_csp(api_pattern), override=True),
+                    content_security_policy=site_csp(api_pattern, inline_script_hashes(built_pages(SITE))), override=True),
                 content_type_options=cloudfront.ResponseHeadersContentTypeOptions(override=True),
                 frame_options=cloudfront.ResponseHeadersFrameOptions(
                     frame_option=cloudfront.HeadersFrameOption.DENY, override=True),
@@ -223,11 +223,19 @@ class PlatformStack(cdk.Stack):
         api_url = self.api.sam_template.get_output("EndpointURL").value
         if not (SITE / "score.html").exists():
             raise SystemExit(f"{SITE} is missing: `make site` builds the front end")
+        api_base = cdk.Fn.join("", [cdk.Fn.select(0, cdk.Fn.split("/api/", api_url)), "/api"])
+        # each page written with its <meta name="api"> filled in at deploy time (the URL is known only then: the
+        # token is a marker in the staged file, replaced by the deployment)
+        pages = []
+        for page, text in zip(sorted(SITE.glob("*.html")), built_pages(SITE)):
+            head, found, tail = text.partition(API_META)
+            if not found:
+                raise SystemExit(f"{page} has no {API_META}: the front end must be built by `make site`")
+            pages.append(s3deploy.Source.data(page.name, f'{head}<meta name="api" content="{api_base}">{tail}'))
         s3deploy.BucketDeployment(
             self, "FrontendFiles", destination_bucket=frontend_bucket, distribution=distribution,
-            # the build output, less its default config.js and its .gz copies (CloudFront compresses by itself)
-            sources=[s3deploy.Source.asset(str(SITE), exclude=["config.js", "*.gz"]),
-                     s3deploy.Source.data("config.js", cdk.Fn.join("", ['window.CONFIG = {api: "', cdk.Fn.select(0, cdk.Fn.split("/api/", api_url)), '/api"};']))],
+            # the build output, less its pages (above) and its .gz copies (CloudFront compresses by itself)
+            sources=[s3deploy.Source.asset(str(SITE), exclude=["*.html", "*.gz"]), *pages],
             cache_control=[s3deploy.CacheControl.from_string("public, max-age=300")], prune=True)
 
         cdk.CfnOutput(self, "ApiUrl", value=api_url)

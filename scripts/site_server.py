@@ -3,13 +3,15 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gzip
 import http.server
-import json
 import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from chalicelib.security_headers import built_pages, inline_script_hashes, site_headers, with_api  # noqa: E402
 
 
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
@@ -19,17 +21,30 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     security: dict = {}
 
     def do_GET(self):
-        if self.path.split("?", 1)[0] == "/config.js" and self.api:
-            body = f"window.CONFIG = {{api: {json.dumps(self.api)}}};\n".encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/javascript; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-            return
-        if self._send_gzipped():
+        if self._send_page() or self._send_gzipped():
             return
         super().do_GET()
+
+    def _send_page(self) -> bool:
+        """A front-end page, told where the API is (its <meta name="api">), gzipped when the phone accepts it."""
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        if path.suffix != ".html" or path.parent != self.frontend or not path.is_file():
+            return False
+        body = with_api(path.read_text(encoding="utf-8"), self.api).encode()
+        gzipped = "gzip" in self.headers.get("Accept-Encoding", "")
+        if gzipped:
+            body = gzip.compress(body, 6)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        if gzipped:
+            self.send_header("Content-Encoding", "gzip")
+        self.send_header("Vary", "Accept-Encoding")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        return True
 
     def _send_gzipped(self) -> bool:
         """The build writes page.js.gz beside page.js: a phone that accepts gzip gets it (as CloudFront does)."""
@@ -81,10 +96,11 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
 def serve(port: int, frontend: str, published: str, api: str = "", host: str = "127.0.0.1") -> None:
     from urllib.parse import urlsplit
 
-    from chalicelib.security_headers import site_headers
     parts = urlsplit(api)
-    handler = type("H", (SiteHandler,), {"frontend": Path(frontend).resolve(), "published": Path(published).resolve(),
-                                         "api": api, "security": site_headers(f"{parts.scheme}://{parts.netloc}" if parts.netloc else "")})
+    frontend_dir = Path(frontend).resolve()
+    security = site_headers(f"{parts.scheme}://{parts.netloc}" if parts.netloc else "", inline_script_hashes(built_pages(frontend_dir)))
+    handler = type("H", (SiteHandler,), {"frontend": frontend_dir, "published": Path(published).resolve(),
+                                         "api": api, "security": security})
     handler.extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
                               ".js": "application/javascript; charset=utf-8", ".html": "text/html; charset=utf-8",
                               ".json": "application/json; charset=utf-8", ".css": "text/css; charset=utf-8",
@@ -100,7 +116,7 @@ if __name__ == "__main__":
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--frontend", default="frontend/dist", help="the built front end (make site)")
     p.add_argument("--published", default=".data/site")
-    p.add_argument("--api", default="", help="API base URL written into /config.js")
+    p.add_argument("--api", default="", help="API base URL written into each page's <meta name=\"api\">")
     a = p.parse_args()
     os.makedirs(a.published, exist_ok=True)
     serve(a.port, a.frontend, a.published, a.api, a.host)

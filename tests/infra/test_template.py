@@ -108,7 +108,12 @@ def test_every_page_of_the_cdn_carries_the_security_headers(template):
     (policy_id, policy), = resources(tpl, "AWS::CloudFront::ResponseHeadersPolicy").items()
     sec = policy["Properties"]["ResponseHeadersPolicyConfig"]["SecurityHeadersConfig"]
     csp = json.dumps(sec["ContentSecurityPolicy"]["ContentSecurityPolicy"])
-    assert "frame-ancestors 'none'" in csp and "script-src 'self';" in csp and "unsafe-inline" not in csp.split("style-src")[0]
+    from chalicelib.security_headers import built_pages, inline_script_hashes
+    hashes = inline_script_hashes(built_pages(ROOT / "frontend" / "dist"))
+    assert hashes, "the table page starts its reads from an inline script"
+    # scripts: the site's own files, and exactly the build's inline scripts by their hashes
+    assert "frame-ancestors 'none'" in csp and f"script-src {' '.join([repr('self').replace(chr(34), ''), *hashes])};" in csp
+    assert "unsafe-inline" not in csp.split("style-src")[0]
     assert sec["ContentTypeOptions"]["Override"] and sec["FrameOptions"]["FrameOption"] == "DENY"
     assert sec["ReferrerPolicy"]["ReferrerPolicy"] == "strict-origin-when-cross-origin"
     (dist,) = resources(tpl, "AWS::CloudFront::Distribution").values()
@@ -157,12 +162,20 @@ def test_the_cdn_serves_the_built_front_end(template):
     out = ROOT / "infra" / f"cdk.out.{stage}"
     (deploy,) = resources(tpl, "Custom::CDKBucketDeployment").values()
     assert deploy["Properties"]["SourceObjectKeys"], deploy
-    staged = [d for d in out.glob("asset.*") if d.is_dir() and (d / "score.html").exists()]
-    assert staged, "no staged asset holds the built score.html"
-    page = (staged[0] / "score.html").read_text()
+    keys = json.dumps(deploy["Properties"]["SourceObjectKeys"])
+    staged = [d for d in out.glob("asset.*") if d.is_dir() and d.name.removeprefix("asset.") in keys]   # this synth's
+    built = [d for d in staged if any((d / "assets").glob("score-*.js"))]
+    assert built, "no staged asset holds the built scripts"
+    assert not list(built[0].rglob("*.gz")) and not list(built[0].glob("*.html"))   # CloudFront compresses; pages below
+    pages = [d / "score.html" for d in staged if (d / "score.html").is_file()]
+    assert pages, "no staged score.html"
+    page = pages[0].read_text()
     assert 'type="module"' in page and "/src/" not in page       # bundled by Vite, not the source page
-    assert any((staged[0] / "assets").glob("score-*.js"))
-    assert not list(staged[0].rglob("*.gz")) and not (staged[0] / "config.js").exists()   # CloudFront compresses
+    # the API's address goes into the page at deploy time: a marker the deployment replaces, the rest as built
+    assert '<meta name="api" content="<<marker:' in page
+    assert page.replace(page[page.index("<<marker:"):page.index(">>", page.index("<<marker:")) + 2], "") == \
+        (ROOT / "frontend" / "dist" / "score.html").read_text()
+    assert deploy["Properties"]["SourceMarkers"], deploy
 
 
 def test_the_cdk_toolchain_runs_on_a_node_it_supports(template):

@@ -120,7 +120,7 @@ def test_the_early_script_asks_for_the_paths_of_the_route_list():
       globalThis.window = globalThis;
       globalThis.location = {search: "?e=EV%201&r=2&t=3&c=ABC123"};
       globalThis.localStorage = {getItem: () => null};
-      globalThis.CONFIG = {api: "http://api"};
+      globalThis.document = {querySelector: (q) => q === 'meta[name="api"]' ? {getAttribute: () => "http://api"} : null};
       globalThis.fetch = (url, opts) => { asked.push([url, opts.headers]); return Promise.resolve({}); };
     """ + script + "\nconsole.log(JSON.stringify({asked, early: Object.keys(window.EARLY)}));"
     out = json.loads(subprocess.run([node, "-e", harness], capture_output=True, text=True, check=True, timeout=30).stdout)

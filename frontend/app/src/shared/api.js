@@ -12,8 +12,10 @@ export class ApiError extends Error {
   }
 }
 
+// The page's <meta name="api">, filled in by the site server or the deployment; empty on a bare build (port 8000).
 export function apiBase() {
-  return (window.CONFIG && window.CONFIG.api) || `${location.protocol}//${location.hostname}:8000`;
+  const meta = document.querySelector('meta[name="api"]');
+  return (meta && meta.getAttribute("content")) || `${location.protocol}//${location.hostname}:8000`;
 }
 
 // Idempotency keys from crypto.getRandomValues (everywhere, also in WeChat's browser and over plain http,
