@@ -1,6 +1,6 @@
 """Every code the engine and the API use, in 中文 and English: one source for the console and table pages
-(served as GET /glossary) and for the published pages (publish/i18n.py reads it). Pairing reasons come from
-the engine as structured `why` and are worded here; the engine's own strings are never shown."""
+(served as GET /glossary) and for the published pages. Pairing reasons come from the engine as structured `why`
+and are worded here from publish/catalog.toml's words; the engine's own strings are never shown."""
 from __future__ import annotations
 
 TERMS: dict[str, dict[str, tuple[str, str]]] = {
@@ -72,6 +72,8 @@ TERMS: dict[str, dict[str, tuple[str, str]]] = {
 
 def term(kind: str, code: str, lang: str = "zh") -> str:
     pair = TERMS.get(kind, {}).get(code)
+    if lang == "vi" and code in VI.get(kind, {}):
+        return VI[kind][code]
     return (pair[0] if lang == "zh" else pair[1]) if pair else code
 
 
@@ -80,63 +82,55 @@ def _num(x) -> str:
 
 
 def reason_text(why: dict | None, lang: str, names: dict[str, str] | None = None) -> str:
-    """A pairing's reason in words, from the engine's structured `why`."""
+    """A pairing's reason in words, from the engine's structured `why` (the words: publish/catalog.toml)."""
     if not why:
         return ""
+    from .publish.i18n import translator
+    t = translator(lang)
     names = names or {}
-    zh = lang == "zh"
     kind = why.get("kind")
     if kind == "same_score":
-        text = f"同分 {_num(why['score'])} 相遇" if zh else f"same score, {_num(why['score'])}"
+        text = t("why_same_score", score=_num(why["score"]))
     elif kind == "float":
-        text = (f"积分 {_num(why['high'])} 与 {_num(why['low'])} 相遇（同分组人数为单）" if zh
-                else f"{_num(why['high'])} meets {_num(why['low'])} (odd score group)")
+        text = t("why_float", high=_num(why["high"]), low=_num(why["low"]))
     elif kind == "rematch":
-        text = "重复对阵：本轮已无法避免" if zh else "a rematch: no draw avoids one"
+        text = t("why_rematch")
     elif kind == "table_of_three":
-        scores = "/".join(_num(s) for s in why.get("scores", []))
         rep = why.get("repeats", 0)
-        text = (f"积分 {scores}" + (f"；{rep} 对选手再次同桌（无法避免）" if rep else "；无重复同桌") if zh
-                else f"scores {scores}" + (f"; {rep} pair(s) meet again (unavoidable)" if rep else "; no repeated table-mates"))
+        text = (t("why_scores", scores="/".join(_num(s) for s in why.get("scores", [])))
+                + (t("why_repeats", n=rep) if rep else t("why_no_repeats")))
     elif kind == "berger":
-        group = f"第 {why['group']} 组 · " if zh and why.get("group") else (f"group {why['group']} · " if why.get("group") else "")
-        text = group + (f"循环赛第 {why['round']} 轮（贝格尔编排）" if zh else f"round-robin round {why['round']} (Berger table)")
+        text = (t("why_group", n=why["group"]) if why.get("group") else "") + t("why_berger", n=why["round"])
     elif kind == "knockout":
         a, b = why.get("seeds", ["?", "?"])
-        bracket = {"upper": ("胜者组", "upper bracket"), "lower": ("败者组", "lower bracket"),
-                   "grand": ("总决赛", "grand final")}.get(why.get("bracket", ""), ("", ""))
-        prefix = (bracket[0] + " · ") if zh and bracket[0] else (bracket[1] + " · " if bracket[1] else "")
+        bracket = why.get("bracket", "")
+        prefix = t("bracket_" + bracket) + " · " if bracket in ("upper", "lower", "grand") else ""
         if why.get("redrawn"):   # seed 003: "晋级后重新抽签比赛"
-            text = prefix + ("淘汰赛：晋级后重新抽签" if zh else "knockout: redrawn by lot among the winners")
+            text = prefix + t("why_ko_redrawn")
         elif why.get("chosen"):   # seed 000: "优先选择淘汰赛对手"
-            text = prefix + (f"淘汰赛：{a} 号种子选择 {b} 号种子为对手" if zh else f"knockout: seed {a} chose seed {b}")
+            text = prefix + t("why_ko_chosen", a=a, b=b)
         else:
-            text = prefix + (f"淘汰赛：{a} 号种子对 {b} 号种子" if zh else f"knockout: seed {a} v seed {b}")
+            text = prefix + t("why_ko", a=a, b=b)
     else:
         text = ""
     if why.get("avoids"):
         who = names.get(why["avoids"][1], "")
-        text += (f"；避免与{who}重复对阵" if zh else f"; avoids a rematch with {who}") if who else (
-            "；避免重复对阵" if zh else "; avoids a rematch")
+        text += t("why_avoids_who", who=who) if who else t("why_avoids")
     if why.get("related"):
-        text += "；同单位无法回避" if zh else "; same club (could not be kept apart)"
+        text += t("why_related")
     if why.get("zone"):
-        zone = {"winners": ("胜区", "winners' zone"), "losers": ("负区", "losers' zone")}.get(why["zone"], (why["zone"],) * 2)
-        text = (zone[0] if zh else zone[1]) + ("：" if zh else ": ") + text
+        zone = t("zone_" + why["zone"]) if why["zone"] in ("winners", "losers") else why["zone"]
+        text = t("why_in_zone", zone=zone, text=text)
     return text
 
 
+_BYE_RULES = ("lowest_without_bye", "lowest_leaving_good_pairing", "second_bye", "alone_in_zone", "knockout", "schedule")
+
+
 def bye_text(why: dict | None, lang: str) -> str:
-    zh = lang == "zh"
+    from .publish.i18n import translator
     rule = (why or {}).get("rule", "lowest_without_bye")
-    return {
-        "lowest_without_bye": ("轮空：排名最后且未轮空过", "bye: lowest placed without a bye"),
-        "lowest_leaving_good_pairing": ("轮空：排名靠后、且其余可无重复对阵地编排", "bye: lowest whose bye leaves a draw without rematches"),
-        "second_bye": ("轮空：人人都已轮空过，排名最后者再次轮空", "bye: everyone has had one; the lowest again"),
-        "alone_in_zone": ("轮空：本区只剩一个", "bye: alone in its zone"),
-        "knockout": ("轮空：种子直接晋级", "bye: the seed goes through"),
-        "schedule": ("轮空：循环赛程", "bye: round-robin schedule"),
-    }.get(rule, ("轮空", "bye"))[0 if zh else 1]
+    return translator(lang)("bye_rule_" + (rule if rule in _BYE_RULES else "other"))
 
 
 def points_text(points: dict, names: list[str], lang: str) -> str:

@@ -114,6 +114,7 @@ class PlatformStack(cdk.Stack):
                 "*/feed.json": cloudfront.BehaviorOptions(origin=results_origin, cache_policy=feed_cache, **behaviour),
                 "t/*": cloudfront.BehaviorOptions(origin=results_origin, cache_policy=pages_cache, **behaviour),
                 "en/t/*": cloudfront.BehaviorOptions(origin=results_origin, cache_policy=pages_cache, **behaviour),
+                "vi/t/*": cloudfront.BehaviorOptions(origin=results_origin, cache_policy=pages_cache, **behaviour),
             })
         site_url = f"https://{distribution.distribution_domain_name}"
 

@@ -1,4 +1,4 @@
-"""Static server for the local stack: the front end at /, the published pages at /t/ and /en/t/."""
+"""Static server for the local stack: the front end at /, the published pages at /t/, /en/t/ and /vi/t/."""
 from __future__ import annotations
 
 import argparse
@@ -68,7 +68,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
 
     def translate_path(self, path: str) -> str:
         clean = path.split("?", 1)[0].split("#", 1)[0]
-        if clean.startswith("/t/") or clean.startswith("/en/t/"):
+        if clean.startswith(("/t/", "/en/t/", "/vi/t/")):
             root = self.published
         else:
             root = self.frontend

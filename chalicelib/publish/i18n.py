@@ -1,106 +1,37 @@
-"""Every string of the published pages, in zh-CN and English."""
+"""The published pages' words: read from catalog.toml (one shared catalog file, zh-CN / en / vi), not from code.
+
+The pages are published in every language of LANGS; a language is a column of the catalog plus a prefix here."""
 from __future__ import annotations
 
-STRINGS = {
-    "site": ("牌类赛事", "Card-game tournaments"),
-    "events": ("比赛项目", "Events"),
-    "entries_n": ("个参赛单位", "entries"),
-    "draw": ("对阵", "Draw"),
-    "results": ("成绩", "Results"),
-    "standings": ("排名", "Standings"),
-    "round": ("第{n}轮", "Round {n}"),
-    "rounds": ("轮次", "Rounds"),
-    "table": ("桌", "Table"),
-    "bye": ("轮空", "Bye"),
-    "rank": ("名次", "Rank"),
-    "name": ("参赛者", "Entry"),
-    "club": ("单位", "Club"),
-    "points": ("积分", "Points"),
-    "tiebreaks": ("同分比较", "Tie-breaks"),
-    "status_pending": ("未录入", "not entered"),
-    "status_entered": ("待确认", "awaiting confirmation"),
-    "status_confirmed": ("已确认", "confirmed"),
-    "status_forfeit": ("弃权", "forfeit"),
-    "open": ("进行中", "in progress"),
-    "closed": ("已结束", "finished"),
-    "history": ("历次对局", "Match history"),
-    "corrections": ("成绩更正记录", "Corrections"),
-    "no_corrections": ("暂无更正", "No corrections"),
-    "bonuses": ("炸弹奖", "Bomb bonuses"),
-    "prizes": ("奖金", "Prizes"),
-    "prize": ("奖金", "Prize"),
-    "final": ("最终排名", "Final standings"),
-    "seed": ("抽签种子", "Draw seed"),
-    "reason": ("编排说明", "Why"),
-    "updated": ("更新于", "Updated"),
-    "lang": ("English", "中文"),
-    "venue": ("地点", "Venue"),
-    "no_rounds": ("尚未开始", "Not started yet"),
-    "vs": ("对", "v"),
-    "game_guandan": ("掼蛋", "Guandan"),
-    "game_doudizhu": ("斗地主", "Dou Dizhu"),
-    "game_gouji": ("够级", "Gouji"),
-    "game_tractor": ("拖拉机", "Tractor"),
-    "deal": ("副", "Deal"),
-    "each": ("每人", "each"),
-    "extra": ("独得", "extra"),
-    "total": ("合计", "Total"),
-    "who": ("操作", "By"),
-    "when": ("时间", "When"),
-    "before": ("更正前", "Before"),
-    "after": ("更正后", "After"),
-    "live": ("页面自动刷新", "This page refreshes itself"),
-    "scheduled": ("赛程", "Scheduled"),
-    "withdrawn_n": ("另有 {n} 个已退赛", "{n} withdrawn"),
-    "lots_order": ("抽签顺序", "Lots order"),
-    "details": ("详情", "Details"),
-    "prize_list": ("获奖名单", "Prize list"),
-    "award": ("奖项", "Award"),
-    "prizes_shrunk": ("参赛不足，奖项调整（{n} 个参赛单位）", "fewer entries: reduced prize list ({n} entries)"),
-    "no_prizes_yet": ("比赛结束后公布", "Published when the events end"),
-    "print": ("打印", "Print"),
-    "kind": ("类别", "Kind"),
-    "correction_reason": ("更正理由", "Reason"),
-    "kind_result_corrected": ("更正", "correction"),
-    "kind_result_overridden": ("裁判长改判", "referee's override"),
-    "kind_forfeit_recorded": ("弃权", "forfeit"),
-    "kind_force_majeure": ("不可抗力（按平局）", "force majeure (a draw)"),
-    "kind_dispute_settled": ("异议裁定", "dispute settled"),
-    "appeals": ("申诉", "Appeals"),
-    "no_appeals": ("暂无申诉", "No appeals"),
-    "outcome": ("结果", "Outcome"),
-    "ruling": ("裁决", "Ruling"),
-    "appeal_lodged": ("待裁决", "pending"),
-    "appeal_upheld": ("申诉成立", "upheld"),
-    "appeal_rejected": ("申诉驳回", "rejected"),
-    "status_disputed": ("有异议", "disputed"),
-    "pt_level_points": ("级数分", "Level points"),
-    "pt_match_points": ("场分", "Match points"),
-    "pt_level_diff_points": ("级差分", "Level difference"),
-    "pt_table_points": ("场分", "Table points"),
-    "pt_small_points": ("小分", "Small points"),
-    "pt_landlord_deals": ("做庄次数", "Landlord deals"),
-    "pt_position_points": ("名次分", "Position points"),
-    "pt_games_won": ("胜局", "Games won"),
-    "pt_group_points": ("小组积分", "Group points"),
-    "pt_head_to_head": ("相互胜负", "Head-to-head"),
-    "pt_head_to_head_two": ("相互胜负", "Head-to-head"),
-    "pt_net_points": ("净胜分", "Net points"),
-    "pt_opponents_match_points": ("对手场分", "Opponents' match points"),
-    "pt_opponents_points": ("对手积分", "Opponents' points"),
-    "pt_lots": ("抽签", "Lots"),
-    "pt_knockout_round": ("淘汰轮次", "Knockout round"),
-    "room_open": ("开室", "Open room"),
-    "room_closed": ("闭室", "Closed room"),
-}
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+
+CATALOG = Path(__file__).parent / "catalog.toml"
+# page language → the catalog's column, the <html lang>, and where its pages live ("" = /t/…, the default)
+LANGS = {"zh": {"column": "zh-CN", "html": "zh-CN", "prefix": ""},
+         "en": {"column": "en", "html": "en", "prefix": "en/"},
+         "vi": {"column": "vi", "html": "vi", "prefix": "vi/"}}
 
 
+@lru_cache(maxsize=1)
+def catalog() -> dict[str, dict[str, str]]:
+    with CATALOG.open("rb") as f:
+        return tomllib.load(f)
+
+
+def prefix(lang: str) -> str:
+    return LANGS[lang]["prefix"]
+
+
+@lru_cache(maxsize=None)
 def translator(lang: str):
-    idx = 0 if lang == "zh" else 1
+    column = LANGS.get(lang, LANGS["en"])["column"]
+    words = catalog()
 
     def t(key: str, **kw) -> str:
-        pair = STRINGS.get(key)
-        text = pair[idx] if pair else key
+        entry = words.get(key)
+        text = (entry.get(column) or entry["zh-CN"]) if entry else key
         return text.format(**kw) if kw else text
 
     return t

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .i18n import translator
+from .i18n import LANGS, translator
 
 TEMPLATES = Path(__file__).parent / "templates"
 _env = None
@@ -28,6 +28,7 @@ def fragment(template: str, lang: str, **context):
 def render(template: str, lang: str, **context) -> str:
     from ..glossary import bye_text, points_text, reason_text
     return env().get_template(template).render(
-        t=translator(lang), lang=lang, pts=lambda points, names: points_text(points or {}, names, lang),
+        t=translator(lang), lang=lang, html_lang=LANGS[lang]["html"], html_lang_of=lambda x: LANGS[x]["html"],
+        in_lang=lambda x, key: translator(x)(key), pts=lambda points, names: points_text(points or {}, names, lang),
         why=lambda w, fallback="": reason_text(w, lang, context.get("names")) or fallback,
         bye_why=lambda w: bye_text(w, lang), **context)

@@ -17,12 +17,13 @@ from zoneinfo import ZoneInfo
 from .. import errors
 from ..bootstrap import Deps
 from ..engine.games import game as game_rules
+from ..publish.i18n import LANGS as PAGE_LANGS, prefix as lang_prefix
 from ..publish.render import fragment, render
 from .names import readable
 
 
 log = logging.getLogger("cardgames.publish")
-LANGS = ("zh", "en")
+LANGS = tuple(PAGE_LANGS)   # zh at /t/, the others at /{lang}/t/ (publish/i18n.py)
 
 
 def _sink(deps: Deps):
@@ -242,9 +243,9 @@ def _gc_paused():
 
 
 def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600, force: bool = False) -> dict:
-    """Renders every page of the tournament in both languages and writes those that changed (`force`: all).
-    Big tournaments render English in a forked process beside Chinese (two cores; about halves the time)
-    when the sink writes outside memory."""
+    """Renders every page of the tournament in every language and writes those that changed (`force`: all).
+    Big tournaments render the other languages in forked processes beside Chinese (two cores) when the sink
+    writes outside memory."""
     with _gc_paused():
         return _publish(deps, tid, fork_over=fork_over, force=force)
 
@@ -272,7 +273,7 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool) -> dict:
         stats = {"files": 0, "written": 0, "bytes": 0, "largest": ("", 0)}
         # Only pages whose bytes changed are written: a manifest of content hashes per language and tournament
         # (after one result that is a handful of pages, not thousands of S3 PUTs).
-        manifest_key = f"t/{tid}/.manifest.json" if lang == "zh" else f"en/t/{tid}/.manifest.json"
+        manifest_key = f"{lang_prefix(lang)}t/{tid}/.manifest.json"
         old_manifest = {} if force else _load_manifest(sink, manifest_key)
         old, old_inputs = old_manifest.get("pages", {}), old_manifest.get("inputs", {})
         new: dict[str, str] = {}
@@ -344,9 +345,9 @@ _TEMPLATES_VERSION: str | None = None
 def _templates_version() -> str:
     global _TEMPLATES_VERSION
     if _TEMPLATES_VERSION is None:
-        from ..publish.i18n import STRINGS
+        from ..publish.i18n import CATALOG
         from ..publish.render import TEMPLATES
-        h = hashlib.sha1(json.dumps(STRINGS, sort_keys=True, ensure_ascii=False).encode())
+        h = hashlib.sha1(CATALOG.read_bytes())
         for path in sorted(TEMPLATES.iterdir()):
             h.update(path.read_bytes())
         _TEMPLATES_VERSION = h.hexdigest()
@@ -354,53 +355,66 @@ def _templates_version() -> str:
 
 
 def _run_forked(run) -> list[dict]:
-    """English in a child process, Chinese here; the child's figures come back through a pipe."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: render and write English, report, and leave without running any cleanup
-        code = 1
-        try:
-            os.close(read_end)
-            os.write(write_end, json.dumps(run("en")).encode())
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write_end)
+    """Each language but Chinese in a child process, Chinese here; the children's figures come back through pipes."""
+    children = []
+    for lang in LANGS[1:]:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # a child: render and write its language, report, and leave without running any cleanup
+            code = 1
+            try:
+                os.close(read_end)
+                os.write(write_end, json.dumps(run(lang)).encode())
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write_end)
+        children.append((lang, pid, read_end))
+    out = []
     try:
-        zh = run("zh")
+        out.append(run(LANGS[0]))
     finally:
-        chunks = []
-        while True:
-            chunk = os.read(read_end, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        os.close(read_end)
-        _, status = os.waitpid(pid, 0)
-    if status != 0 or not chunks:
-        raise RuntimeError("publishing the English pages failed")
-    en = json.loads(b"".join(chunks))
-    return [zh, {**en, "largest": tuple(en["largest"])}]
+        failed = []
+        for lang, pid, read_end in children:
+            chunks = []
+            while True:
+                chunk = os.read(read_end, 65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            os.close(read_end)
+            _, status = os.waitpid(pid, 0)
+            if status != 0 or not chunks:
+                failed.append(lang)
+                continue
+            part = json.loads(b"".join(chunks))
+            out.append({**part, "largest": tuple(part["largest"])})
+    if failed:
+        raise RuntimeError(f"publishing the pages in {', '.join(failed)} failed")
+    return out
 
 
 def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_version, unchanged) -> None:
     """Every page of one language (and, with Chinese, the feeds that both languages' pages poll)."""
     from ..publish.render import TEMPLATES
-    prefix = f"t/{tid}/" if lang == "zh" else f"en/t/{tid}/"
+    prefix = f"{lang_prefix(lang)}t/{tid}/"
     for asset in ("style.css", "live.js"):   # no inline script on a published page (the CSP forbids it)
         write(prefix + asset, (TEMPLATES / asset).read_text(encoding="utf-8"))
-    other = (f"/en/t/{tid}/" if lang == "zh" else f"/t/{tid}/")
+
+    def other(page: str) -> list[tuple[str, str]]:   # the same page in the other languages, for the nav's links
+        return [(x, f"/{lang_prefix(x)}t/{tid}/{page}") for x in LANGS if x != lang]
+
     base = {"tournament": tournament, "updated": updated}
     write(prefix + "index.html", render("tournament.html", lang, **base, root="", css="style.css", events=summaries,
-                                        other_lang=other + "index.html", feed_url="feed.json", feed_version=t_version))
+                                        other_lang=other("index.html"), feed_url="feed.json", feed_version=t_version))
     # One printable page with every event's prizes, for the closing ceremony (seed 003: one ceremony a day)
     day_prizes = [d["prizes"] for _, d in datas if d["prizes"]]
     write(prefix + "prizes.html", render("prizes.html", lang, **base, root="", css="style.css", events_prizes=day_prizes,
-                                         currency=tournament.currency, other_lang=other + "prizes.html",
+                                         currency=tournament.currency, other_lang=other("prizes.html"),
                                          feed_url="feed.json", feed_version=t_version))
     for event, data in datas:
-        ep = f"{prefix}{event.id}/"
-        eo = f"{other}{event.id}/"
+        ep_rel = f"{event.id}/"
+        ep = prefix + ep_rel
         ctx = {**base, **data, "root": "../", "css": "../style.css", "feed_url": "feed.json",
                "feed_version": data["version"]}
         fragments: dict[int, object] = {}
@@ -411,22 +425,22 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
             return fragments[r["number"]]
 
         last = round_html(data["rounds"][-1]) if data["rounds"] else ""
-        write(ep + "index.html", render("event.html", lang, **ctx, round_html=last, other_lang=eo + "index.html"))
-        write(ep + "standings.html", render("standings.html", lang, **ctx, other_lang=eo + "standings.html"))
-        write(ep + "corrections.html", render("corrections.html", lang, **ctx, other_lang=eo + "corrections.html"))
+        write(ep + "index.html", render("event.html", lang, **ctx, round_html=last, other_lang=other(ep_rel + "index.html")))
+        write(ep + "standings.html", render("standings.html", lang, **ctx, other_lang=other(ep_rel + "standings.html")))
+        write(ep + "corrections.html", render("corrections.html", lang, **ctx, other_lang=other(ep_rel + "corrections.html")))
         if data["prizes"]:
             write(ep + "prizes.html", render("prizes.html", lang, **ctx, events_prizes=[data["prizes"]],
-                                             currency=tournament.currency, other_lang=eo + "prizes.html"))
+                                             currency=tournament.currency, other_lang=other(ep_rel + "prizes.html")))
         if data["bonuses"] is not None:
             write(ep + "bonuses.html", render("bonuses.html", lang, **ctx, currency=tournament.currency,
-                                              other_lang=eo + "bonuses.html"))
+                                              other_lang=other(ep_rel + "bonuses.html")))
         page_of = {"t": [tournament.name, tournament.venue, str(tournament.starts_on), str(tournament.ends_on)],
                    "e": data["event"]}
         for r in data["rounds"]:
             key = ep + f"round-{r['number']}.html"
             if unchanged(key, [page_of, r]):  # finished rounds do not change
                 continue
-            write(key, render("round.html", lang, **ctx, r=r, round_html=round_html(r), other_lang=eo + f"round-{r['number']}.html"))
+            write(key, render("round.html", lang, **ctx, r=r, round_html=round_html(r), other_lang=other(ep_rel + f"round-{r['number']}.html")))
         # Entry pages get a small context: they are most of the files.
         small = {**base, "updated": None, "root": "../", "css": "../style.css", "feed_url": "feed.json",
                  "feed_version": data["version"], "event": data["event"]}
@@ -436,19 +450,19 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
                 continue
             history = data["histories"].get(eid_, [])
             write(key, render("entry.html", lang, **small, entry=info, history=history,
-                              other_lang=eo + f"entry-{eid_}.html"))
+                              other_lang=other(ep_rel + f"entry-{eid_}.html")))
         if lang == "zh":
             feed = {"version": data["version"], "updated": updated, "event_id": event.id,
                     "rounds": [{"number": r["number"], "status": r["status"]} for r in data["rounds"]],
                     "open_round": data["open_round"],
                     "top": [{"rank": r["rank"], "name": r["name"], "points": r["points"]} for r in data["standings"][:10]]}
-            write(ep + "feed.json", json.dumps(feed, ensure_ascii=False))
-            write(f"en/t/{tid}/{event.id}/feed.json", json.dumps(feed, ensure_ascii=False))
+            for x in LANGS:   # every language's pages poll the feed beside them
+                write(f"{lang_prefix(x)}t/{tid}/{event.id}/feed.json", json.dumps(feed, ensure_ascii=False))
     if lang == "zh":
         tfeed = json.dumps({"version": t_version, "updated": updated,
                             "events": [{"id": s["id"], "version": s["version"]} for s in summaries]}, ensure_ascii=False)
-        write(f"t/{tid}/feed.json", tfeed)
-        write(f"en/t/{tid}/feed.json", tfeed)
+        for x in LANGS:
+            write(f"{lang_prefix(x)}t/{tid}/feed.json", tfeed)
 
 
 def _room_levels(table: dict, sides: list[dict]) -> list[dict]:

@@ -151,6 +151,9 @@ def test_publish_writes_pages_without_personal_data(api, moto_repos):
         assert not re.search(r"[\w.+-]+@[\w-]+\.[\w.]+", text), key
     assert "排名" in files[f"t/{tid}/{eid}/standings.html"].decode()
     assert "Standings" in files[f"en/t/{tid}/{eid}/standings.html"].decode()
+    vi = files[f"vi/t/{tid}/{eid}/standings.html"].decode()   # issue 22: the public pages in Vietnamese too
+    assert '<html lang="vi">' in vi and "Bảng xếp hạng" in vi and "排名" not in vi and "Standings" not in vi
+    assert f'href="/t/{tid}/{eid}/standings.html" lang="zh-CN"' in vi and f"vi/t/{tid}/{eid}/feed.json" in files
 
 
 def test_s3_sink_sets_cache_headers(moto_repos):

@@ -96,7 +96,7 @@ def test_cdn_origin_access_control_and_caching(template):
     assert resources(tpl, "AWS::CloudFront::OriginAccessControl")
     (dist,) = resources(tpl, "AWS::CloudFront::Distribution").values()
     behaviours = {b["PathPattern"]: b for b in dist["Properties"]["DistributionConfig"]["CacheBehaviors"]}
-    assert {"*/feed.json", "t/*", "en/t/*"} <= set(behaviours)
+    assert {"*/feed.json", "t/*", "en/t/*", "vi/t/*"} <= set(behaviours)
     policies = resources(tpl, "AWS::CloudFront::CachePolicy")
     ttl = {k: v["Properties"]["CachePolicyConfig"]["DefaultTTL"] for k, v in policies.items()}
     feed_policy = behaviours["*/feed.json"]["CachePolicyId"]["Ref"]
