@@ -183,6 +183,11 @@ class CorrectionWindowClosed(RuleViolation):
     code, default_message = "correction_window_closed", "The correction window has closed: an override with a reason is needed."
 
 
+class NorthSouthEnters(Forbidden):
+    """rules.md §8 (seed 000, electronic entry): "由南、北方负责…录入，东、西方负责核对"."""
+    code, default_message = "north_south_enters", "At this table N–S enter the result and E–W confirm it."
+
+
 class AppealWindowClosed(RuleViolation):
     code, default_message = "appeal_window_closed", "The appeal window has closed."
 

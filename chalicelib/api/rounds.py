@@ -57,6 +57,12 @@ class TableView(Out):
     starts_at: str | None = None
     ends_at: str | None = None
     table: RoundTable
+    result_entry: str = Field(default="north_south", description="who enters: 'north_south' (N–S enter, E–W "
+                              "confirm; rules.md §8) or 'either'")
+    appeal_window: dict | None = Field(default=None, description="minutes, fee {amount, currency}, refund_if_upheld, "
+                                       "deadline (once the round has an end), captain_consent (team events)")
+    appeals: list[dict] = Field(default_factory=list, description="this table's appeals: id, entry_id, text, "
+                                "status, outcome, ruling, lodged_at, decided_at, deadline, fee, fee_status")
 
 
 def _html(text: str) -> Response:
@@ -94,7 +100,7 @@ def get_table(ctx, eid, n, t):
     n, t = _int(n), _int(t)
     view = TableView(**res.scoring_view(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"), client=ctx.client)).model_dump(mode="json")
     tag = '"' + hashlib.sha1(_json.dumps(view, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:20] + '"'
-    headers = {"ETag": tag, "Cache-Control": "no-cache", "Access-Control-Expose-Headers": "ETag"}
+    headers = {"ETag": tag, "Cache-Control": "no-cache", "Access-Control-Expose-Headers": "ETag, Retry-After"}
     if (ctx.header("if-none-match") or "").strip() == tag:
         return Response(body="", status_code=304, headers=headers)
     return Response(body=_json.dumps(view, ensure_ascii=False), status_code=200,
@@ -103,7 +109,7 @@ def get_table(ctx, eid, n, t):
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/result", "PUT", summary="Enter or correct a table's result",
        auth="table", body=ResultIn, response=ResultOut, tag=TAG,
-       errors_=("version_conflict", "already_confirmed", "invalid_result", "forbidden", "disputed",
+       errors_=("version_conflict", "already_confirmed", "invalid_result", "forbidden", "north_south_enters", "disputed",
              "correction_window_closed"),
        query=(("room", {"type": "string", "enum": ["open", "closed"],
                         "description": "Guandan team match: this room's pairs result (集体赛, rules.md §8)"}),))
@@ -136,6 +142,8 @@ class PreviewOut(Out):
     points: dict
     details: dict
     winner: str | None = None
+    running: dict | None = Field(default=None, description="Tractor: games_won, levels (current game), leader, "
+                                 "decided, games_to_win — shown while the match is undecided")
 
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/preview", "POST", summary="Score a result without saving (running totals)",

@@ -25,6 +25,7 @@ CORS = CORSConfig(
     allow_origin="*",
     allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "X-Manage-Token", "X-Table-Code", "If-None-Match"],
     max_age=600,
+    expose_headers=["ETag", "Retry-After"],   # the table phone's outbox waits as long as a 503/429 asks
 )
 # Accept any common body type so a wrong one gets our own 415 (or parses as JSON), not Chalice's.
 CONTENT_TYPES = ["application/json", "text/plain", "application/x-www-form-urlencoded",

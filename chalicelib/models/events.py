@@ -356,6 +356,11 @@ class EventConfig(Strict):
         default=None, description="an unexcused forfeit ranks the entry last of the stage and, in its last round, bars "
                                   "it from the next (seed 000, Guandan's default); Dou Dizhu (001) and Tractor (003) "
                                   "only forfeit the round (rules.md §5)")
+    result_entry: Literal["north_south", "either"] = Field(
+        default="north_south", description="who enters a table's result from the phones (rules.md §8, electronic "
+                                           "entry, seed 000): the side sitting N–S enters and E–W confirms; "
+                                           "'either': any side enters and another confirms. A three-seat table "
+                                           "always needs both other players (or the director).")
 
     @model_validator(mode="after")
     def _consistent(self):

@@ -42,7 +42,10 @@ class DayItemOut(Out):
     amount: int = 0
     refund_rule: str = ""
     now: dict | None = Field(default=None, description="once the day starts: the entry's table in the latest round")
-    results: list[dict] = Field(default_factory=list)
+    results: list[dict] = Field(default_factory=list, description="per round: table, opponents, status, points; "
+                                "forfeit {mine, excused, force_majeure}; penalties [{kind, deal?, cards?}]")
+    final: dict | None = Field(default=None, description="after the event: rank, of, points, prize and bomb_bonus "
+                               "(Dou Dizhu) in minor units of currency, ranked")
 
 
 class DayRegistration(Out):

@@ -43,6 +43,9 @@ class RoundTable(Out):
     details: dict = Field(default_factory=dict)
     entered_by: str | None = None
     confirmed_by: str | None = None
+    entered_side: int | None = Field(default=None, description="the side whose table code entered the result")
+    confirmed_sides: list[int] = Field(default_factory=list, description="the sides that have confirmed so far "
+                                       "(a three-seat table needs both others)")
     dispute: dict | None = Field(default=None, description="open dispute: reason, by, at")
     start_levels: dict[str, int] | None = Field(default=None, description="Guandan lateness: the level a side starts at")
     arrivals: dict[str, dict] | None = Field(default=None, description="recorded arrival per entry: at, late_minutes")

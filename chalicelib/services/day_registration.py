@@ -181,9 +181,10 @@ def registration_view(deps: Deps, reg_id: str) -> DayRegistration:
         due += entry.amount_due if entry.holds_place else 0
         paid += entry.amount_paid
         back += entry.amount_refunded
-        now, results = _my_day(deps, event, entry)
+        now, results, final = _my_day(deps, event, entry)
         items.append(DayItemOut(event_id=event.id, event_name=event.config.name, entry=view, amount=entry.amount_due,
-                                refund_rule=single.refund_rule_text(event, tz) or "", now=now, results=results))
+                                refund_rule=single.refund_rule_text(event, tz) or "", now=now, results=results,
+                                final=final))
     payment = deps.repos.payments.get(reg["payment_id"]) if reg.get("payment_id") else None
     state = "none" if due == 0 else ("paid" if paid >= due else (payment.state if payment else "unpaid"))
     return DayRegistration(id=reg["id"], tournament_id=reg["tournament_id"],
@@ -191,19 +192,23 @@ def registration_view(deps: Deps, reg_id: str) -> DayRegistration:
                            currency=reg["currency"], payment_state=state, created_at=reg["created_at"])
 
 
-def _my_day(deps: Deps, event, entry) -> tuple[dict | None, list[dict]]:
-    """Where the entry sits in the latest round, and its results so far."""
+def _my_day(deps: Deps, event, entry) -> tuple[dict | None, list[dict], dict | None]:
+    """Where the entry sits while a round is open, its results so far (forfeits and penalties as records the
+    page words), and once the event is over its final place, points, prize and bomb bonuses (我的比赛)."""
     state = deps.repos.rounds.state(event.id)
-    if not state.get("rounds") or entry.status != "confirmed":
-        return None, []
+    if not state.get("rounds") or entry.status not in ("confirmed", "disqualified"):
+        return None, [], None
     names = {e.id: e.name for e in deps.repos.entries.list(event.id)}
     results, now = [], None
+    rounds = []
     for ref in state["rounds"]:
         doc, tables = deps.repos.rounds.get_round(event.id, ref["stage"], ref["n"])
+        rounds.append((doc, tables))
+        latest_open = ref["n"] == state["rounds"][-1]["n"] and (doc or {}).get("status") != "closed"
         for b, _ in (doc or {}).get("byes", []):
             if b == entry.id:
                 results.append({"round": ref["n"], "bye": True})
-                if ref["n"] == state["rounds"][-1]["n"]:
+                if latest_open:
                     now = {"round": ref["n"], "bye": True, "starts_at": doc.get("starts_at")}
         for t in tables:
             sides = [s["entry_id"] for s in t["sides"]]
@@ -211,12 +216,52 @@ def _my_day(deps: Deps, event, entry) -> tuple[dict | None, list[dict]]:
                 continue
             mine = t["sides"][sides.index(entry.id)]
             others = [names.get(s, "") for s in sides if s != entry.id]
-            results.append({"round": ref["n"], "table": t["number"], "opponents": others, "status": t["status"],
-                            "points": t.get("points", {}).get(entry.id) if t["status"] in ("confirmed", "forfeit") else None})
-            if ref["n"] == state["rounds"][-1]["n"]:
+            row = {"round": ref["n"], "table": t["number"], "opponents": others, "status": t["status"],
+                   "points": t.get("points", {}).get(entry.id) if t["status"] in ("confirmed", "forfeit") else None}
+            forfeit = t.get("forfeit")
+            if t["status"] == "forfeit" and forfeit:
+                row["forfeit"] = {"mine": forfeit.get("entry_id") in (entry.id, None),
+                                  "excused": bool(forfeit.get("excused")),
+                                  "force_majeure": bool(forfeit.get("force_majeure"))}
+            pens = _penalties_of(t.get("result") or {}, entry.id)
+            if pens:
+                row["penalties"] = pens
+            results.append(row)
+            if latest_open:
                 now = {"round": ref["n"], "table": t["number"], "seats": mine["seats"], "opponents": others,
                        "starts_at": doc.get("starts_at"), "status": t["status"]}
-    return now, results
+    return now, results, _final(deps, event, entry, state, rounds)
+
+
+def _penalties_of(result: dict, entry_id: str) -> list[dict]:
+    """The referee's penalties against this entry in a table's result (rules.md §8), as {kind, deal?, cards?}."""
+    out = [{"kind": p["kind"], **({"deal": p["deal"]} if p.get("deal") else {})}
+           for p in result.get("penalties") or [] if isinstance(p, dict) and p.get("entry_id") == entry_id]
+    for n, d in enumerate(result.get("deals") or [], start=1):
+        for p in (d.get("penalties") or []) if isinstance(d, dict) else []:
+            if isinstance(p, dict) and p.get("entry_id") == entry_id:
+                out.append({"kind": p["kind"], "deal": n, **({"cards": p["cards"]} if p.get("cards") else {})})
+    return out
+
+
+def _final(deps: Deps, event, entry, state: dict, rounds: list) -> dict | None:
+    """After the last round of the last stage: place, points (by name), prize and bomb bonuses."""
+    from .standings import bonuses, event_standings
+    entries = deps.repos.entries.list(event.id)
+    standings = event_standings(deps, event, len(event.config.stages) - 1, state=state, entries=entries)
+    if not standings.final:
+        return None
+    row = next((r for r in standings.standings if r.entry_id == entry.id), None)
+    from ..models import CURRENCY_EXPONENT
+    tournament = deps.repos.tournaments.get(event.tournament_id)
+    currency = tournament.currency if tournament else "CNY"
+    unit = 10 ** CURRENCY_EXPONENT.get(currency.upper(), 2)   # prize tables and bomb bonuses are in whole units
+    out = {"rank": row.rank if row else None, "of": len(standings.standings), "points": row.points if row else {},
+           "prize": row.prize * unit if row and row.prize else None, "currency": currency, "ranked": row is not None}
+    if event.config.game == "doudizhu":
+        mine = [p for p in bonuses(deps, event, rounds=rounds, entries=entries).players if p.entry_id == entry.id]
+        out["bomb_bonus"] = mine[0].total * unit if mine else 0
+    return out
 
 
 def cancel_item(deps: Deps, reg_id: str, token: str | None, entry_id: str) -> DayRegistration:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass
+from datetime import timedelta
 
 from .. import errors
 from ..bootstrap import Deps
@@ -96,7 +97,38 @@ def table_for_scoring(deps: Deps, eid: str, n: int, actor: Actor, doc: dict, tab
     return {"event_id": eid, "event_name": event.config.name, "game": event.config.game, "round": n,
             "round_status": doc["status"], "method": event.config.stages[doc["stage"]].scoring.method,
             "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"),
-            "side": actor.side, "table": table_view(table, names)}
+            "side": actor.side, "table": table_view(table, names),
+            "result_entry": event.config.result_entry, "appeal_window": _appeal_window(deps, event, doc),
+            "appeals": _table_appeals(deps, eid, n, table, actor)}
+
+
+_CURRENCY: dict[str, str] = {}
+
+
+def _appeal_window(deps: Deps, event, doc: dict) -> dict:
+    """What the phone shows before an appeal: the fee, the window and, once the round has a scheduled end or
+    has closed, the deadline it counts down to (rules.md §7; seed 001: 5 minutes, 200 CNY)."""
+    from .referee import window_base
+    base = window_base(doc)
+    cfg = event.config.appeals
+    currency = _CURRENCY.get(event.tournament_id)
+    if currency is None:   # a hall polls every few seconds: the tournament's currency is read once per process
+        tournament = deps.repos.tournaments.get(event.tournament_id)
+        currency = _CURRENCY[event.tournament_id] = tournament.currency if tournament else "CNY"
+    return {"minutes": cfg.window_minutes, "fee": {"amount": cfg.fee, "currency": currency},
+            "refund_if_upheld": cfg.refund_if_upheld,
+            "deadline": (base + timedelta(minutes=cfg.window_minutes)).isoformat() if base else None,
+            "captain_consent": event.config.game == "guandan" and event.config.entry.kind == "team"}
+
+
+def _table_appeals(deps: Deps, eid: str, n: int, table: dict, actor: Actor) -> list[dict]:
+    """This table's appeals (text, fee, status, ruling) for its own phones; the organiser sees them in the console."""
+    if actor.kind != "side":
+        return []
+    keep = ("id", "entry_id", "text", "status", "outcome", "ruling", "lodged_at", "decided_at", "deadline", "fee",
+            "fee_status")
+    return [{k: a.get(k) for k in keep} for a in sorted(deps.repos.rounds.appeals(eid), key=lambda a: a["lodged_at"])
+            if a["round"] == n and a["table"] == table["number"]]
 
 
 def table_view(table: dict, names: dict | None = None) -> RoundTable:
@@ -146,6 +178,8 @@ def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor
         deps.repos.rounds.add_audit(eid, _audit(deps, actor, "rejected_stale_version", n, t,
                                                 after={"sent_version": version, "current": table["version"]}))
         raise errors.VersionConflict(f"The result is at version {table['version']}, not {version}: reload and try again.")
+    if actor.kind == "side" and not _may_enter(event, table, actor.side):
+        raise errors.NorthSouthEnters("由南北方录入、东西方核对 · N–S enter the result and E–W confirm it (rules.md §8).")
     correcting = table["status"] in ("confirmed", "forfeit")
     overridden = False
     if correcting and not correction_open(event, doc, deps.clock()):
@@ -162,7 +196,8 @@ def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor
     settling = table["status"] == "disputed"   # the organiser's entry settles a dispute
     after = {**table, "result": result, "points": score.points, "outcome": score.outcome, "winner": score.winner,
              "details": score.details, "version": table["version"] + 1, "entered_by": actor.ident,
-             "entered_side": actor.side, "dispute": None, "forfeit": None if correcting else table.get("forfeit"),
+             "entered_side": actor.side, "confirmed_sides": [], "dispute": None,
+             "forfeit": None if correcting else table.get("forfeit"),
              # The organiser's word stands: a correction, or the settling of a dispute, is confirmed at once.
              "status": "confirmed" if (actor.kind == "organiser" and (correcting or settling)) else "entered",
              "confirmed_by": (table.get("confirmed_by") if correcting else actor.ident if settling else None)}
@@ -195,8 +230,21 @@ def preview_result(deps: Deps, eid: str, n: int, t: int, body: dict) -> dict:
     _, doc, table = load_table(deps, eid, n, t)
     stage = event.config.stages[doc["stage"]]
     sides = [Side(s["entry_id"], tuple(s["seats"])) for s in table["sides"]]
-    score = game_rules(event.config.game).score(_scored_result(body, table), sides, stage.scoring, knockout=False)
-    return {"points": score.points, "details": score.details, "winner": score.winner}
+    rules = game_rules(event.config.game)
+    result = _scored_result(body, table)
+    running = None
+    if hasattr(rules, "running") and isinstance(result.get("deals"), list):
+        running = rules.running(result, sides, stage.scoring)   # checks every deal; raises on a bad one
+    try:
+        score = rules.score(result, sides, stage.scoring, knockout=False)
+    except errors.PlayOn:
+        raise
+    except errors.InvalidResult:
+        if running is None or running["decided"] or result.get("time_up_leader"):
+            raise
+        # Tractor, still being played: no points yet, but the running state stays on the phone.
+        return {"points": {}, "details": {}, "winner": None, "running": running}
+    return {"points": score.points, "details": score.details, "winner": score.winner, "running": running}
 
 
 def _redraw_offered(state: dict, doc: dict, n: int) -> bool:
@@ -204,6 +252,25 @@ def _redraw_offered(state: dict, doc: dict, n: int) -> bool:
     later = [r for r in state["rounds"] if r["n"] > n and r["stage"] == doc["stage"]]
     plan = state.get("plans", {}).get(str(doc["stage"]), {})
     return bool(later) and doc["stage_round"] >= plan.get("rounds", 0) - 1
+
+
+def _may_enter(event, table: dict, side: int | None) -> bool:
+    """rules.md §8 (seed 000): by default the side sitting N–S enters each deal and E–W confirms. Tables without
+    compass seats (Dou Dizhu's three, Gouji's six) and events set to 'either' let any side enter."""
+    if getattr(event.config, "result_entry", "north_south") != "north_south" or side is None:
+        return True
+    if table.get("rooms"):
+        return True   # a team match: each team sits N–S in one room and E–W in the other (issue 26's rooms)
+    seats = [set(map(str, s["seats"])) for s in table["sides"]]
+    if not any("N" in s for s in seats):
+        return True
+    return bool(seats[side] & {"N", "S"})
+
+
+def confirmers_needed(table: dict) -> set[int]:
+    """Every side other than the one that entered: at a three-seat Dou Dizhu table both other players confirm
+    (rules.md §8); at a two-sided table, the other side."""
+    return {i for i in range(len(table["sides"]))} - {table.get("entered_side")}
 
 
 def confirm_result(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> ResultOut:
@@ -218,12 +285,23 @@ def confirm_result(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> Result
         raise errors.Conflict("No result has been entered for this table yet.")
     if actor.kind == "side" and actor.side == table.get("entered_side"):
         raise errors.Forbidden("由对方确认 · The other side confirms the result it did not enter.")
-    after = {**table, "status": "confirmed", "version": table["version"] + 1, "confirmed_by": actor.ident}
-    record = _audit(deps, actor, "result_confirmed", n, t, before=_snapshot(table), after=_snapshot(after))
+    # The organiser (director) confirms for everyone; a side adds its own confirmation, and the table is
+    # confirmed once every side but the entering one has (both others at a three-seat table).
+    done = set(table.get("confirmed_sides") or [])
+    if actor.kind == "side":
+        if actor.side in done:
+            raise errors.Conflict("本方已确认，等待其他牌手确认 · This side has confirmed already: waiting for the others.")
+        done.add(actor.side)
+    complete = actor.kind == "organiser" or done >= confirmers_needed(table)
+    after = {**table, "status": "confirmed" if complete else "entered", "version": table["version"] + 1,
+             "confirmed_sides": sorted(done), "confirmed_by": actor.ident if complete else None}
+    record = _audit(deps, actor, "result_confirmed" if complete else "result_confirmed_by_one", n, t,
+                    before=_snapshot(table), after=_snapshot(after))
     deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
-    from .publish_requests import request_publish
-    request_publish(deps, event.tournament_id)
-    return ResultOut(table=table_view(after), status="confirmed", version=after["version"], points=after["points"])
+    if complete:
+        from .publish_requests import request_publish
+        request_publish(deps, event.tournament_id)
+    return ResultOut(table=table_view(after), status=after["status"], version=after["version"], points=after["points"])
 
 
 def draw_score(game: str, ids: list[str], scoring) -> tuple[dict, dict]:

@@ -36,14 +36,17 @@ def draw(api, eid: str, seed: int = 1) -> dict:
 
 
 def enter_and_confirm(api, eid: str, rnd: dict, table: dict, body: dict) -> dict:
-    """Side 1 enters with its table code, side 2 confirms with its own."""
+    """Side 1 (N–S) enters with its table code, every other side confirms with its own (both others at a
+    three-seat table)."""
     n, t = rnd["number"], table["number"]
     codes = table["codes"]
     put = api.put(f"/events/{eid}/rounds/{n}/tables/{t}/result", {"version": 0, **body}, token=None,
                   headers={"X-Table-Code": codes[0]})
     assert put.status_code == 200, put.data
-    ok = api.post(f"/events/{eid}/rounds/{n}/tables/{t}/confirm", token=None, headers={"X-Table-Code": codes[1]})
-    assert ok.status_code == 200, ok.data
+    for i, code in enumerate(codes[1:], 2):
+        ok = api.post(f"/events/{eid}/rounds/{n}/tables/{t}/confirm", token=None, headers={"X-Table-Code": code})
+        assert ok.status_code == 200, ok.data
+        assert ok.data["status"] == ("confirmed" if i == len(codes) else "entered"), ok.data
     return ok.data
 
 

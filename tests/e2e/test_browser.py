@@ -135,8 +135,8 @@ def test_two_phones_enter_and_confirm_a_doudizhu_table(store, stack, browser, sh
     rnd, _ = rounds.draw_next(store, org, ev.id, 3)
     codes = rnd.tables[0].codes
     sides = {s.seats[0]: s.name for s in rnd.tables[0].sides}
-    phones = [browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True) for _ in range(2)]
-    a, b = (ctx.new_page() for ctx in phones)
+    phones = [browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True) for _ in range(3)]
+    a, b = (ctx.new_page() for ctx in phones[:2])
     a.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={codes[0]}")
     expect(a.get_by_test_id("title")).to_contain_text("第 1 桌")
     shot(a, "phone-a-empty")
@@ -167,7 +167,13 @@ def test_two_phones_enter_and_confirm_a_doudizhu_table(store, stack, browser, sh
     expect(b.get_by_test_id("review-deals").locator("li").first).to_contain_text("春天")
     shot(b, "phone-b-review")
     b.get_by_role("button", name="确认成绩").click()
-    expect(b.get_by_test_id("status")).to_contain_text("成绩已确认")
+    # rules.md §8: at a three-seat table both other players confirm (issue 25)
+    expect(b.get_by_test_id("confirm-count")).to_contain_text("1/2")
+    c = phones[2].new_page()
+    c.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={codes[2]}")
+    c.get_by_role("button", name="确认成绩").click()
+    expect(c.get_by_test_id("status")).to_contain_text("成绩已确认")
+    expect(b.get_by_test_id("status")).to_contain_text("成绩已确认", timeout=20_000)
     shot(b, "phone-b-confirmed")
     _, doc, tables = rounds.load_round(store, ev.id, 1)
     table = tables[0]

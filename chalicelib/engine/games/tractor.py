@@ -38,6 +38,7 @@ class TractorMatch:
     games_won: list[int] = field(default_factory=lambda: [0, 0])
     games: list[dict] = field(default_factory=list)
     levels: list[int] = field(default_factory=list)     # levels of the game still being played when it stopped
+    banker: str | None = None                           # who holds the bank for the next deal (None: a new game)
 
 
 PENALTY_KINDS = ("wrong_play", "late_discovery", "card_count")
@@ -130,6 +131,7 @@ def play_match(deals: Sequence[dict], ids: Sequence[str], start_level: int, best
     if log:
         match.games.append({"winner": None, "deals": log, "levels": dict(zip(ids, levels))})
     match.levels = list(levels)
+    match.banker = ids[banker] if banker is not None else None
     return match
 
 
@@ -203,6 +205,23 @@ class Tractor:
         points = {ids[i]: {"group_points": 1.0 if i == w else 0.0, "games_won": float(won[i])} for i in range(2)}
         return MatchScore(points=points, outcome={ids[w]: 1.0, ids[1 - w]: 0.0},
                           opponents={ids[0]: [ids[1]], ids[1]: [ids[0]]}, details={"games": games}, winner=ids[w])
+
+    def running(self, result: dict, sides: Sequence[Side], options: Any) -> dict:
+        """The match as it stands after the deals so far (games won, the current game's levels, who leads), for
+        the table phone: it stays on screen while the match is undecided and names the time-up leader."""
+        ids = [s.entry_id for s in sides]
+        deals = result.get("deals") or []
+        m = play_match(deals, ids, options.start_level, options.best_of,
+                       getattr(options, "wrong_play_points_per_card", 10), getattr(options, "penalty_levels", 3))
+        levels = m.levels or [options.start_level, options.start_level]
+        need = options.best_of // 2 + 1
+        leader = None
+        if m.games_won[0] != m.games_won[1]:
+            leader = ids[0 if m.games_won[0] > m.games_won[1] else 1]
+        elif levels[0] != levels[1]:
+            leader = ids[0 if levels[0] > levels[1] else 1]
+        return {"games_won": dict(zip(ids, m.games_won)), "levels": dict(zip(ids, levels)), "leader": leader,
+                "decided": need in m.games_won, "games_to_win": need, "banker": m.banker}
 
     def max_round_points(self, options: Any) -> float:
         return 1.0

@@ -4,12 +4,33 @@
 import routes from "./routes.json";
 
 export class ApiError extends Error {
-  constructor(status, body) {
+  constructor(status, body, retryAfter = null) {
     super((body && body.code) || (status === 0 ? "network" : "unknown"));
     this.status = status;
     this.code = this.message;
     this.details = body && body.details;
+    this.retryAfter = retryAfter;      // seconds, from the answer's Retry-After
   }
+}
+
+/** A failure worth trying again later: no answer or a timeout (0), 408, 429 and every 5xx. Any other 4xx is
+ *  the server's definite no. */
+export const retryLater = (status) => status === 0 || status === 408 || status === 429 || status >= 500;
+
+function retryAfterOf(resp) {
+  const v = resp.headers.get("Retry-After");
+  if (!v) return null;
+  const s = Number(v);
+  if (Number.isFinite(s)) return Math.max(0, s);
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? null : Math.max(0, (at - Date.now()) / 1000);
+}
+
+const TIMEOUT_MS = 15000;     // a hall's Wi-Fi that takes the request and never answers is a failure, not a hang
+function fetchWithTimeout(url, init) {
+  const ctl = typeof AbortController === "function" ? new AbortController() : null;
+  const timer = ctl ? setTimeout(() => ctl.abort(), TIMEOUT_MS) : null;
+  return fetch(url, ctl ? { ...init, signal: ctl.signal } : init).finally(() => clearTimeout(timer));
 }
 
 // The page's <meta name="api">, filled in by the site server or the deployment; empty on a bare build (port 8000).
@@ -73,7 +94,7 @@ export async function call(name, { params = {}, query, as, body, etag, retries, 
     let resp;
     try {
       resp = i === 0 && early ? await early
-        : await fetch(url, { method: r.method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+        : await fetchWithTimeout(url, { method: r.method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     } catch (e) {
       last = new ApiError(0, null);
       continue;
@@ -86,7 +107,7 @@ export async function call(name, { params = {}, query, as, body, etag, retries, 
       if (onEtag) onEtag(resp.headers.get("ETag"));
       return data;
     }
-    last = new ApiError(resp.status, data);
+    last = new ApiError(resp.status, data, retryAfterOf(resp));
     if (!RETRYABLE.has(resp.status)) break;
   }
   throw last;
@@ -94,31 +115,47 @@ export async function call(name, { params = {}, query, as, body, etag, retries, 
 
 /**
  * The outbox: a request kept on the phone (localStorage) until the server has it. Weak Wi-Fi in a hall must not
- * lose a result: the page stores it first, then sends; a network failure keeps it for the next try.
+ * lose a result: the page stores it first, then sends. No answer, a timeout, 408, 429 or a 5xx keep it and
+ * schedule the next try with back-off (2 s, 4 s, … up to a minute, or the server's Retry-After); only a definite
+ * 4xx drops it, and the page shows why.
  */
+const BACKOFF_MS = [2000, 4000, 8000, 15000, 30000, 60000];
 export const outbox = {
   get(key) {
     const raw = localStorage.getItem(`outbox:${key}`);
     return raw ? JSON.parse(raw) : null;
   },
   put(key, req) {
-    localStorage.setItem(`outbox:${key}`, JSON.stringify(req));
+    localStorage.setItem(`outbox:${key}`, JSON.stringify({ tries: 0, nextAt: 0, ...req }));
   },
   drop(key) {
     localStorage.removeItem(`outbox:${key}`);
   },
-  /** Sends the kept request: "sent", "offline" (kept), or throws the ApiError (dropped: the server said no). */
+  /** When the kept request may be sent again (ms since the epoch), or null when nothing is kept. */
+  due(key) {
+    const req = this.get(key);
+    return req ? req.nextAt || 0 : null;
+  },
+  /** Sends the kept request: {state: "sent", data} | {state: "later", at, error} (kept) | {state: "empty"};
+   *  throws the ApiError when the server said a definite no (then it is dropped). */
   async flush(key) {
     const req = this.get(key);
-    if (!req) return "empty";
+    if (!req) return { state: "empty" };
     try {
-      await call(req.name, { params: req.params, as: req.as, body: req.body, retries: 1 });
-    } catch (e) {
-      if (e.status === 0 || RETRYABLE.has(e.status)) return "offline";
+      const data = await call(req.name, { params: req.params, as: req.as, body: req.body, retries: 1 });
       this.drop(key);
-      throw e;
+      return { state: "sent", data };
+    } catch (e) {
+      if (!retryLater(e.status)) {
+        this.drop(key);
+        throw e;
+      }
+      const tries = (req.tries || 0) + 1;
+      const wait = e.retryAfter !== null && e.retryAfter !== undefined
+        ? Math.min(300000, e.retryAfter * 1000) : BACKOFF_MS[Math.min(tries - 1, BACKOFF_MS.length - 1)];
+      const at = Date.now() + wait;
+      if (this.get(key)) localStorage.setItem(`outbox:${key}`, JSON.stringify({ ...req, tries, nextAt: at }));
+      return { state: "later", at, error: e };
     }
-    this.drop(key);
-    return "sent";
   },
 };

@@ -17,17 +17,19 @@ export function useTable(where, code) {
   }
 
   // `busy()` says the phone is in the middle of typing deals: a still-pending table is not re-rendered under it.
+  // A view that never loaded (the store down when the page opened) is asked for again on every tick.
   function follow(busy, every = 4000) {
     clearInterval(timer);
     timer = setInterval(async () => {
-      if (!view.value || document.hidden) return;
+      if (document.hidden) return;
+      if (!view.value) { if (code.value) { try { await load(); } catch (e) { /* still down */ } } return; }
       try {
         const next = await call("tableView", { ...opts(), etag, retries: 1 });
         if (!next) return;
         const before = view.value.table;
-        if (next.table.version === before.version && next.table.status === before.status) return;
-        if (busy() && next.table.status === "pending") return;
-        view.value = next;
+        const moved = next.table.version !== before.version || next.table.status !== before.status;
+        if (moved && busy() && next.table.status === "pending") return;
+        view.value = next;      // the table moved, or something beside it did (an appeal's ruling)
       } catch (e) { /* offline for a moment: the next tick tries again */ }
     }, every);
   }

@@ -1,0 +1,115 @@
+"""Issue 25: the table phone's rules through the routes — N–S enter and E–W confirm (rules.md §8, seed 000),
+a three-seat Dou Dizhu table confirmed by both other players (or the director), and Tractor's running state
+and time-up from the deals typed so far."""
+from __future__ import annotations
+
+from tests.api.play import draw, people, setup_event
+
+
+def _code(t: dict, side: int) -> dict:
+    return {"token": None, "headers": {"X-Table-Code": t["codes"][side]}}
+
+
+def _guandan(**extra) -> dict:
+    return {"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
+            "stages": [{"format": "swiss", "rounds": 3}], **extra}
+
+
+def test_north_south_enter_and_east_west_confirm_by_default(api):
+    tid, eid, ids = setup_event(api, _guandan(), people(2, 2, "对"))
+    t = draw(api, eid)["tables"][0]
+    assert [s["seats"] for s in t["sides"]] == [["N", "S"], ["E", "W"]]
+    a, b = (s["entry_id"] for s in t["sides"])
+    base = f"/events/{eid}/rounds/1/tables/1"
+    body = {"version": 0, "final": {"levels": {a: 10, b: 8}}}
+    ew = api.put(f"{base}/result", body, **_code(t, 1))
+    assert (ew.status_code, ew.data["code"]) == (403, "north_south_enters")
+    assert api.get(base, **_code(t, 0)).data["table"]["status"] == "pending"     # nothing saved
+    ns = api.put(f"{base}/result", body, **_code(t, 0))
+    assert ns.status_code == 200 and ns.data["table"]["entered_side"] == 0
+    ok = api.post(f"{base}/confirm", **_code(t, 1))
+    assert ok.status_code == 200 and ok.data["status"] == "confirmed"
+
+
+def test_an_event_may_let_either_side_enter(api):
+    tid, eid, ids = setup_event(api, _guandan(result_entry="either"), people(2, 2, "对"))
+    t = draw(api, eid)["tables"][0]
+    a, b = (s["entry_id"] for s in t["sides"])
+    ew = api.put(f"/events/{eid}/rounds/1/tables/1/result", {"version": 0, "final": {"levels": {a: 10, b: 8}}},
+                 **_code(t, 1))
+    assert ew.status_code == 200 and ew.data["status"] == "entered"
+    assert api.post(f"/events/{eid}/rounds/1/tables/1/confirm", **_code(t, 0)).data["status"] == "confirmed"
+
+
+def _doudizhu(api):
+    cfg = {"name": "二打一", "game": "doudizhu", "entry": "individual", "capacity": 15, "fee": {"amount": 0},
+           "stages": [{"format": "swiss", "rounds": 5}]}
+    tid, eid, ids = setup_event(api, cfg, people(3))
+    t = draw(api, eid)["tables"][0]
+    return eid, t
+
+
+def test_a_three_seat_table_needs_both_other_players(api):
+    eid, t = _doudizhu(api)
+    base = f"/events/{eid}/rounds/1/tables/1"
+    put = api.put(f"{base}/result", {"version": 0, "deals": [{"landlord": "W", "bid": 3, "winner": "landlord"}]},
+                  **_code(t, 1))   # no compass N at a Dou Dizhu table: any player enters
+    assert put.status_code == 200
+    one = api.post(f"{base}/confirm", **_code(t, 0))
+    assert one.status_code == 200 and one.data["status"] == "entered" and one.data["table"]["confirmed_sides"] == [0]
+    again = api.post(f"{base}/confirm", **_code(t, 0))
+    assert (again.status_code, again.data["code"]) == (409, "conflict")
+    assert api.post(f"{base}/confirm", **_code(t, 1)).status_code == 403          # the one who entered
+    # not counted yet: standings see no confirmed table
+    assert api.get(base, **_code(t, 2)).data["table"]["status"] == "entered"
+    two = api.post(f"{base}/confirm", **_code(t, 2))
+    assert two.status_code == 200 and two.data["status"] == "confirmed"
+    assert two.data["table"]["confirmed_sides"] == [0, 2]
+    audit = [a["action"] for a in api.get(f"/events/{eid}/audit").data["audit"]]
+    assert audit.count("result_confirmed_by_one") == 1 and audit.count("result_confirmed") == 1
+
+
+def test_the_director_confirms_a_three_seat_table_alone(api):
+    eid, t = _doudizhu(api)
+    base = f"/events/{eid}/rounds/1/tables/1"
+    api.put(f"{base}/result", {"version": 0, "deals": [{"landlord": "S", "bid": 2, "winner": "farmers"}]}, **_code(t, 0))
+    assert api.post(f"{base}/confirm", **_code(t, 1)).data["status"] == "entered"
+    assert api.post(f"{base}/confirm").data["status"] == "confirmed"      # the organiser's token
+
+
+def _tractor(api):
+    cfg = {"name": "拖拉机", "game": "tractor", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
+           "stages": [{"format": "swiss", "rounds": 3}]}
+    tid, eid, ids = setup_event(api, cfg, people(2, 2, "对"))
+    t = draw(api, eid)["tables"][0]
+    return eid, t
+
+
+def test_tractor_running_state_and_time_up_from_the_phone(api):
+    eid, t = _tractor(api)
+    a, b = (s["entry_id"] for s in t["sides"])
+    base = f"/events/{eid}/rounds/1/tables/1"
+    # from 3 (seed 003): a holds the bank with 0 points (+5 → 8), then with 35 (+4 → 12): the match is undecided
+    deals = [{"banker": a, "attacker_points": 0}, {"banker": a, "attacker_points": 35}]
+    p = api.post(f"{base}/preview", {"version": 0, "deals": deals}, **_code(t, 0))
+    assert p.status_code == 200, p.data
+    assert p.data["running"] == {"games_won": {a: 0, b: 0}, "levels": {a: 12, b: 3}, "leader": a, "decided": False,
+                                 "games_to_win": 2, "banker": a}
+    assert p.data["points"] == {}
+    wrong = api.put(f"{base}/result", {"version": 0, "deals": deals, "time_up_leader": b}, **_code(t, 0))
+    assert (wrong.status_code, wrong.data["code"]) == (422, "invalid_result")
+    assert api.get(base, **_code(t, 0)).data["table"]["version"] == 0           # nothing half-saved
+    ok = api.put(f"{base}/result", {"version": 0, "deals": deals, "time_up_leader": a}, **_code(t, 0))
+    assert ok.status_code == 200 and ok.data["table"]["winner"] == a
+    assert ok.data["points"][a]["group_points"] == 1.0 and ok.data["points"][b]["group_points"] == 0.0
+
+
+def test_tractor_deals_after_the_match_is_decided_are_refused(api):
+    eid, t = _tractor(api)
+    a, b = (s["entry_id"] for s in t["sides"])
+    # a bank held at A wins a game; two games win the match (best of 3); a third deal after that is refused
+    win_game = [{"banker": a, "attacker_points": 0}] * 4     # 3 → 8 → 13 → A (14) → held at A: passes A
+    deals = win_game + win_game + [{"banker": a, "attacker_points": 0}]
+    p = api.post(f"/events/{eid}/rounds/1/tables/1/preview", {"version": 0, "deals": deals}, **_code(t, 0))
+    assert (p.status_code, p.data["code"]) == (422, "invalid_result")
+    assert p.data["details"]["deal"] == 9
