@@ -188,6 +188,11 @@ class NorthSouthEnters(Forbidden):
     code, default_message = "north_south_enters", "At this table N–S enter the result and E–W confirm it."
 
 
+class ArrivalInFuture(InvalidRequest):
+    """An arrival time after now (15:37 typed at 15:11) is a typing slip, not lateness."""
+    code, status, default_message = "arrival_in_future", 422, "The arrival time is later than now."
+
+
 class AppealWindowClosed(RuleViolation):
     code, default_message = "appeal_window_closed", "The appeal window has closed."
 

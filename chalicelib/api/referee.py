@@ -21,7 +21,7 @@ def _organiser_actor(ctx) -> res.Actor:
 
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/arrival", "POST", summary="Record an arrival; the lateness rule applies",
-       auth="organiser", body=ArrivalIn, response=ArrivalOut, tag=TAG, errors_=("already_confirmed",))
+       auth="organiser", body=ArrivalIn, response=ArrivalOut, tag=TAG, errors_=("already_confirmed", "arrival_in_future"))
 def arrival(ctx, eid, n, t):
     own_event(ctx.deps, ctx.organiser, eid)
     return svc.record_arrival(ctx.deps, eid, int(n), int(t), ctx.body.entry_id, ctx.body.arrived_at,

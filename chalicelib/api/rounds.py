@@ -57,6 +57,7 @@ class TableView(Out):
     starts_at: str | None = None
     ends_at: str | None = None
     table: RoundTable
+    deals_per_round: int | None = Field(default=None, description="the round's deal limit, where the game has one")
     result_entry: str = Field(default="north_south", description="who enters: 'north_south' (N–S enter, E–W "
                               "confirm; rules.md §8) or 'either'")
     appeal_window: dict | None = Field(default=None, description="minutes, fee {amount, currency}, refund_if_upheld, "

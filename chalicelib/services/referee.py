@@ -87,7 +87,11 @@ def record_arrival(deps: Deps, eid: str, n: int, t: int, entry_id: str, arrived_
         raise errors.InvalidRequest("该参赛单位不在这一桌 · This entry is not at this table.")
     if table["status"] in ("confirmed", "forfeit"):
         raise errors.AlreadyConfirmed("本桌成绩已确认，不能再登记迟到 · This table's result is settled.")
-    when = aware(arrived_at, tournament.timezone) if arrived_at else deps.clock()
+    now = deps.clock()
+    when = aware(arrived_at, tournament.timezone) if arrived_at else now
+    if when > now + timedelta(minutes=1):   # a minute for a phone's clock; later is a slip of the finger
+        raise errors.ArrivalInFuture(f"到场时间 {when.isoformat()} 晚于现在 · The arrival time is after now "
+                                     f"({now.isoformat()}).", {"arrived_at": when.isoformat(), "now": now.isoformat()})
     effect = lateness_effect(event, doc, table, entry_id, when)
     if effect["effect"] == "forfeit":
         out = record_forfeit(deps, eid, n, t, entry_id, f"迟到 {effect['late_minutes']} 分钟 · "

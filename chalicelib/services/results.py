@@ -98,6 +98,7 @@ def table_for_scoring(deps: Deps, eid: str, n: int, actor: Actor, doc: dict, tab
             "round_status": doc["status"], "method": event.config.stages[doc["stage"]].scoring.method,
             "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"),
             "side": actor.side, "table": table_view(table, names),
+            "deals_per_round": getattr(event.config.stages[doc["stage"]].scoring, "deals_per_round", None),
             "result_entry": event.config.result_entry, "appeal_window": _appeal_window(deps, event, doc),
             "appeals": _table_appeals(deps, eid, n, table, actor)}
 

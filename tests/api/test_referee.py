@@ -45,6 +45,11 @@ def test_guandan_lateness_start_level_and_forfeit(local_api, clock):
     t1, t2 = rnd["tables"]
     late, other = (s["entry_id"] for s in t1["sides"])
     base = f"/events/{eid}/rounds/1/tables/1"
+    # an arrival after now (10:07 typed at 10:00) is a slip, refused, nothing saved (issue 25)
+    r = api.post(f"{base}/arrival", {"entry_id": late, "arrived_at": "2026-12-01T10:07:00"})
+    assert (r.status_code, r.data["code"]) == (422, "arrival_in_future")
+    assert api.get(f"/events/{eid}/rounds/1").data["tables"][0].get("arrivals") in (None, {})
+    clock.advance(minutes=15)
     # 7 minutes late (10:07 Shanghai): the other side starts from level 4
     r = api.post(f"{base}/arrival", {"entry_id": late, "arrived_at": "2026-12-01T10:07:00"})
     assert r.status_code == 200, r.data
@@ -77,6 +82,7 @@ def test_doudizhu_lateness_counts_from_round_two(local_api, clock):
     tid, eid, ids = setup_event(api, doudizhu(), people(6))
     rnd = draw(api, eid)
     p = rnd["tables"][0]["sides"][0]["entry_id"]
+    clock.advance(minutes=10)
     r = api.post(f"/events/{eid}/rounds/1/tables/1/arrival", {"entry_id": p, "arrived_at": "2026-12-01T10:08:00"})
     assert r.data["effect"] == "none"   # round 1 has no limit (seed 001)
     for t in rnd["tables"]:
@@ -85,6 +91,7 @@ def test_doudizhu_lateness_counts_from_round_two(local_api, clock):
     close(api, eid, 1)
     r2 = draw(api, eid, seed=2)
     p2 = r2["tables"][0]["sides"][1]["entry_id"]
+    clock.advance(minutes=60)
     r = api.post(f"/events/{eid}/rounds/2/tables/1/arrival", {"entry_id": p2, "arrived_at": "2026-12-01T11:05:30"})
     assert (r.data["late_minutes"], r.data["effect"]) == (6, "forfeit")
     assert r.data["table"]["points"][p2]["table_points"] == 0

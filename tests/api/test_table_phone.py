@@ -113,3 +113,30 @@ def test_tractor_deals_after_the_match_is_decided_are_refused(api):
     p = api.post(f"/events/{eid}/rounds/1/tables/1/preview", {"version": 0, "deals": deals}, **_code(t, 0))
     assert (p.status_code, p.data["code"]) == (422, "invalid_result")
     assert p.data["details"]["deal"] == 9
+
+
+def test_a_dou_dizhu_round_takes_no_deal_beyond_its_limit(api):
+    eid, t = _doudizhu(api)
+    base = f"/events/{eid}/rounds/1/tables/1"
+    view = api.get(base, **_code(t, 0)).data
+    assert view["deals_per_round"] == 6 and view["appeal_window"]["minutes"] == 5
+    assert view["appeal_window"]["fee"] == {"amount": 20000, "currency": "CNY"}      # seed 001: 200 CNY
+    deal = {"landlord": "W", "bid": 1, "winner": "landlord"}
+    seven = api.put(f"{base}/result", {"version": 0, "deals": [deal] * 7}, **_code(t, 0))
+    assert (seven.status_code, seven.data["code"]) == (422, "invalid_result")
+    assert api.get(base, **_code(t, 0)).data["table"]["version"] == 0
+
+
+def test_the_table_phone_sees_its_own_appeals_and_their_ruling(api):
+    eid, t = _doudizhu(api)
+    base = f"/events/{eid}/rounds/1/tables/1"
+    me = t["sides"][1]["entry_id"]
+    lodged = api.post(f"{base}/appeals", {"entry_id": me, "text": "第二副多出一张"}, **_code(t, 1))
+    assert lodged.status_code == 201, lodged.data
+    seen = api.get(base, **_code(t, 0)).data["appeals"]
+    assert [(a["text"], a["status"], a["fee_status"]) for a in seen] == [("第二副多出一张", "lodged", "due")]
+    api.post(f"/appeals/{lodged.data['id']}/fee", {"method": "cash"})
+    api.post(f"/appeals/{lodged.data['id']}/decision", {"outcome": "rejected", "ruling": "录像无误"})
+    seen = api.get(base, **_code(t, 1)).data["appeals"]
+    assert [(a["status"], a["outcome"], a["ruling"], a["fee_status"]) for a in seen] == [
+        ("decided", "rejected", "录像无误", "kept")]

@@ -354,3 +354,30 @@ def test_my_day_after_the_last_round_shows_place_prize_and_bomb_bonus(store, sta
         shot(p, f"my-day-after-{lang}-360")
         small.close()
     ctx.close()
+
+
+def test_a_late_arrival_and_its_start_level_are_shown_at_the_table(store, stack, browser, shot):
+    """rules.md §7: the referee records a late pair; both phones say who was late and the level the other side
+    starts from (issue 25)."""
+    from datetime import datetime, timezone
+    from chalicelib.services import referee, results
+    org, token, t, (ev,) = make_tournament(store, [
+        {"name": "掼蛋迟到", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
+         "stages": [{"format": "swiss", "rounds": 3}]}])
+    for i in range(2):
+        r = registration.register(store, ev.id, RegistrationIn(name=f"蓝{i + 1}队", members=[
+            {"name": f"丙{i}", "phone": f"1364000{i:04d}"}, {"name": f"丁{i}"}]), None)
+        registration.check_in(store, ev.id, r.entry.id)
+    rnd, _ = rounds.draw_next(store, org, ev.id, 1)
+    late, other = (s.entry_id for s in rnd.tables[0].sides)
+    out = referee.record_arrival(store, ev.id, 1, 1, late, datetime.now(timezone.utc),
+                                 results.Actor("organiser", f"organiser:{org.id}"))
+    assert out.effect == "start_level" and out.start_levels == {other: 3}
+    page = _phone(browser).new_page()
+    page.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={rnd.tables[0].codes[0]}")
+    late_name = next(s.name for s in out.table.sides if s.entry_id == late)
+    other_name = next(s.name for s in out.table.sides if s.entry_id == other)
+    expect(page.get_by_test_id("late")).to_contain_text(f"{late_name} 迟到 1 分钟")
+    expect(page.get_by_test_id("start-level")).to_contain_text(f"{other_name} 从 3 打起")
+    shot(page, "late-start-level")
+    page.context.close()

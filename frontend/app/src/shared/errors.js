@@ -30,6 +30,10 @@ export function errorText(t, te, err) {
     });
     return `${t("errors.fix")} ${parts.join(t("errors.sep"))}`;
   }
+  // A result the engine refuses names its deal: say which one (the rule itself stays the referee's to explain).
+  if (code === "invalid_result" && err.details && Number.isInteger(err.details.deal)) {
+    return t("errors.invalid_deal", { n: err.details.deal });
+  }
   const key = `errors.${code}`;
   return te(key) ? t(key) : t("errors.unknown");
 }
