@@ -140,3 +140,16 @@ def test_the_table_phone_sees_its_own_appeals_and_their_ruling(api):
     seen = api.get(base, **_code(t, 1)).data["appeals"]
     assert [(a["status"], a["outcome"], a["ruling"], a["fee_status"]) for a in seen] == [
         ("decided", "rejected", "录像无误", "kept")]
+
+
+def test_the_appeal_window_counts_down_from_the_rounds_end(api):
+    """seed 001: 5 minutes from the round's scheduled end, else from its close (rules.md §7)."""
+    from datetime import datetime, timedelta
+    from tests.api.play import close, enter_and_confirm
+    eid, t = _doudizhu(api)
+    rnd = api.get(f"/events/{eid}/rounds/1").data
+    enter_and_confirm(api, eid, rnd, t, {"deals": [{"landlord": "W", "bid": 1, "winner": "landlord"}]})
+    closed = close(api, eid, 1)
+    window = api.get(f"/events/{eid}/rounds/1/tables/1", **_code(t, 0)).data["appeal_window"]
+    base = rnd.get("ends_at") or closed["closed_at"]
+    assert base and datetime.fromisoformat(window["deadline"]) == datetime.fromisoformat(base) + timedelta(minutes=5)

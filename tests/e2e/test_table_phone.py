@@ -312,9 +312,15 @@ def test_my_day_after_the_last_round_shows_place_prize_and_bomb_bonus(store, sta
          "items": [{"event_id": ev.id, "members": [{"name": "陈文", "phone": "13700000199"}]}]}), None)
     mine = reg.registration.items[0].entry.id
     registration.check_in(store, ev.id, mine)
-    for i in range(2):
+    for i in range(1, 2):
         r = registration.register(store, ev.id, RegistrationIn(members=[{"name": f"对手{i}", "phone": f"1363000{i:04d}"}]), None)
         registration.check_in(store, ev.id, r.entry.id)
+    r = registration.register(store, ev.id, RegistrationIn(members=[{"name": "对手0", "phone": "13630000000"}]), None)
+    registration.check_in(store, ev.id, r.entry.id)
+    single = _phone(browser).new_page()     # the one-entry manage page names the event (issue 25)
+    single.goto(f"{stack['site']}/entry.html?id={r.entry.id}#token={r.manage_token}")
+    expect(single.get_by_test_id("event-name")).to_have_text("比赛项目：斗地主决赛")
+    single.context.close()
     director = results.Actor("organiser", f"organiser:{org.id}")
     # round 1: my player is landlord, bids 3 and wins with three bombs of their own (bonus 50 each + 100 extra)
     rnd, _ = rounds.draw_next(store, org, ev.id, 1)
