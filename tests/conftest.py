@@ -7,6 +7,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests judge results, not speed: Hypothesis's 200 ms deadline per example failed them at random on a
+# busy 2-core machine (speed has its benchmarks in bench/).
+settings.register_profile("project", deadline=None)
+settings.load_profile("project")
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
