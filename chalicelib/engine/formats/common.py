@@ -39,6 +39,7 @@ class Draw:
     bye_why: dict[str, dict] = field(default_factory=dict)   # entry id → structured reason of its bye
     exact: bool = True               # proven least under the format's criteria
     method: str = ""                 # which solver drew it (for notes and benchmarks)
+    tiers: tuple[int, ...] = ()      # Swiss: the draw's cost per tier (swiss.py), for pairing edits to compare
 
 
 def rng_for(seed: int | str, *salt) -> random.Random:

@@ -293,7 +293,7 @@ def pair_round(contestants: Sequence[Contestant], round_no: int, *, separate_rel
         raise NoValidPairing("本轮无法避免重复对阵，而本项目不允许重复对阵 · Every possible draw of this round repeats "
                              f"a match ({names}) and this event forbids rematches.",
                              {"rematches": [[a.id, b.id] for a, b in rematches]})
-    draw = Draw(tables=[], exact=sol.exact, method=sol.method)
+    draw = Draw(tables=[], exact=sol.exact, method=sol.method, tiers=sol.tiers)
     bye_pos = next((i for i, j in sol.pairs if j == n), None)
     if bye_pos is not None:
         c = ordered[bye_pos]
