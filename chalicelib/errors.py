@@ -78,6 +78,14 @@ class IdempotencyConflict(Conflict):
     code, default_message = "idempotency_conflict", "This Idempotency-Key was used with a different request."
 
 
+class TableStarted(Conflict):
+    code, default_message = "table_started", "A result was entered at this table: its pairing can no longer change."
+
+
+class LateEntryClosed(Conflict):
+    code, default_message = "late_entry_closed", "Late entries are closed for this event."
+
+
 class RuleViolation(DomainError):
     code, status, default_message = "rule_violation", 422, "This breaks a rule of the event."
 
@@ -107,6 +115,10 @@ class CaptainConsentRequired(RuleViolation):
 class LineupClosed(RuleViolation):
     """Seed 000: lineups by 15 / 5 minutes before the start (by seat choice); later, or a change, only by the referee."""
     code, default_message = "lineup_closed", "The lineup deadline has passed: the chief referee records changes."
+
+
+class SubstitutionNotAllowed(RuleViolation):
+    code, default_message = "substitution_not_allowed", "This event does not allow this substitution."
 
 
 class NoValidPairing(RuleViolation):

@@ -111,6 +111,8 @@ def reason_text(why: dict | None, lang: str, names: dict[str, str] | None = None
             text = prefix + t("why_ko_chosen", a=a, b=b)
         else:
             text = prefix + t("why_ko", a=a, b=b)
+    elif kind == "edited":   # the chief referee's pairing edit (编排调整), with its reason
+        text = t("why_edited", reason=why.get("reason", ""))
     else:
         text = ""
     if why.get("avoids"):
@@ -124,7 +126,8 @@ def reason_text(why: dict | None, lang: str, names: dict[str, str] | None = None
     return text
 
 
-_BYE_RULES = ("lowest_without_bye", "lowest_leaving_good_pairing", "second_bye", "alone_in_zone", "knockout", "schedule")
+_BYE_RULES = ("lowest_without_bye", "lowest_leaving_good_pairing", "second_bye", "alone_in_zone", "knockout", "schedule",
+              "edited")
 
 
 def bye_text(why: dict | None, lang: str) -> str:

@@ -58,7 +58,7 @@ def export_entries(ctx, eid):
 
 
 @route(bp, "/events/{eid}/entries/{id}/check-in", "POST", summary="Check an entry in", auth="organiser",
-       response=Entry, tag=TAG, errors_=("not_confirmed",))
+       response=Entry, tag=TAG, errors_=("not_confirmed", "late_entry_closed"))
 def check_in(ctx, eid, id):
     own_event(ctx.deps, ctx.organiser, eid)
     return _strip(svc.check_in(ctx.deps, eid, id))
@@ -70,6 +70,7 @@ class Skipped(Out):
     status: str
     reason_zh: str
     reason_en: str
+    code: str | None = None      # an error code the front end words (late_entry_closed)
 
 
 class CheckInAll(Out):
@@ -89,7 +90,13 @@ def check_in_all(ctx, eid):
     done, skipped = 0, []
     for entry in svc.list_entries(ctx.deps, eid):
         if entry.status == "confirmed" and not entry.checked_in:
-            svc.check_in(ctx.deps, eid, entry.id)
+            try:
+                svc.check_in(ctx.deps, eid, entry.id)
+            except errors.LateEntryClosed:   # after the last round a late entry could join (issue 24)
+                skipped.append(Skipped(entry_id=entry.id, name=entry.name, status=entry.status,
+                                       reason_zh="已过补报时间", reason_en="late entries closed",
+                                       code="late_entry_closed"))
+                continue
             done += 1
         elif entry.status in SKIP_WHY:
             zh, en = SKIP_WHY[entry.status]

@@ -4,7 +4,7 @@ from __future__ import annotations
 from chalice import Blueprint
 
 from ..models import (AppealDecisionIn, AppealFeeIn, AppealIn, Appeal, AppealList, ArrivalIn, ArrivalOut, DisqualifyIn, Entry,
-                      PrizesOut)
+                      PrizesOut, SubstitutionIn)
 from ..services import disqualification as dq_svc
 from ..services import prizes as prize_svc
 from ..services import referee as svc
@@ -76,3 +76,12 @@ def prizes(ctx, eid):
 def disqualify(ctx, eid, id):
     from .desk import _strip
     return _strip(dq_svc.disqualify(ctx.deps, ctx.organiser, eid, id, ctx.body))
+
+
+@route(bp, "/events/{eid}/entries/{id}/substitutions", "POST", summary="A substitute between rounds (替补), approved by "
+       "the chief referee; the roster keeps its history", auth="organiser", body=SubstitutionIn, response=Entry,
+       status=201, tag=TAG, errors_=("substitution_not_allowed", "conflict", "not_found", "version_conflict"), roles=())
+def substitution(ctx, eid, id):
+    from ..services import substitutions
+    from .desk import _strip
+    return _strip(substitutions.substitute(ctx.deps, ctx.organiser, eid, id, ctx.body))

@@ -13,6 +13,7 @@ from ..models import (
     DrawIn,
     ForfeitIn,
     LineupIn,
+    PairingEditIn,
     ResultIn,
     ResultOut,
     RoundOut,
@@ -33,6 +34,8 @@ TAG = "rounds"
 class RoundList(Out):
     rounds: list[dict]
     open_round: int
+    not_drawn: list[dict] = Field(default_factory=list, description="checked-in entries no draw has taken, with "
+                                  "the reason: late_entry (joins_from_round) or late_entry_closed (issue 24)")
 
 
 class AuditList(Out):
@@ -64,6 +67,8 @@ class TableView(Out):
                                        "deadline (once the round has an end), captain_consent (team events)")
     appeals: list[dict] = Field(default_factory=list, description="this table's appeals: id, entry_id, text, "
                                 "status, outcome, ruling, lodged_at, decided_at, deadline, fee, fee_status")
+    early_finish: list[dict] = Field(default_factory=list, description="who finished early (not drawn) and what "
+                                     "it scores: entry_id, name, place, average, from_round (rules.md §5)")
 
 
 def _html(text: str) -> Response:
@@ -71,7 +76,7 @@ def _html(text: str) -> Response:
 
 
 @route(bp, "/events/{eid}/rounds", "POST", summary="Draw the next round", auth="organiser", body=DrawIn,
-       response=RoundOut, status=201, tag=TAG, errors_=("round_open", "no_valid_pairing", "conflict"))
+       response=RoundOut, status=201, tag=TAG, errors_=("round_open", "no_valid_pairing", "conflict"), roles=())
 def draw(ctx, eid):
     out, meta = svc.draw_next(ctx.deps, ctx.organiser, eid, ctx.body.seed, choices=ctx.body.choices)
     from ..services.publish_requests import request_publish
@@ -81,15 +86,24 @@ def draw(ctx, eid):
 
 @route(bp, "/events/{eid}/rounds", "GET", summary="The rounds drawn so far", auth="organiser", response=RoundList, tag=TAG)
 def list_rounds(ctx, eid):
-    own_event(ctx.deps, ctx.organiser, eid)
+    event = own_event(ctx.deps, ctx.organiser, eid)
     state = ctx.deps.repos.rounds.state(eid)
-    return RoundList(rounds=state["rounds"], open_round=state.get("open_round", 0))
+    return RoundList(rounds=state["rounds"], open_round=state.get("open_round", 0),
+                     not_drawn=svc.not_drawn(ctx.deps, event, state))
 
 
 @route(bp, "/events/{eid}/rounds/{n}", "GET", summary="A round: tables, seats, codes, results", auth="organiser",
        response=RoundOut, tag=TAG)
 def get_round(ctx, eid, n):
     return svc.get_round(ctx.deps, ctx.organiser, eid, _int(n))
+
+
+@route(bp, "/events/{eid}/rounds/{n}", "PATCH", summary="Edit the open round's pairing (swap, bye, fixed table); "
+       "warnings from the draw's cost function; dry_run previews", auth="organiser", body=PairingEditIn,
+       response=RoundOut, tag=TAG, errors_=("table_started", "conflict", "version_conflict"), roles=())
+def edit_round(ctx, eid, n):
+    from ..services.pairing_edits import edit_round as edit
+    return edit(ctx.deps, ctx.organiser, eid, _int(n), ctx.body)
 
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}", "GET", summary="One table, for the table-side scoring page",
@@ -176,7 +190,7 @@ def dispute(ctx, eid, n, t):
 
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/forfeit", "POST", summary="Record a forfeit (organiser)",
-       auth="organiser", body=ForfeitIn, response=ResultOut, tag=TAG)
+       auth="organiser", body=ForfeitIn, response=ResultOut, tag=TAG, roles=())
 def forfeit(ctx, eid, n, t):
     own_event(ctx.deps, ctx.organiser, eid)
     actor = res.Actor("organiser", ctx.principal.who)
@@ -186,13 +200,13 @@ def forfeit(ctx, eid, n, t):
 
 
 @route(bp, "/events/{eid}/rounds/{n}/close", "POST", summary="Close a round (every table confirmed or forfeit)",
-       auth="organiser", response=RoundOut, tag=TAG, errors_=("conflict",))
+       auth="organiser", response=RoundOut, tag=TAG, errors_=("conflict",), roles=())
 def close(ctx, eid, n):
     return svc.close_round(ctx.deps, ctx.organiser, eid, _int(n))
 
 
 @route(bp, "/events/{eid}/rounds/{n}/redraw", "POST", summary="Redraw an unstarted round after a late correction",
-       auth="organiser", response=RoundOut, tag=TAG, errors_=("conflict",))
+       auth="organiser", response=RoundOut, tag=TAG, errors_=("conflict",), roles=())
 def redraw(ctx, eid, n):
     return svc.redraw(ctx.deps, ctx.organiser, eid, _int(n))
 

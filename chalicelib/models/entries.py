@@ -52,6 +52,15 @@ class DisqualifyIn(Strict):
     reason: str = Field(min_length=1, max_length=300)
 
 
+class SubstitutionIn(Strict):
+    """rules.md §8 (seeds 000, 003): a player changed between rounds, with the chief referee's approval."""
+    out: int = Field(ge=0, le=9, description="the index of the member who leaves (0 = the first)")
+    in_: MemberIn = Field(alias="in", description="the player who comes in")
+    from_round: int | None = Field(default=None, ge=1, le=60, description="the first round the new player plays "
+                                   "(default: the next round not yet drawn)")
+    reason: str = Field(min_length=1, max_length=300)
+
+
 class Member(Loose):
     name: str
     phone: str | None = None
@@ -85,6 +94,8 @@ class Entry(Loose):
     registration_id: str | None = None   # several events paid in one go (DayRegistration)
     note: str = ""
     notices: list[str] = Field(default_factory=list)
+    joins_from_round: int | None = None   # checked in after a draw: drawn from this round on (late entry)
+    roster_history: list[dict] = Field(default_factory=list)   # substitutions: out, in, from_round, reason, by
     version: int = 1
 
     @property

@@ -328,6 +328,20 @@ def default_appeals(game: str) -> Appeals:
     return Appeals(window_minutes=5, fee=20000) if game == "doudizhu" else Appeals()
 
 
+class LateEntry(Strict):
+    """api.md v1.2 (issue 24): an entry checked in after a draw joins from the next round, until this round of
+    the first stage (Swiss default: the second-last), with this score."""
+    until_round: int | None = Field(default=None, ge=1, le=60, description="the last round a late entry may join "
+                                    "(default: the first stage's second-last round; 1 for other formats)")
+    score: float = Field(default=0, ge=0, le=10_000, description="its starting points (the stage's first point name)")
+
+
+class Substitutes(Strict):
+    """rules.md §8 (seeds 000, 003): a team changes a player between rounds with the chief referee's approval;
+    pairs only when the event allows it."""
+    pairs: bool = False
+
+
 class PrizeShrink(Strict):
     """seed 003: fewer than `below_entries` entries → the reduced prize list."""
     below_entries: int = Field(default=20, ge=1, le=100_000)
@@ -352,6 +366,8 @@ class EventConfig(Strict):
                                     description="results may be corrected this long after the round's scheduled end")
     mixed_pairs: bool = Field(default=False, description="a mixed-pairs event (男女混合双人赛): the man sits N or W, the "
                                                          "woman S or E, from the roster's gender (rules.md §8)")
+    late_entry: LateEntry = Field(default_factory=LateEntry)
+    substitutes: Substitutes = Field(default_factory=Substitutes)
     forfeit_ranks_last: bool | None = Field(
         default=None, description="an unexcused forfeit ranks the entry last of the stage and, in its last round, bars "
                                   "it from the next (seed 000, Guandan's default); Dou Dizhu (001) and Tractor (003) "

@@ -17,6 +17,29 @@ class DrawIn(Strict):
                     "placed first; only for the first round of such a knockout")
 
 
+class EditTable(Strict):
+    number: int = Field(ge=1, le=9_999)
+    sides: list[Annotated[str, Field(min_length=1, max_length=80)]] = Field(min_length=2, max_length=3)
+
+
+class FixTable(Strict):
+    entry_id: str = Field(min_length=1, max_length=80)
+    table: int = Field(ge=1, le=9_999)
+
+
+class PairingEditIn(Strict):
+    """A pairing edit of the open round (api.md v1.2): swaps, tables given whole, entries moved to the bye,
+    tables fixed for an entry (固定桌号, kept by later draws). Warnings come from the draw's cost function."""
+    swap: list[Annotated[list[Annotated[str, Field(min_length=1, max_length=80)]], Field(min_length=2, max_length=2)]] = Field(
+        default_factory=list, max_length=256)
+    tables: list[EditTable] = Field(default_factory=list, max_length=256)
+    byes: list[Annotated[str, Field(min_length=1, max_length=80)]] = Field(default_factory=list, max_length=64)
+    fixed: list[FixTable] = Field(default_factory=list, max_length=64)
+    unfix: list[Annotated[str, Field(min_length=1, max_length=80)]] = Field(default_factory=list, max_length=64)
+    reason: str = Field(default="", max_length=300)
+    dry_run: bool = False
+
+
 class LineupIn(Strict):
     """A team's lineup (进场名单) for a team match: which members play in the open and the closed room."""
     entry_id: str | None = Field(default=None, max_length=80, description="the director names the team; a table code is its own")
@@ -61,6 +84,8 @@ class RoundTable(Out):
                                                  "other room's is still to come")
     reason_zh: str = ""
     reason_en: str = ""
+    edited: dict | None = Field(default=None, description="pairing edit (编排调整): reason, at, by (issue 24)")
+    fixed: list[str] | None = Field(default=None, description="entries whose table number is fixed (固定桌号)")
 
 
 class RoundOut(Out):
@@ -84,6 +109,12 @@ class RoundOut(Out):
     ends_at: datetime | None = None
     closed_at: datetime | None = None
     disputes: list[int] = Field(default_factory=list, description="tables with an open dispute")
+    warnings: list[dict] = Field(default_factory=list, description="pairing edit: rematch, same_club, second_bye, "
+                                 "score_gap, seat_balance — from the draw's cost function")
+    early_finish: list[dict] = Field(default_factory=list, description="entries certain of a place and no longer "
+                                     "drawn: entry_id, name, place, average, from_round (rules.md §5)")
+    late_entries: list[dict] = Field(default_factory=list, description="entries drawn in from this round "
+                                     "(checked in late): entry_id, name, score")
 
 
 class ResultIn(Out):

@@ -26,9 +26,10 @@ def fragment(template: str, lang: str, **context):
 
 
 def render(template: str, lang: str, **context) -> str:
-    from ..glossary import bye_text, points_text, reason_text
+    from ..glossary import bye_text, points_text, reason_text, term
     return env().get_template(template).render(
         t=translator(lang), lang=lang, html_lang=LANGS[lang]["html"], html_lang_of=lambda x: LANGS[x]["html"],
         in_lang=lambda x, key: translator(x)(key), pts=lambda points, names: points_text(points or {}, names, lang),
+        term=lambda kind, code: term(kind, code, lang),
         why=lambda w, fallback="": reason_text(w, lang, context.get("names")) or fallback,
         bye_why=lambda w: bye_text(w, lang), **context)

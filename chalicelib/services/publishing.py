@@ -54,7 +54,8 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
             shown = t["status"] in ("entered", "confirmed", "forfeit")
             rtables.append({"number": t["number"], "sides": sides, "status": t["status"],
                             "reason": readable(t.get("reason", ""), name_map), "why": t.get("why") or {},
-                            "point_names": pnames,
+                            "point_names": pnames, "edited": t.get("edited"),
+                            "penalties": penalties_of_table(t, names) if shown else [],
                             "points": t.get("points") if shown else {},
                             "rooms": _room_levels(t, sides) if shown else []})
             # Each entry page is keyed by its inputs; a table's part is worded once here for both sides.
@@ -71,16 +72,31 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
             parts.setdefault(b["entry_id"], []).append(f"bye {doc['number']}")
             history.setdefault(b["entry_id"], []).append({"round": doc["number"], "bye": True, "status": "confirmed",
                                                           "opponents": [], "points": {}, "point_names": []})
+        early = [{"name": names.get(e, "?"), "place": info.get("place", 1), "from_round": info.get("from_round"),
+                  "average": info.get("average", {})} for e, info in (doc.get("early_finish") or {}).items()]
         rounds.append({"number": doc["number"], "status": doc["status"], "seed": doc["seed"], "tables": rtables,
-                       "byes": byes, "starts": _local(doc["starts_at"], tournament.timezone) if doc.get("starts_at") else "",
+                       "byes": byes, "early_finish": early, "point_names": pnames, "starts": _local(doc["starts_at"], tournament.timezone) if doc.get("starts_at") else "",
                        "ends": _local(doc["ends_at"], tournament.timezone, "%H:%M") if doc.get("ends_at") else ""})
     standings = event_standings(deps, event, state=state, rounds=all_rounds, entries=entry_list) if state.get("plans") else None
     from .principals import display_who
     corrections = []
     for a in deps.repos.rounds.audit(event.id):
+        if a["action"] in ("result_entered", "result_changed", "result_corrected", "result_overridden", "dispute_settled"):
+            for pen in penalties_of_table({"result": (a.get("after") or {}).get("result")}, names):
+                if not any(x["kind"] == "penalty" and x["round"] == a.get("round") and x["table"] == a.get("table")
+                           and x["after"] == pen["text"] for x in corrections):   # a penalty once, however often re-entered
+                    corrections.append({"at": _local(a["at"], tournament.timezone), "round": a.get("round"),
+                                        "table": a.get("table"), "before": "", "after": pen["text"], "penalty": pen,
+                                        "reason": "", "kind": "penalty", "who": display_who(a.get("who", ""))})
+        if a["action"] == "pairing_edited":   # the chief referee's pairing edits, with their published reason
+            corrections.append({"at": _local(a["at"], tournament.timezone), "round": a.get("round"),
+                                "table": "、".join(str(k) for k in (a.get("after") or {}).get("tables", {})),
+                                "before": _layout_text(a.get("before"), names), "after": _layout_text(a.get("after"), names),
+                                "reason": a.get("reason", ""), "kind": a["action"], "who": display_who(a.get("who", ""))})
         if a["action"] in ("result_corrected", "result_overridden", "forfeit_recorded", "force_majeure", "dispute_settled"):
             corrections.append({"at": _local(a["at"], tournament.timezone), "round": a.get("round"), "table": a.get("table"),
-                                "before": _short(a.get("before")), "after": _short(a.get("after")), "reason": a.get("reason", ""),
+                                "before": _short(a.get("before"), names), "after": _short(a.get("after"), names),
+                                "reason": a.get("reason", ""),
                                 "kind": a["action"], "who": display_who(a.get("who", ""))})
     # Appeals on the public page: names, outcome and ruling only (never the text a side wrote or who paid)
     appeals = [{"round": x["round"], "table": x["table"], "name": names.get(x["entry_id"], ""), "status": x["status"],
@@ -92,7 +108,8 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
     bonus = bonuses(deps, event, rounds=all_rounds, entries=entry_list) if event.config.game == "doudizhu" else None
     rows = standings.standings if standings else []
     _lots_as_order(rows)
-    version = hashlib.sha1(json.dumps([[(r["number"], r["status"], [(t["number"], t["status"], t["points"]) for t in r["tables"]])
+    version = hashlib.sha1(json.dumps([[(r["number"], r["status"], [(t["number"], t["status"], t["points"],
+                                                                      [s["entry_id"] for s in t["sides"]]) for t in r["tables"]])
                                         for r in rounds], [(r.entry_id, r.rank) for r in rows], len(corrections), appeals],
                                       sort_keys=True, default=str).encode()).hexdigest()[:16]
     public_entries = {e: {"name": x.name, "club": x.club, "members": [m.name for m in x.members]}
@@ -135,11 +152,40 @@ def _lots_as_order(rows) -> None:
         k = j + 1
 
 
-def _short(snapshot) -> str:
+def penalties_of_table(table: dict, names: dict[str, str], lang: str = "zh") -> list[dict]:
+    """A table's penalty records (rules.md §8), as entered with its result: kind, offender, deal or game, referee.
+    Guandan and Gouji carry them on the result, Tractor on each deal."""
+    from ..glossary import term
+    result = table.get("result") or {}
+    found = [dict(p) for p in result.get("penalties") or [] if isinstance(p, dict)]
+    for i, deal in enumerate(result.get("deals") or [], start=1):
+        if isinstance(deal, dict):
+            found.extend({**p, "deal": i} for p in deal.get("penalties") or [] if isinstance(p, dict))
+    out = []
+    for p in found:
+        where = (f"第 {p['deal']} 副" if p.get("deal") else f"第 {p['game']} 局" if p.get("game") else "")
+        text = " · ".join(x for x in (names.get(p.get("entry_id", ""), ""), term("penalty", str(p.get("kind", "")), lang),
+                                      where) if x)
+        out.append({"kind": p.get("kind"), "name": names.get(p.get("entry_id", ""), ""), "deal": p.get("deal"),
+                    "game": p.get("game"), "referee": str(p.get("referee") or ""), "text": text})
+    return out
+
+
+def _short(snapshot, names: dict[str, str] | None = None) -> str:
+    """A result in a corrections row, each side named: "东兰一队 13 / 2 · 河池二队 7 / 0"."""
     if not snapshot:
         return ""
     pts = snapshot.get("points") or {}
-    return "; ".join(" / ".join(f"{v:g}" for v in p.values()) for p in pts.values())
+    names = names or {}
+    return " · ".join(" ".join(x for x in (names.get(e, ""), " / ".join(f"{v:g}" for v in p.values())) if x)
+                      for e, p in pts.items())
+
+
+def _layout_text(snapshot, names: dict[str, str]) -> str:
+    """A pairing edit's tables in a corrections row: "3: 甲 – 乙 · 5: 丙 – 丁"."""
+    if not snapshot:
+        return ""
+    return " · ".join(f"{k}: " + " – ".join(names.get(e, "?") for e in es) for k, es in (snapshot.get("tables") or {}).items())
 
 
 def _local(iso: str, tz: str, fmt: str = "%m-%d %H:%M") -> str:

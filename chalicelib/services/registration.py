@@ -537,7 +537,11 @@ def check_in(deps: Deps, eid: str, entry_id: str) -> Entry:
         raise errors.NotConfirmed(f"Entry status is {entry.status}: only confirmed entries check in.")
     if entry.checked_in:
         return entry
-    after = entry.model_copy(update={"checked_in": True, "version": entry.version + 1, "updated_at": deps.clock()})
+    from .rounds import joins_from_round
+    event = deps.repos.events.get(eid)
+    joins = joins_from_round(deps, event) if event else None   # after a draw: the next round, or 409 late_entry_closed
+    after = entry.model_copy(update={"checked_in": True, "version": entry.version + 1, "updated_at": deps.clock(),
+                                     "joins_from_round": joins})
     deps.repos.entries.transition(entry, after)
     return after
 

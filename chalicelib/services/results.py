@@ -22,6 +22,20 @@ class Actor:
     ident: str                # organiser id, or "table <t> side <i>"
     side: int | None = None
 
+    @property
+    def role(self) -> str:
+        """The staff role in the audit name ('staff:<id>:<name>:<role>'); the organiser is the owner."""
+        if self.kind == "organiser" and self.ident.startswith("staff:"):
+            return self.ident.rsplit(":", 1)[-1]
+        return "owner" if self.kind == "organiser" else "side"
+
+
+def director_only(actor: Actor, what: str) -> None:
+    """api.md v1.2: settling, overriding (and drawing, closing, forfeits, edits) are the chief referee's; a
+    scorer enters and confirms results and records arrivals."""
+    if actor.role not in ("owner", "director"):
+        raise errors.Forbidden(f"只有裁判长可以{what[0]} · Only the director may {what[1]}.")
+
 
 def resolve_actor(deps: Deps, eid: str, n: int, t: int, principal, code: str | None,
                   table: dict | None = None, client: str = "") -> Actor:
@@ -93,14 +107,16 @@ def table_for_scoring(deps: Deps, eid: str, n: int, actor: Actor, doc: dict, tab
     from .registration import event_config
     event = event_config(deps, eid)
     ids = [s["entry_id"] for s in table["sides"]]
-    names = {e.id: e.name for e in deps.repos.entries.get_many(eid, ids) if e}   # this table's names only
+    early = doc.get("early_finish") or {}
+    names = {e.id: e.name for e in deps.repos.entries.get_many(eid, [*ids, *early]) if e}   # this table's (and early finishers')
     return {"event_id": eid, "event_name": event.config.name, "game": event.config.game, "round": n,
             "round_status": doc["status"], "method": event.config.stages[doc["stage"]].scoring.method,
             "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"),
             "side": actor.side, "table": table_view(table, names),
             "deals_per_round": getattr(event.config.stages[doc["stage"]].scoring, "deals_per_round", None),
             "result_entry": event.config.result_entry, "appeal_window": _appeal_window(deps, event, doc),
-            "appeals": _table_appeals(deps, eid, n, table, actor)}
+            "appeals": _table_appeals(deps, eid, n, table, actor),
+            "early_finish": [{"entry_id": e, "name": names.get(e, ""), **info} for e, info in early.items()]}
 
 
 _CURRENCY: dict[str, str] = {}
@@ -195,6 +211,10 @@ def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor
     sides = [Side(s["entry_id"], tuple(s["seats"])) for s in table["sides"]]
     score = game_rules(event.config.game).score(result, sides, stage.scoring, knockout=stage.format == "knockout")
     settling = table["status"] == "disputed"   # the organiser's entry settles a dispute
+    if settling:
+        director_only(actor, ("裁定异议", "settle a dispute"))
+    if overridden:
+        director_only(actor, ("超时更正成绩", "override the correction window"))
     after = {**table, "result": result, "points": score.points, "outcome": score.outcome, "winner": score.winner,
              "details": score.details, "version": table["version"] + 1, "entered_by": actor.ident,
              "entered_side": actor.side, "confirmed_sides": [], "dispute": None,
@@ -208,9 +228,16 @@ def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor
               else "result_changed" if table["status"] == "entered" else "result_entered")
     if correcting and not reason:
         raise errors.InvalidRequest("A correction of a confirmed result needs a 'reason'.")
+    if settling and not reason.strip():   # published on the corrections page (issue 24)
+        raise errors.InvalidRequest("裁定异议需要说明理由 · Settling a dispute needs a 'reason' (it is published).",
+                                    [{"field": "reason", "type": "missing", "message": "required"}])
+    if settling:
+        after["settled_dispute"] = table.get("dispute")
     record = _audit(deps, actor, action, n, t, before=_snapshot(table), after=_snapshot(after), reason=reason)
     if appeal_id:
         record["appeal"] = appeal_id
+    if settling:
+        record["dispute"] = table.get("dispute")
     try:
         deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
     except errors.VersionConflict:

@@ -115,7 +115,10 @@ def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes:
                     format_zh=term("format", doc["format"], "zh"), format_en=term("format", doc["format"], "en"),
                     notes=[readable(x, names) for x in doc.get("notes", [])], drawn_at=doc.get("drawn_at"),
                     starts_at=doc.get("starts_at"), ends_at=doc.get("ends_at"), closed_at=doc.get("closed_at"),
-                    disputes=[t["number"] for t in tables if t.get("status") == "disputed"])
+                    disputes=[t["number"] for t in tables if t.get("status") == "disputed"],
+                    early_finish=[{"entry_id": e, "name": plain.get(e, ""), **info}
+                                  for e, info in (doc.get("early_finish") or {}).items()],
+                    late_entries=[{**x, "name": plain.get(x["entry_id"], "")} for x in doc.get("late_entries", [])])
 
 
 def _bye_rule(doc: dict) -> dict:
@@ -272,6 +275,7 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
     plans[str(stage_idx)] = plan
     n = len(state["rounds"]) + 1
     stage_round = len(stage_rounds) + 1
+    late = _late_entries(deps, event, stage_idx, plan, stage_round) if stage_rounds else []
     chooses = stage_cfg(event, stage_idx).format == "knockout" and stage_cfg(event, stage_idx).knockout_draw == "choice"
     if choices and not (chooses and stage_round == 1):
         raise errors.InvalidRequest("只有“选择对手”淘汰赛的第一轮才有选择 · 'choices' belong to the first round of a knockout "
@@ -281,6 +285,7 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
         plan["bracket"] = [list(m) for m in chosen_round(plan["entries"], [tuple(c) for c in choices or []])]
         plan["choices"] = [list(c) for c in choices or []]
     pairings, byes, notes = _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, seed)
+    pairings = _fixed_numbers(pairings, state.get("fixed_tables", {}), notes)
     whys = [p[2] if len(p) > 2 else {} for p in pairings]
     bye_why = byes.pop() if byes and isinstance(byes[-1], dict) else {}
     rules = game_rules(event.config.game)
@@ -297,6 +302,9 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
             from .team_matches import table_rooms
             # 集体赛: the open and closed rooms; the home team has seat choice unless the referee gives it away
             tables[-1].update(rooms=table_rooms(sides[0], sides[1]), seat_choice=sides[0], lineups={})
+    fixed = state.get("fixed_tables", {})
+    for t in tables:
+        t["fixed"] = sorted(s["entry_id"] for s in t["sides"] if fixed.get(s["entry_id"]) == t["number"]) or None
     from .referee import round_times
     tournament = deps.repos.tournaments.get(event.tournament_id)
     starts_at, ends_at = round_times(stage_cfg(event, stage_idx), stage_round, tournament.timezone)
@@ -304,13 +312,94 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
            "status": "open", "format": plan["format"], "byes": byes, "bye_why": bye_why, "notes": notes,
            "drawn_at": deps.clock().isoformat(),
            "starts_at": starts_at.isoformat() if starts_at else None, "ends_at": ends_at.isoformat() if ends_at else None,
-           "bracket": plan.get("bracket") if plan["format"] == "knockout" else None}
+           "bracket": plan.get("bracket") if plan["format"] == "knockout" else None,
+           "late_entries": late, "early_finish": {e: info for e, info in plan.get("early_finish", {}).items()}}
     new_state = {**state, "stage": stage_idx, "open_round": n,
                  "rounds": [*state["rounds"], {"n": n, "stage": stage_idx, "stage_round": stage_round}]}
     deps.repos.rounds.create_round(eid, doc, tables, new_state, state.get("version", 0))
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
                                       "action": "round_drawn", "round": n, "after": {"seed": seed, "tables": len(tables)}})
     return round_out(doc, tables, entry_names(deps, eid), with_codes=True), {"tournament_id": event.tournament_id}
+
+
+def late_entry_until(event: Event) -> int:
+    """The last round of the first stage a late entry may join (api.md v1.2): Swiss default the second-last."""
+    stage = event.config.stages[0]
+    if stage.format not in ("swiss", "special_swiss"):
+        return 1   # a schedule or bracket drawn at the start takes nobody later
+    if event.config.late_entry.until_round is not None:
+        return event.config.late_entry.until_round
+    return max(1, (stage.rounds or 1) - 1)
+
+
+def joins_from_round(deps: Deps, event: Event, state: dict | None = None) -> int | None:
+    """For an entry checked in now: None before the first draw (it is drawn with everyone), else the round it
+    joins from; 409 late_entry_closed past the event's late-entry round."""
+    state = state if state is not None else deps.repos.rounds.state(event.id)
+    if not state.get("rounds"):
+        return None
+    first = [r for r in state["rounds"] if r["stage"] == 0]
+    joins = len(first) + 1
+    until = late_entry_until(event)
+    if state.get("stage", 0) > 0 or joins > until:
+        raise errors.LateEntryClosed(
+            f"已过补报时间（第 {until} 轮起不再接受）· Late entries closed: the last round a late entry could join was "
+            f"round {until}.", {"until_round": until})
+    return joins
+
+
+def not_drawn(deps: Deps, event: Event, state: dict) -> list[dict]:
+    """Checked-in entries the draws have not taken (the console lists them, with why): late entries waiting for
+    the next round, and those checked in past the last late-entry round."""
+    plan = state.get("plans", {}).get("0")
+    if plan is None:
+        return []
+    known = set(plan["entries"])
+    first = len([r for r in state["rounds"] if r["stage"] == 0])
+    until, out = late_entry_until(event), []
+    for e in deps.repos.entries.list(event.id):
+        if e.status != "confirmed" or not e.checked_in or e.id in known:
+            continue
+        joins = first + 1
+        if state.get("stage", 0) == 0 and joins <= until:
+            out.append({"entry_id": e.id, "name": e.name, "reason": "late_entry", "joins_from_round": joins})
+        else:
+            out.append({"entry_id": e.id, "name": e.name, "reason": "late_entry_closed", "until_round": until})
+    return out
+
+
+def _late_entries(deps: Deps, event: Event, stage_idx: int, plan: dict, stage_round: int) -> list[dict]:
+    """Entries checked in after the first draw join the first stage from the next round, with the event's
+    late-entry score and the next pairing numbers (the plan keeps them for the rest of the stage)."""
+    if stage_idx != 0 or plan["format"] not in ("swiss", "special_swiss") or stage_round > late_entry_until(event):
+        return []
+    known = set(plan["entries"])
+    late = sorted((e for e in deps.repos.entries.list(event.id)
+                   if e.status == "confirmed" and e.checked_in and e.id not in known), key=lambda e: e.id)
+    primary = game_rules(event.config.game).point_names[scoring_of(event, 0).method][0]
+    score = float(event.config.late_entry.score)
+    out = []
+    for e in late:
+        plan["entries"].append(e.id)
+        plan["numbers"][e.id] = len(plan["numbers"]) + 1
+        plan.setdefault("carry", {})[e.id] = {primary: score} if score else {}
+        out.append({"entry_id": e.id, "from_round": stage_round, "score": score})
+    return out
+
+
+def _fixed_numbers(pairings: list, fixed: dict[str, int], notes: list[str]) -> list:
+    """固定桌号 (a pairing edit, e.g. a player who cannot move): the table of such an entry takes its number; the
+    table drawn there takes the number it leaves."""
+    out = list(pairings)
+    for e, number in sorted(fixed.items(), key=lambda x: x[1]):
+        at = next((i for i, p in enumerate(out) if e in p[0]), None)
+        if at is None:
+            continue
+        if number > len(out):
+            notes.append(f"fixed table {number} for {e}: the round has only {len(out)} tables")
+            continue
+        out[at], out[number - 1] = out[number - 1], out[at]
+    return out
 
 
 def _mixed_seating(deps: Deps, event: Event, notes: list[str]):
@@ -328,11 +417,16 @@ def _mixed_seating(deps: Deps, event: Event, notes: list[str]):
     return seat_of
 
 
-def _contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dict) -> list[Contestant]:
+def _contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dict,
+                 before: int | None = None) -> list[Contestant]:
+    """The field as the draw sees it; `before`: only rounds before that one (a pairing edit of an open round)."""
     from .standings import stage_records
     scoring = scoring_of(event, stage_idx)
     primary = game_rules(event.config.game).point_names[scoring.method][0]
-    records, tables = stage_records(deps, event, stage_idx, state)
+    rounds = None
+    if before is not None:
+        rounds = [(d, ts) for d, ts in deps.repos.rounds.all_rounds(event.id) if d["number"] < before]
+    records, tables = stage_records(deps, event, stage_idx, state, rounds)
     alive = set(plan["entries"]) - {e.id for e in deps.repos.entries.list(event.id)
                                     if e.status in ("withdrawn", "cancelled", "disqualified")}
     score = {e: plan.get("carry", {}).get(e, {}).get(primary, 0.0) for e in plan["entries"]}

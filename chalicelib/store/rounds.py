@@ -56,6 +56,29 @@ class RoundRepo:
         for batch in chunks([keys.table(eid, stage, n, t["number"]) for t in tables], 25):
             c.batch_write_item(RequestItems={self.t.name: [{"DeleteRequest": {"Key": to_item(k)}} for k in batch]})
 
+    def edit_round(self, eid: str, round_doc: dict, changed: list[tuple[dict, int | None]], removed: list[tuple[int, int]],
+                   state: dict, expected_version: int, audit: dict) -> None:
+        """A pairing edit in one transaction: each changed table only if nobody wrote it since it was read (a
+        new table only if the number is free), removed tables likewise, the round's document (byes, notes),
+        the state (fixed tables; a draw or close meanwhile fails it) and the audit record."""
+        stage, n = round_doc["stage"], round_doc["number"]
+        stale = lambda: errors.VersionConflict("桌次在编排调整时被修改，请刷新 · A table changed meanwhile; reload.")
+        ops = []
+        for table, version in changed:
+            item = self.table_item(eid, stage, n, table)
+            if version is None:
+                ops.append(Op.put(item, condition="attribute_not_exists(PK)", on_fail=stale))
+            else:
+                ops.append(Op.put(item, condition="version = :v", values={":v": version}, on_fail=stale))
+        for number, version in removed:
+            ops.append(Op.delete(keys.table(eid, stage, n, number), condition="version = :v", values={":v": version},
+                                 on_fail=stale))
+        ops.append(Op.update(keys.round_(eid, stage, n), "SET #d = :d ADD rev :one", names={"#d": "data"},
+                             values={":d": json.dumps(round_doc, ensure_ascii=False, default=str), ":one": 1}))
+        ops.append(self._state_op(eid, state, expected_version))
+        ops.append(self._audit_op(eid, audit))
+        self.t.transact(ops)
+
     def table_item(self, eid: str, stage: int, n: int, table: dict) -> dict:
         return {**keys.table(eid, stage, n, table["number"]), "kind": "table",
                 "data": json.dumps(table, ensure_ascii=False, default=str), "version": table.get("version", 0)}

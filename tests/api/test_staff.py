@@ -109,6 +109,65 @@ def test_the_audit_log_names_the_staff_member(chalice_client):
     assert any(x["who"].startswith("staff:") and "scorer员" in x["who"] for x in audit)
 
 
+
+# api.md v1.2 (issue 24): the director's routes, written out from the contract (not read from the registry), so
+# a route that drifts back to the scorer or the desk fails here.
+DIRECTOR_ONLY = {
+    ("POST", "/events/{eid}/rounds"), ("POST", "/events/{eid}/rounds/{n}/close"),
+    ("POST", "/events/{eid}/rounds/{n}/redraw"), ("POST", "/events/{eid}/rounds/{n}/tables/{t}/forfeit"),
+    ("POST", "/events/{eid}/entries/{id}/disqualify"), ("POST", "/appeals/{id}/decision"),
+    ("PATCH", "/events/{eid}/rounds/{n}"), ("POST", "/events/{eid}/entries/{id}/substitutions"),
+}
+SCORER_MAY = {
+    ("PUT", "/events/{eid}/rounds/{n}/tables/{t}/result"), ("POST", "/events/{eid}/rounds/{n}/tables/{t}/confirm"),
+    ("POST", "/events/{eid}/rounds/{n}/tables/{t}/preview"), ("POST", "/events/{eid}/rounds/{n}/tables/{t}/arrival"),
+}
+
+
+def test_the_registry_gives_the_directors_routes_to_the_director_alone():
+    by_key = {(r.method, r.path): r for r in ROUTES}
+    for key in DIRECTOR_ONLY:
+        assert key in by_key, key
+        assert by_key[key].auth == "organiser" and by_key[key].roles == (), (key, by_key[key].roles)
+    for key in SCORER_MAY:
+        r = by_key[key]
+        assert r.auth == "table" or "scorer" in r.roles, (key, r.roles)
+
+
+def test_a_scorer_enters_and_confirms_but_does_not_settle_or_override(chalice_client, clock):
+    _, token = create_organiser(bootstrap.deps(), "裁定商会")
+    api = Api(chalice_client, token)
+    w = _world(api)
+    scorer, director = w["staff"]["scorer"]["token"], w["staff"]["director"]["token"]
+    eid = w["eid"]
+    t1 = api.get(f"/events/{eid}/rounds/1").data["tables"][0]
+    a, b = (s["entry_id"] for s in t1["sides"])
+    assert api.put(f"/events/{eid}/rounds/1/tables/1/result", {"version": 0, "final": {"levels": {a: 10, b: 8}}},
+                   headers={"X-Table-Code": t1["codes"][0]}, token=None).status_code == 200
+    assert api.post(f"/events/{eid}/rounds/1/tables/1/dispute", {"reason": "A 没有打过"},
+                    headers={"X-Table-Code": t1["codes"][1]}, token=None).status_code == 200
+    version = lambda: api.get(f"/events/{eid}/rounds/1").data["tables"][0]["version"]  # noqa: E731
+    settle = {"version": version(), "final": {"levels": {a: 9, b: 8}}, "reason": "裁定：A 未过"}
+    refused = api.put(f"/events/{eid}/rounds/1/tables/1/result", settle, token=scorer)
+    assert refused.status_code == 403 and refused.data["code"] == "forbidden", refused.data
+    settled = api.put(f"/events/{eid}/rounds/1/tables/1/result", settle, token=director)
+    assert settled.status_code == 200 and settled.data["status"] == "confirmed", settled.data
+    # a scorer may not draw or close either (the table above is confirmed now)
+    assert api.post(f"/events/{eid}/rounds/1/close", {}, token=scorer).status_code == 403
+    # past the correction window only the director overrides
+    for tb in api.get(f"/events/{eid}/rounds/1").data["tables"][1:]:
+        x, y = (s["entry_id"] for s in tb["sides"])
+        api.put(f"/events/{eid}/rounds/1/tables/{tb['number']}/result", {"version": 0, "final": {"levels": {x: 6, y: 4}}})
+        assert api.post(f"/events/{eid}/rounds/1/tables/{tb['number']}/confirm", token=scorer).status_code == 200
+    assert api.post(f"/events/{eid}/rounds/1/close", {}, token=director).status_code == 200
+    clock.advance(hours=2)
+    override = {"version": version(), "final": {"levels": {a: 8, b: 9}}, "override": True, "reason": "记错了"}
+    late = api.put(f"/events/{eid}/rounds/1/tables/1/result", override, token=scorer)
+    assert late.status_code == 403 and late.data["code"] == "forbidden", late.data
+    ok = api.put(f"/events/{eid}/rounds/1/tables/1/result", override, token=director)
+    assert ok.status_code == 200, ok.data
+
+
 # ----------------------------------------------------------------------------- organiser sign-in
 
 def test_sign_in_with_a_password_sessions_and_devices(chalice_client, clock):
