@@ -387,3 +387,58 @@ def test_a_late_arrival_and_its_start_level_are_shown_at_the_table(store, stack,
     expect(page.get_by_test_id("start-level")).to_contain_text(f"{other_name} 从 3 打起")
     shot(page, "late-start-level")
     page.context.close()
+
+
+def test_the_outbox_waits_as_long_as_a_429_asks_and_keeps_the_deals_on_a_definite_no(store, stack, browser, shot):
+    """A 429 with Retry-After keeps the result and tries again after the wait; a definite 4xx drops the send,
+    says so, and keeps every typed deal (also through a reload). The hall's proxy is played by the browser's
+    own request routing: only the PUT's answers are replaced, everything else is the real stack."""
+    cors = {"Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": "ETag, Retry-After",
+            "Content-Type": "application/json"}
+    org, token, t, ev, table = _three_players(store, "二打一限流")
+    ctx = _phone(browser)
+    page = ctx.new_page()
+    seen = []
+
+    def once_429(route):
+        if route.request.method != "PUT":
+            return route.continue_()
+        seen.append(route.request.method)
+        if len(seen) == 1:
+            return route.fulfill(status=429, headers={**cors, "Retry-After": "3"},
+                                 body=json.dumps({"code": "rate_limited", "message": "slow down"}))
+        return route.continue_()
+    page.route("**/events/*/rounds/1/tables/1/result", once_429)
+    page.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={table.codes[0]}")
+    _ddz_deal(page)
+    page.get_by_test_id("submit").click()
+    expect(page.get_by_test_id("sync-state")).to_contain_text("未发送")
+    expect(page.get_by_test_id("sync-state")).to_contain_text("秒后重试")
+    shot(page, "rate-limited-waiting")
+    expect(page.get_by_test_id("sync-state")).to_contain_text("已发送", timeout=20_000)
+    assert len(seen) == 2
+    assert rounds.load_round(store, ev.id, 1)[2][0]["version"] == 1
+    ctx.close()
+
+    org, token, t, ev, table = _three_players(store, "二打一拒收")
+    ctx = _phone(browser)
+    page = ctx.new_page()
+
+    def refuse(route):
+        if route.request.method != "PUT":
+            return route.continue_()
+        return route.fulfill(status=422, headers=cors, body=json.dumps({"code": "invalid_result", "message": "no"}))
+    page.route("**/events/*/rounds/1/tables/1/result", refuse)
+    page.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={table.codes[0]}")
+    _ddz_deal(page, "S", 3, "farmers")
+    _ddz_deal(page, "E", 1, "landlord")
+    page.get_by_test_id("submit").click()
+    expect(page.get_by_test_id("notice")).to_contain_text("服务器未接受这份成绩")
+    expect(page.get_by_test_id("error")).to_contain_text("成绩不合规则")
+    expect(page.get_by_test_id("deals").locator("li")).to_have_count(2)
+    assert not page.evaluate("Object.keys(localStorage).filter((k) => k.startsWith('outbox:'))")
+    shot(page, "refused-deals-kept")
+    page.reload()
+    expect(page.get_by_test_id("deals").locator("li")).to_have_count(2)
+    assert rounds.load_round(store, ev.id, 1)[2][0]["status"] == "pending"
+    ctx.close()
