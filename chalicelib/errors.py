@@ -229,3 +229,13 @@ class ProviderNotOffered(PaymentsOff):
 class CheckoutInProgress(Conflict):
     # The catalogs' generic "conflict" wording, until the front end words a code of its own.
     default_message = "The previous checkout may still be paid; try again in a minute."
+
+
+class ImportUnreadable(DomainError):
+    """The secretariat's file is not a sheet we can read (not XLSX, not CSV, empty)."""
+    code, status, default_message = "import_unreadable", 400, "The file is neither an XLSX nor a CSV sheet."
+
+
+class ImportColumnsMissing(DomainError):
+    """The sheet's header lacks a column the event needs (`details.missing`: the column keys)."""
+    code, status, default_message = "import_columns_missing", 400, "The sheet lacks columns this event needs."

@@ -50,6 +50,7 @@ class Endpoint:
     roles: tuple[str, ...] = ()    # staff roles let in besides a director (organiser routes)
     owner_only: bool = False       # only the organiser itself (tournaments, staff, tokens)
     scope: Callable | None = None  # (deps, params) → tournament id, for paths that name none
+    max_body: int | None = None    # a larger body limit than the settings' (a spreadsheet upload)
 
 
 # The roles of each resource's routes, declared once (a director may do everything in its tournament).
@@ -141,12 +142,13 @@ def _traceback_once(exc: Exception) -> str:
     return "\n" + "".join(traceback.format_list(frames))
 
 
-def parse_body(request, model: type[BaseModel]) -> BaseModel:
+def parse_body(request, model: type[BaseModel], max_bytes: int | None = None) -> BaseModel:
     from ..config import get_settings  # lazily: pydantic-settings costs ~80 ms of cold start
 
     raw = request.raw_body or b""
-    if len(raw) > get_settings().max_body_bytes:
-        raise errors.PayloadTooLarge(f"The body is {len(raw)} bytes; the limit is {get_settings().max_body_bytes}.")
+    limit = max_bytes or get_settings().max_body_bytes
+    if len(raw) > limit:
+        raise errors.PayloadTooLarge(f"The body is {len(raw)} bytes; the limit is {limit}.")
     content_type = (request.headers.get("content-type") or "application/json").split(";")[0].strip().lower()
     if raw.strip() and content_type not in ("application/json", "text/plain"):
         raise errors.UnsupportedMediaType()
@@ -196,13 +198,13 @@ def route(bp, path: str, method: str, *, summary: str, auth: str = "public",
           body: type[BaseModel] | None = None, response: type[BaseModel] | None = None, status: int = 200,
           errors_: tuple[str, ...] = (), headers: tuple[str, ...] = (), tag: str = "", raw: bool = False,
           query: tuple[tuple[str, dict], ...] = (), roles: tuple[str, ...] | None = None, owner_only: bool = False,
-          scope: Callable | None = None) -> Callable:
+          scope: Callable | None = None, max_body: int | None = None) -> Callable:
     def decorate(fn: Callable) -> Callable:
         allowed = roles if roles is not None else DEFAULT_ROLES.get(tag, ())
         endpoint = Endpoint(path=path, method=method, name=fn.__name__, summary=summary, auth=auth,
                             body=body, response=response, status=status, errors=errors_,
                             headers=headers, tag=tag or bp.__class__.__name__, raw=raw, query=query,
-                            roles=tuple(allowed), owner_only=owner_only, scope=scope)
+                            roles=tuple(allowed), owner_only=owner_only, scope=scope, max_body=max_body)
         ROUTES.append(endpoint)
 
         @functools.wraps(fn)
@@ -230,7 +232,7 @@ def route(bp, path: str, method: str, *, summary: str, auth: str = "public",
                     ctx.principal = principals.authenticate(d, request.headers.get("authorization"))
                     principals.authorize(d, ctx.principal, ("scorer",), params)
                 if body is not None:
-                    ctx.body = parse_body(request, body)
+                    ctx.body = parse_body(request, body, endpoint.max_body)
                 result = fn(ctx, **params)
                 if isinstance(result, Response):
                     return result

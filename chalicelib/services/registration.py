@@ -158,20 +158,24 @@ def _check_roster(event: Event, body: RegistrationIn | EntryPatch, partner_wante
 # --------------------------------------------------------------------------- register
 
 def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *, fresh: bool = False,
-             attempts: int = 3) -> RegistrationAnswer:
+             attempts: int = 3, desk: bool = False) -> RegistrationAnswer:
     """One entry, in one transaction in the common case: with the event's config cached by this process, the
     write goes out without a read and its conditions check what the cache assumed (config version; a place
-    free, or for the waitlist every place taken). A refusal is never made on a cached config."""
+    free, or for the waitlist every place taken). A refusal is never made on a cached config.
+
+    `desk=True` (the secretariat's roster import): the same places, eligibility and one-person-once rules, but
+    no registration window (the list is often handed in after the form closes) and no online checkout (the
+    secretariat collected the money, or will at the desk)."""
     now = deps.clock()
     # No read first: the idempotency record is written in the entry's own transaction, so a retry's write
     # fails on it and is answered from it (IdempotentReplay below). Saves a round trip each time.
     key_hash = idempotency_key_hash(idem_key)
     cached = None if fresh or body.partner_wanted else _cached_config(eid)
-    if cached and _refusal(cached[0], body, now) is None:
+    if cached and _refusal(cached[0], body, now, window=not desk) is None:
         event, tournament = cached
     else:
         event, tournament = _read_config(deps, eid)
-        refusal = _refusal(event, body, now)
+        refusal = _refusal(event, body, now, window=not desk)
         if refusal is not None:
             if key_hash and isinstance(refusal, errors.RegistrationClosed):
                 replay = _replay(deps, event, tournament, key_hash, idem_key, body)   # a retry after the deadline
@@ -183,7 +187,7 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     token = _derive_manage_token(idem_key, entry_id) if idem_key else new_token("mt")
     members = [Member(**m.model_dump()) for m in body.members]
     due = 0 if body.partner_wanted else amount_due(event, len(members))
-    online = deps.payments is not None and "stripe" in tournament.payments.providers   # chosen per tournament (v1.2)
+    online = not desk and deps.payments is not None and "stripe" in tournament.payments.providers   # chosen per tournament (v1.2)
     if body.partner_wanted:
         status = "partner_wanted"
     else:
@@ -225,7 +229,7 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
             if moved.counters["config_version"] != event.version:   # the event was edited: decide again on it
                 if attempts <= 0:
                     raise errors.Conflict("报名设置刚刚改动，请重试 · The event changed meanwhile; try again.")
-                return register(deps, eid, body, idem_key, fresh=True, attempts=attempts - 1)
+                return register(deps, eid, body, idem_key, fresh=True, attempts=attempts - 1, desk=desk)
             event = _learn_counters(eid, event, moved.counters)
             wait = moved.counters["taken"] >= moved.counters["cap"]
         except IdempotentReplay:  # a retry, or a concurrent request with the same key won the race
@@ -239,10 +243,10 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
                               checkout_url=checkout_url)
 
 
-def _refusal(event: Event, body: RegistrationIn, now: datetime) -> errors.DomainError | None:
+def _refusal(event: Event, body: RegistrationIn, now: datetime, *, window: bool = True) -> errors.DomainError | None:
     """Why this registration cannot be taken by the event's rules (deadline, eligibility, roster), or None."""
     state = registration_state(event.config, now)
-    if state != "open":
+    if window and state != "open":
         when = event.config.registration.opens_at if state == "not_yet_open" else event.config.registration.closes_at
         return errors.RegistrationClosed(
             "报名尚未开始 · Registration has not opened yet." if state == "not_yet_open"

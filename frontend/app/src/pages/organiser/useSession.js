@@ -3,8 +3,8 @@
 import { ref } from "vue";
 import { call } from "../../shared/api.js";
 
-export const TABS_BY_ROLE = { owner: ["entries", "run", "standings"], director: ["entries", "run", "standings"],
-                              desk: ["entries"], scorer: ["run", "standings"] };
+export const TABS_BY_ROLE = { owner: ["entries", "run", "standings", "import"], director: ["entries", "run", "standings", "import"],
+                              desk: ["entries", "import"], scorer: ["run", "standings"] };
 
 export function useSession() {
   const me = ref(null);

@@ -1,0 +1,401 @@
+"""The secretariat's spreadsheet (seed 003: teams "提交至商会秘书处"): a template per event, a dry run row by row,
+then the import under registration's own rules (places, eligibility, one person once per event).
+
+The plan is pure (`plan`): rows in, one verdict per row out, from the event and the entries already there. The
+import writes each planned row through `registration.register(desk=True)`, so its places and person items are the
+same conditional transaction as an online registration's. A row already imported (the same people under the same
+name) is found again and written no more: a second import of the same sheet changes nothing.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+
+from pydantic import ValidationError
+
+from .. import errors
+from ..bootstrap import Deps
+from ..models import Event, OfflinePaymentIn, RegistrationIn
+from .export import neutralise
+
+MAX_ROWS = 1000
+YES = {"是", "已付", "已付款", "已交", "y", "yes", "paid", "1", "true", "✓", "√", "có", "x"}
+NO = {"", "否", "未付", "未付款", "n", "no", "unpaid", "0", "false", "không"}
+# Statuses whose people still count as entered (their person items are written; cancel/withdraw/merge free them).
+WAITLISTED_PAID = "候补：无名额，付款未记录 · Waitlisted: no place yet, so the payment is not recorded."
+ACTIVE = ("confirmed", "pending_payment", "waitlisted", "partner_wanted", "disqualified")
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str          # stable: what a row error names ("m2_phone")
+    label: str        # the template's header (bilingual)
+    aliases: tuple[str, ...] = ()
+
+
+def columns(event: Event) -> list[Column]:
+    """The event's columns: one name/phone/code group per member of its roster."""
+    size = event.config.entry.members
+    individual = size == 1
+    cols = [Column("name", "姓名 Name" if individual else "队名 Team name", ("队名", "名称", "team", "name", "姓名")),
+            Column("club", "单位/商会 Club", ("单位", "商会", "俱乐部", "club"))]
+    for k in range(1, size + 1):
+        who = "" if individual else str(k)
+        cols += [Column(f"m{k}_name", f"队员{who} 姓名 Member {k} name", (f"队员{k}", f"队员{k}姓名", f"member{k}")),
+                 Column(f"m{k}_phone", f"队员{who} 手机 Member {k} phone", (f"手机{k}", f"电话{k}", f"phone{k}")),
+                 Column(f"m{k}_code", f"队员{who} 会员码 Member {k} code", (f"会员码{k}", f"code{k}"))]
+    cols.append(Column("paid", "已付款（是/否） Paid (yes/no)", ("已付款", "已付", "付款", "paid")))
+    return cols
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[\s（）()/：:·_\-]", "", str(text or "")).lower()
+
+
+def _header_map(event: Event, header: list) -> dict[int, str]:
+    """Header cell index → column key; a header is recognised by its label or a short alias in either language."""
+    known: dict[str, str] = {}
+    for col in columns(event):
+        for name in (col.label, col.key, *col.aliases, *col.label.split(" ", 1)):
+            known.setdefault(_norm(name), col.key)
+    out: dict[int, str] = {}
+    for i, cell in enumerate(header):
+        key = known.get(_norm(cell))
+        if key and key not in out.values():
+            out[i] = key
+    return out
+
+
+# --------------------------------------------------------------------------- the template
+
+def _example(event: Event) -> list[str]:
+    size = event.config.entry.members
+    row = ["河池一队" if size > 1 else "张三", "南宁河池商会"]
+    names = ["张三", "李四", "王五", "赵六", "钱七", "孙八", "周九", "吴十", "郑一", "冯二", "陈三", "褚四"]
+    for k in range(size):
+        row += [names[k], f"1380013{k:04d}" if k == 0 else "", ""]
+    return row + ["否"]
+
+
+def template_csv(event: Event) -> str:
+    """UTF-8 with BOM (Excel shows the Chinese headers), the headers only: the secretariat fills the rows."""
+    buf = io.StringIO()
+    buf.write("\ufeff")
+    csv.writer(buf).writerow([c.label for c in columns(event)])
+    return buf.getvalue()
+
+
+def template_xlsx(event: Event) -> bytes:
+    from openpyxl import Workbook
+    from openpyxl.styles import Font, PatternFill
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "报名 entries"
+    for c, col in enumerate(columns(event), start=1):
+        cell = ws.cell(row=1, column=c, value=col.label)
+        cell.font, cell.fill = Font(bold=True), PatternFill("solid", fgColor="FFE8E8E8")
+        ws.column_dimensions[cell.column_letter].width = max(12, len(col.label) + 4)
+        # Phones and codes are text: Excel would turn 13800138000 into 1.38E+10 and drop a code's leading zeros.
+        if col.key.endswith(("_phone", "_code")):
+            for r in range(2, 502):
+                ws.cell(row=r, column=c).number_format = "@"
+    ws.freeze_panes = "A2"
+    notes = wb.create_sheet("说明 notes")
+    lines = [
+        f"{event.config.name}：每行一个{'报名' if event.config.entry.members == 1 else '队伍'}，"
+        "第一张表的第一行是表头，请勿改动。One row per entry; keep the first sheet's header row as it is.",
+        f"每队 {event.config.entry.members} 人；至少填一个手机号。Each entry has {event.config.entry.members} member(s); "
+        "give at least one phone.",
+        "同一手机号在本项目只能报名一次。A phone number enters this event once.",
+        "已付款填 是 或 否。Paid: yes or no.",
+        "例 Example: " + " | ".join(_example(event)),
+    ]
+    if event.config.registration.eligibility.kind == "codes":
+        lines.insert(3, "本项目需要会员码：至少一位队员填写有效的会员码。A valid member code is needed (one member's is enough).")
+    for r, line in enumerate(lines, start=1):
+        notes.cell(row=r, column=1, value=line)
+    notes.column_dimensions["A"].width = 120
+    out = io.BytesIO()
+    wb.save(out)
+    return out.getvalue()
+
+
+# --------------------------------------------------------------------------- reading a sheet
+
+def read_rows(content: bytes) -> list[list[str]]:
+    """A sheet's rows as text: XLSX (a zip: "PK") by openpyxl, otherwise CSV in UTF-8 or, as Excel in China saves
+    it, GB18030. Anything else is `import_unreadable`."""
+    if content[:2] == b"PK":
+        return _xlsx_rows(content)
+    for encoding in ("utf-8-sig", "gb18030"):
+        try:
+            text = content.decode(encoding)
+            break
+        except UnicodeDecodeError:
+            continue
+    else:
+        raise errors.ImportUnreadable("文件既不是 XLSX 也不是 CSV · The file is neither XLSX nor CSV.")
+    if "\x00" in text:
+        raise errors.ImportUnreadable("文件既不是 XLSX 也不是 CSV · The file is neither XLSX nor CSV.")
+    try:
+        return [[cell.strip() for cell in row] for row in csv.reader(io.StringIO(text))]
+    except csv.Error as exc:
+        raise errors.ImportUnreadable(f"CSV 无法读取 · The CSV cannot be read: {exc}") from None
+
+
+def _cell_text(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)   # a phone typed as a number: 13800138000.0 → "13800138000"
+    if isinstance(value, bool):
+        return "是" if value else "否"
+    return str(value).strip()
+
+
+def _xlsx_rows(content: bytes) -> list[list[str]]:
+    from zipfile import BadZipFile
+
+    from openpyxl import load_workbook
+    try:
+        wb = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+    except (BadZipFile, KeyError, ValueError, OSError) as exc:
+        raise errors.ImportUnreadable(f"XLSX 无法读取 · The XLSX cannot be read ({type(exc).__name__}).") from None
+    ws = wb.worksheets[0]
+    rows = []
+    for row in ws.iter_rows(values_only=True):
+        rows.append([_cell_text(v) for v in row])
+        if len(rows) > MAX_ROWS + 1:
+            break
+    wb.close()
+    return rows
+
+
+# --------------------------------------------------------------------------- the plan (pure)
+
+@dataclass
+class RowPlan:
+    row: int                       # the spreadsheet's own row number (the header is row 1)
+    status: str                    # ok | exists | duplicate | error | created (after the import)
+    name: str = ""
+    club: str = ""
+    members: list[dict] = field(default_factory=list)   # name, phone masked, member_code
+    paid: bool = False
+    code: str | None = None        # an error's code (the API's own: roster_size, not_eligible, duplicate_entry…)
+    field: str | None = None       # the column it is about ("m2_phone")
+    message: str = ""
+    will_be: str | None = None     # confirmed | pending_payment | waitlisted
+    entry_id: str | None = None    # the entry it made, or the one it already is
+    same_as_row: int | None = None
+    body: RegistrationIn | None = None
+    record_payment: bool = False   # an already imported, unpaid entry that the sheet now says is paid
+
+    def out(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in ("body",) and v not in (None, "", [])} | {
+            "row": self.row, "status": self.status, "paid": self.paid}
+
+
+def mask(phone: str | None) -> str | None:
+    """Enough of a phone for the desk to recognise it, not enough to copy it off a screen."""
+    if not phone:
+        return None
+    return phone[:3] + "*" * max(0, len(phone) - 7) + phone[-4:] if len(phone) > 7 else "*" * (len(phone) - 2) + phone[-2:]
+
+
+def _field_of(loc: tuple, k_of_member: dict[int, int]) -> str:
+    """A pydantic error location on RegistrationIn → the sheet's column key."""
+    if loc and loc[0] == "members" and len(loc) > 1 and isinstance(loc[1], int):
+        k = k_of_member.get(loc[1], loc[1] + 1)
+        part = {"name": "name", "phone": "phone", "member_code": "code"}.get(str(loc[2]) if len(loc) > 2 else "", "name")
+        return f"m{k}_{part}"
+    return {"name": "name", "club": "club"}.get(str(loc[0]) if loc else "", "name")
+
+
+def _parse(event: Event, row_no: int, values: dict[str, str]) -> RowPlan:
+    size = event.config.entry.members
+    plan = RowPlan(row=row_no, status="ok", name=values.get("name", ""), club=values.get("club", ""))
+    paid_text = _norm(values.get("paid", ""))
+    if paid_text in {_norm(y) for y in YES}:
+        plan.paid = True
+    elif paid_text not in {_norm(n) for n in NO}:
+        plan.status, plan.code, plan.field = "error", "invalid_request", "paid"
+        plan.message = "已付款请填 是 或 否 · Paid: write yes or no."
+        return plan
+    members, k_of_member = [], {}
+    for k in range(1, size + 1):
+        name, phone, code = (values.get(f"m{k}_{p}", "") for p in ("name", "phone", "code"))
+        if not (name or phone or code):
+            continue
+        if not name:
+            plan.status, plan.code, plan.field = "error", "invalid_request", f"m{k}_name"
+            plan.message = f"队员{k}缺少姓名 · Member {k} has no name."
+            return plan
+        k_of_member[len(members)] = k
+        members.append({"name": name, "phone": phone or None, "member_code": code or None})
+    plan.members = [{"name": m["name"], "phone": m["phone"], "member_code": m["member_code"]} for m in members]
+    if not members:
+        plan.status, plan.code, plan.field = "error", "roster_size", "m1_name"
+        plan.message = "没有队员 · The row has no members."
+        return plan
+    codes = [m["member_code"] for m in members if m["member_code"]]
+    eligibility = event.config.registration.eligibility
+    chosen = next((c for c in codes if c.strip().upper() in eligibility.codes), codes[0] if codes else None)
+    try:
+        body = RegistrationIn.model_validate({"name": plan.name or None, "club": plan.club, "members": members,
+                                              "eligibility_code": chosen})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        plan.status, plan.code = "error", "invalid_request"
+        plan.field = _field_of(tuple(first["loc"]), k_of_member)
+        if first["loc"][:1] == ("members",) and len(first["loc"]) == 1:
+            plan.field = "m1_name"
+        plan.message = first["msg"].removeprefix("Value error, ")
+        return plan
+    plan.body = body
+    plan.members = [{"name": m.name, "phone": m.phone, "member_code": m.member_code} for m in body.members]
+    return plan
+
+
+def _member_error(event: Event, plan: RowPlan, now) -> None:
+    """Registration's own refusal (roster size, phone, eligibility), outside the registration window."""
+    from .registration import _refusal
+    refusal = _refusal(event, plan.body, now, window=False)
+    if refusal is None:
+        return
+    plan.status, plan.code, plan.message = "error", refusal.code, refusal.message
+    plan.field = {"roster_size": "m1_name", "phone_required": "m1_phone", "not_eligible": "m1_code"}.get(refusal.code)
+
+
+def plan(event: Event, rows: list[list[str]], existing: list, now) -> list[RowPlan]:
+    """Every row's verdict, in order, as the import would make it now: places counted from the event's counters
+    and the rows before it."""
+    if not rows or not any(rows[0]):
+        raise errors.ImportUnreadable("文件是空的 · The file is empty.")
+    header = _header_map(event, rows[0])
+    needed = {"m1_name"}
+    if missing := sorted(needed - set(header.values())):
+        labels = {c.key: c.label for c in columns(event)}
+        raise errors.ImportColumnsMissing("缺少列 · Columns missing: " + ", ".join(labels[m] for m in missing),
+                                          {"missing": missing, "columns": [c.label for c in columns(event)]})
+    body_rows = [(n, r) for n, r in enumerate(rows[1:], start=2) if any(cell.strip() for cell in r)]
+    if len(body_rows) > MAX_ROWS:
+        raise errors.PayloadTooLarge(f"最多 {MAX_ROWS} 行 · At most {MAX_ROWS} rows per import.")
+    people: dict[str, object] = {}      # phone → the existing entry holding it
+    for entry in existing:
+        if entry.status in ACTIVE:
+            for m in entry.members:
+                if m.phone:
+                    people[m.phone] = entry
+    seen: dict[str, int] = {}           # phone → the earlier row of this sheet
+    free = max(0, event.config.capacity - event.counters.taken)
+    out: list[RowPlan] = []
+    for n, cells in body_rows:
+        values = {key: (cells[i] if i < len(cells) else "") for i, key in header.items()}
+        p = _parse(event, n, values)
+        out.append(p)
+        if p.status != "ok":
+            continue
+        _member_error(event, p, now)
+        if p.status != "ok":
+            continue
+        phones = sorted({m.phone for m in p.body.members if m.phone})
+        earlier = next((seen[ph] for ph in phones if ph in seen), None)
+        if earlier is not None:
+            p.status, p.code, p.same_as_row = "duplicate", "duplicate_entry", earlier
+            p.field = _phone_field(p, next(ph for ph in phones if ph in seen))
+            p.message = f"手机号与第 {earlier} 行重复 · A phone already on row {earlier}."
+            continue
+        for ph in phones:
+            seen[ph] = n
+        holder = next((people[ph] for ph in phones if ph in people), None)
+        if holder is not None:
+            if _same_entry(holder, p):
+                p.status, p.entry_id = "exists", holder.id
+                p.will_be = holder.status
+                p.record_payment = p.paid and holder.status == "pending_payment" and holder.amount_paid < holder.amount_due
+                p.message = "已导入 · Already imported."
+            else:
+                p.status, p.code = "duplicate", "duplicate_entry"
+                p.field = _phone_field(p, next(ph for ph in phones if ph in people))
+                p.message = f"该手机号已报名（{holder.name}） · This phone is already entered ({holder.name})."
+            continue
+        fee_due = event.config.fee.amount > 0
+        if free > 0:
+            free -= 1
+            p.will_be = "pending_payment" if fee_due and not p.paid else "confirmed"
+        elif event.config.waitlist:
+            p.will_be = "waitlisted"
+            if p.paid and fee_due:
+                p.message = WAITLISTED_PAID
+        else:
+            p.status, p.code, p.field = "error", "event_full", None
+            p.message = "名额已满 · The event is full."
+    return out
+
+
+def _phone_field(p: RowPlan, phone: str) -> str | None:
+    k = next((i for i, m in enumerate(p.members, start=1) if m["phone"] == phone), None)
+    return f"m{k}_phone" if k else None
+
+
+def _same_entry(entry, p: RowPlan) -> bool:
+    """The row is this entry, imported before: the same people (phones and names) under the same name."""
+    mine = sorted((m.name, m.phone or "") for m in p.body.members)
+    theirs = sorted((m.name, m.phone or "") for m in entry.members)
+    expected_name = p.body.name or (p.body.members[0].name if len(p.body.members) == 1 else p.body.members[0].name + "队")
+    return mine == theirs and entry.name == expected_name
+
+
+# --------------------------------------------------------------------------- dry run and import
+
+def run(deps: Deps, event: Event, content: bytes, *, dry_run: bool) -> dict:
+    from . import registration
+    rows = read_rows(content)
+    now = deps.clock()
+    existing = deps.repos.entries.list(event.id)
+    plans = plan(event, rows, existing, now)
+    if not dry_run:
+        for p in plans:
+            if p.status == "ok":
+                _write(deps, event, p, registration)
+            elif p.status == "exists" and p.record_payment:
+                entry = deps.repos.entries.get(event.id, p.entry_id)
+                if entry and entry.status == "pending_payment" and entry.amount_paid < entry.amount_due:
+                    _pay(deps, entry, registration)
+                    p.will_be, p.message = "confirmed", "已导入，已记为付款 · Already imported; now recorded as paid."
+    counts: dict[str, int] = {}
+    for p in plans:
+        counts[p.status] = counts.get(p.status, 0) + 1
+    return {"dry_run": dry_run, "rows": [_public(p) for p in plans], "counts": counts,
+            "columns": [{"key": c.key, "label": c.label} for c in columns(event)]}
+
+
+def _public(p: RowPlan) -> dict:
+    out = p.out()
+    out["members"] = [{"name": neutralise(m["name"]), "phone": mask(m["phone"]), "member_code": m["member_code"]}
+                      for m in p.members]
+    out.pop("record_payment", None)
+    return out
+
+
+def _pay(deps: Deps, entry, registration) -> None:
+    registration._record_offline(deps, entry, OfflinePaymentIn(method="transfer", amount=entry.amount_due - entry.amount_paid,
+                                                               reference="名单导入 · roster import"))
+
+
+def _write(deps: Deps, event: Event, p: RowPlan, registration) -> None:
+    """One row through registration (desk rules); the rule that refuses it now (a place taken meanwhile, a phone
+    registered online since the dry run) becomes the row's answer."""
+    try:
+        answer = registration.register(deps, event.id, p.body, None, fresh=True, desk=True)
+    except errors.DomainError as exc:
+        p.status, p.code, p.message = ("duplicate" if exc.code == "duplicate_entry" else "error"), exc.code, exc.message
+        return
+    entry = deps.repos.entries.get(event.id, answer.entry.id)
+    if p.paid and entry.status == "pending_payment":
+        _pay(deps, entry, registration)
+        entry = deps.repos.entries.get(event.id, entry.id)
+    p.status, p.entry_id, p.will_be = "created", entry.id, entry.status
+    p.message = WAITLISTED_PAID if p.paid and entry.status == "waitlisted" and event.config.fee.amount else ""
