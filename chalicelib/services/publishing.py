@@ -329,8 +329,8 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool) -> dict:
         pool = ThreadPoolExecutor(max_workers=8) if getattr(sink, "parallel", False) else None
         pending = []
 
-        def write(key: str, text: str) -> None:
-            body = text.encode("utf-8")
+        def write(key: str, text: str | bytes) -> None:
+            body = text if isinstance(text, bytes) else text.encode("utf-8")
             digest = hashlib.sha1(body).hexdigest()
             new[key] = digest
             stats["files"] += 1
@@ -374,6 +374,34 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool) -> dict:
     largest = max((p["largest"] for p in parts), key=lambda x: x[1])
     return {"files": sum(p["files"] for p in parts), "written": sum(p["written"] for p in parts),
             "bytes": sum(p["bytes"] for p in parts), "largest": list(largest)}
+
+
+def _share(tournament, events, prefix, write, unchanged, event=None) -> dict:
+    """The link card of a tournament's (or an event's) pages, and its poster (drawn with the Chinese pages only,
+    and only when what it shows changed: a result changes no poster)."""
+    from .links import site_url
+    from . import posters
+    tid = tournament.id
+    folder = f"t/{tid}/" + (f"{event.id}/" if event else "")
+    if write is not None:
+        key = prefix + (f"{event.id}/" if event else "") + "poster.png"
+        poster = posters.event_poster(tournament, event) if event else posters.tournament_poster(tournament, events)
+        if not unchanged(key, repr(poster)):
+            try:
+                write(key, posters.render_png(poster))
+            except errors.Misconfigured:   # no CJK font here: the pages go out without their image, never fail
+                log.warning("poster %s not drawn: no CJK font", key)
+    from ..publish.poster import has_font
+    site = site_url()
+    image = f"{site}/{folder}poster.png" if has_font() else None
+    if event:
+        c = event.config
+        description = " · ".join(x for x in (posters.dates(tournament), tournament.venue, posters.kind_text(event),
+                                             posters.fee_text(event, tournament.currency)) if x)
+        return {"title": f"{c.name} · {tournament.name}", "description": description, "image": image,
+                "url": f"{site}/{folder}index.html"}
+    return {"title": tournament.name, "description": posters.share_description(tournament, events), "image": image,
+            "url": f"{site}/{folder}index.html"}
 
 
 def _load_manifest(sink, key: str) -> dict:
@@ -450,7 +478,9 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
     def other(page: str) -> list[tuple[str, str]]:   # the same page in the other languages, for the nav's links
         return [(x, f"/{lang_prefix(x)}t/{tid}/{page}") for x in LANGS if x != lang]
 
-    base = {"tournament": tournament, "updated": updated}
+    events = [e for e, _ in datas]
+    share = _share(tournament, events, prefix, write if lang == "zh" else None, unchanged)
+    base = {"tournament": tournament, "updated": updated, "share": share}
     write(prefix + "index.html", render("tournament.html", lang, **base, root="", css="style.css", events=summaries,
                                         other_lang=other("index.html"), feed_url="feed.json", feed_version=t_version))
     # One printable page with every event's prizes, for the closing ceremony (seed 003: one ceremony a day)
@@ -462,7 +492,8 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
         ep_rel = f"{event.id}/"
         ep = prefix + ep_rel
         ctx = {**base, **data, "root": "../", "css": "../style.css", "feed_url": "feed.json",
-               "feed_version": data["version"]}
+               "feed_version": data["version"],
+               "share": _share(tournament, events, prefix, write if lang == "zh" else None, unchanged, event)}
         fragments: dict[int, object] = {}
 
         def round_html(r):  # rendered once, for the round page and (the latest) for the event page

@@ -4,6 +4,7 @@ import { useI18n } from "vue-i18n";
 import { call } from "./api.js";
 import { errorText } from "./errors.js";
 import { money } from "./format.js";
+import { posterUrl, setShareCard } from "./shareCard.js";
 
 export function usePublicTournament(tid) {
   const { t, te, locale } = useI18n();
@@ -13,7 +14,9 @@ export function usePublicTournament(tid) {
     if (!tid) { error.value = t("tournament.no_tournament"); return null; }
     try {
       data.value = await call("publicTournament", { params: { tid } });
-      document.title = data.value.name;
+      const d = data.value;
+      setShareCard({ title: d.name, image: posterUrl(tid),        // a chat's link card (an event's page sets its own)
+                     description: [d.starts_on, d.venue, d.events.slice(0, 4).map((e) => e.name).join("、")].filter(Boolean).join(" · ") });
     } catch (e) { error.value = errorText(t, te, e); }
     return data.value;
   }
