@@ -7,7 +7,7 @@ export DDB_PORT ?= 8001
 export API_PORT ?= 8000
 export SITE_PORT ?= 8080
 
-.PHONY: run venue test organiser reset-password deps java node-deps bench synth deploy clean chromium site
+.PHONY: run venue test organiser reset-password deps java node-deps bench synth deploy clean chromium site fonts
 STAGE ?= dev
 # The CDK CLI and jsii (under the CDK app) run on the Node that package.json installs (the machine's Node 20 is
 # past its end of life for both).
@@ -34,8 +34,12 @@ site: node_modules/.installed
 	npm run --silent build -- --logLevel warn
 
 # Browser tests drive Debian's Chromium (Playwright's own browser download does not work here).
-chromium:
+chromium: fonts
 	@test -x /usr/bin/chromium || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-noto-cjk)
+
+# The posters' CJK font (chalicelib/publish/poster.py), also where Chromium is already there.
+fonts:
+	@test -e /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q fonts-noto-cjk)
 
 run: deps site
 	HOST="$(HOST)" $(PY) -m scripts.dev run
@@ -55,9 +59,11 @@ test: deps chromium site
 	$(PY) -m pytest -q -p no:cacheprovider
 
 # Offline: synthesizes the CloudFormation template (and the Lambda package) into infra/cdk.out/.
+# REGION=cn-north-1 (or cn-northwest-1): the mainland's partition aws-cn, linted against that region's resource types.
+REGION ?=
 synth: deps site
-	$(CDK) synth -c stage=$(STAGE) -q -o cdk.out
-	$(VENV)/bin/cfn-lint infra/cdk.out/cardgames-$(STAGE).template.json --ignore-checks W3005
+	$(CDK) synth -c stage=$(STAGE) $(if $(REGION),-c region=$(REGION)) -q -o cdk.out
+	$(VENV)/bin/cfn-lint infra/cdk.out/cardgames-$(STAGE).template.json --ignore-checks W3005 $(if $(REGION),--regions $(REGION))
 
 # Needs AWS credentials (and a bootstrapped account: `make deploy` runs `cdk bootstrap` first). See docs/deploy.md.
 deploy: deps site

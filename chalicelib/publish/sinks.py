@@ -7,7 +7,7 @@ from pathlib import Path
 
 CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".json": "application/json; charset=utf-8",
                  ".css": "text/css; charset=utf-8", ".js": "application/javascript; charset=utf-8",
-                 ".svg": "image/svg+xml"}
+                 ".svg": "image/svg+xml", ".png": "image/png"}
 
 
 def cache_control(key: str) -> str:
@@ -15,6 +15,8 @@ def cache_control(key: str) -> str:
         return "no-cache, max-age=0, must-revalidate"  # polled by open pages
     if key.endswith(".html"):
         return "public, max-age=30"
+    if key.endswith("poster.png"):
+        return "public, max-age=300"   # redrawn under the same name when the event changes
     return "public, max-age=31536000, immutable"
 
 
