@@ -52,6 +52,7 @@ def test_thirteen_tractor_deals_survive_a_reload_and_the_match_ends_by_time(stor
     page.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={table.codes[0]}")
     expect(page.get_by_test_id("title")).to_contain_text("第 1 桌")
     expect(page.get_by_test_id("server-version")).to_contain_text("服务器版本 0")
+    expect(page.get_by_test_id(f"run-{a}")).to_contain_text("3")     # levels on screen before the first deal
     # deal 1: a holds the bank with 0 points (3 → 8); then 12 deals of 160: the bank changes hands, nobody rises
     _tractor_deal(page, a, 0)
     banker = a
