@@ -12,6 +12,8 @@ os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
 # A secret of this run only: no installation secret is built in (chalicelib/installation.py).
 os.environ.setdefault("TABLE_CODE_SECRET", __import__("secrets").token_hex(32))
+# Benches move thousands of items at once on a shared machine: wait for DynamoDB Local longer than a request would.
+os.environ.setdefault("DDB_READ_TIMEOUT_S", "30")
 
 
 STORE: dict = {}   # the running DynamoDB Local's process and port (the venue bench pauses it)

@@ -31,7 +31,7 @@ def disqualify(deps: Deps, organiser: Organiser, eid: str, entry_id: str, body: 
                                      "notices": [*entry.notices, reason]})
     deps.repos.entries.transition(entry, after, take_place=False)
     actor = Actor("organiser", who_of(organiser))
-    state = deps.repos.rounds.state(eid)
+    state = deps.repos.rounds.state_head(eid)
     awarded = []
     if state.get("open_round"):
         n = state["open_round"]

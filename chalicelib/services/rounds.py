@@ -24,6 +24,7 @@ from ..models import Event, Organiser, RoundOut, RoundTable, TableSide
 from .names import readable
 from ..installation import table_secret
 from .principals import who_of
+from .reads import entries_of, entries_read_once
 from .tournaments import own_event
 
 CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
@@ -76,8 +77,9 @@ def load_round(deps: Deps, eid: str, n: int) -> tuple[dict, dict, list[dict]]:
 
 
 def load_table(deps: Deps, eid: str, n: int, t: int) -> tuple[dict, dict, dict]:
-    """The event state, round n's document and its table t: two small reads, not the whole round."""
-    state = deps.repos.rounds.state(eid)
+    """The event state's head, round n's document and its table t: small reads, not the whole round (nor, at
+    10,000 entries, the stage plan's parts)."""
+    state = deps.repos.rounds.state_head(eid)
     ref = round_ref(state, n)
     doc, table = deps.repos.rounds.get_table(eid, ref["stage"], n, t)
     if doc is None:
@@ -88,7 +90,7 @@ def load_table(deps: Deps, eid: str, n: int, t: int) -> tuple[dict, dict, dict]:
 
 
 def entry_names(deps: Deps, eid: str) -> dict[str, dict]:
-    return {e.id: {"name": e.name, "club": e.club} for e in deps.repos.entries.list(eid)}
+    return {e.id: {"name": e.name, "club": e.club} for e in entries_of(deps, eid)}
 
 
 def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes: bool = False) -> RoundOut:
@@ -129,7 +131,7 @@ def _bye_rule(doc: dict) -> dict:
 # --------------------------------------------------------------------------- stages
 
 def _participants(deps: Deps, event: Event) -> list:
-    entries = [e for e in deps.repos.entries.list(event.id) if e.status == "confirmed" and e.checked_in]
+    entries = [e for e in entries_of(deps, event.id) if e.status == "confirmed" and e.checked_in]
     if len(entries) < 2:
         raise errors.NoValidPairing("报到的参赛者不足 · Fewer than two entries are checked in: check entries in first.")
     return entries
@@ -150,7 +152,7 @@ def start_stage(deps: Deps, event: Event, idx: int, state: dict, seed: int) -> d
         previous = stage_standings(deps, event, idx - 1, state)
         adv = stage.advance
         groups = previous["groups"] if previous.get("groups") else [[r["entry_id"] for r in previous["rows"]]]
-        withdrawn = {e.id for e in deps.repos.entries.list(event.id) if e.status in ("withdrawn", "cancelled", "disqualified")}
+        withdrawn = {e.id for e in entries_of(deps, event.id) if e.status in ("withdrawn", "cancelled", "disqualified")}
         # rules.md §1/§5: an unexcused forfeit in the stage's last round bars the entry from the next stage
         barred = withdrawn | set(previous.get("barred", []))
         groups = [[e for e in g if e not in barred] for g in groups]
@@ -160,7 +162,7 @@ def start_stage(deps: Deps, event: Event, idx: int, state: dict, seed: int) -> d
         totals = {r["entry_id"]: r["points"] for r in previous["rows"]}
         for e in ids:
             carry[e] = carry_over(totals.get(e, {}), stage.carry_over)
-        clubs = {e.id: e.club for e in deps.repos.entries.list(event.id)}
+        clubs = {e.id: e.club for e in entries_of(deps, event.id)}
     numbers = {e: i + 1 for i, e in enumerate(ids)}
     plan: dict = {"stage": idx, "format": stage.format, "entries": ids, "numbers": numbers, "carry": carry,
                   "seed": seed}
@@ -250,6 +252,7 @@ def _knockout_alive(plan: dict, last_tables: list[dict]) -> list[str]:
 
 # --------------------------------------------------------------------------- drawing
 
+@entries_read_once()
 def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
               choices: list | None = None) -> tuple[RoundOut, dict]:
     event = own_event(deps, organiser, eid)
@@ -406,7 +409,7 @@ def _mixed_seating(deps: Deps, event: Event, notes: list[str]):
     """Mixed pairs (seed 000): each side's seats in member order, the man N/W and the woman S/E. A pair whose
     roster does not give one man and one woman keeps the seats as drawn, and the round's notes name it."""
     from ..engine.formats.mixed_pairs import member_seats
-    genders = {e.id: [m.gender for m in e.members] for e in deps.repos.entries.list(event.id)}
+    genders = {e.id: [m.gender for m in e.members] for e in entries_of(deps, event.id)}
 
     def seat_of(entry_id: str, seats) -> list[str]:
         placed = member_seats(seats, genders.get(entry_id, []))
@@ -427,7 +430,7 @@ def _contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: di
     if before is not None:
         rounds = [(d, ts) for d, ts in deps.repos.rounds.all_rounds(event.id) if d["number"] < before]
     records, tables = stage_records(deps, event, stage_idx, state, rounds)
-    alive = set(plan["entries"]) - {e.id for e in deps.repos.entries.list(event.id)
+    alive = set(plan["entries"]) - {e.id for e in entries_of(deps, event.id)
                                     if e.status in ("withdrawn", "cancelled", "disqualified")}
     score = {e: plan.get("carry", {}).get(e, {}).get(primary, 0.0) for e in plan["entries"]}
     opponents: dict[str, set] = {e: set() for e in plan["entries"]}
@@ -457,7 +460,7 @@ def _contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: di
                     home[e][2] = i == 0
                 seat = s["seats"][0]
                 seats[e][seat] = seats[e].get(seat, 0) + 1
-    clubs = {e.id: e.club for e in deps.repos.entries.list(event.id)}
+    clubs = {e.id: e.club for e in entries_of(deps, event.id)}
     return [Contestant(id=e, number=plan["numbers"][e], score=score[e], opponents=frozenset(opponents[e]),
                        byes=byes[e], home=home[e][0], away=home[e][1], last_home=home[e][2], club=clubs.get(e, ""),
                        seat_counts=tuple(sorted(seats[e].items())), losses=losses[e])
@@ -584,6 +587,7 @@ def _double_pairings(plan: dict, stage_round: int):
     return pairs, byes, []
 
 
+@entries_read_once()
 def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     event = own_event(deps, organiser, eid)
     state, doc, tables = load_round(deps, eid, n)
@@ -606,12 +610,14 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     return round_out(doc, tables, entry_names(deps, eid))
 
 
+@entries_read_once()
 def get_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     own_event(deps, organiser, eid)
     _, doc, tables = load_round(deps, eid, n)
     return round_out(doc, tables, entry_names(deps, eid), with_codes=True)
 
 
+@entries_read_once()
 def redraw(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     """Redraws an unstarted round (after a late correction of an earlier result), with the same seed."""
     own_event(deps, organiser, eid)

@@ -19,8 +19,9 @@ _client_lock = threading.Lock()
 # A store that does not answer must not hold a request (a thread of the venue's server, a Lambda's time):
 # short timeouts, one retry, then 503. After a call has failed that way, calls fail at once for a moment
 # (a breaker), so a hall of phones polling a frozen store gets quick 503s instead of a pile of waiting threads.
-# (DDB_MAX_ATTEMPTS may raise the attempts where throttling matters more than a quick answer.)
-CONNECT_TIMEOUT_S, READ_TIMEOUT_S = 1.0, 1.5
+# (DDB_MAX_ATTEMPTS may raise the attempts where throttling matters more than a quick answer; DDB_READ_TIMEOUT_S
+# the wait, for benches and batch jobs on a loaded machine.)
+CONNECT_TIMEOUT_S, READ_TIMEOUT_S = 1.0, float(os.environ.get("DDB_READ_TIMEOUT_S", "1.5"))
 MAX_ATTEMPTS = int(os.environ.get("DDB_MAX_ATTEMPTS", "2"))
 BREAKER_OPEN_S = 1.5
 _down_until = 0.0

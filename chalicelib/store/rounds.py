@@ -2,56 +2,87 @@
 from __future__ import annotations
 
 import json
+import time
 
 from .. import errors
-from . import keys
-from .dynamo import Op, Table, chunks, client, to_item
+from . import keys, parts
+from .dynamo import Op, Table, chunks, client, from_item, to_item
 
 
-_ROUND_CACHE: dict[tuple, tuple] = {}   # (table, event, stage, round) → ((rev, doc), tables): closed rounds
+_ROUND_CACHE: dict[tuple, tuple] = {}   # (table, event, stage, round) → ((rev, data, digest), doc, tables): closed
+HEAD_ONLY = "head_only"                 # marks a state read without its plans' long fields
 
 
 class RoundRepo:
     def __init__(self, table: Table):
         self.t = table
 
-    # -- state: which rounds exist, which is open, stage plans
+    # -- state: which rounds exist, which is open, stage plans (long fields in parts: parts.py)
     def state(self, eid: str) -> dict:
+        """The whole state, stage plans with every entry included (the head item and its parts)."""
         item = self.t.get(keys.event_state(eid))
         if not item:
             return {"rounds": [], "open_round": 0, "stage": 0, "plans": {}, "version": 0}
-        data = json.loads(item["data"])
+        data = parts.unpack(item, self._blobs(item), parts.merge_state)
         data["version"] = item["version"]
         return data
 
-    def _state_op(self, eid: str, state: dict, expected_version: int) -> Op:
+    def state_head(self, eid: str) -> dict:
+        """The state without the plans' long fields (entries, numbers, schedules…): the rounds list, the open round
+        and each plan's scalars, in one small read (what a result or a phone's poll needs). Cannot be saved."""
+        item = self.t.get(keys.event_state(eid))
+        if not item:
+            return {"rounds": [], "open_round": 0, "stage": 0, "plans": {}, "version": 0, HEAD_ONLY: True}
+        data = parts.split_state(json.loads(item["data"]))[0]   # an inline plan too: one shape whatever the size
+        return {**data, "version": item["version"], HEAD_ONLY: True}
+
+    def _blobs(self, head_item: dict) -> list[bytes] | None:
+        want = parts.part_keys(head_item)
+        if not want:
+            return None
+        got = self.t.get_many(want)
+        if any(g is None for g in got):   # parts are written before their head and never deleted
+            raise errors.Conflict("A stored document is missing one of its parts; try again.")
+        return [parts.blob_of(g) for g in got]
+
+    def _state_ops(self, eid: str, state: dict, expected_version: int) -> tuple[list[dict], Op]:
+        """(the part items to write first, the head's conditional put for the transaction)."""
+        if state.get(HEAD_ONLY):
+            raise RuntimeError("a state read with state_head() lacks the plans' entries and cannot be saved")
         body = {k: v for k, v in state.items() if k != "version"}
-        item = {**keys.event_state(eid), "kind": "event_state", "data": json.dumps(body, ensure_ascii=False),
-                "version": expected_version + 1}
+        key = keys.event_state(eid)
+        head, part_items = parts.pack(key, body, parts.split_state)
+        item = {**key, "kind": "event_state", **head, "version": expected_version + 1}
         if expected_version == 0:
-            return Op.put(item, condition="attribute_not_exists(PK)",
-                          on_fail=lambda: errors.RoundOpen("Another round was drawn at the same moment."))
-        return Op.put(item, condition="version = :v", values={":v": expected_version},
-                      on_fail=lambda: errors.RoundOpen("The rounds changed meanwhile; reload."))
+            return part_items, Op.put(item, condition="attribute_not_exists(PK)",
+                                      on_fail=lambda: errors.RoundOpen("Another round was drawn at the same moment."))
+        return part_items, Op.put(item, condition="version = :v", values={":v": expected_version},
+                                  on_fail=lambda: errors.RoundOpen("The rounds changed meanwhile; reload."))
 
     def save_state(self, eid: str, state: dict, expected_version: int, extra: list[Op] = ()) -> None:
-        self.t.transact([self._state_op(eid, state, expected_version), *extra])
+        part_items, op = self._state_ops(eid, state, expected_version)
+        self._batch_put(part_items)
+        self.t.transact([op, *extra])
 
     # -- rounds
     def create_round(self, eid: str, round_doc: dict, tables: list[dict], state: dict, expected_version: int) -> None:
-        """Tables first (many; idempotent puts), then the round and the state in one transaction: the round
-        exists only once that commits, so a crash halfway leaves nothing visible and a retry redoes it."""
+        """Tables and parts first (many; idempotent puts), then the round and the state in one transaction: the
+        round exists only once that commits, so a crash halfway leaves nothing visible and a retry redoes it."""
         stage, n = round_doc["stage"], round_doc["number"]
-        self._batch_put([self.table_item(eid, stage, n, t) for t in tables])
+        key = keys.round_(eid, stage, n)
+        head, round_parts = parts.pack(key, round_doc, parts.split_round)
+        state_parts, state_op = self._state_ops(eid, state, expected_version)
+        self._batch_put([*round_parts, *state_parts, *(self.table_item(eid, stage, n, t) for t in tables)])
         self.t.transact([
-            Op.put({**keys.round_(eid, stage, n), "kind": "round", "data": json.dumps(round_doc, ensure_ascii=False,
-                                                                                       default=str)},
+            Op.put({**key, "kind": "round", **head},
                    condition="attribute_not_exists(PK)", on_fail=lambda: errors.RoundOpen("This round exists already.")),
-            self._state_op(eid, state, expected_version),
+            state_op,
         ])
 
     def delete_round(self, eid: str, stage: int, n: int, tables: list[dict], state: dict, expected_version: int) -> None:
-        self.t.transact([Op.delete(keys.round_(eid, stage, n)), self._state_op(eid, state, expected_version)])
+        state_parts, state_op = self._state_ops(eid, state, expected_version)
+        self._batch_put(state_parts)
+        self.t.transact([Op.delete(keys.round_(eid, stage, n)), state_op])
         c = client()
         for batch in chunks([keys.table(eid, stage, n, t["number"]) for t in tables], 25):
             c.batch_write_item(RequestItems={self.t.name: [{"DeleteRequest": {"Key": to_item(k)}} for k in batch]})
@@ -73,11 +104,25 @@ class RoundRepo:
         for number, version in removed:
             ops.append(Op.delete(keys.table(eid, stage, n, number), condition="version = :v", values={":v": version},
                                  on_fail=stale))
-        ops.append(Op.update(keys.round_(eid, stage, n), "SET #d = :d ADD rev :one", names={"#d": "data"},
-                             values={":d": json.dumps(round_doc, ensure_ascii=False, default=str), ":one": 1}))
-        ops.append(self._state_op(eid, state, expected_version))
+        key = keys.round_(eid, stage, n)
+        head, round_parts = parts.pack(key, round_doc, parts.split_round)
+        state_parts, state_op = self._state_ops(eid, state, expected_version)
+        self._batch_put([*round_parts, *state_parts])
+        ops.append(self._doc_op(key, head, bump_rev=True))
+        ops.append(state_op)
         ops.append(self._audit_op(eid, audit))
         self.t.transact(ops)
+
+    @staticmethod
+    def _doc_op(key: dict, head: dict, bump_rev: bool = False) -> Op:
+        """A round document's head rewritten in place (its `rev` kept, or moved on: publishing's cache key)."""
+        names = {"#d": "data", "#p": "parts", "#g": "digest"}
+        rev = " ADD rev :one" if bump_rev else ""
+        values = {":one": 1} if bump_rev else {}
+        if head.get("parts"):
+            return Op.update(key, "SET #d = :d, #p = :p, #g = :g" + rev, names=names,
+                             values={":d": head["data"], ":p": head["parts"], ":g": head["digest"], **values})
+        return Op.update(key, "SET #d = :d" + rev + " REMOVE #p, #g", names=names, values={":d": head["data"], **values})
 
     def table_item(self, eid: str, stage: int, n: int, table: dict) -> dict:
         return {**keys.table(eid, stage, n, table["number"]), "kind": "table",
@@ -87,33 +132,48 @@ class RoundRepo:
         c = client()
         for batch in chunks(items, 25):
             request = {self.t.name: [{"PutRequest": {"Item": to_item(i)}} for i in batch]}
-            for _ in range(8):
+            for attempt in range(10):
                 resp = c.batch_write_item(RequestItems=request)
                 request = resp.get("UnprocessedItems") or {}
                 if not request:
                     break
+                time.sleep(0.01 * 2 ** attempt)   # throttled: back off before the rest
+            if request:
+                raise errors.ServiceUnavailable()
 
     def get_round(self, eid: str, stage: int, n: int) -> tuple[dict | None, list[dict]]:
         items = self.t.query(keys.event_partition(eid), keys.round_prefix(stage, n))
-        round_doc, tables = None, []
+        head, tables, blobs = None, [], {}
         for item in items:
             if item["kind"] == "round":
-                round_doc = json.loads(item["data"])
+                head = item
             elif item["kind"] == "table":
                 tables.append(json.loads(item["data"]))
-        return round_doc, sorted(tables, key=lambda t: t["number"])
+            elif item["kind"] == "part":
+                blobs[item["SK"]] = parts.blob_of(item)
+        return self._round_doc(head, blobs), sorted(tables, key=lambda t: t["number"])
+
+    def _round_doc(self, head: dict | None, blobs: dict[str, bytes]) -> dict | None:
+        if head is None:
+            return None
+        want = [k["SK"] for k in parts.part_keys(head)]
+        if any(sk not in blobs for sk in want):
+            raise errors.Conflict("A round is missing one of its parts; try again.")
+        return parts.unpack(head, [blobs[sk] for sk in want] if want else None, parts.merge_round)
 
     def get_table(self, eid: str, stage: int, n: int, t: int) -> tuple[dict | None, dict | None]:
-        """The round's document and one of its tables in one round trip (a phone's poll reads just these)."""
+        """The round's document and one of its tables in one round trip (a phone's poll reads just these). For a
+        round too long for one item the document comes without its long fields (byes, notes, bracket)."""
         doc, table = self.t.get_many([keys.round_(eid, stage, n), keys.table(eid, stage, n, t)])
         return (json.loads(doc["data"]) if doc else None), (json.loads(table["data"]) if table else None)
 
     def close_round(self, eid: str, round_doc: dict, state: dict, expected_version: int) -> None:
         """The closed round and the event state (no open round) together (the round's `rev` is kept)."""
-        self.t.transact([Op.update(keys.round_(eid, round_doc["stage"], round_doc["number"]), "SET #d = :d",
-                                   names={"#d": "data"},
-                                   values={":d": json.dumps(round_doc, ensure_ascii=False, default=str)}),
-                         self._state_op(eid, state, expected_version)])
+        key = keys.round_(eid, round_doc["stage"], round_doc["number"])
+        head, round_parts = parts.pack(key, round_doc, parts.split_round)
+        state_parts, state_op = self._state_ops(eid, state, expected_version)
+        self._batch_put([*round_parts, *state_parts])
+        self.t.transact([self._doc_op(key, head), state_op])
 
     def rounds_for_publishing(self, eid: str, state: dict) -> list[tuple[dict, list[dict]]]:
         """Every round with its tables, reading only what changed since this process last read it: the round
@@ -130,14 +190,14 @@ class RoundRepo:
             if not item:
                 continue
             key = (self.t.name, eid, ref["stage"], ref["n"])
-            stamp = (int(item.get("rev", 0)), item["data"])
+            stamp = (int(item.get("rev", 0)), item["data"], item.get("digest"))
             hit = _ROUND_CACHE.get(key)
             if hit and hit[0] == stamp:
-                out.append((json.loads(item["data"]), hit[1]))
+                out.append((hit[1], hit[2]))
                 continue
             doc, tables = self.get_round(eid, ref["stage"], ref["n"])
             if doc and doc.get("status") == "closed":
-                _ROUND_CACHE[key] = (stamp, tables)
+                _ROUND_CACHE[key] = (stamp, doc, tables)
                 while len(_ROUND_CACHE) > 200:
                     _ROUND_CACHE.pop(next(iter(_ROUND_CACHE)))
             out.append((doc, tables))
@@ -145,19 +205,23 @@ class RoundRepo:
 
     def all_rounds(self, eid: str) -> list[tuple[dict, list[dict]]]:
         """Every round with its tables, in order (one query of the event partition's ROUND# range)."""
-        rounds: dict[tuple[int, int], dict] = {}
+        heads: dict[tuple[int, int], dict] = {}
         tables: dict[tuple[int, int], list[dict]] = {}
+        blobs: dict[str, bytes] = {}
         # Raw items: skipping the generic deserialiser matters for events with thousands of tables.
         for item in self.t.query(keys.event_partition(eid), keys.ROUND_PREFIX, raw=True):
-            parts = item["SK"]["S"].split("#")
-            key = (int(parts[1]), int(parts[2]))
+            sk = item["SK"]["S"]
+            parts_ = sk.split("#")
+            key = (int(parts_[1]), int(parts_[2]))
             kind = item["kind"]["S"]
             if kind == "round":
-                rounds[key] = json.loads(item["data"]["S"])
+                heads[key] = from_item(item)
             elif kind == "table":
                 tables.setdefault(key, []).append(json.loads(item["data"]["S"]))
-        return [(rounds[k], sorted(tables.get(k, []), key=lambda t: t["number"]))
-                for k in sorted(rounds, key=lambda k: k[1])]
+            elif kind == "part":
+                blobs[sk] = item["blob"]["B"]
+        return [(self._round_doc(heads[k], blobs), sorted(tables.get(k, []), key=lambda t: t["number"]))
+                for k in sorted(heads, key=lambda k: k[1])]
 
     # -- results
     def save_table(self, eid: str, stage: int, n: int, table: dict, expected_version: int, audit: dict) -> None:

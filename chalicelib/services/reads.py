@@ -1,0 +1,28 @@
+"""Reads shared by the steps of one draw or close: an event's 10,000 entries are a second's read and parse, and
+a draw needs them in five places (participants, who is still in, clubs, names, seating)."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+_ENTRIES: ContextVar[dict | None] = ContextVar("entries_read_once", default=None)
+
+
+def entries_of(deps, eid: str) -> list:
+    """The event's entries: read once inside `entries_read_once`, else read now."""
+    memo = _ENTRIES.get()
+    if memo is None:
+        return deps.repos.entries.list(eid)
+    if eid not in memo:
+        memo[eid] = deps.repos.entries.list(eid)
+    return memo[eid]
+
+
+@contextmanager
+def entries_read_once():
+    """Around one service call (also usable as a decorator): its reads of an event's entries share one."""
+    token = _ENTRIES.set({})
+    try:
+        yield
+    finally:
+        _ENTRIES.reset(token)

@@ -1,0 +1,113 @@
+"""A 10,000-entry event (万人赛) for tests and benches: entries written in bulk, results of every table of a round
+scored by the engine, and a recorder of every item the store writes (its size as DynamoDB counts it)."""
+from __future__ import annotations
+
+import random
+import threading
+from datetime import date, datetime, timezone
+
+ORGANISER = "org-big"
+
+
+def seed_event(repos, clock, n: int, *, stages: list[dict] | None = None, game: str = "guandan",
+               entry: str = "pair", name: str = "万人掼蛋公开赛"):
+    """A tournament with one event of n confirmed, checked-in entries; returns (tournament, event, organiser)."""
+    from chalicelib.ids import new_id
+    from chalicelib.models import Entry, Event, EventConfig, Member, Organiser, Tournament
+    from chalicelib.store.entries import entry_item
+
+    organiser = Organiser(id=ORGANISER, name="联合会", created_at=clock())
+    t = Tournament(id=new_id(), organiser_id=organiser.id, name="全国掼蛋大赛", venue="南宁", timezone="Asia/Shanghai",
+                   currency="CNY", starts_on=date(2026, 12, 12), ends_on=date(2026, 12, 13), created_at=clock())
+    repos.tournaments.create(t)
+    cfg = EventConfig.model_validate({"name": name, "game": game, "entry": entry, "capacity": n,
+                                      "stages": stages or [{"format": "swiss", "rounds": 9,
+                                                            "scoring": {"method": "match_points"}}]})
+    ev = Event(id=new_id(), tournament_id=t.id, organiser_id=organiser.id, config=cfg, created_at=clock())
+    repos.events.create(ev)
+    items = []
+    for i in range(n):
+        members = [Member(name=f"甲{i}")] + ([Member(name=f"乙{i}")] if entry == "pair" else [])
+        items.append(entry_item(Entry(id=new_id(), event_id=ev.id, tournament_id=t.id, name=f"第{i + 1}队",
+                                      club=f"商会{i % 97}", members=members, status="confirmed", checked_in=True,
+                                      created_at=clock())))
+    repos.rounds._batch_put(items)
+    repos.table.update({"PK": f"EVENT#{ev.id}", "SK": "COUNTERS"}, "SET taken = :n, confirmed = :n",
+                       values={":n": n})
+    return t, ev, organiser
+
+
+def results_for_round(repos, event, n: int, *, seed: int = 1) -> int:
+    """Every table of round n confirmed with an engine-scored result (levels drawn at random), written in bulk
+    as a day's result entry would leave them; returns the number of tables."""
+    from chalicelib.engine.games import game
+    from chalicelib.engine.types import Side
+    state = repos.rounds.state_head(event.id)
+    ref = next(r for r in state["rounds"] if r["n"] == n)
+    _, tables = repos.rounds.get_round(event.id, ref["stage"], n)
+    rules, scoring = game(event.config.game), event.config.stages[ref["stage"]].scoring
+    rng = random.Random(seed * 1000 + n)
+    items = []
+    for t in tables:
+        a, b = (s["entry_id"] for s in t["sides"])
+        la, lb = rng.randint(2, 14), rng.randint(2, 14)
+        if la == lb:
+            la = 14 if lb < 14 else 13
+        score = rules.score({"final": {"levels": {a: la, b: lb}}}, [Side(a, tuple(t["sides"][0]["seats"])),
+                                                                     Side(b, tuple(t["sides"][1]["seats"]))], scoring)
+        done = {**t, "status": "confirmed", "version": t["version"] + 2, "points": score.points,
+                "outcome": score.outcome, "winner": score.winner, "details": {}}
+        items.append(repos.rounds.table_item(event.id, ref["stage"], n, done))
+    repos.rounds._batch_put(items)
+    repos.table.update({"PK": f"EVENT#{event.id}", "SK": f"ROUND#{ref['stage']}#{n:03d}"}, "ADD rev :one",
+                       values={":one": 1})
+    return len(tables)
+
+
+class ItemSizes:
+    """Every item put by this process's DynamoDB client (PutItem, BatchWriteItem, TransactWriteItems), sized."""
+
+    def __init__(self):
+        self.largest: tuple[int, str] = (0, "")
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def attach(self, client) -> "ItemSizes":
+        for op in ("PutItem", "BatchWriteItem", "TransactWriteItems"):
+            client.meta.events.register(f"provide-client-params.dynamodb.{op}", self._seen)
+        return self
+
+    def _seen(self, params, **_):
+        from chalicelib.store.parts import item_size
+        items = []
+        if "Item" in params:
+            items.append(params["Item"])
+        for reqs in params.get("RequestItems", {}).values():
+            items.extend(r["PutRequest"]["Item"] for r in reqs if "PutRequest" in r)
+        for op in params.get("TransactItems", []):
+            if "Put" in op:
+                items.append(op["Put"]["Item"])
+        with self._lock:
+            for item in items:
+                size = item_size(item)
+                self.count += 1
+                if size > self.largest[0]:
+                    self.largest = (size, item["SK"]["S"])
+
+
+def largest_stored(repos) -> tuple[int, str]:
+    """The largest item in the table now (a scan): catches items grown by updates too."""
+    from chalicelib.store.dynamo import client
+    from chalicelib.store.parts import item_size
+    best, kwargs = (0, ""), {"TableName": repos.table.name}
+    while True:
+        resp = client().scan(**kwargs)
+        for item in resp["Items"]:
+            best = max(best, (item_size(item), item["SK"]["S"]))
+        if "LastEvaluatedKey" not in resp:
+            return best
+        kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+
+
+def utc(*a) -> datetime:
+    return datetime(*a, tzinfo=timezone.utc)
