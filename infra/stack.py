@@ -58,6 +58,19 @@ class PlatformStack(cdk.Stack):
         super().__init__(scope, construct_id, **kwargs)
         prod = stage == "prod"
         removal = cdk.RemovalPolicy.RETAIN if prod else cdk.RemovalPolicy.DESTROY
+        # The mainland's regions (partition aws-cn): CloudFront there serves only an ICP-filed domain (its own
+        # *.cloudfront.cn names cannot serve content) with a certificate from the IAM store (no ACM for CloudFront
+        # there), and the API is reached through that same domain (docs/deploy.md "Mainland China").
+        self.china = not cdk.Token.is_unresolved(self.region) and self.region.startswith("cn-")
+        if self.china:
+            domain = cdk.CfnParameter(
+                self, "SiteDomain", type="String", allowed_pattern=r"^([a-z0-9-]+\.)+[a-z]{2,}$",
+                description="The chamber's ICP-filed domain (ICP 备案) for the site, the console and the API, "
+                            "e.g. match.example.com.cn").value_as_string
+            certificate_id = cdk.CfnParameter(
+                self, "IamCertificateId", type="String", min_length=16, max_length=128,
+                description="ID of that domain's TLS certificate in the IAM certificate store, uploaded under the "
+                            "path /cloudfront/ (aws iam list-server-certificates)").value_as_string
 
         # ------------------------------------------------------------ data: the table of store/schema.py
         table = dynamodb.Table(
@@ -86,7 +99,14 @@ class PlatformStack(cdk.Stack):
         pages_cache = cloudfront.CachePolicy(
             self, "PagesCache", default_ttl=cdk.Duration.seconds(30), min_ttl=cdk.Duration.seconds(0),
             max_ttl=cdk.Duration.minutes(5), comment="published HTML: short, the publisher rewrites it")
-        results_origin = origins.S3BucketOrigin.with_origin_access_control(results_bucket)
+        def s3_origin(bucket: s3.Bucket):
+            # Origin access control where CloudFront has it; the mainland's CloudFront has only the older origin
+            # access identity (cfn-lint: no AWS::CloudFront::OriginAccessControl in cn-north-1 / cn-northwest-1).
+            if self.china:
+                return origins.S3BucketOrigin.with_origin_access_identity(bucket)
+            return origins.S3BucketOrigin.with_origin_access_control(bucket)
+
+        results_origin = s3_origin(results_bucket)
         # The same security headers as the venue's site server (chalicelib/security_headers.py); the API is called
         # at its execute-api address, named by pattern (its URL depends on this distribution's: no cycle).
         api_pattern = f"https://*.execute-api.{cdk.Aws.REGION}.{cdk.Aws.URL_SUFFIX}"
@@ -108,7 +128,7 @@ class PlatformStack(cdk.Stack):
             self, "Cdn", comment=f"cardgames {stage}: front end and published results",
             default_root_object="index.html",
             default_behavior=cloudfront.BehaviorOptions(
-                origin=origins.S3BucketOrigin.with_origin_access_control(frontend_bucket),
+                origin=s3_origin(frontend_bucket),
                 cache_policy=cloudfront.CachePolicy.CACHING_OPTIMIZED, **behaviour),
             additional_behaviors={
                 "*/feed.json": cloudfront.BehaviorOptions(origin=results_origin, cache_policy=feed_cache, **behaviour),
@@ -116,13 +136,31 @@ class PlatformStack(cdk.Stack):
                 "en/t/*": cloudfront.BehaviorOptions(origin=results_origin, cache_policy=pages_cache, **behaviour),
                 "vi/t/*": cloudfront.BehaviorOptions(origin=results_origin, cache_policy=pages_cache, **behaviour),
             })
-        site_url = f"https://{distribution.distribution_domain_name}"
+        if self.china:
+            cfn_distribution = distribution.node.default_child
+            cfn_distribution.add_property_override("DistributionConfig.Aliases", [domain])
+            cfn_distribution.add_property_override("DistributionConfig.ViewerCertificate", {
+                "IamCertificateId": certificate_id, "SslSupportMethod": "sni-only",
+                "MinimumProtocolVersion": "TLSv1.2_2021"})
+            site_url = f"https://{domain}"
+        else:
+            site_url = f"https://{distribution.distribution_domain_name}"
 
         # ------------------------------------------------------------ secrets, queue
         # Starts empty ("{}": online payment off, entries pay at the desk) until the keys are put in (docs/deploy.md).
         stripe = secretsmanager.Secret(
             self, "StripeKeys", description="Stripe keys: {\"secret_key\": \"sk_…\", \"webhook_secret\": \"whsec_…\"}",
             secret_string_value=cdk.SecretValue.unsafe_plain_text("{}"), removal_policy=removal)
+        # WeChat Pay and Alipay merchant values (docs/payments.md), "{}" (the provider off) until they are put in.
+        china_keys = {
+            "WECHAT_PAY_SECRET_ARN": secretsmanager.Secret(
+                self, "WeChatPayKeys", description="WeChat Pay API v3: {\"mchid\", \"appid\", \"private_key\", "
+                "\"cert_serial_no\", \"apiv3_key\"} (docs/payments.md)",
+                secret_string_value=cdk.SecretValue.unsafe_plain_text("{}"), removal_policy=removal),
+            "ALIPAY_SECRET_ARN": secretsmanager.Secret(
+                self, "AlipayKeys", description="Alipay: {\"appid\", \"app_private_key\", \"alipay_public_key\"} "
+                "(docs/payments.md)", secret_string_value=cdk.SecretValue.unsafe_plain_text("{}"), removal_policy=removal),
+        }
         codes = secretsmanager.Secret(self, "TableCodeSecret", description="derives printable table codes",
                                       generate_secret_string=secretsmanager.SecretStringGenerator(exclude_punctuation=True,
                                                                                                   password_length=40),
@@ -138,7 +176,10 @@ class PlatformStack(cdk.Stack):
             "STAGE": stage, "TABLE_NAME": table.table_name, "PUBLISH_BUCKET": results_bucket.bucket_name,
             "PUBLISH_QUEUE_URL": queue.queue_url, "PUBLISH_QUEUE_NAME": queue_name,
             "STRIPE_SECRET_ARN": stripe.secret_arn, "SITE_URL": site_url,
+            **{name: secret.secret_arn for name, secret in china_keys.items()},
         }
+        if self.china:   # the providers' notifications come back through the ICP-filed domain
+            environment["API_URL"] = f"https://{domain}/api"
         self.api = CheckedChalice(self, "Api", source_dir=str(ROOT), stage_config={
             "api_gateway_stage": "api",
             "environment_variables": environment,
@@ -168,6 +209,8 @@ class PlatformStack(cdk.Stack):
         for role in (api_role, sweeper_role):
             stripe.grant_read(role)
             codes.grant_read(role)
+            for secret in china_keys.values():
+                secret.grant_read(role)
         queue.grant_send_messages(api_role)
         queue.grant_send_messages(sweeper_role)
         queue.grant_consume_messages(publisher_role)
@@ -200,6 +243,16 @@ class PlatformStack(cdk.Stack):
                             "ResponseTemplates": body("internal_error", "服务器出错 · Something went wrong on our side.")},
         })
 
+        if self.china:
+            # The API through the ICP-filed domain too: /api/* goes to API Gateway's stage "api", uncached, with
+            # every header but Host (the console's Authorization, the providers' signature headers).
+            distribution.add_behavior(
+                "api/*", origins.HttpOrigin(f"{rest_api.ref}.execute-api.{cdk.Aws.REGION}.{cdk.Aws.URL_SUFFIX}",
+                                            protocol_policy=cloudfront.OriginProtocolPolicy.HTTPS_ONLY),
+                allowed_methods=cloudfront.AllowedMethods.ALLOW_ALL,
+                cache_policy=cloudfront.CachePolicy.CACHING_DISABLED,
+                origin_request_policy=cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER, **behaviour)
+
         # ------------------------------------------------------------ alarms
         cloudwatch.Alarm(self, "Api5xx", alarm_description="API 5xx responses",
                          metric=cloudwatch.Metric(namespace="AWS/ApiGateway", metric_name="5XXError",
@@ -221,7 +274,7 @@ class PlatformStack(cdk.Stack):
                          threshold=1, evaluation_periods=1, treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING)
 
         # ------------------------------------------------------------ the front end, told where the API is
-        api_url = self.api.sam_template.get_output("EndpointURL").value
+        api_url = f"https://{domain}/api/" if self.china else self.api.sam_template.get_output("EndpointURL").value
         if not (SITE / "score.html").exists():
             raise SystemExit(f"{SITE} is missing: `make site` builds the front end")
         api_base = cdk.Fn.join("", [cdk.Fn.select(0, cdk.Fn.split("/api/", api_url)), "/api"])

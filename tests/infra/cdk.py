@@ -19,12 +19,12 @@ INPUTS = ("app.py", "requirements.txt", ".chalice/config.json", "package.json", 
 _done: dict[str, dict] = {}
 
 
-def out_dir(stage: str) -> Path:
-    return ROOT / "infra" / f"cdk.out.{stage}"
+def out_dir(stage: str, region: str | None = None) -> Path:
+    return ROOT / "infra" / (f"cdk.out.{stage}" + (f".{region}" if region else ""))
 
 
-def inputs_digest(stage: str) -> str:
-    h = hashlib.sha256(stage.encode())
+def inputs_digest(stage: str, region: str | None = None) -> str:
+    h = hashlib.sha256(f"{stage}:{region or ''}".encode())
     for name in INPUTS:
         base = ROOT / name
         files = sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else [base]
@@ -46,32 +46,36 @@ def env() -> dict:
     return e
 
 
-def synth(stage: str) -> dict:
-    """The stage's template, synthesized (or reused) and linted. The run's output is kept beside it."""
-    if stage in _done:
-        return _done[stage]
+def synth(stage: str, region: str | None = None) -> dict:
+    """The stage's template (for `region`: `make synth REGION=…`), synthesized (or reused) and linted — for a region,
+    against that region's resource types. The run's output is kept beside it."""
+    done_key = f"{stage}:{region or ''}"
+    if done_key in _done:
+        return _done[done_key]
     from scripts.site_build import built_site
     built_site()   # the stack deploys Vite's output (frontend/dist)
-    out = out_dir(stage)
+    out = out_dir(stage, region)
     path = out / f"cardgames-{stage}.template.json"
     stamp = out / ".inputs-digest"
-    digest = inputs_digest(stage)
+    digest = inputs_digest(stage, region)
     if not (path.exists() and stamp.exists() and stamp.read_text() == digest):
         stamp.unlink(missing_ok=True)
         # Each synth leaves Chalice's package (40 MB) in infra/chalice.out/<uuid>/; the cloud assembly keeps its
         # own copy, so earlier ones are only disk.
         shutil.rmtree(ROOT / "infra" / "chalice.out", ignore_errors=True)
-        run = subprocess.run([str(CDK), "synth", "-c", f"stage={stage}", "-q", "-o", str(out)], cwd=ROOT / "infra",
+        region_args = ["-c", f"region={region}"] if region else []
+        run = subprocess.run([str(CDK), "synth", "-c", f"stage={stage}", *region_args, "-q", "-o", str(out)], cwd=ROOT / "infra",
                              env=env(), capture_output=True, text=True, timeout=900)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
         (out / "synth.log").write_text(run.stdout + run.stderr)
-        lint = subprocess.run([str(Path(sys.executable).parent / "cfn-lint"), str(path), "--ignore-checks", "W3005"],
+        lint = subprocess.run([str(Path(sys.executable).parent / "cfn-lint"), str(path), "--ignore-checks", "W3005",
+                               *(["--regions", region] if region else [])],
                               capture_output=True, text=True, timeout=300)
         # cfn-lint's exit code is a bit set: 2 errors, 4 warnings, 8 informational. Errors and warnings fail.
         assert lint.returncode == 0, lint.stdout + lint.stderr
         stamp.write_text(digest)
-    _done[stage] = json.loads(path.read_text())
-    return _done[stage]
+    _done[done_key] = json.loads(path.read_text())
+    return _done[done_key]
 
 
 def synth_log(stage: str) -> str:
