@@ -74,6 +74,27 @@ class RoundOpen(Conflict):
     code, default_message = "round_open", "The previous round is still open."
 
 
+class CapacityBelowTaken(Conflict):
+    """An edit may not take the capacity below the places already taken (confirmed + held): lower it after
+    withdrawals, or keep it."""
+    code, default_message = "capacity_below_taken", "The capacity would be below the places already taken."
+
+
+class LockedOnceEntries(Conflict):
+    """The game and the entry kind decide every entry's roster and fee: once an entry exists they stay."""
+    code, default_message = "locked_once_entries", "The game and the entry kind cannot change once entries exist."
+
+
+class LockedOnceDrawn(Conflict):
+    """A stage already drawn keeps its format and scoring method: its rounds were made and scored by them."""
+    code, default_message = "locked_once_drawn", "A stage already drawn keeps its format and scoring."
+
+
+class EventFinished(Conflict):
+    """Every stage is played out: there is no round left to draw (the console shows results and prizes)."""
+    code, default_message = "event_finished", "Every stage of this event is finished."
+
+
 class IdempotencyConflict(Conflict):
     code, default_message = "idempotency_conflict", "This Idempotency-Key was used with a different request."
 

@@ -13,8 +13,8 @@ TERMS: dict[str, dict[str, tuple[str, str]]] = {
               "level_diff_points": ("级差分", "Level difference"), "table_points": ("场分", "Table points"),
               "small_points": ("小分", "Small points"), "landlord_deals": ("做庄次数", "Landlord deals"),
               "position_points": ("名次分", "Position points"), "games_won": ("胜局", "Games won"),
-              "group_points": ("小组积分", "Group points"), "head_to_head": ("相互胜负", "Head-to-head"),
-              "head_to_head_two": ("相互胜负", "Head-to-head"), "net_points": ("净胜分", "Net points"),
+              "group_points": ("小组积分", "Group points"), "head_to_head": ("胜负关系", "Head-to-head"),
+              "head_to_head_two": ("胜负关系", "Head-to-head"), "net_points": ("净胜分", "Net points"),
               "opponents_match_points": ("对手场分", "Opponents' match points"),
               "opponents_points": ("对手积分", "Opponents' points"), "lots": ("抽签", "Lots"),
               "knockout_round": ("淘汰轮次", "Knockout round")},
@@ -42,6 +42,11 @@ TERMS: dict[str, dict[str, tuple[str, str]]] = {
                "deduction_points": ("违规扣分（级差分）", "Deduction (level-difference points)"),
                "wrong_play_points_per_card": ("出牌错误：每张罚分", "Wrong play: points a card"),
                "penalty_levels": ("违规：对方连升级数", "Penalty: levels the other pair rises")},
+    # a knockout round by its size (services/rounds.knockout_round_name)
+    "knockout_round": {"final": ("决赛", "Final"), "semi_final": ("半决赛", "Semi-final"),
+                       "quarter_final": ("1/4决赛", "Quarter-final"), "round_of_16": ("1/8决赛", "Round of 16"),
+                       "round_of_32": ("1/16决赛", "Round of 32"), "round_of_64": ("1/32决赛", "Round of 64"),
+                       "third_place": ("三四名决赛", "Third-place match")},
     "knockout_draw": {"bracket": ("固定签表（按种子）", "Fixed seeded bracket"),
                       "redraw": ("晋级后重新抽签", "Redrawn among the winners each round"),
                       "choice": ("名次靠前者依次选择对手", "Better-placed entries choose their opponents in order")},
@@ -99,6 +104,10 @@ def reason_text(why: dict | None, lang: str, names: dict[str, str] | None = None
         rep = why.get("repeats", 0)
         text = (t("why_scores", scores="/".join(_num(s) for s in why.get("scores", [])))
                 + (t("why_repeats", n=rep) if rep else t("why_no_repeats")))
+        if "same_club" in why:   # round 1: clubs kept apart (Dou Dizhu)
+            club = why["same_club"]
+            text = (t("why_scores", scores="/".join(_num(s) for s in why.get("scores", [])))
+                    + (t("why_same_club", n=club) if club else t("why_clubs_apart")))
     elif kind == "berger":
         text = (t("why_group", n=why["group"]) if why.get("group") else "") + t("why_berger", n=why["round"])
     elif kind == "knockout":
@@ -157,6 +166,8 @@ VI: dict[str, dict[str, str]] = {
                      "partner_wanted": "Đang tìm đồng đội", "cancelled": "Đã hủy", "withdrawn": "Đã rút lui",
                      "merged": "Đã ghép đội"},
     "game": {"guandan": "Quán Đản", "doudizhu": "Đấu Địa Chủ", "gouji": "Câu Cấp", "tractor": "Thăng Cấp"},
+    "knockout_round": {"final": "Chung kết", "semi_final": "Bán kết", "quarter_final": "Tứ kết", "round_of_16": "Vòng 1/8",
+                       "round_of_32": "Vòng 1/16", "round_of_64": "Vòng 1/32", "third_place": "Tranh hạng ba"},
 }
 
 

@@ -6,7 +6,7 @@ from typing import get_args
 from chalice import Blueprint, Response
 
 from .. import errors
-from ..models import Entry, EntryStatus, JoinIn, OfflinePaymentIn, Out, WithdrawIn
+from ..models import Entry, EntryStatus, JoinIn, OfflinePaymentIn, Out, RefundPaidIn, WithdrawIn
 from ..services import registration as svc
 from ..services.tournaments import own_event
 from .routing import route
@@ -26,7 +26,7 @@ class JoinAnswer(Out):
 
 
 def _strip(entry: Entry) -> Entry:
-    return entry.model_copy(update={"manage_token_hash": ""})
+    return entry.model_copy(update={"manage_token_hash": "", "refund_owed": entry.owed})
 
 
 @route(bp, "/events/{eid}/entries", "GET", summary="Entries with contact data (search: ?q=, ?status=)",
@@ -138,7 +138,17 @@ def record_payment(ctx, eid, id):
        auth="organiser", body=WithdrawIn, response=Entry, tag=TAG)
 def withdraw(ctx, eid, id):
     own_event(ctx.deps, ctx.organiser, eid)
+    if (ctx.body.refund_amount is not None or ctx.body.refund is not None) and ctx.principal.role == "desk":
+        # the event's rule is the desk's; another amount is the director's decision (with its reason)
+        raise errors.Forbidden("改动退款金额需要裁判长或组委会 · Only the director or the organiser changes a refund.")
     return _strip(svc.withdraw(ctx.deps, eid, id, ctx.body))
+
+
+@route(bp, "/events/{eid}/entries/{id}/refund", "POST", summary="The desk pays back what a withdrawal owes (应退)",
+       auth="organiser", body=RefundPaidIn, response=Entry, tag=TAG, roles=("desk",), errors_=("conflict",))
+def refund_paid(ctx, eid, id):
+    own_event(ctx.deps, ctx.organiser, eid)
+    return _strip(svc.mark_refund_paid(ctx.deps, eid, id, ctx.body))
 
 
 @route(bp, "/events/{eid}/entries/join", "POST", summary="Join partner seekers into a pair or team (商会协调组队)",

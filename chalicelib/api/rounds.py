@@ -36,6 +36,8 @@ class RoundList(Out):
     open_round: int
     not_drawn: list[dict] = Field(default_factory=list, description="checked-in entries no draw has taken, with "
                                   "the reason: late_entry (joins_from_round) or late_entry_closed (issue 24)")
+    finished: bool = Field(default=False, description="every stage is played out and the last round closed: "
+                                                       "nothing is left to draw")
 
 
 class AuditList(Out):
@@ -76,7 +78,8 @@ def _html(text: str) -> Response:
 
 
 @route(bp, "/events/{eid}/rounds", "POST", summary="Draw the next round", auth="organiser", body=DrawIn,
-       response=RoundOut, status=201, tag=TAG, errors_=("round_open", "no_valid_pairing", "conflict"), roles=())
+       response=RoundOut, status=201, tag=TAG, errors_=("round_open", "no_valid_pairing", "event_finished", "conflict"),
+       roles=())
 def draw(ctx, eid):
     out, meta = svc.draw_next(ctx.deps, ctx.organiser, eid, ctx.body.seed, choices=ctx.body.choices)
     from ..services.publish_requests import request_publish
@@ -88,8 +91,8 @@ def draw(ctx, eid):
 def list_rounds(ctx, eid):
     event = own_event(ctx.deps, ctx.organiser, eid)
     state = ctx.deps.repos.rounds.state(eid)
-    return RoundList(rounds=state["rounds"], open_round=state.get("open_round", 0),
-                     not_drawn=svc.not_drawn(ctx.deps, event, state))
+    return RoundList(rounds=state["rounds"], open_round=state.get("open_round", 0) or 0,
+                     not_drawn=svc.not_drawn(ctx.deps, event, state), finished=svc.event_finished(ctx.deps, event, state))
 
 
 @route(bp, "/events/{eid}/rounds/{n}", "GET", summary="A round: tables, seats, codes, results", auth="organiser",

@@ -73,6 +73,7 @@ def get_event(ctx, eid):
 
 
 @route(bp, "/events/{eid}", "PATCH", summary="Change an event's configuration", auth="organiser", body=EventPatch,
-       response=Event, errors_=("version_conflict", "conflict"), tag=TAG)
+       response=Event, errors_=("version_conflict", "capacity_below_taken", "locked_once_entries", "locked_once_drawn"),
+       tag=TAG)
 def patch_event(ctx, eid):
     return svc.update_event(ctx.deps, ctx.organiser, eid, ctx.body)

@@ -80,6 +80,7 @@ class Entry(Loose):
     amount_due: int = 0
     amount_paid: int = 0          # held now: what came in less what went back
     amount_refunded: int = 0      # what went back (Stripe refunds, full or partial)
+    refund_owed: int = 0          # 应退: decided at the withdrawal, not yet handed back (cash/transfer)
     currency: str = "CNY"
     payment_state: Literal["none", "unpaid", "pending", "paid", "refund_due", "refunded"] = "none"
     payment_id: str | None = None
@@ -102,6 +103,13 @@ class Entry(Loose):
     def holds_place(self) -> bool:
         return self.status in PLACE_STATUSES
 
+    @property
+    def owed(self) -> int:
+        """What is still to be paid back (an entry withdrawn before refund_owed existed owes what it paid)."""
+        if self.payment_state != "refund_due":
+            return 0
+        return self.refund_owed or self.amount_paid
+
 
 class EntryView(Out):
     """An entry as its owner (manage link) or the organiser sees it: no secrets."""
@@ -116,6 +124,7 @@ class EntryView(Out):
     amount_due: int
     amount_paid: int
     amount_refunded: int = 0
+    refund_owed: int = Field(default=0, description="应退: owed back and not yet paid (shown until the desk pays it)")
     currency: str
     payment_state: str
     checked_in: bool

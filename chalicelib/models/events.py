@@ -368,6 +368,8 @@ class EventConfig(Strict):
                                                          "woman S or E, from the roster's gender (rules.md §8)")
     late_entry: LateEntry = Field(default_factory=LateEntry)
     substitutes: Substitutes = Field(default_factory=Substitutes)
+    late_entries: bool = Field(default=False, description="registration stays open after the first round is drawn "
+                               "(late entries, 补报); off: registration closes when the first round is drawn")
     forfeit_ranks_last: bool | None = Field(
         default=None, description="an unexcused forfeit ranks the entry last of the stage and, in its last round, bars "
                                   "it from the next (seed 000, Guandan's default); Dou Dizhu (001) and Tractor (003) "
@@ -431,8 +433,11 @@ def default_scoring(game: str):
 
 
 class EventPatch(Strict):
-    """Fields an organiser may change; merged into the stored config and validated whole."""
+    """Fields an organiser may change; merged into the stored config and validated whole. The game and the entry
+    kind may change only while the event has no entries (409 locked_once_entries)."""
     name: str | None = Field(default=None, min_length=1, max_length=200)
+    game: Game | None = None
+    entry: EntryKind | None = None
     capacity: int | None = Field(default=None, ge=1, le=100_000)
     waitlist: bool | None = None
     fee: Fee | None = None
@@ -446,6 +451,10 @@ class EventPatch(Strict):
     correction_minutes: int | None = Field(default=None, ge=0, le=24 * 60)
     forfeit_ranks_last: bool | None = None
     mixed_pairs: bool | None = None
+    late_entries: bool | None = None
+    result_entry: Literal["north_south", "either"] | None = None
+    late_entry: LateEntry | None = None
+    substitutes: Substitutes | None = None
     version: int | None = Field(default=None, description="send the version you read to avoid lost updates")
 
 
@@ -455,6 +464,7 @@ class Counters(Loose):
     held: int = 0
     waitlisted: int = 0
     version: int = 0
+    drawn: bool = False     # the first round is drawn: registration closes unless late entries are on
 
 
 class Event(Loose):

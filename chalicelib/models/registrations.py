@@ -88,3 +88,13 @@ class JoinIn(Strict):
 class WithdrawIn(Strict):
     reason: str = Field(default="", max_length=200)
     refund: bool | None = Field(default=None, description="override the event's refund rule")
+    refund_amount: int | None = Field(default=None, ge=0, le=100_000_000,
+                                      description="minor units owed back; another amount than the rule's needs refund_reason")
+    refund_reason: str = Field(default="", max_length=200)
+
+
+class RefundPaidIn(Strict):
+    """The desk hands a refund back in cash (or by transfer): the whole amount owed."""
+    method: Literal["cash", "transfer"] = "cash"
+    amount: int = Field(ge=1, le=100_000_000, description="minor units; must be what is owed")
+    note: str = Field(default="", max_length=200)

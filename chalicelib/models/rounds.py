@@ -103,6 +103,10 @@ class RoundOut(Out):
     bye_reasons_en: dict[str, str] = Field(default_factory=dict)
     format_zh: str = ""
     format_en: str = ""
+    round_name: str | None = Field(default=None, description="a knockout round by its size (glossary knockout_round): "
+                                                             "final, semi_final, quarter_final, round_of_16, …")
+    round_name_zh: str = ""
+    round_name_en: str = ""
     notes: list[str] = Field(default_factory=list)
     drawn_at: datetime | None = None
     starts_at: datetime | None = None
@@ -229,6 +233,9 @@ class StandingRow(Out):
     byes: int = 0
     prize: int | None = None
     forfeited: bool = Field(default=False, description="an unexcused forfeit: ranked last of the stage")
+    decided_by: str | None = Field(default=None, description="level on points with the next row: the tie-break that "
+                                                             "placed this one ahead (glossary point)")
+    decided_values: list[float] = Field(default_factory=list, description="that tie-break's value here and in the next row")
 
 
 class StandingsOut(Out):
@@ -238,6 +245,8 @@ class StandingsOut(Out):
     tiebreaks: list[str]
     standings: list[StandingRow]
     final: bool = False
+    lots_seed: int | None = Field(default=None, description="the seed of the draw of lots (lots = a published, "
+                                                            "reproducible draw from this seed)")
 
 
 class BonusPlayer(Out):

@@ -13,7 +13,8 @@ from ..models import Entry
 from ..money import money
 
 HEADERS = ["编号 id", "名称 name", "单位 club", "队员 members", "电话 phone", "状态 status", "应付 due",
-           "已付（扣除退款） paid (net)", "已退 refunded", "币种 currency", "付款 payment", "签到 checked in", "报名时间 registered"]
+           "已付（扣除退款） paid (net)", "已退 refunded", "币种 currency", "付款 payment", "签到 checked in", "报名时间 registered",
+           "应退 owed back"]
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -35,7 +36,7 @@ def _rows(entries: list[Entry]):
         row = [e.id, e.name, e.club, "、".join(m.name for m in e.members),
                " ".join(m.phone for m in e.members if m.phone), e.status, money(e.amount_due, e.currency),
                money(e.amount_paid, e.currency), money(e.amount_refunded, e.currency), e.currency, e.payment_state, "是" if e.checked_in else "",
-               e.created_at.strftime("%Y-%m-%d %H:%M")]
+               e.created_at.strftime("%Y-%m-%d %H:%M"), money(e.owed, e.currency) if e.owed else ""]
         yield [neutralise(v) for v in row]
 
 

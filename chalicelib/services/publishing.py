@@ -123,7 +123,7 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
             "rounds": rounds, "standings": [r.model_dump() for r in rows], "final": bool(standings and standings.final),
             "point_names": list(rules.point_names[standings.method]) if standings else [],
             "tiebreak_names": [k for k in (standings.tiebreaks if standings else []) if k not in rules.point_names.get(standings.method, ())],
-            "has_prizes": any(r.prize for r in rows), "histories": history, "corrections": corrections,
+            "has_prizes": any(r.prize for r in rows), "has_decided": any(r.decided_by for r in rows), "histories": history, "corrections": corrections,
             "appeals": appeals, "prizes": prizes.model_dump() if prizes and prizes.final else None,
             "bonuses": bonus.model_dump() if bonus else None, "names": names, "version": version,
             "open_round": state.get("open_round", 0),

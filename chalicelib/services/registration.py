@@ -25,6 +25,7 @@ from ..models import (
     OfflinePaymentIn,
     Payment,
     RegistrationAnswer,
+    RefundPaidIn,
     RegistrationIn,
     Tournament,
     WithdrawIn,
@@ -82,7 +83,8 @@ def _learn_counters(eid: str, event: Event, counters: dict) -> Event:
     """Counters seen in a failed write (or moved by our own) become the cached event's, for the next request."""
     from ..models import Counters
     known = event.model_copy(update={"counters": Counters(**{k: counters.get(k, 0) for k in
-                                                             ("taken", "confirmed", "held", "waitlisted")})})
+                                                             ("taken", "confirmed", "held", "waitlisted")},
+                                                          drawn=bool(counters.get("drawn")))})
     hit = _CONFIG_CACHE.get(eid)
     if hit and hit[1].version == event.version:
         _CONFIG_CACHE[eid] = (hit[0], known, hit[2])
@@ -132,7 +134,8 @@ def view(deps: Deps, entry: Entry, event: Event | None = None, tournament: Tourn
         position = deps.repos.entries.waitlist_position(entry.event_id, entry.waitlist_key)
     if event is None:
         event, tournament = _event_and_tournament(deps, entry.event_id)
-    return EntryView(**entry.model_dump(exclude={"manage_token_hash"}), waitlist_position=position,
+    return EntryView(**entry.model_dump(exclude={"manage_token_hash", "refund_owed"}), refund_owed=entry.owed,
+                     waitlist_position=position,
                      online_payment=deps.payments is not None,
                      can_edit_until=change_deadline(event),
                      refund_rule=refund_rule_text(event, tournament.timezone if tournament else "Asia/Shanghai"))
@@ -216,11 +219,12 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
             raise errors.EventFull("名额已满 · The event is full.")
         try:
             if wait:
-                deps.repos.entries.create(waiting, idem=idem, expect=Expect(event.version, full=True))
+                deps.repos.entries.create(waiting, idem=idem, expect=Expect(event.version, full=True,
+                                                                            before_draw=not event.config.late_entries))
                 entry, payment = waiting, None
                 known = event.counters.model_dump() | {"waitlisted": event.counters.waitlisted + 1}
             else:
-                deps.repos.entries.create(entry, idem=idem, payment=payment, expect=Expect(event.version))
+                deps.repos.entries.create(entry, idem=idem, payment=payment, expect=Expect(event.version, before_draw=not event.config.late_entries))
                 c = event.counters
                 known = c.model_dump() | {"taken": c.taken + int(entry.holds_place)}
             _learn_counters(eid, event, known)
@@ -231,6 +235,8 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
                     raise errors.Conflict("报名设置刚刚改动，请重试 · The event changed meanwhile; try again.")
                 return register(deps, eid, body, idem_key, fresh=True, attempts=attempts - 1, desk=desk)
             event = _learn_counters(eid, event, moved.counters)
+            if moved.counters.get("drawn") and not event.config.late_entries:   # drawn meanwhile: closed now
+                raise _refusal(event, body, now)
             wait = moved.counters["taken"] >= moved.counters["cap"]
         except IdempotentReplay:  # a retry, or a concurrent request with the same key won the race
             return _replay(deps, event, tournament, key_hash, idem_key, body)
@@ -245,12 +251,15 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
 
 def _refusal(event: Event, body: RegistrationIn, now: datetime, *, window: bool = True) -> errors.DomainError | None:
     """Why this registration cannot be taken by the event's rules (deadline, eligibility, roster), or None."""
-    state = registration_state(event.config, now)
+    state = registration_state(event.config, now, event.counters.drawn)
     if window and state != "open":
         when = event.config.registration.opens_at if state == "not_yet_open" else event.config.registration.closes_at
         return errors.RegistrationClosed(
             "报名尚未开始 · Registration has not opened yet." if state == "not_yet_open"
-            else "报名已截止 · Registration has closed.", {"state": state, "at": when.isoformat() if when else None})
+            else "比赛已开始抽签，报名已截止 · The first round is drawn: registration has closed."
+            if event.counters.drawn and (not when or now < when)
+            else "报名已截止 · Registration has closed.", {"state": state, "at": when.isoformat() if when else None,
+                                                      "drawn": event.counters.drawn})
     eligibility = event.config.registration.eligibility
     if eligibility.kind == "codes":
         code = (body.eligibility_code or "").strip().upper()
@@ -377,21 +386,41 @@ def update_entry(deps: Deps, entry: Entry, patch: EntryPatch) -> Entry:
     return after
 
 
+def refund_by_rule(event: Event, entry: Entry, now: datetime) -> int:
+    """What the event's rule gives back on a withdrawal now: all that was paid before the refund deadline
+    (default: registration close), nothing after."""
+    deadline = refund_deadline(event)
+    return entry.amount_paid if deadline is None or now < deadline else 0
+
+
 def cancel_entry(deps: Deps, entry: Entry, *, status: str = "cancelled", reason: str = "",
-                 refund: bool | None = None) -> Entry:
-    """Cancels (participant) or withdraws (organiser); refunds when paid and before the deadline."""
+                 refund: bool | None = None, refund_amount: int | None = None, refund_reason: str = "") -> Entry:
+    """Cancels (participant) or withdraws (organiser); refunds when paid and before the deadline. The director may
+    give another amount (`refund_amount`, up to what was paid) with a reason; what cash or transfer owes stays
+    on the entry as 应退 (`refund_owed`) until the desk pays it back (mark_refund_paid)."""
     if entry.status in ("cancelled", "withdrawn", "merged"):
         return entry  # idempotent: a retried cancel changes nothing
     event, _ = _event_and_tournament(deps, entry.event_id)
     now = deps.clock()
-    deadline = refund_deadline(event)
-    refund_due = entry.amount_paid > 0 and (refund if refund is not None else (deadline is None or now < deadline))
+    rule = refund_by_rule(event, entry, now)
+    owed = rule if refund is None else (entry.amount_paid if refund else 0)
+    if refund_amount is not None:
+        if refund_amount > entry.amount_paid:
+            raise errors.InvalidRequest("退款不能多于已付 · The refund cannot be more than was paid.",
+                                        {"field": "refund_amount", "paid": entry.amount_paid})
+        if refund_amount != rule and not refund_reason.strip():
+            raise errors.InvalidRequest("改动退款金额需写明理由 · Another amount than the rule's needs a reason.",
+                                        {"field": "refund_reason", "rule": rule})
+        owed = refund_amount
+    refund_due = owed > 0
     notices = list(entry.notices)
     if reason:
         notices.append(reason)
+    if refund_amount is not None and refund_amount != rule:
+        notices.append(f"退款 {owed / 100:.2f}（规则 {rule / 100:.2f}）：{refund_reason.strip()}")
     after = entry.model_copy(update={
         "status": status, "version": entry.version + 1, "updated_at": now, "hold_expires_at": None,
-        "waitlist_key": None, "notices": notices,
+        "waitlist_key": None, "notices": notices, "refund_owed": owed if refund_due else 0,
         "payment_state": "refund_due" if refund_due else entry.payment_state})
     from ..store.entries import release_person_ops
     deps.repos.entries.transition(entry, after, extra=release_person_ops(entry))
@@ -409,20 +438,23 @@ def _refund(deps: Deps, entry: Entry) -> Entry:
     from . import gateways
     if payment and payment.provider in gateways.ONLINE and payment.state == "confirmed" \
             and gateways.gateway(deps, payment.provider):   # back through the provider that took the money
+        owed = entry.owed or entry.amount_paid
         if payment.items:   # one payment for several events: refund this entry's part only
             part = next((i["amount"] for i in payment.items if i["entry_id"] == entry.id), entry.amount_paid)
-            back = part
-            gateways.refund(deps, payment, part, part=entry.id)
-            total_back = payment.amount_refunded + part
+            back = min(part, owed)
+            gateways.refund(deps, payment, back, part=entry.id)
+            total_back = payment.amount_refunded + back
             deps.repos.payments.save(payment, payment.model_copy(update={
                 "amount_refunded": total_back, "state": "refunded" if total_back >= payment.amount else payment.state,
                 "updated_at": deps.clock(), "version": payment.version + 1}))
         else:
-            back = payment.amount
-            gateways.refund(deps, payment, payment.amount)
+            back = min(payment.amount, owed)
+            gateways.refund(deps, payment, back)
+            whole = back >= payment.amount
             deps.repos.payments.save(payment, payment.model_copy(update={
-                "state": "refunded", "updated_at": deps.clock(), "version": payment.version + 1}))
-        after = entry.model_copy(update={"payment_state": "refunded", "version": entry.version + 1,
+                "state": "refunded" if whole else payment.state, "amount_refunded": payment.amount_refunded + back,
+                "updated_at": deps.clock(), "version": payment.version + 1}))
+        after = entry.model_copy(update={"payment_state": "refunded", "version": entry.version + 1, "refund_owed": 0,
                                          "updated_at": deps.clock(), **refunded(entry, back)})
         deps.repos.entries.transition(entry, after)
         return after
@@ -577,7 +609,27 @@ def _record_offline(deps: Deps, entry: Entry, body: OfflinePaymentIn) -> Entry:
 def withdraw(deps: Deps, eid: str, entry_id: str, body: WithdrawIn) -> Entry:
     entry = _own_entry(deps, eid, entry_id)
     return cancel_entry(deps, entry, status="withdrawn", reason=body.reason or "退赛 · Withdrawn by the organiser",
-                        refund=body.refund)
+                        refund=body.refund, refund_amount=body.refund_amount, refund_reason=body.refund_reason)
+
+
+def mark_refund_paid(deps: Deps, eid: str, entry_id: str, body: RefundPaidIn) -> Entry:
+    """The desk hands back what a withdrawal owes (cash or transfer): 应退 goes to 已退. A retry after it was
+    recorded answers the entry as it is."""
+    entry = _own_entry(deps, eid, entry_id)
+    owed = entry.owed
+    if owed == 0:
+        if entry.payment_state == "refunded":
+            return entry
+        raise errors.Conflict("这个报名没有应退款 · Nothing is owed back on this entry.", {"owed": 0})
+    if body.amount != owed:
+        raise errors.InvalidRequest(f"应退 {owed / 100:.2f} · The amount owed is {owed}.", {"field": "amount", "owed": owed})
+    how = "现金" if body.method == "cash" else "转账"
+    after = entry.model_copy(update={
+        "payment_state": "refunded", "refund_owed": 0, "version": entry.version + 1, "updated_at": deps.clock(),
+        "notices": [*entry.notices, f"已{how}退款 {owed / 100:.2f}" + (f"：{body.note.strip()}" if body.note.strip() else "")],
+        **refunded(entry, owed)})
+    deps.repos.entries.transition(entry, after)
+    return after
 
 
 def join_partners(deps: Deps, eid: str, body: JoinIn) -> tuple[Entry, str]:

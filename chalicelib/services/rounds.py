@@ -115,6 +115,9 @@ def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes:
                     bye_reasons_zh={b: bye_text(doc.get("bye_why", {}).get(b) or _bye_rule(doc), "zh") for b, _ in doc.get("byes", [])},
                     bye_reasons_en={b: bye_text(doc.get("bye_why", {}).get(b) or _bye_rule(doc), "en") for b, _ in doc.get("byes", [])},
                     format_zh=term("format", doc["format"], "zh"), format_en=term("format", doc["format"], "en"),
+                    round_name=doc.get("round_name"),
+                    round_name_zh=term("knockout_round", doc["round_name"], "zh") if doc.get("round_name") else "",
+                    round_name_en=term("knockout_round", doc["round_name"], "en") if doc.get("round_name") else "",
                     notes=[readable(x, names) for x in doc.get("notes", [])], drawn_at=doc.get("drawn_at"),
                     starts_at=doc.get("starts_at"), ends_at=doc.get("ends_at"), closed_at=doc.get("closed_at"),
                     disputes=[t["number"] for t in tables if t.get("status") == "disputed"],
@@ -203,6 +206,37 @@ def _stage_finished(plan: dict, rounds_done: int, last_tables: list[dict] | None
     return rounds_done >= plan["rounds"]
 
 
+KNOCKOUT_ROUNDS = {2: "final", 4: "semi_final", 8: "quarter_final", 16: "round_of_16", 32: "round_of_32", 64: "round_of_64"}
+
+
+def knockout_round_name(entries: int) -> str | None:
+    """A single-elimination round named by its bracket's size (entries in play, byes included, up to the next
+    power of two): 2 the final (决赛), 4 the semi-finals (半决赛), 8 the quarter-finals (1/4决赛), 16 1/8决赛 …"""
+    size = 2
+    while size < entries:
+        size *= 2
+    return KNOCKOUT_ROUNDS.get(size)
+
+
+def event_finished(deps: Deps, event: Event, state: dict) -> bool:
+    """Every stage played out and the last round closed: no draw is left (the console then offers results and
+    prizes instead of 抽签 and 结束本轮). Read-only: the plan is copied before the finish test updates it."""
+    import copy
+    rounds_ = state.get("rounds") or []
+    stage_idx = state.get("stage", 0)
+    plan = (state.get("plans") or {}).get(str(stage_idx))
+    if not rounds_ or state.get("open_round") or plan is None or stage_idx + 1 < len(event.config.stages):
+        return False
+    stage_rounds = [r for r in rounds_ if r["stage"] == stage_idx]
+    if not stage_rounds:
+        return False
+    _, last_tables = deps.repos.rounds.get_round(event.id, stage_idx, stage_rounds[-1]["n"])
+    try:
+        return _stage_finished(copy.deepcopy(plan), len(stage_rounds), last_tables)
+    except errors.RoundOpen:
+        return False
+
+
 def _winner(tables_by_entries: dict, a: str, b: str) -> str:
     table = tables_by_entries.get(frozenset((a, b)))
     if table is None or table.get("winner") is None:
@@ -271,7 +305,7 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
         plan = start_stage(deps, event, stage_idx, state, seed)
     elif _stage_finished(plan, len(stage_rounds), last_tables):
         if stage_idx + 1 >= len(event.config.stages):
-            raise errors.Conflict("赛事已全部结束 · Every stage of this event is finished.")
+            raise errors.EventFinished("赛事已全部结束 · Every stage of this event is finished.")
         stage_idx += 1
         plan = start_stage(deps, event, stage_idx, state, seed)
         stage_rounds, last_tables = [], None
@@ -311,7 +345,10 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
     from .referee import round_times
     tournament = deps.repos.tournaments.get(event.tournament_id)
     starts_at, ends_at = round_times(stage_cfg(event, stage_idx), stage_round, tournament.timezone)
+    cfg = stage_cfg(event, stage_idx)
     doc = {"event_id": eid, "stage": stage_idx, "number": n, "stage_round": stage_round, "seed": seed,
+           "round_name": knockout_round_name(2 * len(tables) + len(byes)) if plan["format"] == "knockout"
+           and not cfg.double_elimination and all(len(t["sides"]) == 2 for t in tables) else None,
            "status": "open", "format": plan["format"], "byes": byes, "bye_why": bye_why, "notes": notes,
            "drawn_at": deps.clock().isoformat(),
            "starts_at": starts_at.isoformat() if starts_at else None, "ends_at": ends_at.isoformat() if ends_at else None,

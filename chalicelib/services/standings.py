@@ -176,8 +176,27 @@ def event_standings(deps: Deps, event: Event, stage: int | None = None, *, state
     rows = [StandingRow(**r, name=names[r["entry_id"]].name if r["entry_id"] in names else r["entry_id"],
                         club=names[r["entry_id"]].club if r["entry_id"] in names else "",
                         prize=prizes.get(r["entry_id"])) for r in result["rows"]]
+    _mark_decided(rows, list(scoring.tiebreaks))
     return StandingsOut(event_id=event.id, stage=idx + 1, method=scoring.method, tiebreaks=list(scoring.tiebreaks),
-                        standings=rows, final=final)
+                        standings=rows, final=final, lots_seed=plan.get("seed") if plan else None)
+
+
+def _mark_decided(rows: list[StandingRow], chain: list[str]) -> None:
+    """Where two neighbours are level on the main points, the tie-break that put the upper one ahead and both
+    values (胜负关系 1 : 0, 净胜分, 抽签 …), so a prize decided by a tie-break is shown with its reason."""
+    main = chain[0] if chain else None
+    for upper, lower in zip(rows, rows[1:]):
+        if main is None or upper.points.get(main) != lower.points.get(main) or upper.forfeited != lower.forfeited \
+                or upper.tiebreaks.get("knockout_round") != lower.tiebreaks.get("knockout_round"):
+            continue   # not level: points, the knockout round reached or a forfeit decided it
+        for key in chain[1:]:
+            a = upper.tiebreaks.get(key, upper.points.get(key))
+            b = lower.tiebreaks.get(key, lower.points.get(key))
+            if a is None or b is None:
+                continue
+            if a != b:
+                upper.decided_by, upper.decided_values = key, [a, b]
+                break
 
 
 def standings_for_organiser(deps: Deps, organiser: Organiser, eid: str, stage: int | None) -> StandingsOut:

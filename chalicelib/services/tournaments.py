@@ -97,16 +97,50 @@ def update_event(deps: Deps, organiser: Organiser, eid: str, patch: EventPatch) 
         config = EventConfig.model_validate(merged)
     except ValidationError as exc:
         raise errors.InvalidRequest("The event configuration would not be valid.", validation_details(exc)) from None
-    if config.capacity < event.counters.confirmed + event.counters.held:
-        raise errors.Conflict(f"capacity {config.capacity} is below the {event.counters.confirmed + event.counters.held} places taken")
+    _check_locks(deps, event, config)
     tournament = deps.repos.tournaments.get(event.tournament_id)
     updated = event.model_copy(update={"config": _normalise_times(config, tournament), "version": event.version + 1})
     deps.repos.events.update(updated, event.version)
     return updated
 
 
-def registration_state(config: EventConfig, now: datetime) -> str:
+def _check_locks(deps: Deps, event: Event, config: EventConfig) -> None:
+    """What may no longer change, and why (stable codes the console words): the capacity below the places taken;
+    the game or the entry kind once any entry exists (rosters and fees were taken by them); a stage already
+    drawn keeps its format and scoring method (its rounds were made and scored by them)."""
+    taken = event.counters.confirmed + event.counters.held
+    if config.capacity < taken:
+        raise errors.CapacityBelowTaken(
+            f"名额不能少于已占用的 {taken} 个 · The capacity cannot go below the {taken} places already taken.",
+            {"field": "capacity", "taken": taken, "asked": config.capacity})
+    old = event.config
+    for name in ("game", "entry"):
+        if getattr(config, name) != getattr(old, name) and (taken + event.counters.waitlisted > 0
+                                                             or deps.repos.entries.any_for_event(event.id)):
+            raise errors.LockedOnceEntries(
+                "已有报名，项目和报名方式不能再改 · Entries exist: the game and the entry kind can no longer change.",
+                {"field": name, "entries": taken + event.counters.waitlisted})
+    if not event.counters.drawn:
+        return
+    state = deps.repos.rounds.state(event.id)
+    started = {r["stage"] for r in state.get("rounds", [])}
+    for i in sorted(started):
+        before = old.stages[i] if i < len(old.stages) else None
+        after = config.stages[i] if i < len(config.stages) else None
+        if before is None:
+            continue
+        if (after is None or after.format != before.format
+                or after.scoring.method != before.scoring.method):
+            raise errors.LockedOnceDrawn(
+                f"第 {i + 1} 阶段已抽签，赛制和计分方式不能再改 · Stage {i + 1} is drawn: its format and scoring stay.",
+                {"field": f"stages[{i}]", "stage": i})
+
+
+def registration_state(config: EventConfig, now: datetime, drawn: bool = False) -> str:
+    """`drawn`: the event's first round is drawn — registration is closed then unless late entries are on."""
     reg = config.registration
+    if drawn and not config.late_entries:
+        return "closed"
     if reg.opens_at and now < reg.opens_at:
         return "not_yet_open"
     if reg.closes_at and now >= reg.closes_at:
@@ -124,7 +158,7 @@ def public_event(event: Event, tournament: Tournament, now: datetime) -> PublicE
     return PublicEvent(
         id=event.id, name=c.name, game=c.game, entry=c.entry, capacity=c.capacity,
         places_left=max(0, c.capacity - taken), waitlist=c.waitlist, waitlisted=event.counters.waitlisted,
-        fee=c.fee, currency=tournament.currency, registration_state=registration_state(c, now),
+        fee=c.fee, currency=tournament.currency, registration_state=registration_state(c, now, event.counters.drawn),
         opens_at=c.registration.opens_at, closes_at=c.registration.closes_at,
         opens_at_local=_local_text(c.registration.opens_at, tournament.timezone),
         closes_at_local=_local_text(c.registration.closes_at, tournament.timezone),

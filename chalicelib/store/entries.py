@@ -19,6 +19,7 @@ class Expect:
     waitlisted entry) that every place was taken."""
     config_version: int
     full: bool = False
+    before_draw: bool = False   # registration closes at the first draw: the write fails once the event is drawn
 
 
 class CountersMoved(errors.Conflict):
@@ -37,7 +38,8 @@ class CountersMoved(errors.Conflict):
 
 def counters_of(item: dict) -> dict:
     """The event's counters item as numbers (an event never edited has config version 1)."""
-    return {k: item.get(k, 0) for k in (*COUNTERS, "cap")} | {"config_version": item.get("config_version", 1)}
+    return ({k: item.get(k, 0) for k in (*COUNTERS, "cap")} | {"config_version": item.get("config_version", 1)}
+            | {"drawn": bool(item.get("drawn"))})
 
 
 class IdempotentReplay(errors.Conflict):
@@ -127,6 +129,10 @@ class EntryRepo:
     def list(self, eid: str) -> list[Entry]:
         return [Entry.model_validate_json(i["data"]) for i in self.t.query(keys.event_partition(eid), keys.ENTRY_PREFIX)]
 
+    def any_for_event(self, eid: str) -> bool:
+        """Whether the event has any entry at all (partner seekers hold no place, so the counters miss them)."""
+        return bool(self.t.query(keys.event_partition(eid), keys.ENTRY_PREFIX, limit=1))
+
     def waitlist(self, eid: str, limit: int | None = None) -> list[str]:
         """Entry ids in waiting order (from the sparse index: may lag a moment; callers re-check)."""
         items = self.t.query(keys.waitlist_partition(eid), index="GSI1", limit=limit)
@@ -169,6 +175,9 @@ class EntryRepo:
             values[":cv"] = expect.config_version
             # an event never edited has no config_version on its counters: its config is version 1
             conditions.append("(#cv = :cv OR attribute_not_exists(#cv))" if expect.config_version == 1 else "#cv = :cv")
+            if expect.before_draw:
+                names["#drawn"] = "drawn"
+                conditions.append("attribute_not_exists(#drawn)")
             on_fail_item = CountersMoved.from_item
         return Op.update(keys.event_counters(eid), f"SET {sets}, cversion = cversion + :one", names=names,
                          values=values, condition=" AND ".join(conditions),

@@ -309,7 +309,7 @@ class TournamentRepo:
 
 def _counters(item: dict) -> Counters:
     return Counters(taken=item.get("taken", 0), confirmed=item.get("confirmed", 0), held=item.get("held", 0),
-                    waitlisted=item.get("waitlisted", 0), version=item.get("cversion", 0))
+                    waitlisted=item.get("waitlisted", 0), version=item.get("cversion", 0), drawn=bool(item.get("drawn")))
 
 
 class EventRepo:
@@ -363,7 +363,7 @@ class EventRepo:
             # cached config is current (services/registration._event_for_registration)
             Op.update(keys.event_counters(event.id), "SET cap = :cap, config_version = :cv",
                       condition="taken <= :cap", values={":cap": event.config.capacity, ":cv": event.version},
-                      on_fail=lambda: errors.Conflict("capacity is below the places already taken")),
+                      on_fail=lambda: errors.CapacityBelowTaken("The capacity is below the places already taken.")),
         ])
 
 

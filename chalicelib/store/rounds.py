@@ -73,11 +73,14 @@ class RoundRepo:
         head, round_parts = parts.pack(key, round_doc, parts.split_round)
         state_parts, state_op = self._state_ops(eid, state, expected_version)
         self._batch_put([*round_parts, *state_parts, *(self.table_item(eid, stage, n, t) for t in tables)])
-        self.t.transact([
+        ops = [
             Op.put({**key, "kind": "round", **head},
                    condition="attribute_not_exists(PK)", on_fail=lambda: errors.RoundOpen("This round exists already.")),
             state_op,
-        ])
+        ]
+        if n == 1:   # the event has started: registration closes (unless late entries), in the draw's own write
+            ops.append(Op.update(keys.event_counters(eid), "SET drawn = :t", values={":t": True}))
+        self.t.transact(ops)
 
     def delete_round(self, eid: str, stage: int, n: int, tables: list[dict], state: dict, expected_version: int) -> None:
         state_parts, state_op = self._state_ops(eid, state, expected_version)

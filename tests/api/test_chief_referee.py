@@ -4,6 +4,7 @@ from __future__ import annotations
 from tests.api.play import close, draw, people, setup_event
 
 SWISS4 = {"name": "掼蛋双人", "game": "guandan", "entry": "pair", "capacity": 40, "fee": {"amount": 0},
+          "late_entries": True,   # registration stays open after the first draw (issue 23: it closes otherwise)
           "stages": [{"format": "swiss", "rounds": 4, "scoring": {"method": "level_points"}}]}
 
 

@@ -96,7 +96,8 @@ def test_doudizhu_fifteen_players_five_rounds(local_api):
     for e, amount in bonus_total.items():
         assert got[e] >= amount  # plus any 'made them all' extra
     assert sum(got.values()) == sum(bonus_total.values()) + 100 * sum(1 for d in bonuses["deals"] if d["extra"])
-    assert api.post(f"/events/{eid}/rounds", {"seed": 9}).data["code"] == "conflict"  # every stage finished
+    assert api.post(f"/events/{eid}/rounds", {"seed": 9}).data["code"] == "event_finished"  # every stage finished
+    assert api.get(f"/events/{eid}/rounds").data["finished"] is True
 
 
 def guandan_cfg(method, rounds=3, early_finish=False, **scoring):

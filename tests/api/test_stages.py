@@ -42,7 +42,7 @@ def test_groups_then_knockout_moves_between_stages(api):
     st = api.get(f"/events/{eid}/standings").data
     assert st["final"] is True and st["stage"] == 2
     assert st["standings"][0]["entry_id"] == min(finalists, key=number.get)
-    assert api.post(f"/events/{eid}/rounds", {"seed": 9}).data["code"] == "conflict"
+    assert api.post(f"/events/{eid}/rounds", {"seed": 9}).data["code"] == "event_finished"
 
 
 def test_round_robin_withdrawal_before_half_removes_all_results(api):
@@ -88,7 +88,7 @@ def test_double_elimination_gives_a_second_chance(api):
             losses[lose] += 1
             enter_and_confirm(api, eid, rnd, t, {"final": {"levels": {win: 12, lose: 8}}})
         close(api, eid, rnd["number"])
-    assert r.data["code"] == "conflict"  # the stage (and the event) is over
+    assert r.data["code"] == "event_finished"  # the stage (and the event) is over
     reasons = [t["reason"] for rnd in rounds for t in rnd["tables"]]
     assert any(x.startswith("lower bracket") for x in reasons) and reasons[-1].startswith("grand final")
     final = rounds[-1]["tables"][0]

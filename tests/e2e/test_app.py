@@ -97,6 +97,7 @@ def day(stack):
     t = tournaments.create_tournament(d, org, TournamentIn(name="语言测试杯", venue="河内", starts_on=date.today() + timedelta(days=5)))
     gd = tournaments.create_event(d, org, t.id, EventConfig.model_validate(
         {"name": "掼蛋双人赛", "game": "guandan", "entry": "pair", "capacity": 16, "fee": {"amount": 5000, "per": "entry"},
+         "late_entries": True,   # pages are walked after its first draw and a player still registers (issue 23)
          "stages": [{"format": "swiss", "rounds": 3}]}))
     ddz = tournaments.create_event(d, org, t.id, EventConfig.model_validate(
         {"name": "斗地主个人赛", "game": "doudizhu", "entry": "individual", "capacity": 12, "fee": {"amount": 0},

@@ -16,7 +16,8 @@ def draw_round(fmt: str, contestants: Sequence[Contestant], round_no: int, *, se
     """Swiss-type formats drawn from the current standings. Round robin and knockout rounds follow fixed
     schedules (round_robin.schedule, knockout.first_round/next_round) and are laid out by the service."""
     if seats_per_table == 3:
-        return group_round(contestants, round_no, rounds_left=rounds_left, forbid_rematches=forbid_rematches)
+        return group_round(contestants, round_no, rounds_left=rounds_left, forbid_rematches=forbid_rematches,
+                           separate_related=separate_related)
     if fmt == "swiss":
         return pair_round(contestants, round_no, separate_related=separate_related, forbid_rematches=forbid_rematches)
     if fmt == "special_swiss":

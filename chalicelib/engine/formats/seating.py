@@ -14,6 +14,7 @@ bids first (W, then S, then E).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import combinations
 from typing import Sequence
 
@@ -39,10 +40,20 @@ def _repeats(group: Sequence[Contestant]) -> int:
 
 
 def group_round(contestants: Sequence[Contestant], round_no: int, *, rounds_left: int = 0,
-                forbid_rematches: bool = False) -> Draw:
-    """Tables of three for one round. `rounds_left` (after this one) lets small fields look ahead."""
+                forbid_rematches: bool = False, separate_related: bool = False) -> Draw:
+    """Tables of three for one round. `rounds_left` (after this one) lets small fields look ahead.
+    `separate_related`: in round 1 (nobody has met yet) players of one club count as having met, so the same
+    search that avoids repeated table-mates puts two of a club at one table only when that cannot be avoided."""
     if len(contestants) < 3:
         raise NoValidPairing("斗地主每桌三人，报到的选手不足三人 · A table needs three players: fewer than three are here.")
+    by_club = separate_related and round_no == 1 and not any(c.opponents for c in contestants)
+    if by_club:
+        clubs: dict[str, set[str]] = {}
+        for c in contestants:
+            if c.club:
+                clubs.setdefault(c.club, set()).add(c.id)
+        contestants = [replace(c, opponents=frozenset(clubs.get(c.club, set()) - {c.id})) if c.club else c
+                       for c in contestants]
     ordered = _order(contestants)
     draw = Draw(tables=[], method="search")
     byes: list[Contestant] = []
@@ -62,7 +73,7 @@ def group_round(contestants: Sequence[Contestant], round_no: int, *, rounds_left
         else:
             groups = _exact_repair(groups)
             draw.method, draw.exact = "greedy + exact repair", False
-    if forbid_rematches and sum(_repeats(g) for g in groups):
+    if forbid_rematches and not by_club and sum(_repeats(g) for g in groups):
         raise NoValidPairing("本轮无法避免同桌重复，而本项目不允许重复 · Every possible seating of this round puts "
                              "players together again and this event forbids it.")
     for pick in byes:
@@ -74,10 +85,14 @@ def group_round(contestants: Sequence[Contestant], round_no: int, *, rounds_left
         group = sorted(group, key=lambda c: (-c.score, c.number))
         rep = _repeats(group)
         spread = f"scores {'/'.join(fmt(c.score) for c in group)}"
-        reason = spread + (f"; {rep} repeated table-mate pair(s): unavoidable" if rep else "; no repeated table-mates")
+        if by_club:   # round 1: a "repeat" is two players of one club
+            reason = spread + (f"; {rep} pair(s) of one club: unavoidable" if rep else "; clubs kept apart")
+            why = {"kind": "table_of_three", "scores": [c.score for c in group], "repeats": 0, "same_club": rep}
+        else:
+            reason = spread + (f"; {rep} repeated table-mate pair(s): unavoidable" if rep else "; no repeated table-mates")
+            why = {"kind": "table_of_three", "scores": [c.score for c in group], "repeats": rep}
         if rep:
-            draw.notes.append(f"table {number}: {rep} repeated pair(s)")
-        why = {"kind": "table_of_three", "scores": [c.score for c in group], "repeats": rep}
+            draw.notes.append(f"table {number}: {rep} {'same-club' if by_club else 'repeated'} pair(s)")
         draw.tables.append(Pairing(sides=[c.id for c in rotate_seats(group)], reason=reason, rematch=bool(rep),
                                    table=number, why=why))
         draw.cost += rep
