@@ -286,3 +286,76 @@ def test_penalty_records_are_shown_on_the_round_page_and_the_corrections_page(lo
     assert "One level-difference point off the total" in page(f"en/t/{tid}/{eid}/round-1.html")
     corrections = page(f"t/{tid}/{eid}/corrections.html")
     assert "违规判罚" in corrections and f"{name} · 从总分扣除1个级差分" in corrections
+
+
+def test_a_whole_event_with_a_late_entry_a_substitute_a_pairing_edit_and_a_disqualification(api):
+    """Five Swiss rounds, eight pairs and one late: every power of the chief referee once, and the event still
+    ends with a full ranking and no rematch."""
+    cfg = {**SWISS4, "substitutes": {"pairs": True},
+           "stages": [{"format": "swiss", "rounds": 5, "scoring": {"method": "level_points"}}]}
+    tid, eid, ids = setup_event(api, cfg, people(8, 2, "队"))
+    rounds = [draw(api, eid, seed=11)]
+    late = _register(api, eid, "补报队", "13900003333")
+    assert api.post(f"/events/{eid}/entries/{late}/check-in").data["joins_from_round"] == 2
+    _play(api, eid, rounds[0])
+    sub = api.post(f"/events/{eid}/entries/{ids[1]}/substitutions",
+                   {"out": 0, "in": {"name": "替补乙"}, "reason": "队员家中有事，裁判长批准"})
+    assert sub.status_code == 201 and sub.data["roster_history"][0]["from_round"] == 2
+    r2 = draw(api, eid, seed=12)
+    assert late in {s["entry_id"] for t in r2["tables"] for s in t["sides"]} | set(r2["byes"])
+    # a pairing edit the draw's cost function finds clean (no rematch), saved with its reason
+    edit = None
+    for x in r2["tables"]:
+        for y in r2["tables"]:
+            if x["number"] < y["number"] and edit is None:
+                body = {"swap": [[x["sides"][1]["entry_id"], y["sides"][1]["entry_id"]]], "dry_run": True}
+                if not [w for w in api.patch(f"/events/{eid}/rounds/2", body).data["warnings"] if w["code"] == "rematch"]:
+                    edit = body
+    assert edit, "every swap of round 2 makes a rematch"
+    saved = api.patch(f"/events/{eid}/rounds/2", {**edit, "dry_run": False, "reason": "场地调整"})
+    assert saved.status_code == 200
+    rounds.append(saved.data)
+    _play(api, eid, saved.data)
+    dq = api.post(f"/events/{eid}/entries/{ids[2]}/disqualify", {"kind": "cheating", "reason": "第二轮作弊，查实"})
+    assert dq.status_code == 200 and dq.data["status"] == "disqualified"
+    for n in (3, 4, 5):
+        r = draw(api, eid, seed=10 + n)
+        assert ids[2] not in {s["entry_id"] for t in r["tables"] for s in t["sides"]} | set(r["byes"])
+        rounds.append(r)
+        _play(api, eid, r)
+    pairs = _met(rounds)
+    assert len(pairs) == len(set(pairs)), "a rematch"
+    standings = api.get(f"/events/{eid}/standings").data["standings"]
+    ranked = [r["entry_id"] for r in standings]
+    assert late in ranked and ids[2] not in ranked and len(ranked) == 8
+    from chalicelib import bootstrap
+    from chalicelib.services.substitutions import roster_for_round
+    entry = bootstrap.deps().repos.entries.get(eid, ids[1])
+    assert roster_for_round(entry, 1)[0] == "队1-0" and roster_for_round(entry, 2)[0] == "替补乙"
+    actions = {x["action"] for x in api.get(f"/events/{eid}/audit").data["audit"]}
+    assert {"pairing_edited", "substitution", "entry_disqualified"} <= actions
+
+
+def test_a_late_entry_starts_with_the_events_late_score(api):
+    cfg = {**SWISS4, "late_entry": {"until_round": 2, "score": 7}}
+    tid, eid, ids = setup_event(api, cfg, people(4, 2, "队"))
+    r1 = draw(api, eid)
+    late = _register(api, eid, "七分队", "13900004444")
+    assert api.post(f"/events/{eid}/entries/{late}/check-in").data["joins_from_round"] == 2
+    _play(api, eid, r1)
+    r2 = draw(api, eid, seed=2)
+    assert r2["late_entries"] == [{"entry_id": late, "from_round": 2, "score": 7.0, "name": "七分队"}]
+    _play(api, eid, r2)
+    played = api.get(f"/events/{eid}/rounds/2").data
+    if late in played["byes"]:
+        from chalicelib.engine.games import game
+        from chalicelib.models import EventConfig
+        stage = EventConfig.model_validate(cfg).stages[0]
+        earned = game("guandan").bye(late, stage.scoring)["level_points"]
+    else:
+        earned = next(t for t in played["tables"] if late in t["points"])["points"][late]["level_points"]
+    row = next(r for r in api.get(f"/events/{eid}/standings").data["standings"] if r["entry_id"] == late)
+    assert row["points"]["level_points"] == 7 + earned   # the late score, then what it earned in round 2
+    # until_round 2: once round 2 is drawn nobody else joins
+    other = _register(api, eid, "八分队", "13900005555")
+    assert api.post(f"/events/{eid}/entries/{other}/check-in").data["code"] == "late_entry_closed"

@@ -164,3 +164,38 @@ def test_public_round_page_console_and_phone_show_an_early_finish(store, stack, 
         page.goto(f"{stack['site']}{prefix}/t/{t.id}/{ev.id}/round-3.html")
         expect(page.locator("p.early-finish")).to_contain_text(words)
         shot(page, f"public-early-finish{prefix.replace('/', '-')}")
+
+
+def test_the_referee_substitutes_a_player_and_disqualifies_an_entry_from_the_desk_screen(store, stack, desk, shot):
+    org, token, t, (ev,) = make_tournament(store, [
+        {"name": "掼蛋替补", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
+         "substitutes": {"pairs": True}, "stages": [{"format": "swiss", "rounds": 3, "scoring": {"method": "level_points"}}]}])
+    _pairs(store, ev, 4)
+    entries = sorted(store.repos.entries.list(ev.id), key=lambda e: e.name)
+    first, second = entries[0], entries[1]
+    page = desk.new_page()
+    token_sign_in(page, stack, token)
+    row = page.locator(f"[data-entry='{first.id}']")
+    row.get_by_test_id("sub-open").click()
+    form = row.get_by_test_id("sub-form")
+    form.get_by_role("radio", name=f"换下 {first.members[1].name}").click()
+    form.get_by_label("换上（姓名）").fill("替补丙")
+    form.get_by_test_id("sub-reason").locator("input").fill("队员身体不适，裁判长批准")
+    shot(page, "substitute-form")
+    form.get_by_role("button", name="提交").click()
+    expect(page.get_by_test_id("notice")).to_contain_text(f"{first.members[1].name} 换为 替补丙，第 1 轮起")
+    expect(row).to_contain_text("替补丙")
+    after = store.repos.entries.get(ev.id, first.id)
+    assert after.roster_history[0]["reason"] == "队员身体不适，裁判长批准"
+    row2 = page.locator(f"[data-entry='{second.id}']")
+    row2.get_by_test_id("dq-open").click()
+    dq = row2.get_by_test_id("dq-form")
+    dq.get_by_role("radio", name="作弊").click()
+    dq.get_by_test_id("dq-reason").locator("input").fill("查实作弊")
+    dq.get_by_role("button", name="取消资格").click()
+    page.locator(".van-dialog").get_by_role("button", name="取消资格").click()
+    expect(page.get_by_test_id("notice")).to_contain_text(f"{second.name} 已被取消比赛资格")
+    assert store.repos.entries.get(ev.id, second.id).status == "disqualified"
+    shot(page, "disqualified")
+    page.set_viewport_size({"width": 360, "height": 780})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
