@@ -199,3 +199,30 @@ def test_the_referee_substitutes_a_player_and_disqualifies_an_entry_from_the_des
     shot(page, "disqualified")
     page.set_viewport_size({"width": 360, "height": 780})
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+
+def test_the_referee_records_a_penalty_with_the_result_and_the_table_shows_it(store, stack, desk, shot):
+    org, token, t, (ev,) = make_tournament(store, [
+        {"name": "掼蛋判罚", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
+         "stages": [{"format": "swiss", "rounds": 3, "scoring": {"method": "match_points"}}]}])
+    _pairs(store, ev, 2)
+    rnd, _ = rounds.draw_next(store, org, ev.id, 1)
+    home = rnd.tables[0].sides[0]
+    page = desk.new_page()
+    token_sign_in(page, stack, token)
+    page.get_by_role("tab", name="比赛进行").click()
+    page.locator("tr[data-table='1']").get_by_role("button", name="录入成绩").click()
+    form = page.get_by_test_id("result-form")
+    page.select_option("#lv0", "12")
+    page.select_option("#lv1", "8")
+    form.get_by_test_id("pen-kind").select_option("level_diff_point")
+    form.get_by_test_id("pen-referee").locator("input").fill("王裁判")
+    form.get_by_test_id("pen-add").click()
+    expect(form.get_by_test_id("penalty-editor")).to_contain_text(f"{home.name} · 从总分扣除1个级差分 · 王裁判")
+    shot(page, "penalty-form")
+    form.get_by_role("button", name="提交成绩").click()
+    expect(page.locator("tr[data-table='1']").get_by_test_id("table-status")).to_have_text("已确认")
+    expect(page.locator("tr[data-table='1']").get_by_test_id("penalty")).to_contain_text(f"{home.name} · 从总分扣除1个级差分 · 王裁判")
+    table = rounds.get_round(store, org, ev.id, 1).tables[0]
+    assert table.result["penalties"] == [{"kind": "level_diff_point", "entry_id": home.entry_id, "referee": "王裁判"}]
+    shot(page, "penalty-on-table")
