@@ -25,7 +25,7 @@ def _play_round(store, org, ev, rnd, winner=None):
         other = a if top == b else b
         results.submit_result(store, ev.id, rnd.number, tb.number,
                               {"version": tb.version, "final": {"levels": {top: 10, other: 6}}}, ORG)
-        results.confirm_result(store, ev.id, rnd.number, tb.number, results.Actor("side", "x", side=1))
+        results.confirm_result(store, ev.id, rnd.number, tb.number, ORG)
     rounds.close_round(store, org, ev.id, rnd.number)
 
 
@@ -72,6 +72,15 @@ def test_the_referee_edits_a_pairing_sees_the_rematch_warning_first_and_the_publ
     expect(page.locator(f"tr[data-table='{swap[2]}']").get_by_test_id("edited")).to_be_visible()
     expect(page.locator(f"tr[data-table='{swap[2]}'] td.reason")).to_contain_text("两队要求同桌复赛")
     shot(page, "pairing-edited")
+    # a whole table to the bye (both pairs absent): checked first, then saved with its reason
+    third = next(n for n in (1, 2, 3) if n not in swap[2:])
+    page.get_by_test_id("edit-pairing").click()
+    form.get_by_test_id("pe-bye").select_option(str(third))
+    expect(form.get_by_test_id("pe-warnings")).to_be_visible()
+    form.get_by_test_id("pe-reason").locator("input").fill("两队均未到场")
+    form.get_by_test_id("pe-save").click()
+    expect(page.locator(f"tr[data-table='{third}']")).to_have_count(0)
+    expect(page.get_by_test_id("round")).to_contain_text("轮空：编排调整")
     page.set_viewport_size({"width": 360, "height": 780})
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     page.get_by_role("button", name="发布成绩").click()
