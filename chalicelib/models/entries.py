@@ -98,6 +98,7 @@ class Entry(Loose):
     joins_from_round: int | None = None   # checked in after a draw: drawn from this round on (late entry)
     roster_history: list[dict] = Field(default_factory=list)   # substitutions: out, in, from_round, reason, by
     version: int = 1
+    shard: int = 0      # which of the event's counter items holds its counts (store/counters.py)
 
     @property
     def holds_place(self) -> bool:

@@ -465,6 +465,7 @@ class Counters(Loose):
     waitlisted: int = 0
     version: int = 0
     drawn: bool = False     # the first round is drawn: registration closes unless late entries are on
+    shards: int = Field(default=1, exclude=True)   # counter items the counts are summed from (store/counters.py)
 
 
 class Event(Loose):

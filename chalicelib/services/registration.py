@@ -91,6 +91,35 @@ def _learn_counters(eid: str, event: Event, counters: dict) -> Event:
     return known
 
 
+class _Shards:
+    """Which of a sharded event's counter shards this process saw full (kept as long as the cached config), so a
+    registration goes to a shard with places without a read, and to the waitlist once every shard is full."""
+    _FULL: dict[tuple[str, int], tuple[float, set[int]]] = {}
+
+    def __init__(self, eid: str, event: Event):
+        import time
+        self.n, self.key = event.counters.shards, (eid, event.version)
+        seen = self._FULL.get(self.key)
+        if seen is None or time.monotonic() - seen[0] > CONFIG_CACHE_SECONDS:
+            seen = self._FULL[self.key] = (time.monotonic(), set())
+        self.full = seen[1]
+
+    def all_full(self) -> bool:
+        return len(self.full) >= self.n
+
+    def learn(self, shard: int, full: bool) -> None:
+        (self.full.add if full else self.full.discard)(shard)
+
+    def pick(self, *, full: bool, avoid: set[int] = frozenset()) -> int:
+        """A shard to write to: one seen full (for a waitlist write, which checks that), else one with places, not
+        one this request found full already (the process's view may be old: then any it has not tried)."""
+        import random
+        if full:
+            return random.choice(sorted(self.full) or range(self.n))
+        pool = [k for k in range(self.n) if k not in self.full and k not in avoid]
+        return random.choice(pool or [k for k in range(self.n) if k not in avoid] or range(self.n))
+
+
 def amount_due(event: Event, members: int) -> int:
     fee = event.config.fee
     return fee.amount * members if fee.per == "person" else fee.amount
@@ -214,7 +243,12 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     # Known full a moment ago: straight to the waitlist (its write checks that every place is still taken).
     # Without a waitlist the place write is tried anyway: "full" is said only on counters the write saw.
     wait = entry.holds_place and event.counters.taken >= event.config.capacity and event.config.waitlist
-    for _ in range(4):
+    shards = _Shards(eid, event) if event.counters.shards > 1 else None
+    tried: set[int] = set()     # shards this request's own writes found full
+    if shards:   # a rush's event: its places are spread over counter shards (store/counters.py)
+        wait = entry.holds_place and event.config.waitlist and (wait or shards.all_full())
+        entry.shard = waiting.shard = shards.pick(full=wait)
+    for _ in range(4 + (event.counters.shards if shards else 0)):
         if wait and not event.config.waitlist:
             raise errors.EventFull("名额已满 · The event is full.")
         try:
@@ -227,13 +261,25 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
                 deps.repos.entries.create(entry, idem=idem, payment=payment, expect=Expect(event.version, before_draw=not event.config.late_entries))
                 c = event.counters
                 known = c.model_dump() | {"taken": c.taken + int(entry.holds_place)}
-            _learn_counters(eid, event, known)
+            if not shards:
+                _learn_counters(eid, event, known)
             break
         except CountersMoved as moved:
             if moved.counters["config_version"] != event.version:   # the event was edited: decide again on it
                 if attempts <= 0:
                     raise errors.Conflict("报名设置刚刚改动，请重试 · The event changed meanwhile; try again.")
                 return register(deps, eid, body, idem_key, fresh=True, attempts=attempts - 1, desk=desk)
+            if shards:   # this shard's counters only: mark it, and try a shard with a place (or wait if none)
+                full = moved.counters["taken"] >= moved.counters["cap"]
+                shards.learn(moved.counters["shard"], full)
+                if full:
+                    tried.add(moved.counters["shard"])
+                if event.config.waitlist:
+                    wait = shards.all_full()
+                elif len(tried) >= shards.n:   # without a waitlist, "full" only once every shard's write said so
+                    raise errors.EventFull("名额已满 · The event is full.")
+                entry.shard = waiting.shard = shards.pick(full=wait, avoid=tried)
+                continue
             event = _learn_counters(eid, event, moved.counters)
             if moved.counters.get("drawn") and not event.config.late_entries:   # drawn meanwhile: closed now
                 raise _refusal(event, body, now)
@@ -242,6 +288,12 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
             return _replay(deps, event, tournament, key_hash, idem_key, body)
     else:
         raise TransientConflict("名额变动频繁，请重试 · Places are changing fast; try again.")
+    if shards and entry.status == "waitlisted":
+        # Its write saw only its own shard full: a place freed meanwhile on another shard goes to the waitlist's
+        # first entry now (cancelling a place also promotes, so between the two no place stays idle).
+        counters = deps.repos.entries.counters(eid)
+        if counters["taken"] < counters["cap"]:
+            promote_waitlist(deps, eid)
     checkout_url = start_checkout(deps, entry, payment, tournament) if payment else None
     # No waitlist position in the answer: this process's counters may be old, and counting the index is a read
     # that grows with the waitlist on every registration. The manage page counts it exactly.
@@ -536,7 +588,10 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
             try:
                 deps.repos.entries.transition(entry, after)
             except errors.EventFull:
-                return promoted
+                if event.counters.shards == 1:
+                    return promoted
+                moved = True   # the shard it was given filled meanwhile: read the counters again
+                break
             except errors.Conflict:
                 continue  # changed meanwhile (cancelled, or promoted by someone else)
             promoted.append(entry_id)

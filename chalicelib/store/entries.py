@@ -11,6 +11,7 @@ from . import keys
 from .dynamo import Op, Table
 
 COUNTERS = ("taken", "confirmed", "held", "waitlisted")
+_SHARDED: dict[str, bool] = {}   # event id → whether its counters are sharded (fixed when the event is created)
 
 
 @dataclass(frozen=True)
@@ -37,9 +38,10 @@ class CountersMoved(errors.Conflict):
 
 
 def counters_of(item: dict) -> dict:
-    """The event's counters item as numbers (an event never edited has config version 1)."""
+    """One counters item (or shard) as numbers (an event never edited has config version 1); `shard` says which."""
+    from .counters import shard_no
     return ({k: item.get(k, 0) for k in (*COUNTERS, "cap")} | {"config_version": item.get("config_version", 1)}
-            | {"drawn": bool(item.get("drawn"))})
+            | {"drawn": bool(item.get("drawn")), "shard": shard_no(item)})
 
 
 class IdempotentReplay(errors.Conflict):
@@ -146,14 +148,41 @@ class EntryRepo:
         return [(i["PK"].split("#", 1)[1], i["SK"].split("#", 1)[1]) for i in items]
 
     def counters(self, eid: str) -> dict:
-        return counters_of(self.t.get(keys.event_counters(eid)) or {})
+        """The event's counters, summed over its shards when it has them."""
+        c = self.shard_counters(eid)
+        return {k: c[k] for k in (*COUNTERS, "cap", "config_version")}
+
+    def shard_counters(self, eid: str) -> dict:
+        """The same, with each shard's (k, taken, cap) in `shards`."""
+        from .counters import read_items, summed
+        return summed(read_items(self.t, eid))
+
+    def with_place_shard(self, entry: Entry) -> Entry:
+        """The entry on a counters shard that has a free place (its own when it has one): for writes that take a
+        place outside the registration rush (promotion, a late payment, partners joined, a day's registration).
+        An event with one counters item reads nothing."""
+        from .counters import free_shards
+        if not self._sharded(entry.event_id):
+            return entry
+        free = free_shards(self.shard_counters(entry.event_id))
+        if not free or entry.shard in free:
+            return entry
+        import random
+        return entry.model_copy(update={"shard": random.choice(free)})
+
+    def _sharded(self, eid: str) -> bool:
+        hit = _SHARDED.get(eid)
+        if hit is None:
+            main = self.t.get(keys.event_counters(eid)) or {}
+            hit = _SHARDED[eid] = int(main.get("shards", 1)) > 1   # chosen at creation, never changes
+        return hit
 
     def idempotency(self, scope: str, key_hash: str) -> dict | None:
         return self.t.get(keys.idempotency(scope, key_hash))
 
     # -- writes
     def _counter_op(self, eid: str, delta: dict[str, int], take_place: bool,
-                    expect: Expect | None = None) -> Op | None:
+                    expect: Expect | None = None, shard: int = 0) -> Op | None:
         if not delta:
             return None
         names = {f"#{k}": k for k in delta}
@@ -179,7 +208,7 @@ class EntryRepo:
                 names["#drawn"] = "drawn"
                 conditions.append("attribute_not_exists(#drawn)")
             on_fail_item = CountersMoved.from_item
-        return Op.update(keys.event_counters(eid), f"SET {sets}, cversion = cversion + :one", names=names,
+        return Op.update(keys.counter_shard(eid, shard), f"SET {sets}, cversion = cversion + :one", names=names,
                          values=values, condition=" AND ".join(conditions),
                          on_fail=lambda: errors.EventFull("The event has no place left.", {"event_id": eid}),
                          on_fail_item=on_fail_item)
@@ -188,7 +217,8 @@ class EntryRepo:
         ops: list[Op] = [Op.put(entry_item(entry), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
                          Op.put({**keys.entry_pointer(entry.id), "kind": "entry_pointer", "event_id": entry.event_id},
                                 condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry)]
-        counter = self._counter_op(entry.event_id, counter_delta(None, entry), take_place=True, expect=expect)
+        counter = self._counter_op(entry.event_id, counter_delta(None, entry), take_place=True, expect=expect,
+                                   shard=entry.shard)
         if counter:
             ops.append(counter)
         else:  # no counter moves (partner seekers); still require the event to exist
@@ -203,7 +233,7 @@ class EntryRepo:
         # the idempotency record first: a retry fails on it before anything else (its answer is the first one's)
         ops: list[Op] = [Op.put(idem, condition="attribute_not_exists(PK)", on_fail=IdempotentReplay)] if idem else []
         for entry in entries:
-            ops.extend(self._entry_ops(entry))
+            ops.extend(self._entry_ops(self.with_place_shard(entry) if entry.holds_place else entry))
         ops.append(Op.put({**keys.registration(registration["id"]), "kind": "registration", **registration},
                           condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
         if payment:
@@ -231,11 +261,17 @@ class EntryRepo:
 
     def transition(self, before: Entry, after: Entry, *, extra: Iterable[Op] = (), take_place: bool = True) -> None:
         """Replaces `before` by `after` if nobody changed it meanwhile, moving the counters to match."""
+        delta = counter_delta(before, after)
+        if take_place and delta.get("taken", 0) > 0:
+            after = self.with_place_shard(after)
         ops = [Op.put(entry_item(after), condition="version = :v", values={":v": before.version},
                       on_fail=lambda: errors.VersionConflict("The entry changed meanwhile; reload and try again."))]
-        counter = self._counter_op(after.event_id, counter_delta(before, after), take_place)
-        if counter:
-            ops.append(counter)
+        if after.shard == before.shard:
+            counters = [self._counter_op(after.event_id, delta, take_place, shard=after.shard)]
+        else:   # its counts move to another shard: off the old one, onto the new one (with its place condition)
+            counters = [self._counter_op(after.event_id, counter_delta(before, None), take_place, shard=before.shard),
+                        self._counter_op(after.event_id, counter_delta(None, after), take_place, shard=after.shard)]
+        ops.extend(c for c in counters if c)
         ops.extend(extra)
         self.t.transact(ops)
 
@@ -246,12 +282,14 @@ class EntryRepo:
 
     def merge(self, sources: list[Entry], merged: list[Entry], new_entry: Entry) -> None:
         """Partner seekers joined into one entry: the new entry takes a place; the seekers become 'merged'."""
+        new_entry = self.with_place_shard(new_entry)
         ops = [Op.put(entry_item(new_entry), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
                Op.put({**keys.entry_pointer(new_entry.id), "kind": "entry_pointer", "event_id": new_entry.event_id})]
         for before, after in zip(sources, merged):
             ops.append(Op.put(entry_item(after), condition="version = :v", values={":v": before.version},
                               on_fail=lambda: errors.VersionConflict("An entry changed meanwhile; reload.")))
-        counter = self._counter_op(new_entry.event_id, counter_delta(None, new_entry), take_place=True)
+        counter = self._counter_op(new_entry.event_id, counter_delta(None, new_entry), take_place=True,
+                                   shard=new_entry.shard)
         if counter:
             ops.append(counter)
         self.t.transact(ops)

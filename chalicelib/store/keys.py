@@ -21,6 +21,13 @@ def event_counters(eid: str) -> dict:
     return {"PK": f"EVENT#{eid}", "SK": "COUNTERS"}
 
 
+def counter_shard(eid: str, k: int) -> dict:
+    """Shard k of an event's counters: shard 0 is the counters item itself (an event below the sharding threshold
+    has only that one); shards 1… have partition keys of their own, so a rush spreads over DynamoDB partitions and
+    not only over items (store/counters.py)."""
+    return event_counters(eid) if k == 0 else {"PK": f"EVENT#{eid}#C{k:02d}", "SK": "COUNTERS"}
+
+
 def event_partition(eid: str) -> str:
     return f"EVENT#{eid}"
 

@@ -284,8 +284,10 @@ class TournamentRepo:
                 events.append(Event.model_validate_json(item["data"]))
         for batch in chunks(events, 100):
             for event, counters in zip(batch, self.t.get_many([keys.event_counters(e.id) for e in batch])):
-                if counters:
-                    event.counters = _counters(counters)
+                if counters and counters.get("shards"):   # a sharded event: its counts are the shards' sums
+                    event.counters = _counters(EventRepo(self.t).counter_items(event.id))
+                elif counters:
+                    event.counters = _counters([counters])
         return tournament, events
 
     def list_for_organiser(self, oid: str) -> list[Tournament]:
@@ -307,9 +309,12 @@ class TournamentRepo:
         ])
 
 
-def _counters(item: dict) -> Counters:
-    return Counters(taken=item.get("taken", 0), confirmed=item.get("confirmed", 0), held=item.get("held", 0),
-                    waitlisted=item.get("waitlisted", 0), version=item.get("cversion", 0), drawn=bool(item.get("drawn")))
+def _counters(items: list[dict]) -> Counters:
+    """The event's counters summed over its shard items (one item for most events: store/counters.py)."""
+    from .counters import summed
+    c = summed(items)
+    return Counters(taken=c["taken"], confirmed=c["confirmed"], held=c["held"], waitlisted=c["waitlisted"],
+                    version=c["cversion"], drawn=c["drawn"], shards=len(c["shards"]) or 1)
 
 
 class EventRepo:
@@ -317,21 +322,33 @@ class EventRepo:
         self.t = table
 
     def create(self, event: Event) -> None:
+        from .counters import shard_count, spread
+        n = shard_count(event.config.capacity)
+        caps = spread(event.config.capacity, n)
+        zero = {"taken": 0, "confirmed": 0, "held": 0, "waitlisted": 0, "cversion": 0}
+        shards = [Op.put({**keys.counter_shard(event.id, k), "kind": "counter_shard", "shard": k, "cap": caps[k], **zero},
+                         condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry) for k in range(1, n)]
         self.t.transact([
             Op.check(keys.tournament(event.tournament_id), "attribute_exists(PK)", on_fail=errors.NotFound),
             Op.put(_doc_item(keys.event(event.tournament_id, event.id), event, "event", version=event.version),
                    condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
             Op.put({**keys.event_counters(event.id), "kind": "event_counters", "tournament_id": event.tournament_id,
-                    "organiser_id": event.organiser_id, "cap": event.config.capacity,
-                    "taken": 0, "confirmed": 0, "held": 0, "waitlisted": 0, "cversion": 0},
+                    "organiser_id": event.organiser_id, "cap": caps[0], **zero, **({"shards": n} if n > 1 else {})},
                    condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
+            *shards,
         ])
 
+    def counter_items(self, eid: str) -> list[dict]:
+        """The counters item and its shards (store/counters.py), strongly consistent."""
+        from .counters import read_items
+        return read_items(self.t, eid)
+
     def get(self, eid: str) -> Event | None:
-        counters = self.t.get(keys.event_counters(eid))
-        if not counters:
+        counters = self.counter_items(eid)
+        main = counters[0] if counters else None
+        if not main:
             return None
-        item = self.t.get(keys.event(counters["tournament_id"], eid))
+        item = self.t.get(keys.event(main["tournament_id"], eid))
         if not item:
             return None
         event = Event.model_validate_json(item["data"])
@@ -341,10 +358,11 @@ class EventRepo:
     def get_with_tournament(self, eid: str) -> tuple[Event | None, Tournament | None]:
         """The event (with counters) and its tournament in two round trips instead of three: registration's
         first reads."""
-        counters = self.t.get(keys.event_counters(eid))
-        if not counters:
+        counters = self.counter_items(eid)
+        main = counters[0] if counters else None
+        if not main:
             return None, None
-        item, tour = self.t.get_many([keys.event(counters["tournament_id"], eid), keys.tournament(counters["tournament_id"])])
+        item, tour = self.t.get_many([keys.event(main["tournament_id"], eid), keys.tournament(main["tournament_id"])])
         if not item:
             return None, None
         event = Event.model_validate_json(item["data"])
@@ -355,15 +373,27 @@ class EventRepo:
         return TournamentRepo(self.t).get_with_events(tid)[1]
 
     def update(self, event: Event, expected_version: int) -> None:
-        """Writes the config; capacity is mirrored on the counters so the registration condition sees it."""
+        """Writes the config; capacity is mirrored on the counters so the registration condition sees it. With
+        sharded counters the free places are spread over the shards again, each shard's share conditioned on the
+        places it has taken (a registration in between fails this write, and the edit is tried again)."""
+        from .counters import shard_no, spread
+        shards = sorted(self.counter_items(event.id), key=shard_no) if event.counters.shards > 1 else []
+        caps = [event.config.capacity]
+        if shards:
+            taken = [int(s.get("taken", 0)) for s in shards]
+            free = event.config.capacity - sum(taken)
+            if free < 0:
+                raise errors.CapacityBelowTaken("The capacity is below the places already taken.")
+            caps = [t + f for t, f in zip(taken, spread(free, len(shards)))]
         self.t.transact([
             Op.put(_doc_item(keys.event(event.tournament_id, event.id), event, "event", version=event.version),
                    condition="version = :v", values={":v": expected_version}, on_fail=errors.VersionConflict),
             # the config's version travels with the counters: a registration that reads them knows whether a
             # cached config is current (services/registration._event_for_registration)
-            Op.update(keys.event_counters(event.id), "SET cap = :cap, config_version = :cv",
-                      condition="taken <= :cap", values={":cap": event.config.capacity, ":cv": event.version},
-                      on_fail=lambda: errors.CapacityBelowTaken("The capacity is below the places already taken.")),
+            *(Op.update(keys.counter_shard(event.id, k), "SET cap = :cap, config_version = :cv",
+                        condition="taken <= :cap", values={":cap": cap, ":cv": event.version},
+                        on_fail=lambda: errors.CapacityBelowTaken("The capacity is below the places already taken."))
+              for k, cap in enumerate(caps)),
         ])
 
 

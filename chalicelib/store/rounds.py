@@ -79,7 +79,9 @@ class RoundRepo:
             state_op,
         ]
         if n == 1:   # the event has started: registration closes (unless late entries), in the draw's own write
-            ops.append(Op.update(keys.event_counters(eid), "SET drawn = :t", values={":t": True}))
+            from .counters import read_items, shard_no   # on every counter shard: each registration checks its own
+            for item in read_items(self.t, eid) or [keys.event_counters(eid)]:
+                ops.append(Op.update(keys.counter_shard(eid, shard_no(item)), "SET drawn = :t", values={":t": True}))
         self.t.transact(ops)
 
     def delete_round(self, eid: str, stage: int, n: int, tables: list[dict], state: dict, expected_version: int) -> None:

@@ -6,12 +6,14 @@ Access patterns (keys built in keys.py only):
 - organiser by token hash:        Get   PK=ORGTOKEN#<sha256>, SK=META   (strongly consistent, so a
                                   revoked token stops working at once)
 - event by id:                    Get   PK=EVENT#<eid>, SK=COUNTERS (holds tid + owner) then the event
+- counter shards (big events):    BatchGet PK=EVENT#<eid>#C<k>, SK=COUNTERS (k = 1 … `shards` on the counters item)
 - entries of an event:            Query PK=EVENT#<eid>, SK begins_with ENTRY#
 - entry by id:                    Get   PK=ENTRYID#<id>, SK=META → event id
 - waitlist of an event, in order: Query GSI1 GSI1PK=WAITLIST#<eid> (sparse: only waiting entries)
 - holds to sweep:                 Query GSI1 GSI1PK=HOLDS, GSI1SK <= now (sparse: only held entries)
 - idempotency record:             Get   PK=IDEM#<scope>#<key>, SK=META
 - rounds / tables / audit:        Query PK=EVENT#<eid>, SK begins_with ROUND# / AUDIT#
+- long documents' parts:          <head SK>#PART#<digest>#<k> beside their head (store/parts.py)
 - payment:                        Get   PK=PAYMENT#<id>, SK=META
 Secrets (organiser tokens, manage tokens, table codes) are stored only as SHA-256 hashes.
 """

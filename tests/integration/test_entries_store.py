@@ -13,6 +13,17 @@ from chalicelib.models import Entry, Event, EventConfig, Member, Payment, Regist
 from chalicelib.store.entries import IdempotentReplay
 
 
+@pytest.fixture(params=["one_item", "sharded"])
+def layout(request, monkeypatch):
+    """The invariants below hold on both counter layouts: one item, and shards (store/counters.py) — here every
+    event is sharded, three shards, some holding no place at all."""
+    if request.param == "sharded":
+        from chalicelib.store import counters
+        monkeypatch.setattr(counters, "SHARD_THRESHOLD", 1)
+        monkeypatch.setattr(counters, "SHARDS", 3)
+    return request.param
+
+
 def _setup(repos, clock, capacity=2, fee=0):
     t = Tournament(id=new_id(), organiser_id="o1", name="赛", timezone="Asia/Shanghai", currency="CNY",
                    starts_on=date(2026, 12, 12), ends_on=date(2026, 12, 12), created_at=clock())
@@ -30,7 +41,7 @@ def _entry(e, clock, status="confirmed", **kw):
                  status=status, created_at=clock(), waitlist_key=eid if status == "waitlisted" else None, **kw)
 
 
-def test_create_transition_counters_and_lookups(any_repos, clock):
+def test_create_transition_counters_and_lookups(any_repos, clock, layout):
     e = _setup(any_repos, clock, capacity=1)
     a = _entry(e, clock)
     any_repos.entries.create(a, idem={"PK": f"IDEM#{e.id}#k1", "SK": "META", "entry_id": a.id, "body_hash": "h"})
@@ -61,7 +72,7 @@ def test_create_transition_counters_and_lookups(any_repos, clock):
     assert any_repos.entries.get_many(e.id, []) == []
 
 
-def test_merge_and_payments(any_repos, clock):
+def test_merge_and_payments(any_repos, clock, layout):
     e = _setup(any_repos, clock, capacity=1)
     s1, s2 = _entry(e, clock, status="partner_wanted"), _entry(e, clock, status="partner_wanted")
     any_repos.entries.create(s1)
@@ -96,7 +107,10 @@ def _recount(repos, eid):
             "held": c["pending_payment"], "waitlisted": c["waitlisted"]}
 
 
-def test_concurrent_registrations_never_oversell(local_repos, clock):
+def test_concurrent_registrations_never_oversell(local_repos, clock, layout, monkeypatch):
+    from chalicelib.store import dynamo
+    monkeypatch.setattr(dynamo, "READ_TIMEOUT_S", 30.0)   # 40 threads on a shared, loaded machine
+    dynamo.reset_client()
     from chalicelib.services import registration
     e = _setup(local_repos, clock, capacity=5)
     d = bootstrap.deps()
@@ -198,7 +212,7 @@ def test_registration_without_a_read_checks_what_it_assumed(any_repos, clock):
     assert len(any_repos.entries.list(e.id)) == 7   # seven asked (one elsewhere), one refused: none written twice
 
 
-def test_full_without_waitlist_is_said_only_on_counters_the_write_saw(any_repos, clock):
+def test_full_without_waitlist_is_said_only_on_counters_the_write_saw(any_repos, clock, layout):
     from chalicelib.services import registration
     e = _setup(any_repos, clock, capacity=1)
     _edit(any_repos, e.id, waitlist=False)

@@ -1,0 +1,109 @@
+"""A 10,000-entry Guandan day (万人赛) through the services on DynamoDB Local (started and stopped here).
+
+Per round: the draw through the service (rounds.draw_next: reads, engine, 5,000 tables written) beside the engine
+alone on the same contestants (the reference, measured in the same run); a sample of results entered and confirmed
+through the result service (both sides' codes), the rest of the 5,000 tables' results written in bulk; the close
+through the service (its publish is asked for, as the queue would be in AWS, and measured on its own). Then the
+full publish, the publish after one corrected result, and the largest item written and the largest page.
+
+    BIG_N=10000 BIG_ROUNDS=9 .venv/bin/python bench/big_event.py      (fewer rounds: BIG_ROUNDS=3)
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import on_ddb_local, repos_on  # noqa: E402
+
+N = int(os.environ.get("BIG_N", "10000"))
+ROUNDS = int(os.environ.get("BIG_ROUNDS", "9"))
+SAMPLE = int(os.environ.get("BIG_SAMPLE", "50"))    # tables a round whose results go through the service
+
+
+def main() -> None:
+    on_ddb_local(run)
+
+
+def run() -> None:
+    from chalicelib import bootstrap
+    from chalicelib.engine.formats import draw_round
+    from chalicelib.publish.sinks import LocalSink
+    from chalicelib.services import publish_requests, results
+    from chalicelib.services import rounds as svc
+    from chalicelib.services.publishing import publish_tournament
+    from chalicelib.services.reads import entries_read_once
+    from chalicelib.store import dynamo
+    from tests.bigday import ItemSizes, largest_stored, results_for_round, seed_event
+
+    asked = []
+    publish_requests.request_publish = lambda deps, tid: asked.append(tid)   # the queue's message, in AWS
+    repos = repos_on("bench_big_event")
+    sizes = ItemSizes().attach(dynamo.client())
+    clock = lambda: datetime(2026, 12, 12, 1, tzinfo=timezone.utc)  # noqa: E731
+    out_dir = tempfile.mkdtemp(prefix="big-event-")
+    d = bootstrap.Deps(repos=repos, clock=clock, publisher=LocalSink(out_dir))
+    bootstrap.override(d)
+    t0 = time.perf_counter()
+    tournament, event, organiser = seed_event(repos, clock, N)
+    print(f"{N:,} entries written in bulk in {time.perf_counter() - t0:.1f} s; {ROUNDS} Swiss rounds follow")
+    rows = []
+    for n in range(1, ROUNDS + 1):
+        with entries_read_once():   # the engine's input, built as the service builds it (not timed)
+            state = repos.rounds.state(event.id)
+            plan = state["plans"].get("0") or svc.start_stage(d, event, 0, state, n)
+            cs = svc._contestants(d, event, 0, plan, state)
+        t0 = time.perf_counter()
+        draw_round("swiss", cs, n, rounds_left=ROUNDS - n)
+        engine = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        out, _ = svc.draw_next(d, organiser, event.id, seed=n)
+        drawn = time.perf_counter() - t0
+        # a sample through the result service: one side enters, the other confirms (by their table codes)
+        t0 = time.perf_counter()
+        for table in out.tables[:SAMPLE]:
+            a, b = (s.entry_id for s in table.sides)
+            ra = results.submit_result(d, event.id, n, table.number, {"version": 0, "final": {"levels": {a: 14, b: 9}}},
+                                       results.Actor("side", f"table {table.number} side 0", 0))
+            results.confirm_result(d, event.id, n, table.number, results.Actor("side", f"table {table.number} side 1", 1))
+            assert ra.status == "entered"
+        per_result = (time.perf_counter() - t0) / max(1, min(SAMPLE, len(out.tables)))
+        results_for_round(repos, event, n)     # the other tables' results, in bulk (confirmed ones are kept)
+        t0 = time.perf_counter()
+        svc.close_round(d, organiser, event.id, n)
+        closed = time.perf_counter() - t0
+        rows.append((n, engine, drawn, per_result, closed))
+        print(f"round {n}: engine alone {engine:.2f} s, draw through the service {drawn:.2f} s "
+              f"({drawn / engine:.1f}× the engine; target < 2 s), {len(out.tables):,} tables; result enter+confirm "
+              f"{per_result * 1000:.0f} ms a table through the service; close {closed:.2f} s (target < 5 s)", flush=True)
+    worst = max(rows, key=lambda r: r[2])
+    print(f"draws: worst {worst[2]:.2f} s (round {worst[0]}), engine alone then {worst[1]:.2f} s; "
+          f"mean ratio service/engine {sum(r[2] / r[1] for r in rows) / len(rows):.1f}; closes worst {max(r[4] for r in rows):.2f} s")
+
+    t0 = time.perf_counter()
+    stats = publish_tournament(d, tournament.id, force=True)
+    full = time.perf_counter() - t0
+    print(f"full publish: {stats['files']:,} files, {stats['bytes'] / 2**20:.1f} MiB in {full:.1f} s (target < 10 s); "
+          f"largest page {stats['largest'][0]} {stats['largest'][1] / 1024:.0f} KiB")
+    _, last = repos.rounds.get_round(event.id, 0, ROUNDS)
+    table = last[SAMPLE + 1]
+    a, b = (s["entry_id"] for s in table["sides"])
+    results.submit_result(d, event.id, ROUNDS, table["number"],
+                          {"version": table["version"], "final": {"levels": {a: 2, b: 14}}, "reason": "bench"},
+                          results.Actor("organiser", organiser.id))
+    t0 = time.perf_counter()
+    one = publish_tournament(d, tournament.id)
+    print(f"publish after one corrected result: {time.perf_counter() - t0:.2f} s (target < 1 s), "
+          f"{one['written']} of {one['files']:,} files written")
+    stored = largest_stored(repos)
+    print(f"largest item written: {sizes.largest[0] / 1024:.1f} KiB ({sizes.largest[1]}), of {sizes.count:,} items put; "
+          f"largest stored now {stored[0] / 1024:.1f} KiB ({stored[1]}); DynamoDB's limit 400 KiB, ours 100 KiB")
+
+
+if __name__ == "__main__":
+    main()
