@@ -307,7 +307,7 @@ def test_a_withdrawal_shows_the_refund_owed_until_the_desk_pays_it(store, stack,
     phone = browser.new_context(viewport={"width": 390, "height": 844}, locale="zh-CN")
     mine = phone.new_page()
     mine.goto(f"{stack['site']}/entry.html?id={r.entry.id}#token={r.manage_token}")
-    expect(mine.get_by_test_id("owed")).to_contain_text("40")                # the participant sees it too
+    expect(mine.get_by_test_id("refund-due")).to_contain_text("40")          # the participant sees it too
     shot(mine, "participant-owed-390")
     phone.close()
     row.get_by_test_id("refund-paid").click()
