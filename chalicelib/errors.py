@@ -128,6 +128,22 @@ class PlayOn(InvalidResult):
     code, default_message = "play_on", "The two pairs are level: play on until one leads."
 
 
+class TieBreakRequired(InvalidResult):
+    """A knockout team match whose two rooms gained the same levels needs its extra deal's winner (rules.md §1:
+    a knockout match must produce a winner)."""
+    code, default_message = "tie_break_required", "Both teams gained the same levels: enter the extra deal's winner."
+
+
+class LineupMismatch(RuleViolation):
+    """A room's players are not the lineup the team announced (seed 000: a change needs the chief referee)."""
+    code, default_message = "lineup_mismatch", "The players named are not the team's lineup for this room."
+
+
+class LineupMissing(RuleViolation):
+    """A room's result from a team's phone for a team that announced no lineup and named no players."""
+    code, default_message = "lineup_missing", "This team announced no lineup: name the members who played."
+
+
 class CaptainConsentRequired(RuleViolation):
     """Seed 000: "集体赛必须经领队同意…方可提出申诉" — a team event's appeal needs the captain's consent."""
     code, default_message = "captain_consent_required", "In a team event an appeal needs the team captain's consent."

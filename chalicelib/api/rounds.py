@@ -71,6 +71,9 @@ class TableView(Out):
                                 "status, outcome, ruling, lodged_at, decided_at, deadline, fee, fee_status")
     early_finish: list[dict] = Field(default_factory=list, description="who finished early (not drawn) and what "
                                      "it scores: entry_id, name, place, average, from_round (rules.md §5)")
+    members: dict[str, list[str]] | None = Field(default=None, description="team match: each team's members by "
+                                                 "number (names only), for lineups and who played")
+    knockout: bool = False
 
 
 def _html(text: str) -> Response:
@@ -128,9 +131,10 @@ def get_table(ctx, eid, n, t):
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/result", "PUT", summary="Enter or correct a table's result",
        auth="table", body=ResultIn, response=ResultOut, tag=TAG,
        errors_=("version_conflict", "already_confirmed", "invalid_result", "forbidden", "north_south_enters", "disputed",
-             "correction_window_closed"),
-       query=(("room", {"type": "string", "enum": ["open", "closed"],
-                        "description": "Guandan team match: this room's pairs result (集体赛, rules.md §8)"}),))
+             "correction_window_closed", "tie_break_required", "lineup_mismatch", "lineup_missing"),
+       query=(("room", {"type": "string", "enum": ["open", "closed", "tie_break"],
+                        "description": "Guandan team match: this room's pairs result (集体赛, rules.md §8), or "
+                                       "the extra deal's winner of a tied knockout match"}),))
 def put_result(ctx, eid, n, t):
     n, t = _int(n), _int(t)
     actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"), client=ctx.client)
@@ -173,10 +177,16 @@ def preview(ctx, eid, n, t):
 
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/confirm", "POST", summary="Confirm the other side's result",
-       auth="table", response=ResultOut, tag=TAG, errors_=("already_confirmed", "forbidden", "disputed", "conflict"))
+       auth="table", response=ResultOut, tag=TAG, errors_=("already_confirmed", "forbidden", "disputed", "conflict"),
+       query=(("room", {"type": "string", "enum": ["open", "closed", "tie_break"],
+                        "description": "Guandan team match: confirm this room (the other team's phone)"}),))
 def confirm(ctx, eid, n, t):
     n, t = _int(n), _int(t)
     actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"), client=ctx.client)
+    room = ctx.query("room")
+    if room is not None:
+        from ..services import team_matches
+        return team_matches.confirm_room(ctx.deps, eid, n, t, room, actor)
     return res.confirm_result(ctx.deps, eid, n, t, actor)
 
 

@@ -12,6 +12,8 @@ from .base import FormatName, Game, Loose, Strict
 class EntryKind(Strict):
     kind: Literal["individual", "pair", "team"]
     size: int | None = Field(default=None, ge=1, le=12)
+    min_size: int | None = Field(default=None, ge=1, le=12, description="a team: the fewest members a roster may "
+                                 "have (default: size); a Guandan team (集体赛) takes 4 to 6 within one event")
 
     @model_validator(mode="before")
     @classmethod
@@ -29,6 +31,12 @@ class EntryKind(Strict):
             self.size = fixed[self.kind]
         elif self.size is None or self.size < 2:
             raise ValueError("entry.size: a team entry needs a 'size' of 2 or more")
+        if self.kind != "team" and self.min_size not in (None, self.size):
+            raise ValueError("entry.min_size belongs to a team entry")
+        if self.min_size is None:
+            self.min_size = self.size
+        if self.min_size > self.size:
+            raise ValueError("entry.min_size is more than entry.size")
         return self
 
     @property
@@ -114,6 +122,13 @@ class MatchPointsScoring(Strict):
     deduction_points: float = Field(default=1, ge=0, le=100)
     team_rooms: bool = Field(default=False, description="set by the event: a Guandan team event (集体赛) scores each "
                              "team match from its open and closed rooms (rules.md §8)")
+    # rules.md §1 "a knockout match must produce a winner"; for a team match that gains the same levels in both
+    # rooms the seeds give no rule (000 is silent). Default: one extra deal (加赛) decides, as seed 002 plays an
+    # extra game on a knockout tie ("淘汰賽階段若平局，則加賽"); or the home team (the better placed) goes through.
+    team_knockout_tie: Literal["extra_deal", "home"] = Field(
+        default="extra_deal", description="Guandan team knockout: who wins a team match that gained the same levels "
+                                          "(extra_deal: the winner of one extra deal, entered as the table's tie_break; "
+                                          "home: the home team, the better placed entry)")
     tiebreaks: list[TieBreak] = Field(default_factory=lambda: ["match_points", "level_diff_points",
                                                                 "head_to_head_two", "opponents_match_points", "lots"])
 
@@ -391,9 +406,12 @@ class EventConfig(Strict):
         if self.mixed_pairs and self.entry.kind != "pair":
             raise ValueError("mixed_pairs: only a pair event can be mixed pairs")
         kinds = GAME_ENTRY_KINDS[self.game]
-        if self.entry.kind not in kinds or self.entry.members not in kinds[self.entry.kind]:
+        if (self.entry.kind not in kinds or self.entry.members not in kinds[self.entry.kind]
+                or self.entry.min_size not in kinds[self.entry.kind]):
             allowed = ", ".join(f"{k} of {sorted(v)}" for k, v in kinds.items())
-            raise ValueError(f"entry: {self.game} takes {allowed} (got {self.entry.kind} of {self.entry.members})")
+            got = (f"{self.entry.min_size}–{self.entry.members}" if self.entry.min_size != self.entry.members
+                   else self.entry.members)
+            raise ValueError(f"entry: {self.game} takes {allowed} (got {self.entry.kind} of {got})")
         for i, stage in enumerate(self.stages):
             if stage.format not in GAME_FORMATS[self.game]:
                 raise ValueError(f"stages[{i}].format: {self.game} does not use {stage.format}")

@@ -82,6 +82,14 @@ class RoundTable(Out):
                                                             "{open: [member, member], closed: [member, member]}")
     room_results: dict[str, dict] | None = Field(default=None, description="team match: a room's result while the "
                                                  "other room's is still to come")
+    room_status: dict[str, dict] | None = Field(default=None, description="team match: each room's (and the extra "
+                                                "deal's) state — status entered/confirmed, entered_side, players")
+    lineup_deadlines: dict[str, str] | None = Field(default=None, description="team match: entry → by when its "
+                                                    "lineup is due (15 / 5 minutes before the start by seat choice)")
+    tie_break_needed: bool = Field(default=False, description="team knockout: both rooms confirmed with the same "
+                                   "levels gained — the extra deal's winner is to be entered (room tie_break)")
+    played: dict[str, dict[str, list[int]]] | None = Field(default=None, description="team match: room → entry → "
+                                                           "the two members who played there")
     reason_zh: str = ""
     reason_en: str = ""
     edited: dict | None = Field(default=None, description="pairing edit (编排调整): reason, at, by (issue 24)")

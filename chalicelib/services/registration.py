@@ -180,9 +180,11 @@ def _check_roster(event: Event, body: RegistrationIn | EntryPatch, partner_wante
             raise errors.RosterSize("This event does not match partners: register a full roster.")
         if len(members) != 1:
             raise errors.RosterSize("Looking for a partner: register yourself only (one member).")
-    elif len(members) != size:
-        raise errors.RosterSize(f"This event takes {size} member(s) per entry; the roster has {len(members)}.",
-                                {"expected": size, "got": len(members)})
+    elif not event.config.entry.min_size <= len(members) <= size:
+        fewest = event.config.entry.min_size
+        takes = f"{fewest} to {size}" if fewest != size else f"{size}"
+        raise errors.RosterSize(f"This event takes {takes} member(s) per entry; the roster has {len(members)}.",
+                                {"expected": size, "min": fewest, "got": len(members)})
     if not any(m.phone for m in members):
         raise errors.PhoneRequired()
 

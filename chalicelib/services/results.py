@@ -108,8 +108,9 @@ def table_for_scoring(deps: Deps, eid: str, n: int, actor: Actor, doc: dict, tab
     event = event_config(deps, eid)
     ids = [s["entry_id"] for s in table["sides"]]
     early = doc.get("early_finish") or {}
-    names = {e.id: e.name for e in deps.repos.entries.get_many(eid, [*ids, *early]) if e}   # this table's (and early finishers')
-    return {"event_id": eid, "event_name": event.config.name, "game": event.config.game, "round": n,
+    entries = [e for e in deps.repos.entries.get_many(eid, [*ids, *early]) if e]
+    names = {e.id: e.name for e in entries}   # this table's (and early finishers')
+    view = {"event_id": eid, "event_name": event.config.name, "game": event.config.game, "round": n,
             "round_status": doc["status"], "method": event.config.stages[doc["stage"]].scoring.method,
             "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"),
             "side": actor.side, "table": table_view(table, names),
@@ -117,6 +118,10 @@ def table_for_scoring(deps: Deps, eid: str, n: int, actor: Actor, doc: dict, tab
             "result_entry": event.config.result_entry, "appeal_window": _appeal_window(deps, event, doc),
             "appeals": _table_appeals(deps, eid, n, table, actor),
             "early_finish": [{"entry_id": e, "name": names.get(e, ""), **info} for e, info in early.items()]}
+    if table.get("rooms"):   # a team match: the phones pick lineups and players by name (names only, no phones)
+        view["members"] = {e.id: [m.name for m in e.members] for e in entries if e.id in ids}
+        view["knockout"] = event.config.stages[doc["stage"]].format == "knockout"
+    return view
 
 
 _CURRENCY: dict[str, str] = {}
@@ -209,6 +214,10 @@ def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor
     result = _scored_result(body, table)
     stage = event.config.stages[doc["stage"]]
     sides = [Side(s["entry_id"], tuple(s["seats"])) for s in table["sides"]]
+    played = None
+    if table.get("rooms") and isinstance(result.get("rooms"), dict):
+        from .team_matches import played_in_rooms   # a team match: who sat in each room, checked against the lineups
+        played = played_in_rooms(deps, eid, table, result, actor, reason)
     score = game_rules(event.config.game).score(result, sides, stage.scoring, knockout=stage.format == "knockout")
     settling = table["status"] == "disputed"   # the organiser's entry settles a dispute
     if settling:
@@ -224,6 +233,8 @@ def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor
              "confirmed_by": (table.get("confirmed_by") if correcting else actor.ident if settling else None)}
     if overridden:
         after["overridden"] = True
+    if played is not None:
+        after["played"] = played
     action = ("result_overridden" if overridden else "result_corrected" if correcting else "dispute_settled" if settling
               else "result_changed" if table["status"] == "entered" else "result_entered")
     if correcting and not reason:

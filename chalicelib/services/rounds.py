@@ -346,6 +346,11 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
     tournament = deps.repos.tournaments.get(event.tournament_id)
     starts_at, ends_at = round_times(stage_cfg(event, stage_idx), stage_round, tournament.timezone)
     cfg = stage_cfg(event, stage_idx)
+    for table in tables:
+        if table.get("rooms"):
+            from .team_matches import lineup_deadlines
+            table["lineup_deadlines"] = lineup_deadlines(starts_at, [s["entry_id"] for s in table["sides"]],
+                                                         table["seat_choice"])
     doc = {"event_id": eid, "stage": stage_idx, "number": n, "stage_round": stage_round, "seed": seed,
            "round_name": knockout_round_name(2 * len(tables) + len(byes)) if plan["format"] == "knockout"
            and not cfg.double_elimination and all(len(t["sides"]) == 2 for t in tables) else None,

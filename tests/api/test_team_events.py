@@ -56,9 +56,16 @@ def test_a_team_swiss_with_lineups_and_both_rooms(api):
             assert r.status_code == 200 and r.data["status"] == "pending", r.data
             r = api.put(f"/events/{eid}/rounds/{n}/tables/{t}/result?room=closed",
                         {"version": r.data["version"], "final": {"levels": levels["closed"]}}, **code(rnd, t, 1))
-            assert r.status_code == 200 and r.data["status"] == "entered", r.data
-            ok = api.post(f"/events/{eid}/rounds/{n}/tables/{t}/confirm", **code(rnd, t, 0))
-            assert ok.status_code == 200, ok.data
+            assert r.status_code == 200 and r.data["status"] == "pending", r.data
+            # each room is confirmed by the other team's phone: the open room (home entered) by the away team…
+            own = api.post(f"/events/{eid}/rounds/{n}/tables/{t}/confirm?room=open", **code(rnd, t, 0))
+            assert own.status_code == 403, own.data
+            one = api.post(f"/events/{eid}/rounds/{n}/tables/{t}/confirm?room=open", **code(rnd, t, 1))
+            assert one.status_code == 200 and one.data["status"] == "pending", one.data
+            assert one.data["table"]["room_status"]["open"]["status"] == "confirmed"
+            # …and the closed room (away entered) by the home team: then the match is scored and confirmed
+            ok = api.post(f"/events/{eid}/rounds/{n}/tables/{t}/confirm?room=closed", **code(rnd, t, 0))
+            assert ok.status_code == 200 and ok.data["status"] == "confirmed", ok.data
             # by hand: each room 13 ± d; the team that gained more levels over both rooms wins 2 : 0
             gained = {e: sum(levels[room][e] - 2 for room in levels) for e in (home, away)}
             for e, o in ((home, away), (away, home)):
@@ -117,10 +124,18 @@ def test_a_room_result_is_checked_alone_and_the_team_result_needs_both(api):
                     **code(rnd, 1, 0))
     assert whole.status_code == 422 and "both rooms" in whole.data["message"]
     # both rooms in one body also works: open H 9 : 5 (17 / 9), closed H 4 : 6 (11 / 15); gained H 7 + 2 = 9 > 3 + 4
-    both = api.put(f"/events/{eid}/rounds/1/tables/1/result",
-                   {"version": 0, "rooms": {"open": {"final": {"levels": {home: 9, away: 5}}},
-                                            "closed": {"final": {"levels": {home: 4, away: 6}}}}}, **code(rnd, 1, 0))
-    assert both.status_code == 200
+    rooms = {"open": {"final": {"levels": {home: 9, away: 5}}}, "closed": {"final": {"levels": {home: 4, away: 6}}}}
+    # no lineup was announced: a phone must say who sat in each room
+    unnamed = api.put(f"/events/{eid}/rounds/1/tables/1/result", {"version": 0, "rooms": rooms}, **code(rnd, 1, 0))
+    assert unnamed.status_code == 422 and unnamed.data["code"] == "lineup_missing", unnamed.data
+    rooms["open"]["players"] = {home: [0, 1], away: [2, 3]}
+    rooms["closed"]["players"] = {home: [1, 2], away: [0, 1]}
+    twice = api.put(f"/events/{eid}/rounds/1/tables/1/result", {"version": 0, "rooms": rooms}, **code(rnd, 1, 0))
+    assert twice.status_code == 422 and twice.data["code"] == "lineup_mismatch", twice.data   # member 1 of home in both
+    rooms["closed"]["players"][home] = [2, 3]
+    both = api.put(f"/events/{eid}/rounds/1/tables/1/result", {"version": 0, "rooms": rooms}, **code(rnd, 1, 0))
+    assert both.status_code == 200, both.data
+    assert both.data["table"]["played"] == {"open": {home: [0, 1], away: [2, 3]}, "closed": {home: [2, 3], away: [0, 1]}}
     assert both.data["points"] == {home: {"match_points": 2, "level_diff_points": 28},
                                    away: {"match_points": 0, "level_diff_points": 24}}
     assert api.post(f"/events/{eid}/rounds/1/tables/1/confirm", **code(rnd, 1, 1)).status_code == 200

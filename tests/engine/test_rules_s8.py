@@ -235,13 +235,14 @@ TEAM = S8["guandan_team"]
 TEAM_SIDES = [Side("H", ("N", "S")), Side("V", ("E", "W"))]
 
 
-def _team_options():
-    return MatchPointsScoring(team_rooms=True)
+def _team_options(**given):
+    return MatchPointsScoring(team_rooms=True, **given)
 
 
 @pytest.mark.parametrize("case", TEAM["cases"], ids=names(TEAM["cases"]))
 def test_guandan_team_match_from_both_rooms(case):
-    run = lambda: game("guandan").score(case["result"], TEAM_SIDES, _team_options(), knockout=case.get("knockout", False))  # noqa: E731
+    run = lambda: game("guandan").score(case["result"], TEAM_SIDES, _team_options(**case.get("options", {})),  # noqa: E731
+                                        knockout=case.get("knockout", False))
     if "error" in case:
         with pytest.raises(InvalidResult, match=case["error"]):
             run()

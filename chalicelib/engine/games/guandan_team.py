@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, Sequence
 
+from ...errors import TieBreakRequired
 from ..types import MatchScore, Side
 from .base import require
 
@@ -49,19 +50,38 @@ def score_team_match(pairs_game, result: dict, ids: Sequence[str], options: Any,
             gained[i] += value - start[i]
             ldp[i] += score.points[e]["level_diff_points"]
         per_room[room] = {"levels": levels, "passed_a": passed, "points": score.points, "deals": score.details.get("deals", [])}
-    if gained[0] == gained[1]:
-        require(not knockout, "a knockout team match needs a winner: both teams gained the same levels")
+    tie_break = None
+    if gained[0] == gained[1] and knockout:
+        tie_break = _knockout_tie_winner(result.get("tie_break"), ids, gained,
+                                         getattr(options, "team_knockout_tie", "extra_deal"))
+    if gained[0] == gained[1] and tie_break is None:
         mp = [float(options.draw)] * 2
         outcome = {ids[0]: 0.5, ids[1]: 0.5}
         winner = None
     else:
-        w = 0 if gained[0] > gained[1] else 1
+        w = ids.index(tie_break) if tie_break else 0 if gained[0] > gained[1] else 1
         mp = [float(options.win), float(options.loss)] if w == 0 else [float(options.loss), float(options.win)]
         outcome = {ids[w]: 1.0, ids[1 - w]: 0.0}
         winner = ids[w]
     points = {ids[i]: {"match_points": mp[i], "level_diff_points": ldp[i]} for i in range(2)}
+    details = {"rooms": per_room, "levels_gained": dict(zip(ids, gained))}
+    if tie_break:
+        details["tie_break"] = {"winner": tie_break, "by": getattr(options, "team_knockout_tie", "extra_deal")}
     return MatchScore(points=points, outcome=outcome, opponents={ids[0]: [ids[1]], ids[1]: [ids[0]]},
-                      details={"rooms": per_room, "levels_gained": dict(zip(ids, gained))}, winner=winner)
+                      details=details, winner=winner)
+
+
+def _knockout_tie_winner(given, ids: Sequence[str], gained: list[int], rule: str) -> str:
+    """A knockout team match must have a winner (rules.md §1). The seeds give no rule for a team match whose two
+    rooms gained the same levels: by default one extra deal decides (entered as `tie_break: {winner}`), or the
+    home team (the better placed entry of the previous stage) goes through."""
+    if rule == "home":
+        return ids[0]
+    if not (isinstance(given, dict) and given.get("winner") in ids):
+        raise TieBreakRequired("两队升级数相同：加赛一副，录入胜队 · Both teams gained the same levels: play one "
+                               "extra deal and enter its winner as tie_break.winner.",
+                               {"levels_gained": dict(zip(ids, gained)), "tie_break": "extra_deal"})
+    return given["winner"]
 
 
 def _start(room_result: dict, ids: Sequence[str]) -> list[int]:

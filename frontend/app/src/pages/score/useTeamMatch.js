@@ -1,0 +1,30 @@
+// A team match (集体赛) as one team's phone sees it: whose lineup is in, each room's state, and the calls that
+// post a lineup, enter a room, confirm the other team's room or enter the extra deal's winner.
+import { computed } from "vue";
+import { call } from "../../shared/api.js";
+
+export const ROOMS = ["open", "closed"];
+
+export function useTeamMatch(view, where, code) {
+  const table = computed(() => view.value.table);
+  const ids = computed(() => table.value.sides.map((s) => s.entry_id));
+  const me = computed(() => (view.value.side === null || view.value.side === undefined ? null : ids.value[view.value.side]));
+  const them = computed(() => ids.value.find((e) => e !== me.value) || null);
+  const names = computed(() => Object.fromEntries(table.value.sides.map((s) => [s.entry_id, s.name])));
+  const members = computed(() => view.value.members || {});
+  const lineups = computed(() => table.value.lineups || {});
+  const status = (room) => (table.value.room_status || {})[room] || null;
+  const seatsOf = (room, entry) => {
+    const r = (table.value.rooms || []).find((x) => x.room === room);
+    return r ? r.seats[entry] || [] : [];
+  };
+  const as = () => ({ tableCode: code.value });
+  const postLineup = (body) => call("postLineup", { params: where, as: as(), body });
+  const enterRoom = (room, body) => call("putResult", { params: where, query: { room }, as: as(),
+                                                       body: { version: table.value.version, ...body } });
+  const confirmRoom = (room) => call("confirmResult", { params: where, query: { room }, as: as() });
+  return { table, ids, me, them, names, members, lineups, status, seatsOf, postLineup, enterRoom, confirmRoom };
+}
+
+// "10:45" in the phone's own clock
+export const hhmm = (iso) => (iso ? new Date(iso).toTimeString().slice(0, 5) : "");
