@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_serializer, model_validator
 
 from .base import FormatName, Game, Loose, Strict
 
@@ -33,15 +33,25 @@ class EntryKind(Strict):
             raise ValueError("entry.size: a team entry needs a 'size' of 2 or more")
         if self.kind != "team" and self.min_size not in (None, self.size):
             raise ValueError("entry.min_size belongs to a team entry")
-        if self.min_size is None:
-            self.min_size = self.size
-        if self.min_size > self.size:
+        if self.min_size is not None and self.min_size > self.size:
             raise ValueError("entry.min_size is more than entry.size")
         return self
 
     @property
     def members(self) -> int:
         return self.size or 1
+
+    @model_serializer(mode="wrap")
+    def _without_unset_min(self, handler):
+        out = handler(self)
+        if isinstance(out, dict) and out.get("min_size") is None:
+            out.pop("min_size", None)   # only a team of 4 to 6 names it: other entries read as before
+        return out
+
+    @property
+    def fewest(self) -> int:
+        """The fewest members a roster may have (a team of 4 to 6: min_size; otherwise its size)."""
+        return self.min_size or self.members
 
 
 class Fee(Strict):
@@ -407,9 +417,9 @@ class EventConfig(Strict):
             raise ValueError("mixed_pairs: only a pair event can be mixed pairs")
         kinds = GAME_ENTRY_KINDS[self.game]
         if (self.entry.kind not in kinds or self.entry.members not in kinds[self.entry.kind]
-                or self.entry.min_size not in kinds[self.entry.kind]):
+                or self.entry.fewest not in kinds[self.entry.kind]):
             allowed = ", ".join(f"{k} of {sorted(v)}" for k, v in kinds.items())
-            got = (f"{self.entry.min_size}–{self.entry.members}" if self.entry.min_size != self.entry.members
+            got = (f"{self.entry.fewest}–{self.entry.members}" if self.entry.fewest != self.entry.members
                    else self.entry.members)
             raise ValueError(f"entry: {self.game} takes {allowed} (got {self.entry.kind} of {got})")
         for i, stage in enumerate(self.stages):

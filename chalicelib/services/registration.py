@@ -180,8 +180,8 @@ def _check_roster(event: Event, body: RegistrationIn | EntryPatch, partner_wante
             raise errors.RosterSize("This event does not match partners: register a full roster.")
         if len(members) != 1:
             raise errors.RosterSize("Looking for a partner: register yourself only (one member).")
-    elif not event.config.entry.min_size <= len(members) <= size:
-        fewest = event.config.entry.min_size
+    elif not event.config.entry.fewest <= len(members) <= size:
+        fewest = event.config.entry.fewest
         takes = f"{fewest} to {size}" if fewest != size else f"{size}"
         raise errors.RosterSize(f"This event takes {takes} member(s) per entry; the roster has {len(members)}.",
                                 {"expected": size, "min": fewest, "got": len(members)})

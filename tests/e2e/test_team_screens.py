@@ -57,12 +57,12 @@ def test_two_team_phones_post_lineups_and_score_both_rooms(store, stack, browser
     expect(a.get_by_test_id("lineup-deadline")).to_contain_text("有座位选择权：比赛开始前 5 分钟截止")
     expect(b.get_by_test_id("lineup-deadline")).to_contain_text("无座位选择权：比赛开始前 15 分钟截止")
     expect(a.get_by_test_id("post-lineup")).to_be_disabled()
-    # home (six players): 甲 乙 to the open room, 丙 丁 to the closed room (tap twice), 戊 己 do not play
-    for i in (0, 1):
+    # home (six players): 甲 乙 to the open room; with it full, 丙 丁 go to the closed room; 戊 己 do not play
+    # (the room forms wait for the team's own lineup)
+    expect(a.get_by_test_id("room-open").get_by_test_id("send-open")).to_have_count(0)
+    for i in (0, 1, 2, 3):
         a.get_by_test_id(f"member-{i}").click()
-    for i in (2, 3):
-        a.get_by_test_id(f"member-{i}").click()
-        a.get_by_test_id(f"member-{i}").click()
+    expect(a.get_by_test_id("member-3")).to_contain_text("闭室")
     expect(a.get_by_test_id("member-4")).to_contain_text("不上场")
     shot(a, "home-lineup-form")
     no_sideways_scroll(a)
@@ -158,9 +158,8 @@ def test_console_lineups_view_and_both_rooms_in_the_run_tab(store, stack, browse
     # the director posts the home team's lineup after its deadline: the away team then has seat choice
     panel.get_by_test_id("post-for-1-0").click()
     expect(panel.get_by_test_id("after-deadline")).to_have_text("截止后由裁判长代交：对方获得座位选择权")
-    for i, taps in ((0, 1), (4, 1), (1, 2), (2, 2)):
-        for _ in range(taps):
-            panel.get_by_test_id(f"member-{i}").click()
+    for i in (0, 4, 1, 2):   # 甲 戊 to the open room; with it full, 乙 丙 to the closed room
+        panel.get_by_test_id(f"member-{i}").click()
     shot(page, "console-post-lineup-1280")
     panel.get_by_test_id("post-lineup").click()
     expect(panel.get_by_test_id("lineups-count")).to_have_text("已交 1 / 2", timeout=10_000)
