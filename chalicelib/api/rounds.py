@@ -195,10 +195,16 @@ class DisputeIn(Strict):
 
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/dispute", "POST", summary="The other side disputes the entered result",
-       auth="table", body=DisputeIn, response=ResultOut, tag=TAG, errors_=("forbidden", "conflict", "disputed"))
+       auth="table", body=DisputeIn, response=ResultOut, tag=TAG, errors_=("forbidden", "conflict", "disputed"),
+       query=(("room", {"type": "string", "enum": ["open", "closed", "tie_break"],
+                        "description": "Guandan team match: dispute this room (the referee enters it again)"}),))
 def dispute(ctx, eid, n, t):
     n, t = _int(n), _int(t)
     actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"), client=ctx.client)
+    room = ctx.query("room")
+    if room is not None:
+        from ..services import team_matches
+        return team_matches.dispute_room(ctx.deps, eid, n, t, room, ctx.body.reason[:300], actor)
     return res.dispute_result(ctx.deps, eid, n, t, ctx.body.reason[:300], actor)
 
 

@@ -171,8 +171,16 @@ def submit_room(deps: Deps, eid: str, n: int, t: int, room: str, body: dict, act
                 **{k: body[k] for k in ("reason", "override") if k in body}}
         return submit_result(deps, eid, n, t, full, actor)
     status = dict(table.get("room_status") or {})
-    if actor.kind == "side" and (status.get(room) or {}).get("status") == "confirmed":
-        raise errors.AlreadyConfirmed("这个室的成绩已确认，只有裁判能改 · This room is confirmed: only the referee changes it.")
+    if actor.kind == "side":
+        now = (status.get(room) or {}).get("status")
+        if now == "confirmed":
+            raise errors.AlreadyConfirmed("这个室的成绩已确认，只有裁判能改 · This room is confirmed: only the referee changes it.")
+        if now == "disputed":
+            raise errors.Disputed("这个室有异议，由裁判处理 · This room is disputed: the referee enters it.")
+        if room in ROOMS and event.config.result_entry == "north_south" and "N" not in ROOM_SEATS[room][actor.side]:
+            # rules.md §8 (seed 000): N–S enter, E–W confirm — in a team match each team sits N–S in one room
+            raise errors.NorthSouthEnters("本室由南北方录入、东西方核对 · In this room N–S enter the result and E–W "
+                                          "confirm it (rules.md §8).")
     scoring = event.config.stages[doc["stage"]].scoring
     record_extra: dict = {}
     if room == TIE_BREAK:
@@ -214,6 +222,8 @@ def confirm_room(deps: Deps, eid: str, n: int, t: int, room: str, actor: Actor) 
         raise errors.Conflict("这个室还没有成绩 · This room has no result to confirm yet.")
     if mine["status"] == "confirmed":
         raise errors.AlreadyConfirmed("这个室已确认 · This room is confirmed already.")
+    if mine["status"] == "disputed" and actor.kind == "side":
+        raise errors.Disputed("这个室有异议，由裁判处理 · This room is disputed: the referee enters it.")
     if actor.kind == "side" and actor.side == mine.get("entered_side"):
         raise errors.Forbidden("由对方确认 · The other team confirms the room it did not enter.")
     status[room] = {**mine, "status": "confirmed", "confirmed_by": actor.ident}
@@ -243,3 +253,27 @@ def confirm_room(deps: Deps, eid: str, n: int, t: int, room: str, actor: Actor) 
         request_publish(deps, event.tournament_id)
     return ResultOut(table=table_view(after), status=after["status"], version=after["version"],
                      points=score.points if score else {})
+
+
+def dispute_room(deps: Deps, eid: str, n: int, t: int, room: str, reason: str, actor: Actor) -> ResultOut:
+    """The confirming team does not agree with a room: the room is held as disputed, for the referee, who enters
+    it again (then a team, or the referee, confirms it)."""
+    _event(deps, eid)
+    if room not in (*ROOMS, TIE_BREAK):
+        raise errors.InvalidRequest("room: open, closed or tie_break")
+    _, doc, table = load_table(deps, eid, n, t)
+    status = dict(table.get("room_status") or {})
+    mine = status.get(room)
+    if table["status"] != "pending" or mine is None or mine["status"] == "confirmed":
+        raise errors.Conflict("只能对已录入、未确认的室提出异议 · Only an entered, unconfirmed room can be disputed.")
+    if mine["status"] == "disputed":
+        raise errors.Disputed("已提出异议，等待裁判处理 · Already disputed: waiting for the referee.")
+    if actor.kind == "side" and actor.side == mine.get("entered_side"):
+        raise errors.Forbidden("The team that entered the room cannot dispute it.")
+    status[room] = {**mine, "status": "disputed",
+                    "dispute": {"reason": reason or "", "by": actor.ident, "side": actor.side, "at": deps.clock().isoformat()}}
+    after = {**table, "room_status": status, "version": table["version"] + 1}
+    record = _audit(deps, actor, "room_result_disputed", n, t, before=_snapshot(table),
+                    after={**_snapshot(after), "room": room}, reason=reason)
+    deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
+    return ResultOut(table=table_view(after), status=after["status"], version=after["version"], points={})

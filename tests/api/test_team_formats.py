@@ -197,13 +197,26 @@ def test_each_room_is_entered_by_one_team_and_confirmed_by_the_other(api):
     nothing = api.post(f"/events/{eid}/rounds/1/tables/1/confirm?room=open", **as_side(rnd, 1, 1))
     assert nothing.status_code == 409   # no result in that room yet
     v = play_room(api, eid, rnd, 1, "open", {home: 9, away: 5}, 0, base["version"])
-    # the away team reads it differently: it enters the room again (not confirmed yet), and now the home team confirms
-    v = play_room(api, eid, rnd, 1, "open", {home: 8, away: 5}, 1, v)
-    assert api.post(f"/events/{eid}/rounds/1/tables/1/confirm?room=open", **as_side(rnd, 1, 1)).status_code == 403
-    conf = confirm_room(api, eid, rnd, 1, "open", 0)
-    assert conf["table"]["room_status"]["open"] | {"at": None} == {
-        "status": "confirmed", "entered_by": "table 1 side 2", "entered_side": 1, "confirmed_by": "table 1 side 1",
-        "players": {home: [0, 1], away: [0, 1]}, "at": None}
+    # rules.md §8: N–S enter, E–W confirm — in the open room the away team sits E–W: it confirms, it does not enter
+    ew = api.put(f"/events/{eid}/rounds/1/tables/1/result?room=open",
+                 {"version": v, "final": {"levels": {home: 8, away: 5}}}, **as_side(rnd, 1, 1))
+    assert ew.status_code == 403 and ew.data["code"] == "north_south_enters"
+    assert api.post(f"/events/{eid}/rounds/1/tables/1/confirm?room=open", **as_side(rnd, 1, 0)).status_code == 403
+    # the away team reads the sheet differently: it disputes the room; the referee enters it again
+    d = api.post(f"/events/{eid}/rounds/1/tables/1/dispute?room=open", {"reason": "第5副记错了"}, **as_side(rnd, 1, 1))
+    assert d.status_code == 200 and d.data["table"]["room_status"]["open"]["status"] == "disputed", d.data
+    assert d.data["table"]["room_status"]["open"]["dispute"]["reason"] == "第5副记错了"
+    held = api.put(f"/events/{eid}/rounds/1/tables/1/result?room=open",
+                   {"version": d.data["version"], "final": {"levels": {home: 8, away: 5}}}, **as_side(rnd, 1, 0))
+    assert held.status_code == 409 and held.data["code"] == "disputed"
+    assert api.post(f"/events/{eid}/rounds/1/tables/1/confirm?room=open", **as_side(rnd, 1, 1)).status_code == 409
+    ref = api.put(f"/events/{eid}/rounds/1/tables/1/result?room=open",
+                  {"version": d.data["version"], "final": {"levels": {home: 8, away: 5}}, "reason": "核对记分表"})
+    assert ref.status_code == 200 and ref.data["table"]["room_status"]["open"]["status"] == "entered", ref.data
+    conf = confirm_room(api, eid, rnd, 1, "open", 0)   # the referee entered it: either team confirms
+    got = conf["table"]["room_status"]["open"]
+    assert (got["status"], got["entered_side"], got["confirmed_by"], got["players"]) == (
+        "confirmed", None, "table 1 side 1", {home: [0, 1], away: [0, 1]})
     # a confirmed room is the referee's: a phone cannot enter it again
     again = api.put(f"/events/{eid}/rounds/1/tables/1/result?room=open",
                     {"version": conf["version"], "final": {"levels": {home: 14, away: 2}}}, **as_side(rnd, 1, 0))
@@ -212,8 +225,8 @@ def test_each_room_is_entered_by_one_team_and_confirmed_by_the_other(api):
     view = api.get(f"/events/{eid}/rounds/1/tables/1", **as_side(rnd, 1, 1)).data
     assert view["table"]["room_status"]["open"]["status"] == "confirmed" and "closed" not in view["table"]["room_status"]
     assert view["table"]["room_results"]["open"] == {"final": {"levels": {home: 8, away: 5}}}
-    v = play_room(api, eid, rnd, 1, "closed", {home: 6, away: 6}, 0, conf["version"])
-    done = confirm_room(api, eid, rnd, 1, "closed", 1)
+    v = play_room(api, eid, rnd, 1, "closed", {home: 6, away: 6}, 1, conf["version"])   # away sits N–S here
+    done = confirm_room(api, eid, rnd, 1, "closed", 0)
     # by hand: gained H 6 + 4 = 10 > A 3 + 4 = 7 → H 2 : 0; 级差分 H 16 + 13 = 29, A 10 + 13 = 23
     assert done["status"] == "confirmed"
     assert done["points"] == {home: {"match_points": 2, "level_diff_points": 29},
@@ -221,6 +234,7 @@ def test_each_room_is_entered_by_one_team_and_confirmed_by_the_other(api):
     assert done["table"]["played"] == {"open": {home: [0, 1], away: [0, 1]}, "closed": {home: [2, 3], away: [2, 3]}}
     actions = [a["action"] for a in api.get(f"/events/{eid}/audit").data["audit"]]
     assert actions.count("room_result_entered") == 3 and actions.count("room_result_confirmed") == 1
+    assert actions.count("room_result_disputed") == 1
     assert actions.count("result_confirmed") == 1
 
 
@@ -238,20 +252,20 @@ def test_lineups_are_checked_against_who_played(api):
     assert missing.data["details"] == {"entry_id": away, "room": "open"}
     # member 4 was not in the home team's announced lineup
     wrong = api.put(f"/events/{eid}/rounds/1/tables/1/result?room=open",
-                    {**room, "players": {home: [0, 4], away: [3, 4]}}, **as_side(rnd, 1, 1))
+                    {**room, "players": {home: [0, 4], away: [3, 4]}}, **as_side(rnd, 1, 0))
     assert wrong.status_code == 422 and wrong.data["code"] == "lineup_mismatch"
     assert wrong.data["details"]["lineup"] == [0, 1] and wrong.data["details"]["played"] == [0, 4]
     out_of_roster = api.put(f"/events/{eid}/rounds/1/tables/1/result?room=open",
-                            {**room, "players": {home: [1, 0], away: [4, 5]}}, **as_side(rnd, 1, 1))
+                            {**room, "players": {home: [1, 0], away: [4, 5]}}, **as_side(rnd, 1, 0))
     assert out_of_roster.status_code == 400   # the away team has five members: 0..4
     ok = api.put(f"/events/{eid}/rounds/1/tables/1/result?room=open",
-                 {**room, "players": {home: [1, 0], away: [3, 4]}}, **as_side(rnd, 1, 1))
+                 {**room, "players": {home: [1, 0], away: [3, 4]}}, **as_side(rnd, 1, 0))
     assert ok.status_code == 200, ok.data
     assert ok.data["table"]["room_status"]["open"]["players"] == {home: [1, 0], away: [3, 4]}
     # in the closed room: away's member 3 sat in the open room already; home's lineup there is 2, 3
     twice = api.put(f"/events/{eid}/rounds/1/tables/1/result?room=closed",
                     {"version": ok.data["version"], "final": {"levels": {home: 5, away: 7}}, "players": {away: [3, 0]}},
-                    **as_side(rnd, 1, 0))
+                    **as_side(rnd, 1, 1))
     assert twice.status_code == 422 and twice.data["code"] == "lineup_mismatch"
     assert twice.data["details"]["other_room"] == "open"
     # the director records a change the referee allowed (with a reason): home's 4 for 3 in the closed room

@@ -168,9 +168,10 @@ def test_console_lineups_view_and_both_rooms_in_the_run_tab(store, stack, browse
     expect(panel.get_by_test_id("lineup-1-1")).to_contain_text("有座位选择权")
     tb = store.repos.rounds.get_table(ev.id, 0, 1, 1)[1]
     assert tb["seat_choice"] == away and tb["lineups"][home] == {"open": [0, 4], "closed": [1, 2]}
-    # the away phone names its players with the open room's result (it has no lineup); the director confirms it
+    # the home phone (N–S in the open room) names the away team's players with the room's result (the away team
+    # has no lineup); the director confirms it in the run tab
     p2 = phone.new_page()
-    p2.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={table.codes[1]}")
+    p2.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={table.codes[0]}")
     room = p2.get_by_test_id("room-open")
     expect(room.get_by_test_id("players-open-1")).to_be_visible(timeout=15_000)
     set_level(p2, "open", 0, 5)
@@ -188,6 +189,9 @@ def test_console_lineups_view_and_both_rooms_in_the_run_tab(store, stack, browse
     cell.get_by_test_id("confirm-room-open").click()
     expect(cell.get_by_test_id("rooms-open")).to_contain_text("已确认", timeout=10_000)
     expect(cell.get_by_test_id("rooms-closed")).to_contain_text("未录入")
+    # the closed room is the away team's to enter (N–S there): the home phone waits for it
+    p2.reload()
+    expect(p2.get_by_test_id("room-closed").get_by_test_id("room-wait")).to_have_text("本室由坐南北的队录入，你队核对确认")
     shot(page, "console-rooms-1280")
     tb = store.repos.rounds.get_table(ev.id, 0, 1, 1)[1]
     assert tb["room_status"]["open"]["status"] == "confirmed"

@@ -23,7 +23,8 @@ export function useTeamMatch(view, where, code) {
   const enterRoom = (room, body) => call("putResult", { params: where, query: { room }, as: as(),
                                                        body: { version: table.value.version, ...body } });
   const confirmRoom = (room) => call("confirmResult", { params: where, query: { room }, as: as() });
-  return { table, ids, me, them, names, members, lineups, status, seatsOf, postLineup, enterRoom, confirmRoom };
+  const disputeRoom = (room, reason) => call("disputeResult", { params: where, query: { room }, as: as(), body: { reason } });
+  return { table, ids, me, them, names, members, lineups, status, seatsOf, postLineup, enterRoom, confirmRoom, disputeRoom };
 }
 
 // "10:45" in the phone's own clock
