@@ -86,6 +86,8 @@ def test_two_team_phones_post_lineups_and_score_both_rooms(store, stack, browser
     a.reload()
     open_room = a.get_by_test_id("room-open")
     expect(open_room).to_contain_text("东甲、东乙")
+    expect(open_room).to_contain_text("北 南")        # the seats in this room, in the page's own words
+    expect(a.locator("body")).not_to_contain_text("console.")   # no catalog key shown raw
     set_level(a, "open", 0, 10)
     set_level(a, "open", 1, 6)
     open_room.get_by_test_id("send-open").click()
