@@ -108,7 +108,7 @@ def test_two_team_phones_post_lineups_and_score_both_rooms(store, stack, browser
     expect(a.get_by_test_id("confirm-open")).to_have_count(0)
     a.get_by_test_id("confirm-closed").click()
     result = a.get_by_test_id("match-result")
-    expect(result).to_be_visible()
+    expect(result).to_be_visible(timeout=30_000)   # the last confirmation also publishes the pages (slow under load)
     # by hand: gained 东 8 + 5 = 13, 西 4 + 7 = 11 → 东 2 : 0; 级差分 东 17 + 11 = 28, 西 9 + 15 = 24
     expect(result).to_contain_text("共升级 13")
     expect(result).to_contain_text("场分 2")
@@ -189,7 +189,7 @@ def test_console_lineups_view_and_both_rooms_in_the_run_tab(store, stack, browse
     expect(cell.get_by_test_id("rooms-open")).to_contain_text("待确认", timeout=15_000)
     expect(cell.get_by_test_id("rooms-open")).to_contain_text("5 : 9")
     cell.get_by_test_id("confirm-room-open").click()
-    expect(cell.get_by_test_id("rooms-open")).to_contain_text("已确认", timeout=10_000)
+    expect(cell.get_by_test_id("rooms-open")).to_contain_text("已确认", timeout=30_000)
     expect(cell.get_by_test_id("rooms-closed")).to_contain_text("未录入")
     # the closed room is the away team's to enter (N–S there): the home phone waits for it
     p2.reload()
