@@ -95,6 +95,11 @@ class EventFinished(Conflict):
     code, default_message = "event_finished", "Every stage of this event is finished."
 
 
+class ClockState(Conflict):
+    """The round clock cannot do that now (pause a paused clock, start a started one, run a closed round's)."""
+    code, default_message = "clock_state", "The round clock cannot do that now."
+
+
 class IdempotencyConflict(Conflict):
     code, default_message = "idempotency_conflict", "This Idempotency-Key was used with a different request."
 

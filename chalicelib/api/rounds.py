@@ -52,6 +52,7 @@ class PublishOut(Out):
 
 
 class TableView(Out):
+    tournament_id: str = ""   # the phone's clock and announcements come from the tournament's published feed
     event_id: str
     event_name: str
     game: str

@@ -12,3 +12,4 @@ from .entries import *  # noqa: F401,F403
 from .registrations import *  # noqa: F401,F403
 from .payments import *  # noqa: F401,F403
 from .rounds import *  # noqa: F401,F403
+from .hall import *  # noqa: F401,F403

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import charts
 from .i18n import LANGS, translator
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -32,4 +33,13 @@ def render(template: str, lang: str, **context) -> str:
         in_lang=lambda x, key: translator(x)(key), pts=lambda points, names: points_text(points or {}, names, lang),
         term=lambda kind, code: term(kind, code, lang),
         why=lambda w, fallback="": reason_text(w, lang, context.get("names")) or fallback,
-        bye_why=lambda w: bye_text(w, lang), **context)
+        bye_why=lambda w: bye_text(w, lang), seats=lambda codes: seats_text(codes, lang),
+        place_chart=lambda places, eid: charts.place_chart(places, eid, translator(lang)),
+        leaders_chart=lambda places, rows: charts.leaders_chart(places, rows, translator(lang)),
+        levels_chart=lambda levels, names: charts.levels_chart(levels, names, translator(lang)), **context)
+
+
+def seats_text(codes, lang: str) -> str:
+    """"北 · 南" for N S; Gouji's numbered seats "1号位"."""
+    t = translator(lang)
+    return " · ".join(t("seat_" + c) if c in ("N", "S", "E", "W") else t("seat_no", n=c) for c in codes or ())

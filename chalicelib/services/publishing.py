@@ -59,13 +59,15 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
                             "points": t.get("points") if shown else {},
                             "rooms": _room_levels(t, sides) if shown else []})
             # Each entry page is keyed by its inputs; a table's part is worded once here for both sides.
-            part = repr((doc["number"], t["status"], sides, t.get("points") if shown else None, pnames))
+            levels = _deal_levels(t, sides) if shown else None
+            part = repr((doc["number"], t["status"], sides, t.get("points") if shown else None, pnames, levels))
             for s in sides:
                 parts.setdefault(s["entry_id"], []).append(part)
                 history.setdefault(s["entry_id"], []).append({
                     "round": doc["number"], "bye": False, "status": t["status"],
                     "opponents": [o for o in sides if o["entry_id"] != s["entry_id"]],
-                    "points": t.get("points", {}).get(s["entry_id"], {}) if shown else {}, "point_names": pnames})
+                    "points": t.get("points", {}).get(s["entry_id"], {}) if shown else {}, "point_names": pnames,
+                    "levels": _mine_first(levels, sides, s["entry_id"]) if levels else None})
         byes = [{"entry_id": b, "name": names.get(b, "?"), "reason": r, "why": (doc.get("bye_why") or {}).get(b)}
                 for b, r in doc.get("byes", [])]
         for b in byes:
@@ -75,9 +77,13 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
         early = [{"name": names.get(e, "?"), "place": info.get("place", 1), "from_round": info.get("from_round"),
                   "average": info.get("average", {})} for e, info in (doc.get("early_finish") or {}).items()]
         rounds.append({"number": doc["number"], "status": doc["status"], "seed": doc["seed"], "tables": rtables,
-                       "byes": byes, "early_finish": early, "point_names": pnames, "starts": _local(doc["starts_at"], tournament.timezone) if doc.get("starts_at") else "",
+                       "byes": byes, "early_finish": early, "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"), "point_names": pnames, "starts": _local(doc["starts_at"], tournament.timezone) if doc.get("starts_at") else "",
                        "ends": _local(doc["ends_at"], tournament.timezone, "%H:%M") if doc.get("ends_at") else ""})
     standings = event_standings(deps, event, state=state, rounds=all_rounds, entries=entry_list) if state.get("plans") else None
+    from .charts_data import places_by_round
+    places = places_by_round(deps, event, state, all_rounds)   # after each closed round: the charts' data
+    for e, ps in places["by_entry"].items():
+        parts.setdefault(e, []).append(repr(ps))
     from .principals import display_who
     corrections = []
     for a in deps.repos.rounds.audit(event.id):
@@ -126,7 +132,7 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
             "has_prizes": any(r.prize for r in rows), "has_decided": any(r.decided_by for r in rows), "histories": history, "corrections": corrections,
             "appeals": appeals, "prizes": prizes.model_dump() if prizes and prizes.final else None,
             "bonuses": bonus.model_dump() if bonus else None, "names": names, "version": version,
-            "open_round": state.get("open_round", 0),
+            "open_round": state.get("open_round", 0), "places": places,
             "entries": public_entries, "entry_inputs": entry_inputs,
             "playing": sum(1 for x in entries.values() if x.status == "confirmed"),
             "withdrawn": sum(1 for x in entries.values() if x.status == "withdrawn")}
@@ -314,6 +320,8 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool) -> dict:
                                       for r in data["standings"][:3]], "version": data["version"],
                           "withdrawn": data["withdrawn"]})
     t_version = hashlib.sha1("".join(s["version"] for s in summaries).encode()).hexdigest()[:16]
+    from .hall import hall_data
+    hall = hall_data(deps, tid, datas)   # the board, find.html and the clock and announcements in the feeds
 
     def run(lang: str) -> dict:
         stats = {"files": 0, "written": 0, "bytes": 0, "largest": ("", 0)}
@@ -357,7 +365,7 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool) -> dict:
                 return True
             return False
 
-        _render_language(lang, write, tournament, tid, datas, summaries, updated, t_version, unchanged)
+        _render_language(lang, write, tournament, tid, datas, summaries, updated, t_version, unchanged, hall)
         if pool:
             pool.shutdown(wait=True)
         for f in pending:
@@ -468,11 +476,11 @@ def _run_forked(run) -> list[dict]:
     return out
 
 
-def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_version, unchanged) -> None:
+def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_version, unchanged, hall) -> None:
     """Every page of one language (and, with Chinese, the feeds that both languages' pages poll)."""
     from ..publish.render import TEMPLATES
     prefix = f"{lang_prefix(lang)}t/{tid}/"
-    for asset in ("style.css", "live.js"):   # no inline script on a published page (the CSP forbids it)
+    for asset in ("style.css", "live.js", "hall.css", "hall.js", "find.js"):   # no inline script on a published page (the CSP forbids it)
         write(prefix + asset, (TEMPLATES / asset).read_text(encoding="utf-8"))
 
     def other(page: str) -> list[tuple[str, str]]:   # the same page in the other languages, for the nav's links
@@ -483,6 +491,7 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
     base = {"tournament": tournament, "updated": updated, "share": share}
     write(prefix + "index.html", render("tournament.html", lang, **base, root="", css="style.css", events=summaries,
                                         other_lang=other("index.html"), feed_url="feed.json", feed_version=t_version))
+    _render_hall(lang, write, tournament, tid, prefix, other, base, hall, t_version)
     # One printable page with every event's prizes, for the closing ceremony (seed 003: one ceremony a day)
     day_prizes = [d["prizes"] for _, d in datas if d["prizes"]]
     write(prefix + "prizes.html", render("prizes.html", lang, **base, root="", css="style.css", events_prizes=day_prizes,
@@ -520,16 +529,19 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
             write(key, render("round.html", lang, **ctx, r=r, round_html=round_html(r), other_lang=other(ep_rel + f"round-{r['number']}.html")))
         # Entry pages get a small context: they are most of the files.
         small = {**base, "updated": None, "root": "../", "css": "../style.css", "feed_url": "feed.json",
-                 "feed_version": data["version"], "event": data["event"]}
+                 "feed_version": data["version"], "event": data["event"], "places": data["places"]}
         for eid_, info in data["entries"].items():
             key = ep + f"entry-{eid_}.html"
             if unchanged(key, data["entry_inputs"][eid_]):
                 continue
             history = data["histories"].get(eid_, [])
-            write(key, render("entry.html", lang, **small, entry=info, history=history,
+            write(key, render("entry.html", lang, **small, entry=info, history=history, entry_id=eid_,
                               other_lang=other(ep_rel + f"entry-{eid_}.html")))
         if lang == "zh":
+            ev_hall = next(h for h in hall["events"] if h["id"] == event.id)
             feed = {"version": data["version"], "updated": updated, "event_id": event.id,
+                    "name": event.config.name, "game": event.config.game, "clock": ev_hall["clock"],
+                    "announcements": hall["announcements"],
                     "rounds": [{"number": r["number"], "status": r["status"]} for r in data["rounds"]],
                     "open_round": data["open_round"],
                     "top": [{"rank": r["rank"], "name": r["name"], "points": r["points"]} for r in data["standings"][:10]]}
@@ -537,9 +549,34 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
                 write(f"{lang_prefix(x)}t/{tid}/{event.id}/feed.json", json.dumps(feed, ensure_ascii=False))
     if lang == "zh":
         tfeed = json.dumps({"version": t_version, "updated": updated,
-                            "events": [{"id": s["id"], "version": s["version"]} for s in summaries]}, ensure_ascii=False)
+                            "events": [{"id": s["id"], "version": s["version"], "name": h["name"], "game": h["game"],
+                                        "clock": h["clock"]} for s, h in zip(summaries, hall["events"])],
+                            "announcements": hall["announcements"]}, ensure_ascii=False)
         for x in LANGS:
             write(f"{lang_prefix(x)}t/{tid}/feed.json", tfeed)
+
+
+def _render_hall(lang, write, tournament, tid, prefix, other, base, hall, t_version) -> None:
+    """The projector board and find-my-table (issue 28): the tournament's current rounds, in every language."""
+    from ..publish.qr import qr_svg
+    from .links import site_url
+    find_url = f"{site_url()}/{prefix}find.html"
+    ctx = {**base, "root": "", "css": "style.css", "feed_url": "feed.json", "feed_version": t_version, "hall": hall}
+    write(prefix + "hall.html", render("hall.html", lang, **ctx, find_qr=qr_svg(find_url), find_url=find_url,
+                                       other_lang=other("hall.html")))
+    write(prefix + "find.html", render("find.html", lang, **ctx, other_lang=other("find.html")))
+
+
+def _deal_levels(table: dict, sides: list[dict]) -> list[list[int]] | None:
+    """Guandan: both sides' levels after each deal, as the table played them (from the scored deals)."""
+    log = (table.get("details") or {}).get("deals")
+    if not log or len(sides) != 2 or not all(isinstance(d, dict) and d.get("levels") for d in log):
+        return None
+    return [list(d["levels"]) for d in log]
+
+
+def _mine_first(levels: list[list[int]], sides: list[dict], me: str) -> list[list[int]]:
+    return levels if sides[0]["entry_id"] == me else [list(reversed(x)) for x in levels]
 
 
 def _room_levels(table: dict, sides: list[dict]) -> list[dict]:

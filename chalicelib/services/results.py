@@ -110,7 +110,7 @@ def table_for_scoring(deps: Deps, eid: str, n: int, actor: Actor, doc: dict, tab
     early = doc.get("early_finish") or {}
     entries = [e for e in deps.repos.entries.get_many(eid, [*ids, *early]) if e]
     names = {e.id: e.name for e in entries}   # this table's (and early finishers')
-    view = {"event_id": eid, "event_name": event.config.name, "game": event.config.game, "round": n,
+    view = {"tournament_id": event.tournament_id, "event_id": eid, "event_name": event.config.name, "game": event.config.game, "round": n,
             "round_status": doc["status"], "method": event.config.stages[doc["stage"]].scoring.method,
             "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"),
             "side": actor.side, "table": table_view(table, names),

@@ -166,3 +166,20 @@ def round_prefix(stage: int, number: int) -> str:
 
 ROUND_PREFIX = "ROUND#"
 AUDIT_PREFIX = "AUDIT#"
+
+
+def round_clock(eid: str, number: int) -> dict:
+    """The round clock the director runs (issue 28): beside the round, its own item (pairing edits rewrite the round)."""
+    return {"PK": f"EVENT#{eid}", "SK": f"CLOCK#{number:03d}"}
+
+
+def announcement(tid: str, ann_id: str) -> dict:
+    return {"PK": f"TOURN#{tid}", "SK": f"ANN#{ann_id}"}
+
+
+ANNOUNCEMENT_PREFIX = "ANN#"
+
+
+def announcement_pointer(ann_id: str) -> dict:
+    """DELETE /announcements/{id} names no tournament: the pointer does."""
+    return {"PK": f"ANNID#{ann_id}", "SK": "META"}

@@ -413,4 +413,6 @@ class Repos:
         self.payments = PaymentRepo(self.table)
         from .rounds import RoundRepo
         self.rounds = RoundRepo(self.table)
+        from .hall import HallRepo
+        self.hall = HallRepo(self.table)
 

@@ -8,13 +8,18 @@
     buttons[i].addEventListener("click", function (e) { e.preventDefault(); window.print(); });
   }
   if (!url || !window.XMLHttpRequest) return;
+  function typing() {   // find.html: never reload under someone's fingers; the next poll will
+    var box = document.querySelector("[data-find] input");
+    return !!(box && box.value);
+  }
   function poll() {
     var x = new XMLHttpRequest();
     x.open("GET", url + "?_=" + Date.now());
     x.onload = function () {
       try {
         var f = JSON.parse(x.responseText);
-        if (seen === null) seen = f.version; else if (f.version && f.version !== seen) location.reload();
+        if (seen === null) seen = f.version;
+        else if (f.version && f.version !== seen && !typing()) location.reload();
       } catch (e) { /* a half-written feed: next poll */ }
     };
     x.send();

@@ -3,7 +3,7 @@
 import { ref } from "vue";
 import { call } from "../../shared/api.js";
 
-export const TABS_BY_ROLE = { owner: ["entries", "run", "standings", "import"], director: ["entries", "run", "standings", "import"],
+export const TABS_BY_ROLE = { owner: ["entries", "run", "standings", "import", "hall"], director: ["entries", "run", "standings", "import", "hall"],
                               desk: ["entries", "import"], scorer: ["run", "standings"] };
 
 export function useSession() {

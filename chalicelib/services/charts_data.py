@@ -1,0 +1,35 @@
+"""What the published pages' charts show (issue 28): each entry's place after every closed round of the stage
+being played, from the standings as they stood then. Closed rounds rarely change, so each prefix of them is
+worked out once per process and kept by a digest of its results."""
+from __future__ import annotations
+
+import hashlib
+
+from ..bootstrap import Deps
+
+_CACHE: dict[tuple, dict[str, int]] = {}
+
+
+def places_by_round(deps: Deps, event, state: dict, all_rounds: list) -> dict:
+    """{"rounds": [n, …], "field": entries ranked, "by_entry": {entry_id: [place after each of those rounds]}}."""
+    from .standings import stage_standings
+    stage = state.get("stage", 0)
+    closed = [(doc, tables) for doc, tables in all_rounds if doc.get("stage") == stage and doc.get("status") == "closed"]
+    if not closed or not state.get("plans", {}).get(str(stage)):
+        return {"rounds": [], "field": 0, "by_entry": {}}
+    h = hashlib.sha1(event.id.encode())
+    by_round: list[dict[str, int]] = []
+    for doc, tables in closed:
+        h.update(repr((doc["number"], [(t["number"], t["status"], t.get("points")) for t in tables],
+                       doc.get("byes"))).encode())
+        key = (event.id, doc["number"], h.hexdigest())
+        if key not in _CACHE:
+            if len(_CACHE) > 5000:
+                _CACHE.clear()
+            upto = [r for r in closed if r[0]["number"] <= doc["number"]]
+            rows = stage_standings(deps, event, stage, state, upto)["rows"]
+            _CACHE[key] = {r["entry_id"]: r["rank"] for r in rows}
+        by_round.append(_CACHE[key])
+    entries = set().union(*by_round)
+    return {"rounds": [doc["number"] for doc, _ in closed], "field": max((len(r) for r in by_round), default=0),
+            "by_entry": {e: [r.get(e) for r in by_round] for e in sorted(entries)}}
