@@ -12,7 +12,8 @@ STYLE = """<style>body{font-family:"PingFang SC","Microsoft YaHei","Noto Sans CJ
 .card{page-break-inside:avoid;border:1px solid #333;margin:8mm;padding:6mm;display:flex;flex-wrap:wrap;gap:6mm}
 .card h2{width:100%;margin:0 0 2mm;font-size:16pt}.side{flex:1;min-width:60mm}.side svg{width:32mm;height:32mm}
 .code{font:bold 16pt monospace;letter-spacing:2px}table.sheet{border-collapse:collapse;width:100%}
-table.sheet td,table.sheet th{border:1px solid #333;height:9mm;padding:1mm 2mm}@media print{.noprint{display:none}}</style>"""
+table.sheet td,table.sheet th{border:1px solid #333;height:9mm;padding:1mm 2mm}@media print{.noprint{display:none}}
+.find{min-width:30mm;text-align:center;font-size:9pt}.find svg{width:22mm;height:22mm}</style>"""
 
 
 def _qr_svg(url: str) -> str:
@@ -27,6 +28,10 @@ def table_cards(deps: Deps, organiser: Organiser, eid: str, n: int) -> str:
     names = {k: v["name"] for k, v in entry_names(deps, eid).items()}
     from .links import site_url
     site = site_url()
+    # Find my table (issue 28): the same code on every card, for players still looking for their seat
+    find_url = f"{site}/t/{event.tournament_id}/find.html"
+    find = (f"<div class='find'>{_qr_svg(find_url)}<p>扫码查座位<br>Find your table<br>"
+            f"<small>{html.escape(find_url)}</small></p></div>")
     out = [f"<!doctype html><html lang='zh-CN'><head><meta charset='utf-8'><title>{html.escape(event.config.name)} · "
            f"第{n}轮 桌卡</title>{STYLE}</head><body>"
            "<p class='noprint'><button onclick='print()'>打印 Print</button></p>"]
@@ -39,7 +44,7 @@ def table_cards(deps: Deps, organiser: Organiser, eid: str, n: int) -> str:
             out.append(f"<div class='side'><p><b>{html.escape(names.get(side['entry_id'], '?'))}</b><br>"
                        f"座位 Seats: {' '.join(side['seats'])}</p>{_qr_svg(url)}"
                        f"<p>桌号码 Table code: <span class='code'>{code}</span><br><small>{html.escape(url)}</small></p></div>")
-        out.append("</div>")
+        out.append(find + "</div>")
     for bye, reason in doc.get("byes", []):
         out.append(f"<p>轮空 Bye: {html.escape(names.get(bye, '?'))} <small>({html.escape(reason)})</small></p>")
     out.append("</body></html>")

@@ -124,7 +124,8 @@ def test_table_view_cards_and_score_sheet(api):
     assert "codes" not in view.data["table"] or view.data["table"]["codes"] is None
     cards = api.get(f"/events/{eid}/rounds/1/cards")
     html = cards.body.decode()
-    assert cards.status_code == 200 and html.count("<svg") == 6 and t["codes"][0] in html and "score.html?e=" in html
+    assert cards.status_code == 200 and html.count("<svg") == 6 + len(rnd["tables"]) and t["codes"][0] in html and "score.html?e=" in html
+    assert html.count(f"/t/{tid}/find.html") == len(rnd["tables"])   # issue 28: find my table from every card
     sheet = api.get(f"/events/{eid}/score-sheet", token=None)
     assert sheet.status_code == 200 and "斗地主记分表" in sheet.body.decode()
 
