@@ -42,6 +42,6 @@ def _announcement_tournament(deps, params) -> str:
 
 @route(bp, "/announcements/{id}", "DELETE", summary="Take an announcement down everywhere", auth="organiser",
        tag=TAG, status=204, roles=(), scope=_announcement_tournament)
-def withdraw(ctx, id):
+def withdraw_announcement(ctx, id):
     svc.withdraw(ctx.deps, ctx.organiser, id)
     return Response(body="", status_code=204)
