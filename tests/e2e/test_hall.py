@@ -137,15 +137,15 @@ def test_the_director_pauses_the_clock_and_a_phone_follows_offline_too(store, st
     token_sign_in(console, stack, token)
     console.get_by_role("tab", name="赛场").click()
     console.get_by_test_id("clock-start").click()
-    expect(console.get_by_test_id("console-clock")).to_contain_text("剩余时间")
+    expect(console.get_by_test_id("console-clock")).to_contain_text("剩余时间", timeout=30_000)   # the answer waits on a publish
     ctx, phone = _table_phone(browser, stack, ev, rnd)
     expect(phone.get_by_test_id("round-clock")).to_have_attribute("data-state", "running", timeout=15_000)
     first = _left_seconds(phone)
     assert 59 * 60 - 30 <= first <= 60 * 60, first            # match points: 60 minutes a round
     shot(phone, "phone-running")
     console.get_by_test_id("clock-pause").click()
-    expect(console.get_by_test_id("console-clock")).to_have_attribute("data-state", "paused")
-    expect(phone.get_by_test_id("round-clock")).to_have_attribute("data-state", "paused", timeout=12_000)   # one poll
+    expect(console.get_by_test_id("console-clock")).to_have_attribute("data-state", "paused", timeout=30_000)
+    expect(phone.get_by_test_id("round-clock")).to_have_attribute("data-state", "paused", timeout=12_000)   # one poll (10 s)
     expect(phone.get_by_test_id("round-clock")).to_contain_text("已暂停")
     held = _left_seconds(phone)
     ctx.set_offline(True)
