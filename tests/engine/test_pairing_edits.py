@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from chalicelib.engine.formats.common import Contestant
 from chalicelib.engine.formats.edits import layout_costs, warnings
 from chalicelib.engine.formats.swiss import pair_round
+from tests.engine.exact_reference import min_two_sided_violations
 from tests.engine.swiss_sim import field_of, play
 
 
@@ -83,7 +84,8 @@ def test_a_second_bye_and_a_bigger_score_gap_warn():
 @given(st.integers(6, 16), st.integers(1, 3), st.integers(0, 10_000))
 def test_a_late_entry_joins_and_later_rounds_stay_rematch_free(n, joins, seed):
     """An entry checked in after round `joins - 1` was drawn starts with 0 points and no opponents; every later
-    round of an event of up to 7 rounds stays free of rematches (n ≥ 6 leaves room)."""
+    round of an event of up to 7 rounds is free of rematches (and second byes) wherever the field allows it: as
+    few as the exact reference (networkx's blossom) finds."""
     rng = random.Random(seed)
     field = field_of(n)
     rounds = min(7, n - 1)
@@ -91,7 +93,9 @@ def test_a_late_entry_joins_and_later_rounds_stay_rematch_free(n, joins, seed):
         if r == joins:
             field = [*field, Contestant(id="LATE", number=len(field) + 1, score=0.0)]
         d = pair_round(field, r)
-        assert not any(p.rematch for p in d.tables), (r, [p.sides for p in d.tables])
+        # rematch-free wherever such a draw exists (late in a small field it may not: the exact reference says)
+        rematches = sum(p.rematch for p in d.tables) + sum(1 for e, _ in d.byes if next(c for c in field if c.id == e).byes)
+        assert rematches == min_two_sided_violations(field), (r, [p.sides for p in d.tables])
         if r >= joins:
             assert "LATE" in {e for p in d.tables for e in p.sides} | {e for e, _ in d.byes}
         field = play(field, d, rng)

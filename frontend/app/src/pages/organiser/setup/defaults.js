@@ -35,6 +35,7 @@ export function scoringDefaults(method) {
     match_points: () => ({ method, win: 2, draw: 1, loss: 0, bye_match_points: 1.5, bye_level_diff_points: 17,
                            withdrawal_match_points: 2, withdrawal_level_diff_points: 17, level_diff_table: diffTable(),
                            a_failure_limit: null, minutes: 60, slow_play_levels: 2, deduction_points: 1, team_rooms: false,
+                           team_knockout_tie: "extra_deal",
                            tiebreaks: ["match_points", "level_diff_points", "head_to_head_two", "opponents_match_points", "lots"] }),
     table_points: () => ({ method, deals_per_round: 6, minutes: 40, places: [5, 3, 1], bye_table_points: 3, doubling: false,
                            max_doublings_per_deal: 8,
