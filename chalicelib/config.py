@@ -33,6 +33,10 @@ class Settings(BaseSettings):
     table_code_secret_arn: str | None = None  # AWS: the same, read from Secrets Manager once per cold start
     lookup_secret: str | None = None  # keys login names and rate keys; derived from the table-code secret when unset
     publish_queue_url: str | None = None  # AWS: publishing runs from this queue; locally inline
+    # Published standings and round pages longer than this many rows are split into pages (issue 29); find.html
+    # carries its hits inline up to publish_find_inline of them, else searches find.json (fetched as one types).
+    publish_page_rows: int = 250
+    publish_find_inline: int = 2000
     hold_minutes: int = 35  # Stripe sessions live at least 30 minutes
     max_body_bytes: int = 64 * 1024
     trusted_proxy_hops: int = 0   # proxies of ours in front of the API that append X-Forwarded-For (0: none)

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 from .. import errors
 from ..bootstrap import Deps
 from ..engine.games import game as game_rules
-from ..publish.i18n import LANGS as PAGE_LANGS, prefix as lang_prefix
+from ..publish.i18n import LANGS as PAGE_LANGS, prefix as lang_prefix, translator
 from ..publish.render import fragment, render
 from .names import readable
 
@@ -503,16 +503,35 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
         ctx = {**base, **data, "root": "../", "css": "../style.css", "feed_url": "feed.json",
                "feed_version": data["version"],
                "share": _share(tournament, events, prefix, write if lang == "zh" else None, unchanged, event)}
-        fragments: dict[int, object] = {}
+        page_of = {"t": [tournament.name, tournament.venue, str(tournament.starts_on), str(tournament.ends_on)],
+                   "e": data["event"]}
+        t_ = translator(lang)
+        rows = page_rows()
+        round_pages = {r["number"]: _round_pages(r, rows, t_) for r in data["rounds"]}
+        first_page: dict[int, object] = {}
 
-        def round_html(r):  # rendered once, for the round page and (the latest) for the event page
-            if r["number"] not in fragments:
-                fragments[r["number"]] = fragment("round_tables.html", lang, r=r)
-            return fragments[r["number"]]
+        def round_html(r, k=0):  # page 1 of the latest round is rendered once, for its round page and the event page
+            if k:
+                return fragment("round_tables.html", lang, r=round_pages[r["number"]][1][k])
+            if r["number"] not in first_page:
+                first_page[r["number"]] = fragment("round_tables.html", lang, r=round_pages[r["number"]][1][0])
+            return first_page[r["number"]]
 
-        last = round_html(data["rounds"][-1]) if data["rounds"] else ""
-        write(ep + "index.html", render("event.html", lang, **ctx, round_html=last, other_lang=other(ep_rel + "index.html")))
-        write(ep + "standings.html", render("standings.html", lang, **ctx, other_lang=other(ep_rel + "standings.html")))
+        last = data["rounds"][-1] if data["rounds"] else None
+        write(ep + "index.html", render("event.html", lang, **ctx, round_html=round_html(last) if last else "",
+                                        pager=_pager(round_pages[last["number"]][0], 1) if last else None,
+                                        other_lang=other(ep_rel + "index.html")))
+        standings_pages = _pages(data["standings"], rows)
+        s_pager = [{"n": i, "href": _page_name("standings", i),
+                    "label": t_("ranks_from_to", a=chunk[0]["rank"], b=chunk[-1]["rank"]) if chunk else ""}
+                   for i, chunk in enumerate(standings_pages, start=1)]
+        for i, chunk in enumerate(standings_pages, start=1):
+            key = ep + _page_name("standings", i)
+            # a big field's standings: only the pages whose rows moved are rendered again
+            if len(standings_pages) > 1 and unchanged(key, [page_of, page_of_event(data), data["final"], chunk, len(s_pager)]):
+                continue
+            write(key, render("standings.html", lang, **{**ctx, "standings": chunk}, pager=_pager(s_pager, i),
+                              other_lang=other(ep_rel + _page_name("standings", i))))
         write(ep + "corrections.html", render("corrections.html", lang, **ctx, other_lang=other(ep_rel + "corrections.html")))
         if data["prizes"]:
             write(ep + "prizes.html", render("prizes.html", lang, **ctx, events_prizes=[data["prizes"]],
@@ -520,13 +539,16 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
         if data["bonuses"] is not None:
             write(ep + "bonuses.html", render("bonuses.html", lang, **ctx, currency=tournament.currency,
                                               other_lang=other(ep_rel + "bonuses.html")))
-        page_of = {"t": [tournament.name, tournament.venue, str(tournament.starts_on), str(tournament.ends_on)],
-                   "e": data["event"]}
         for r in data["rounds"]:
-            key = ep + f"round-{r['number']}.html"
-            if unchanged(key, [page_of, r]):  # finished rounds do not change
-                continue
-            write(key, render("round.html", lang, **ctx, r=r, round_html=round_html(r), other_lang=other(ep_rel + f"round-{r['number']}.html")))
+            pager, slices = round_pages[r["number"]]
+            for k, part in enumerate(slices):
+                name = _page_name(f"round-{r['number']}", k + 1)
+                key = ep + name
+                # finished rounds do not change; in a big round, one result changes the one page holding its table
+                if unchanged(key, [page_of, part] if len(slices) == 1 else [page_of, part, len(slices)]):
+                    continue
+                write(key, render("round.html", lang, **ctx, r=r, round_html=round_html(r, k), pager=_pager(pager, k + 1),
+                                  other_lang=other(ep_rel + name)))
         # Entry pages get a small context: they are most of the files.
         small = {**base, "updated": None, "root": "../", "css": "../style.css", "feed_url": "feed.json",
                  "feed_version": data["version"], "event": data["event"], "places": data["places"]}
@@ -554,6 +576,49 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
                             "announcements": hall["announcements"]}, ensure_ascii=False)
         for x in LANGS:
             write(f"{lang_prefix(x)}t/{tid}/feed.json", tfeed)
+
+
+def page_rows() -> int:
+    from ..config import get_settings
+    return max(1, get_settings().publish_page_rows)
+
+
+def _pages(rows: list, size: int) -> list[list]:
+    """A list split into pages of `size` (one page, however short or empty, when it fits)."""
+    return [rows] if len(rows) <= size else [rows[i:i + size] for i in range(0, len(rows), size)]
+
+
+def _page_name(base: str, i: int) -> str:
+    """Page 1 keeps the page's old name (standings.html, round-3.html); the others are standings-2.html …"""
+    return f"{base}.html" if i == 1 else f"{base}-{i}.html"
+
+
+def _pager(pages: list[dict], i: int) -> dict:
+    return {"pages": pages, "i": i}
+
+
+def _round_pages(r: dict, size: int, t) -> tuple[list[dict], list[dict]]:
+    """A round's rows (its tables, then its byes) in pages: (the pager's links, each page's slice of the round)."""
+    tables, byes = r["tables"], r["byes"]
+    total = len(tables) + len(byes)
+    if total <= size:
+        return [{"n": 1, "href": f"round-{r['number']}.html", "label": ""}], [r]
+    links, slices = [], []
+    for i, a in enumerate(range(0, total, size), start=1):
+        b = min(total, a + size)
+        part = {**r, "tables": tables[a:b], "byes": byes[max(0, a - len(tables)):max(0, b - len(tables))]}
+        if part["tables"]:
+            label = t("tables_from_to", a=part["tables"][0]["number"], b=part["tables"][-1]["number"])
+        else:
+            label = t("bye")
+        links.append({"n": i, "href": _page_name(f"round-{r['number']}", i), "label": label})
+        slices.append(part)
+    return links, slices
+
+
+def page_of_event(data: dict) -> list:
+    """What a standings page shows besides its rows (the columns), for its inputs' digest."""
+    return [data["event"], data["point_names"], data["tiebreak_names"], data["has_prizes"], data["has_decided"]]
 
 
 def _render_hall(lang, write, tournament, tid, prefix, other, base, hall, t_version) -> None:
