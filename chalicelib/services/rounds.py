@@ -24,7 +24,7 @@ from ..models import Event, Organiser, RoundOut, RoundTable, TableSide
 from .names import readable
 from ..installation import table_secret
 from .principals import who_of
-from .reads import entries_of, entries_read_once
+from .reads import entries_read_once, roster_of
 from .tournaments import own_event
 
 CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
@@ -35,9 +35,10 @@ CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 CODE_LENGTH = 10   # 50 bits from 32 symbols: with a handful of guesses a minute per table, hopeless to guess
 
 
-def table_code(eid: str, number: int, table: int, side: int) -> str:
-    """A side's table code, derived with the server secret so cards can be reprinted; only hashes are stored."""
-    digest = hmac.new(table_secret(), f"{eid}:{number}:{table}:{side}".encode(), hashlib.sha256).digest()
+def table_code(eid: str, number: int, table: int, side: int, secret: bytes | None = None) -> str:
+    """A side's table code, derived with the server secret so cards can be reprinted; only hashes are stored.
+    (`secret`: table_secret(), passed in by callers making thousands.)"""
+    digest = hmac.new(secret or table_secret(), f"{eid}:{number}:{table}:{side}".encode(), hashlib.sha256).digest()
     return "".join(CODE_ALPHABET[b % len(CODE_ALPHABET)] for b in digest[:CODE_LENGTH])
 
 
@@ -45,9 +46,9 @@ def normalise_code(code: str) -> str:
     return re.sub(r"[\s\-]", "", code or "").upper()
 
 
-def code_hash(code: str) -> str:
+def code_hash(code: str, secret: bytes | None = None) -> str:
     """Keyed with the server secret (HMAC): a leaked table cannot be searched for its codes offline."""
-    return hmac.new(table_secret(), b"code:" + normalise_code(code).encode(), hashlib.sha256).hexdigest()
+    return hmac.new(secret or table_secret(), b"code:" + normalise_code(code).encode(), hashlib.sha256).hexdigest()
 
 
 # --------------------------------------------------------------------------- helpers
@@ -90,12 +91,13 @@ def load_table(deps: Deps, eid: str, n: int, t: int) -> tuple[dict, dict, dict]:
 
 
 def entry_names(deps: Deps, eid: str) -> dict[str, dict]:
-    return {e.id: {"name": e.name, "club": e.club} for e in entries_of(deps, eid)}
+    return {e.id: {"name": e.name, "club": e.club} for e in roster_of(deps, eid)}
 
 
 def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes: bool = False) -> RoundOut:
     from ..glossary import bye_text, reason_text, term
     plain = {k: v["name"] for k, v in names.items()}
+    secret = table_secret() if with_codes else None
     out_tables = []
     for t in tables:
         why = t.get("why") or {}
@@ -104,7 +106,8 @@ def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes:
              "reason_en": reason_text(why, "en", plain) or readable(t.get("reason", ""), names)}
         sides = [TableSide(entry_id=s["entry_id"], seats=s["seats"], name=names.get(s["entry_id"], {}).get("name", ""))
                  for s in t["sides"]]
-        codes = [table_code(doc["event_id"], doc["number"], t["number"], i) for i in range(len(sides))] if with_codes else None
+        codes = [table_code(doc["event_id"], doc["number"], t["number"], i, secret) for i in range(len(sides))] \
+            if with_codes else None
         out_tables.append(RoundTable(**{k: v for k, v in t.items() if k in RoundTable.model_fields and k != "sides"},
                                      sides=sides, codes=codes))
     return RoundOut(stage=doc["stage"] + 1, number=doc["number"], stage_round=doc["stage_round"], seed=doc["seed"],
@@ -134,7 +137,7 @@ def _bye_rule(doc: dict) -> dict:
 # --------------------------------------------------------------------------- stages
 
 def _participants(deps: Deps, event: Event) -> list:
-    entries = [e for e in entries_of(deps, event.id) if e.status == "confirmed" and e.checked_in]
+    entries = [e for e in roster_of(deps, event.id) if e.status == "confirmed" and e.checked_in]
     if len(entries) < 2:
         raise errors.NoValidPairing("报到的参赛者不足 · Fewer than two entries are checked in: check entries in first.")
     return entries
@@ -155,7 +158,7 @@ def start_stage(deps: Deps, event: Event, idx: int, state: dict, seed: int) -> d
         previous = stage_standings(deps, event, idx - 1, state)
         adv = stage.advance
         groups = previous["groups"] if previous.get("groups") else [[r["entry_id"] for r in previous["rows"]]]
-        withdrawn = {e.id for e in entries_of(deps, event.id) if e.status in ("withdrawn", "cancelled", "disqualified")}
+        withdrawn = {e.id for e in roster_of(deps, event.id) if e.status in ("withdrawn", "cancelled", "disqualified")}
         # rules.md §1/§5: an unexcused forfeit in the stage's last round bars the entry from the next stage
         barred = withdrawn | set(previous.get("barred", []))
         groups = [[e for e in g if e not in barred] for g in groups]
@@ -165,7 +168,7 @@ def start_stage(deps: Deps, event: Event, idx: int, state: dict, seed: int) -> d
         totals = {r["entry_id"]: r["points"] for r in previous["rows"]}
         for e in ids:
             carry[e] = carry_over(totals.get(e, {}), stage.carry_over)
-        clubs = {e.id: e.club for e in entries_of(deps, event.id)}
+        clubs = {e.id: e.club for e in roster_of(deps, event.id)}
     numbers = {e: i + 1 for i, e in enumerate(ids)}
     plan: dict = {"stage": idx, "format": stage.format, "entries": ids, "numbers": numbers, "carry": carry,
                   "seed": seed}
@@ -299,7 +302,7 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
     plan = plans.get(str(stage_idx))
     stage_rounds = [r for r in state["rounds"] if r["stage"] == stage_idx]
     last_tables = None
-    if stage_rounds:
+    if stage_rounds and plan is not None and plan["format"] == "knockout":   # only a bracket reads its last round
         _, last_tables = deps.repos.rounds.get_round(eid, stage_idx, stage_rounds[-1]["n"])
     if plan is None:
         plan = start_stage(deps, event, stage_idx, state, seed)
@@ -327,13 +330,13 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
     bye_why = byes.pop() if byes and isinstance(byes[-1], dict) else {}
     rules = game_rules(event.config.game)
     seat_of = _mixed_seating(deps, event, notes) if event.config.mixed_pairs else None
-    tables = []
+    tables, secret = [], table_secret()
     for k, (sides, reason, *_rest) in enumerate(pairings, start=1):
         seats = rules.side_seats(len(sides))
         tables.append({"number": k, "home": sides[0], "reason": reason, "why": whys[k - 1], "status": "pending", "version": 0,
                        "sides": [{"entry_id": e, "seats": seat_of(e, seats[i]) if seat_of else list(seats[i])}
                                  for i, e in enumerate(sides)],
-                       "code_hashes": [code_hash(table_code(eid, n, k, i)) for i in range(len(sides))],
+                       "code_hashes": [code_hash(table_code(eid, n, k, i, secret), secret) for i in range(len(sides))],
                        "points": {}, "details": {}})
         if event.config.game == "guandan" and event.config.entry.kind == "team":
             from .team_matches import table_rooms
@@ -419,7 +422,7 @@ def _late_entries(deps: Deps, event: Event, stage_idx: int, plan: dict, stage_ro
     if stage_idx != 0 or plan["format"] not in ("swiss", "special_swiss") or stage_round > late_entry_until(event):
         return []
     known = set(plan["entries"])
-    late = sorted((e for e in deps.repos.entries.list(event.id)
+    late = sorted((e for e in roster_of(deps, event.id)
                    if e.status == "confirmed" and e.checked_in and e.id not in known), key=lambda e: e.id)
     primary = game_rules(event.config.game).point_names[scoring_of(event, 0).method][0]
     score = float(event.config.late_entry.score)
@@ -451,7 +454,7 @@ def _mixed_seating(deps: Deps, event: Event, notes: list[str]):
     """Mixed pairs (seed 000): each side's seats in member order, the man N/W and the woman S/E. A pair whose
     roster does not give one man and one woman keeps the seats as drawn, and the round's notes name it."""
     from ..engine.formats.mixed_pairs import member_seats
-    genders = {e.id: [m.gender for m in e.members] for e in entries_of(deps, event.id)}
+    genders = {e.id: [m.gender for m in e.members] for e in roster_of(deps, event.id)}
 
     def seat_of(entry_id: str, seats) -> list[str]:
         placed = member_seats(seats, genders.get(entry_id, []))
@@ -462,64 +465,57 @@ def _mixed_seating(deps: Deps, event: Event, notes: list[str]):
     return seat_of
 
 
-def _contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dict,
-                 before: int | None = None) -> list[Contestant]:
-    """The field as the draw sees it; `before`: only rounds before that one (a pairing edit of an open round)."""
+def _field(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dict, before: int | None = None) -> dict:
+    """Per entry, what the stage's rounds add up to (running_totals.py); `before`: only rounds before that one
+    (a pairing edit of an open round). The stored running totals when current (one document), else every
+    round folded."""
+    from . import running_totals as totals
     from .standings import stage_records
-    scoring = scoring_of(event, stage_idx)
-    primary = game_rules(event.config.game).point_names[scoring.method][0]
+    if before is None and totals.applies(event, stage_idx, plan):
+        field = totals.stored(deps, event.id, stage_idx, state)
+        if field is not None:
+            return field
     rounds = None
     if before is not None:
         rounds = [(d, ts) for d, ts in deps.repos.rounds.all_rounds(event.id) if d["number"] < before]
     records, tables = stage_records(deps, event, stage_idx, state, rounds)
-    alive = set(plan["entries"]) - {e.id for e in entries_of(deps, event.id)
-                                    if e.status in ("withdrawn", "cancelled", "disqualified")}
-    score = {e: plan.get("carry", {}).get(e, {}).get(primary, 0.0) for e in plan["entries"]}
-    opponents: dict[str, set] = {e: set() for e in plan["entries"]}
-    byes = {e: 0 for e in plan["entries"]}
-    home = {e: [0, 0, None] for e in plan["entries"]}
-    seats: dict[str, dict[str, int]] = {e: {} for e in plan["entries"]}
-    losses = {e: 0 for e in plan["entries"]}
-    for rec in records:
-        for e, pts in rec.points.items():
-            if e in score:
-                score[e] += pts.get(primary, 0.0)
-        if rec.bye:
-            for e in rec.entries:
-                byes[e] = byes.get(e, 0) + 1
+    primary = game_rules(event.config.game).point_names[scoring_of(event, stage_idx).method][0]
+    return totals.fold({}, records, tables, primary)
+
+
+def _contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dict,
+                 before: int | None = None, field: dict | None = None) -> list[Contestant]:
+    """The field as the draw sees it; `before`: only rounds before that one (a pairing edit of an open round)."""
+    from . import running_totals as totals
+    primary = game_rules(event.config.game).point_names[scoring_of(event, stage_idx).method][0]
+    if field is None:
+        field = _field(deps, event, stage_idx, plan, state, before)
+    entries = roster_of(deps, event.id)
+    alive = set(plan["entries"]) - {e.id for e in entries if e.status in ("withdrawn", "cancelled", "disqualified")}
+    clubs = {e.id: e.club for e in entries}
+    carry = plan.get("carry", {})
+    out = []
+    for e in plan["entries"]:
+        if e not in alive:
             continue
-        for e in rec.entries:
-            if e in opponents:
-                opponents[e].update(o for o in rec.entries if o != e)
-                if rec.outcome.get(e, 1) == 0:
-                    losses[e] += 1
-    for t in tables:
-        for i, s in enumerate(t["sides"]):
-            e = s["entry_id"]
-            if e in home:
-                if len(t["sides"]) == 2:
-                    home[e][0 if i == 0 else 1] += 1
-                    home[e][2] = i == 0
-                seat = s["seats"][0]
-                seats[e][seat] = seats[e].get(seat, 0) + 1
-    clubs = {e.id: e.club for e in entries_of(deps, event.id)}
-    return [Contestant(id=e, number=plan["numbers"][e], score=score[e], opponents=frozenset(opponents[e]),
-                       byes=byes[e], home=home[e][0], away=home[e][1], last_home=home[e][2], club=clubs.get(e, ""),
-                       seat_counts=tuple(sorted(seats[e].items())), losses=losses[e])
-            for e in plan["entries"] if e in alive]
+        t = totals.get(field, e)
+        out.append(Contestant(id=e, number=plan["numbers"][e], score=totals.score_of(field, e, carry.get(e, {}).get(primary, 0.0)),
+                              opponents=frozenset(t[totals.OPP]), byes=t[totals.BYES], home=t[totals.HOME],
+                              away=t[totals.AWAY], last_home=t[totals.LAST], club=clubs.get(e, ""),
+                              seat_counts=tuple(sorted(t[totals.SEATS].items())), losses=t[totals.LOSSES]))
+    return out
 
 
-def _early_finish(deps, event, stage_idx, plan, state, cs: list[Contestant], stage_round: int):
+def _early_finish(deps, event, stage_idx, plan, state, cs: list[Contestant], stage_round: int, field: dict):
     """rules.md §5/§8 (seed 000): entries certain of 1st, then 2nd, … place (以此类推) are not drawn again and
     score the average of the matches they played (a bye is not one) for each remaining round. Once out they
     stay out for the rest of the stage (the plan remembers each, with its place and average)."""
-    from ..engine.formats.early_finish import averages_of_played, certain_places
-    from .standings import stage_records
+    from ..engine.formats.early_finish import certain_places, played_average
+    from . import running_totals as totals
     done = plan.setdefault("early_finish", {})
     scoring = scoring_of(event, stage_idx)
     rules = game_rules(event.config.game)
-    records, _ = stage_records(deps, event, stage_idx, state)
-    averages = averages_of_played(records, [c.id for c in cs])
+    averages = {c.id: played_average(totals.get(field, c.id)[totals.PLAYED]) for c in cs}
     primary = rules.point_names[scoring.method][0]
     new = certain_places({c.id: c.score for c in cs}, {e: a.get(primary, 0.0) for e, a in averages.items()},
                          plan["rounds"] - stage_round + 1, rules.max_round_points(scoring), decided=done)
@@ -544,10 +540,11 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, see
     stage = stage_cfg(event, stage_idx)
     rules = game_rules(event.config.game)
     if fmt in ("swiss", "special_swiss"):
-        cs = _contestants(deps, event, stage_idx, plan, state)
+        field = _field(deps, event, stage_idx, plan, state)
+        cs = _contestants(deps, event, stage_idx, plan, state, field=field)
         notes: list[str] = []
         if fmt == "swiss" and early_finish_applies(event, stage_idx) and rules.sides_per_table == 2:
-            cs, notes = _early_finish(deps, event, stage_idx, plan, state, cs, stage_round)
+            cs, notes = _early_finish(deps, event, stage_idx, plan, state, cs, stage_round, field)
         d = draw_round(fmt, cs, stage_round, seats_per_table=3 if rules.sides_per_table == 3 else 2,
                        separate_related=stage.separate_related, rounds_left=plan["rounds"] - stage_round,
                        forbid_rematches=stage.rematches == "forbidden")
@@ -632,7 +629,11 @@ def _double_pairings(plan: dict, stage_round: int):
 @entries_read_once()
 def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     event = own_event(deps, organiser, eid)
-    state, doc, tables = load_round(deps, eid, n)
+    state = deps.repos.rounds.state(eid)
+    ref = round_ref(state, n)
+    doc, tables, stamp = deps.repos.rounds.get_round_stamped(eid, ref["stage"], n)
+    if doc is None:
+        raise errors.NotFound(f"round {n} not found")
     if doc["status"] == "closed":
         return round_out(doc, tables, entry_names(deps, eid))
     waiting = [t["number"] for t in tables if t["status"] not in ("confirmed", "forfeit")]
@@ -644,7 +645,9 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     doc["status"] = "closed"
     doc["closed_at"] = deps.clock().isoformat()
     new_state = {**state, "open_round": 0}
-    deps.repos.rounds.close_round(eid, doc, new_state, state["version"])
+    from . import running_totals
+    totals = running_totals.after_close(deps, event, doc["stage"], state, doc, tables, stamp)
+    deps.repos.rounds.close_round(eid, doc, new_state, state["version"], totals)
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
                                       "action": "round_closed", "round": n})
     from .publish_requests import request_publish

@@ -8,7 +8,7 @@ from ..engine.games import game as game_rules
 from ..engine.standings import allocate_prizes, compute, last_if_forfeited, unbeaten_first, without_entries
 from ..engine.types import MatchRecord
 from ..models import BonusDeal, BonusesOut, BonusPlayer, Event, Organiser, StandingRow, StandingsOut
-from .reads import entries_of
+from .reads import entries_of, roster_of
 from .tournaments import own_event
 
 COUNTED = ("confirmed", "forfeit")
@@ -51,7 +51,7 @@ def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None
     rules = game_rules(event.config.game)
     names = list(rules.point_names[scoring.method])
     records, tables = stage_records(deps, event, stage_idx, state, rounds)
-    statuses = {e.id: e.status for e in entries_of(deps, event.id)}
+    statuses = {e.id: e.status for e in roster_of(deps, event.id)}
     disqualified = {e for e in plan["entries"] if statuses.get(e) == "disqualified"}
     if event.config.game == "gouji" and plan["format"] in getattr(scoring, "withdrawal_points_formats", ()):
         records = _gouji_withdrawals(deps, event, plan, records, scoring)
@@ -122,7 +122,7 @@ def _without_early_withdrawals(plan: dict, records: list[MatchRecord], tables: l
 def _gouji_withdrawals(deps: Deps, event: Event, plan: dict, records: list[MatchRecord], scoring) -> list[MatchRecord]:
     """rules.md §3 (seed 002): when a team withdraws, every team drawn against it scores `withdrawal_points`
     (32) for that match, played or not: its played results are replaced, its scheduled ones added."""
-    withdrawn = {e.id for e in entries_of(deps, event.id) if e.status == "withdrawn"} & set(plan["entries"])
+    withdrawn = {e.id for e in roster_of(deps, event.id) if e.status == "withdrawn"} & set(plan["entries"])
     if not withdrawn:
         return records
     opponents: dict[str, dict[str, int]] = {w: {} for w in withdrawn}   # withdrawn → opponent → round

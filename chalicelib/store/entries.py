@@ -2,6 +2,7 @@
 that also moves the event's counters, so `taken` always equals the entries holding a place."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -66,9 +67,30 @@ def counter_delta(before: Entry | None, after: Entry | None) -> dict[str, int]:
     return {k: v for k, v in out.items() if v}
 
 
+@dataclass(frozen=True)
+class RosterMember:
+    gender: str | None = None
+
+
+@dataclass(frozen=True)
+class Roster:
+    """What a draw or a close reads of each of an event's entries (EntryRepo.roster): a tenth of the bytes."""
+    id: str
+    status: str
+    checked_in: bool
+    name: str
+    club: str
+    members: tuple[RosterMember, ...] = ()
+
+
+def roster_attr(entry: Entry) -> str:
+    return json.dumps([entry.id, entry.status, entry.checked_in, entry.name, entry.club,
+                       [m.gender for m in entry.members]], ensure_ascii=False, separators=(",", ":"))
+
+
 def entry_item(entry: Entry) -> dict:
     item = {**keys.entry(entry.event_id, entry.id), "kind": "entry", "data": entry.model_dump_json(),
-            "status": entry.status, "version": entry.version}
+            "status": entry.status, "version": entry.version, "roster": roster_attr(entry)}
     if entry.status == "waitlisted" and entry.waitlist_key:
         item.update(keys.waitlist_index(entry.event_id, entry.waitlist_key))
     elif entry.status == "pending_payment" and entry.hold_expires_at:
@@ -130,6 +152,16 @@ class EntryRepo:
 
     def list(self, eid: str) -> list[Entry]:
         return [Entry.model_validate_json(i["data"]) for i in self.t.query(keys.event_partition(eid), keys.ENTRY_PREFIX)]
+
+    def roster(self, eid: str) -> list[Roster]:
+        """The event's entries as a draw needs them, reading only each item's `roster` attribute (every write
+        sets it: entry_item); items written before it existed are read whole instead."""
+        items = self.t.query(keys.event_partition(eid), keys.ENTRY_PREFIX, raw=True, projection="roster")
+        if all("roster" in i for i in items):   # one parse of them all: 10,000 small ones cost ten times more
+            rows = json.loads("[" + ",".join(i["roster"]["S"] for i in items) + "]")
+            return [Roster(e, st, ci, nm, cl, tuple(RosterMember(g) for g in gs)) for e, st, ci, nm, cl, gs in rows]
+        return [Roster(e.id, e.status, e.checked_in, e.name, e.club, tuple(RosterMember(m.gender) for m in e.members))
+                for e in self.list(eid)]
 
     def any_for_event(self, eid: str) -> bool:
         """Whether the event has any entry at all (partner seekers hold no place, so the counters miss them)."""

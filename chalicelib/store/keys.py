@@ -183,3 +183,8 @@ ANNOUNCEMENT_PREFIX = "ANN#"
 def announcement_pointer(ann_id: str) -> dict:
     """DELETE /announcements/{id} names no tournament: the pointer does."""
     return {"PK": f"ANNID#{ann_id}", "SK": "META"}
+
+
+def round_totals(eid: str, stage: int) -> dict:
+    """A stage's per-entry running totals as of its last closed round (services/running_totals.py)."""
+    return {"PK": f"EVENT#{eid}", "SK": f"TOTALS#{stage}"}

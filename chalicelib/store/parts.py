@@ -93,6 +93,11 @@ def merge_round(head: dict, tail: dict) -> dict:
     return {**head, **tail}
 
 
+def split_totals(doc: dict) -> tuple[dict, dict]:
+    """A stage's running totals: the stamps in the head, the per-entry columns in the parts."""
+    return {k: v for k, v in doc.items() if k != "field"}, {"field": doc.get("field")}
+
+
 def item_size(item: dict) -> int:
     """An item's size as DynamoDB counts it (attribute names + values, UTF-8), for plain or typed items."""
     from .dynamo import to_item

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from .. import errors
 from . import keys, parts
@@ -11,6 +12,11 @@ from .dynamo import Op, Table, chunks, client, from_item, to_item
 
 _ROUND_CACHE: dict[tuple, tuple] = {}   # (table, event, stage, round) → ((rev, data, digest), doc, tables): closed
 HEAD_ONLY = "head_only"                 # marks a state read without its plans' long fields
+WRITERS = 8                             # threads writing a round's batches at once
+
+
+def _stamp(head_item: dict) -> list:
+    return [int(head_item.get("rev", 0)), json.loads(head_item["data"]).get("drawn_at")]
 
 
 class RoundRepo:
@@ -66,13 +72,17 @@ class RoundRepo:
 
     # -- rounds
     def create_round(self, eid: str, round_doc: dict, tables: list[dict], state: dict, expected_version: int) -> None:
-        """Tables and parts first (many; idempotent puts), then the round and the state in one transaction: the
-        round exists only once that commits, so a crash halfway leaves nothing visible and a retry redoes it."""
+        """Tables and parts first (many; idempotent puts, in parallel), then the round and the state in one
+        transaction: the round exists only once that commits, so a crash halfway leaves nothing visible, and the
+        retry's draw removes what the crashed one left that it does not overwrite itself (tables numbered past
+        its own, parts of another document) before its own writes."""
         stage, n = round_doc["stage"], round_doc["number"]
         key = keys.round_(eid, stage, n)
         head, round_parts = parts.pack(key, round_doc, parts.split_round)
         state_parts, state_op = self._state_ops(eid, state, expected_version)
-        self._batch_put([*round_parts, *state_parts, *(self.table_item(eid, stage, n, t) for t in tables)])
+        table_items = [self.table_item(eid, stage, n, t) for t in tables]
+        self._remove_leftovers(eid, stage, n, {i["SK"] for i in [*table_items, *round_parts]})
+        self._batch_put([*round_parts, *state_parts, *table_items])
         ops = [
             Op.put({**key, "kind": "round", **head},
                    condition="attribute_not_exists(PK)", on_fail=lambda: errors.RoundOpen("This round exists already.")),
@@ -84,13 +94,22 @@ class RoundRepo:
                 ops.append(Op.update(keys.counter_shard(eid, shard_no(item)), "SET drawn = :t", values={":t": True}))
         self.t.transact(ops)
 
+    def _remove_leftovers(self, eid: str, stage: int, n: int, keep: set[str]) -> None:
+        """Items under a round not yet drawn are a crashed draw's (its transaction never ran): one keys-only
+        query, empty but for that case; what the new draw will not overwrite is deleted. A round head found
+        means another draw committed meanwhile: nothing is written then."""
+        head_sk = keys.round_(eid, stage, n)["SK"]
+        found = [i["SK"]["S"] for i in self.t.query(keys.event_partition(eid), head_sk, raw=True, projection="SK")]
+        if head_sk in found:
+            raise errors.RoundOpen("Another round was drawn at the same moment.")
+        stale = [{"PK": keys.event_partition(eid), "SK": sk} for sk in found if sk not in keep]
+        self._batch_write([{"DeleteRequest": {"Key": to_item(k)}} for k in stale])
+
     def delete_round(self, eid: str, stage: int, n: int, tables: list[dict], state: dict, expected_version: int) -> None:
         state_parts, state_op = self._state_ops(eid, state, expected_version)
         self._batch_put(state_parts)
         self.t.transact([Op.delete(keys.round_(eid, stage, n)), state_op])
-        c = client()
-        for batch in chunks([keys.table(eid, stage, n, t["number"]) for t in tables], 25):
-            c.batch_write_item(RequestItems={self.t.name: [{"DeleteRequest": {"Key": to_item(k)}} for k in batch]})
+        self._batch_write([{"DeleteRequest": {"Key": to_item(keys.table(eid, stage, n, t["number"]))}} for t in tables])
 
     def edit_round(self, eid: str, round_doc: dict, changed: list[tuple[dict, int | None]], removed: list[tuple[int, int]],
                    state: dict, expected_version: int, audit: dict) -> None:
@@ -134,29 +153,67 @@ class RoundRepo:
                 "data": json.dumps(table, ensure_ascii=False, default=str), "version": table.get("version", 0)}
 
     def _batch_put(self, items: list[dict]) -> None:
+        self._batch_write([{"PutRequest": {"Item": to_item(i)}} for i in items])
+
+    def _batch_write(self, requests: list[dict]) -> None:
+        """Batches of 25 written by WRITERS threads at once (boto3 clients are thread-safe): 5,000 tables are 200
+        round trips. Returns once every batch is written; raises (ServiceUnavailable when throttled throughout)
+        otherwise, so a caller's transaction runs only after all of its items are in."""
+        batches = list(chunks(requests, 25))
+        if len(batches) <= 1:
+            for batch in batches:
+                self._write_batch(batch)
+            return
+        with ThreadPoolExecutor(max_workers=min(WRITERS, len(batches))) as pool:
+            for done in [pool.submit(self._write_batch, b) for b in batches]:
+                done.result()
+
+    def _write_batch(self, batch: list[dict]) -> None:
         c = client()
-        for batch in chunks(items, 25):
-            request = {self.t.name: [{"PutRequest": {"Item": to_item(i)}} for i in batch]}
-            for attempt in range(10):
-                resp = c.batch_write_item(RequestItems=request)
-                request = resp.get("UnprocessedItems") or {}
-                if not request:
-                    break
-                time.sleep(0.01 * 2 ** attempt)   # throttled: back off before the rest
-            if request:
-                raise errors.ServiceUnavailable()
+        request = {self.t.name: batch}
+        for attempt in range(10):
+            resp = c.batch_write_item(RequestItems=request)
+            request = resp.get("UnprocessedItems") or {}
+            if not request:
+                return
+            time.sleep(0.01 * 2 ** attempt)   # throttled: back off before the rest
+        raise errors.ServiceUnavailable()
 
     def get_round(self, eid: str, stage: int, n: int) -> tuple[dict | None, list[dict]]:
-        items = self.t.query(keys.event_partition(eid), keys.round_prefix(stage, n))
+        doc, tables, _ = self.get_round_stamped(eid, stage, n)
+        return doc, tables
+
+    def get_round_stamped(self, eid: str, stage: int, n: int) -> tuple[dict | None, list[dict], list | None]:
+        """The round, its tables and its stamp as read (see `round_stamps`), in one query."""
+        items = self.t.query(keys.event_partition(eid), keys.round_prefix(stage, n), raw=True)
         head, tables, blobs = None, [], {}
-        for item in items:
-            if item["kind"] == "round":
-                head = item
-            elif item["kind"] == "table":
-                tables.append(json.loads(item["data"]))
-            elif item["kind"] == "part":
-                blobs[item["SK"]] = parts.blob_of(item)
-        return self._round_doc(head, blobs), sorted(tables, key=lambda t: t["number"])
+        for item in items:   # raw items: the generic deserialiser is most of the time of 5,000 tables
+            kind = item["kind"]["S"]
+            if kind == "round":
+                head = from_item(item)
+            elif kind == "table":
+                tables.append(json.loads(item["data"]["S"]))
+            elif kind == "part":
+                blobs[item["SK"]["S"]] = item["blob"]["B"]
+        if head is None:   # tables without their round: a crashed draw's, which its retry cleans
+            return None, [], None
+        return self._round_doc(head, blobs), sorted(tables, key=lambda t: t["number"]), _stamp(head)
+
+    def round_stamps(self, eid: str, refs: list[dict]) -> dict[int, list]:
+        """Round number → [rev, drawn_at] of each round named (small head items, one batch read): `rev` moves
+        with every table written after the draw, `drawn_at` with a redraw; a summary stamped with them is
+        current exactly while they are unchanged."""
+        items = []
+        for batch in chunks([keys.round_(eid, r["stage"], r["n"]) for r in refs], 100):
+            items.extend(self.t.get_many(batch))
+        return {r["n"]: _stamp(item) for r, item in zip(refs, items) if item}
+
+    # -- a stage's running totals (services/running_totals.py): moved only by a close's transaction
+    def totals(self, eid: str, stage: int) -> dict | None:
+        item = self.t.get(keys.round_totals(eid, stage))
+        if not item:
+            return None
+        return parts.unpack(item, self._blobs(item), parts.merge_round)
 
     def _round_doc(self, head: dict | None, blobs: dict[str, bytes]) -> dict | None:
         if head is None:
@@ -172,13 +229,21 @@ class RoundRepo:
         doc, table = self.t.get_many([keys.round_(eid, stage, n), keys.table(eid, stage, n, t)])
         return (json.loads(doc["data"]) if doc else None), (json.loads(table["data"]) if table else None)
 
-    def close_round(self, eid: str, round_doc: dict, state: dict, expected_version: int) -> None:
-        """The closed round and the event state (no open round) together (the round's `rev` is kept)."""
+    def close_round(self, eid: str, round_doc: dict, state: dict, expected_version: int,
+                    totals: dict | None = None) -> None:
+        """The closed round, the event state (no open round) and the stage's running totals together (the
+        round's `rev` is kept). The totals' parts, like every part, are written first and never overwritten."""
         key = keys.round_(eid, round_doc["stage"], round_doc["number"])
         head, round_parts = parts.pack(key, round_doc, parts.split_round)
         state_parts, state_op = self._state_ops(eid, state, expected_version)
-        self._batch_put([*round_parts, *state_parts])
-        self.t.transact([self._doc_op(key, head), state_op])
+        ops = [self._doc_op(key, head), state_op]
+        totals_parts = []
+        if totals is not None:
+            totals_key = keys.round_totals(eid, round_doc["stage"])
+            totals_head, totals_parts = parts.pack(totals_key, totals, parts.split_totals)
+            ops.append(Op.put({**totals_key, "kind": "totals", **totals_head}))
+        self._batch_put([*round_parts, *state_parts, *totals_parts])
+        self.t.transact(ops)
 
     def rounds_for_publishing(self, eid: str, state: dict) -> list[tuple[dict, list[dict]]]:
         """Every round with its tables, reading only what changed since this process last read it: the round

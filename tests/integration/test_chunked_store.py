@@ -109,3 +109,53 @@ def test_parts_are_written_before_the_head_names_them(any_repos):
     with pytest.raises(errors.RoundOpen):
         repo.save_state("E4", {"rounds": [], "open_round": 0, "stage": 0, "plans": {"0": _plan(ids[::-1])}}, 0)
     assert repo.state("E4")["plans"]["0"]["entries"] == ids
+
+
+def test_a_crashed_draw_leaves_nothing_its_retry_does_not_clean(any_repos):
+    """A draw writes its tables and parts (in parallel batches) before the transaction that names them: a crash
+    in between leaves items under a round that does not exist; the retry's draw deletes those it does not
+    overwrite. A round already there (another draw committed) stops a draw before it writes anything."""
+    repo, ids = any_repos.rounds, _ids(200)
+
+    def tables(count, tag):
+        return [{"number": k, "home": ids[2 * k], "status": "pending", "version": 0, "points": {}, "reason": tag,
+                 "sides": [{"entry_id": ids[2 * k], "seats": ["N", "S"]}, {"entry_id": ids[2 * k + 1], "seats": ["E", "W"]}]}
+                for k in range(1, count + 1)]
+    doc = {"event_id": "E5", "stage": 0, "number": 1, "stage_round": 1, "seed": 5, "status": "open", "format": "swiss",
+           "byes": [], "notes": []}
+    state = {"rounds": [{"n": 1, "stage": 0, "stage_round": 1}], "open_round": 1, "stage": 0, "plans": {"0": _plan(ids)}}
+    # the crashed attempt: 55 tables and a stray part written, no transaction
+    repo._batch_put([repo.table_item("E5", 0, 1, t) for t in tables(55, "crashed")])
+    repo._batch_put([{"PK": "EVENT#E5", "SK": parts.part_sk("ROUND#0#001", "0" * 20, 0), "kind": "part", "blob": b"x"}])
+    assert repo.get_round("E5", 0, 1) == (None, [])            # nothing visible
+    repo.create_round("E5", doc, tables(50, "retry"), state, 0)
+    got_doc, got = repo.get_round("E5", 0, 1)
+    assert got_doc["seed"] == 5 and [t["number"] for t in got] == list(range(1, 51))
+    assert {t["reason"] for t in got} == {"retry"}
+    under = any_repos.table.query("EVENT#E5", "ROUND#0#001#", projection="SK")
+    assert len(under) == 50                                      # the 5 extra tables and the part are gone
+    with pytest.raises(errors.RoundOpen):
+        repo.create_round("E5", doc, tables(60, "late"), {**state}, 1)
+    assert [t["reason"] for t in repo.get_round("E5", 0, 1)[1]] == ["retry"] * 50
+
+
+def test_running_totals_go_with_the_close_and_stamps_move_with_results(any_repos):
+    repo, ids = any_repos.rounds, _ids(4_000)
+    doc = {"event_id": "E6", "stage": 0, "number": 1, "stage_round": 1, "seed": 5, "status": "open", "format": "swiss",
+           "byes": [], "notes": [], "drawn_at": "2026-12-12T01:00:00+00:00"}
+    table = {"number": 1, "home": ids[0], "status": "confirmed", "version": 0, "points": {},
+             "sides": [{"entry_id": ids[0], "seats": ["N", "S"]}, {"entry_id": ids[1], "seats": ["E", "W"]}]}
+    state = {"rounds": [{"n": 1, "stage": 0, "stage_round": 1}], "open_round": 1, "stage": 0, "plans": {"0": _plan(ids)}}
+    repo.create_round("E6", doc, [table], state, 0)
+    _, _, stamp = repo.get_round_stamped("E6", 0, 1)
+    assert stamp == [0, doc["drawn_at"]] and repo.round_stamps("E6", state["rounds"]) == {1: stamp}
+    field = {"ids": ids, "pts": [[2.0] * 9 for _ in ids]}        # a 10,000-entry field's size: parts, not one item
+    totals = {"stage": 0, "through": 1, "stamps": {"1": stamp}, "field": field}
+    with pytest.raises(errors.RoundOpen):                        # the state's version is the one condition
+        repo.close_round("E6", {**doc, "status": "closed"}, {**state, "open_round": 0}, 0, totals)
+    assert repo.totals("E6", 0) is None
+    repo.close_round("E6", {**doc, "status": "closed"}, {**state, "open_round": 0}, 1, totals)
+    assert repo.totals("E6", 0) == totals
+    repo.save_table("E6", 0, 1, {**table, "version": 1}, 0, {"id": "A1", "action": "result"})
+    assert repo.round_stamps("E6", state["rounds"]) == {1: [1, doc["drawn_at"]]}
+    assert max(size for _, size in _scan_sizes(any_repos)) < LIMIT

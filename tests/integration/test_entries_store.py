@@ -225,3 +225,20 @@ def test_full_without_waitlist_is_said_only_on_counters_the_write_saw(any_repos,
     any_repos.entries.transition(before, before.model_copy(update={"status": "cancelled", "version": 2}))
     assert registration.register(d, e.id, body(3), None).entry.status == "confirmed"   # freed elsewhere: taken
     assert any_repos.entries.counters(e.id)["taken"] == 1
+
+
+def test_the_roster_a_draw_reads_is_the_entries_in_short(any_repos, clock):
+    """EntryRepo.roster reads one attribute an entry (what a draw needs); items written before it read whole."""
+    from chalicelib.store.entries import entry_item
+    from tests.bigday import seed_event
+    _, event, _ = seed_event(any_repos, clock, 6)
+    whole = any_repos.entries.list(event.id)
+    expected = [(e.id, e.status, e.checked_in, e.name, e.club, [m.gender for m in e.members]) for e in whole]
+
+    def short(rows):
+        return [(r.id, r.status, r.checked_in, r.name, r.club, [m.gender for m in r.members]) for r in rows]
+    assert short(any_repos.entries.roster(event.id)) == expected and len(expected) == 6
+    old = {k: v for k, v in entry_item(whole[2].model_copy(update={"club": "旧商会"})).items() if k != "roster"}
+    any_repos.table.put(old)                      # an item as written before the roster attribute
+    expected[2] = (*expected[2][:4], "旧商会", expected[2][5])
+    assert short(any_repos.entries.roster(event.id)) == expected

@@ -175,6 +175,11 @@ def _matching(p: _Problem, band: int) -> list[tuple[int, int]] | None:
 def _solve(p: _Problem) -> _Solution:
     n = p.n
     if n > DP_ABOVE:
+        pairs = _repaired_natural_pairs(p)
+        if pairs is not None:
+            tiers = p.totals(pairs)
+            if p.proven(pairs, tiers):
+                return _Solution(pairs, tiers, "dp", True)
         pairs = _dp_pairs(p)
         if pairs is not None:
             tiers = p.totals(pairs)
@@ -189,6 +194,69 @@ def _solve(p: _Problem) -> _Solution:
             if whole or p.proven(pairs, tiers):
                 return _Solution(pairs, tiers, "matching" if not whole or n <= BAND + 1 else "matching (all pairs)", True)
         band = n - 1 if n <= FULL_LIMIT else min(n - 1, band * 2)
+
+
+def _repaired_natural_pairs(p: _Problem) -> list[tuple[int, int]] | None:
+    """The windowed programme's answer without running it over the whole field: neighbours in the order
+    (1v2, 3v4 …, the bye taken out as in `_dp_pairs`) meet the score bound by construction, so only small
+    blocks around a natural pair that is a rematch (or related in round 1) go to the programme, a block
+    widened while it misses its own bound. Blocks start and end at even places of the order, where no
+    natural pair crosses, so the blocks' bounds add up to the field's; the caller keeps the answer only
+    when proven. At 10,000 entries: tens of milliseconds instead of seconds."""
+    order = list(range(p.n))
+    bye = None
+    if p.odd:
+        eligible = [i for i, c in enumerate(p.order) if not c.byes]
+        bye = eligible[-1] if eligible else p.n - 1
+        order.remove(bye)
+    m, cs, scores = len(order), p.order, [p.scores[i] for i in order]
+
+    def bad(a: int, b: int) -> bool:
+        x, y = cs[order[a]], cs[order[b]]
+        return y.id in x.opponents or (p.related and bool(x.club) and x.club == y.club)
+
+    margins = {k: 2 for k in range(0, m, 2) if bad(k, k + 1)}   # bad natural pair → places taken each side
+    rung = 0   # the first pass runs a narrow programme; the passes after it (wider blocks) the usual one
+    while True:
+        blocks: list[list[int]] = []
+        for k in sorted(margins):
+            lo, hi = max(0, k - margins[k]), min(m, k + 2 + margins[k])
+            if blocks and lo <= blocks[-1][1]:
+                blocks[-1][1] = max(blocks[-1][1], hi)
+                blocks[-1][0] = min(blocks[-1][0], lo)
+            else:
+                blocks.append([lo, hi])
+        local, at, failed = [], 0, []
+        for lo, hi in blocks:
+            local.extend((k, k + 1) for k in range(at, lo, 2))
+            try:
+                block = [(lo + a, lo + b) for a, b in
+                         min_cost_pairs([cs[order[a]] for a in range(lo, hi)], p.round_no, p.related,
+                                        window=6 if rung == 0 else WINDOW, beam=8 if rung == 0 else BEAM)]
+            except NoValidPairing:
+                block = []
+            bound = sum(scores[k] - scores[k + 1] for k in range(lo, hi, 2))
+            if not block or any(bad(a, b) for a, b in block) or \
+                    sum(abs(scores[a] - scores[b]) for a, b in block) > bound:
+                failed.append((lo, hi))
+            local.extend(block)
+            at = hi
+        if not failed:
+            break
+        rung += 1
+        for lo, hi in failed:   # widen the failed blocks' pairs (a whole-field block that fails: give up)
+            if hi - lo >= m:
+                return None
+            for k in margins:
+                if lo <= k < hi:
+                    margins[k] = margins[k] * 4
+            if any(margins[k] > 1024 for k in margins if lo <= k < hi):
+                return None
+    local.extend((k, k + 1) for k in range(at, m, 2))
+    pairs = sorted((order[a], order[b]) for a, b in local)
+    if bye is not None:
+        pairs.append((bye, p.n))
+    return pairs
 
 
 def _dp_pairs(p: _Problem) -> list[tuple[int, int]] | None:
