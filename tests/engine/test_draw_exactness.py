@@ -161,3 +161,19 @@ def test_late_round_small_field_uses_fewest_rematches():
             d = pair_round(f, rnd)
             assert violations(f, d) == min_two_sided_violations(f)
             f = play(f, d, rng)
+
+
+def test_large_fields_mend_the_natural_pairing_to_the_whole_field_programme_s_cost():
+    """Above DP_ABOVE the draw mends only blocks of the natural pairing; its tiers 1–4 (rematches, related, bye
+    place, score differences) equal those of the windowed programme run over the whole field, round by round."""
+    from chalicelib.engine.formats import swiss
+    rng = random.Random(3)
+    f = field_of(swiss.DP_ABOVE + 301)       # odd: a bye every round
+    for rnd in range(1, 5):
+        d = pair_round(f, rnd)
+        check_placed(f, d)
+        p = swiss._Problem(order_for_round(f, rnd), rnd, False)
+        whole = swiss._dp_pairs(p)
+        assert whole is not None and d.exact and d.method == "dp"
+        assert d.tiers[:4] == p.totals(whole)[:4] and d.tiers[0] == 0, rnd
+        f = play(f, d, rng)
