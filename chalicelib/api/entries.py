@@ -1,35 +1,14 @@
 """Public registration and the participant's manage link."""
 from __future__ import annotations
 
-from typing import Literal
-
 from chalice import Blueprint
-from pydantic import Field
 
-from ..models import EntryPatch, EntryView, Out, RegistrationAnswer, RegistrationIn, Strict
+from ..models import CheckoutAnswer, CheckoutIn, EntryPatch, EntryView, RegistrationAnswer, RegistrationIn
 from ..services import registration as svc
 from .routing import route
 
 bp = Blueprint(__name__)
 TAG = "registration"
-
-
-class CheckoutIn(Strict):
-    """Without a provider: Stripe's Checkout, as before v1.2."""
-    provider: Literal["stripe", "wechat_pay", "alipay"] | None = None
-    channel: Literal["native", "jsapi", "h5", "page", "wap"] | None = None
-    openid: str | None = Field(default=None, min_length=1, max_length=128, description="JSAPI: the payer's openid")
-
-
-class CheckoutAnswer(Out):
-    checkout_url: str | None = None                 # Stripe
-    provider: str = "stripe"
-    channel: str | None = None
-    code_url: str | None = None                     # WeChat Pay Native: the QR code's content
-    jsapi: dict | None = None                       # WeChat Pay JSAPI: WeixinJSBridge's chooseWXPay parameters
-    h5_url: str | None = None                       # WeChat Pay H5: send the phone there
-    pay_url: str | None = None                      # Alipay page / wap
-    expires_at: str | None = None
 
 
 @route(bp, "/events/{eid}/entries", "POST", summary="Register an entry", body=RegistrationIn,
@@ -66,6 +45,10 @@ def cancel_entry(ctx, id):
 def checkout(ctx, id):
     entry = svc.entry_for_token(ctx.deps, id, ctx.header("x-manage-token"))
     body = ctx.body
+    from ..services import day_registration
+    shared = day_registration.open_shared_payment(ctx.deps, entry)
+    if shared:   # the entry's place is in a day's open payment: that one checkout, for all its items
+        return CheckoutAnswer(**day_registration.checkout_items(ctx.deps, shared, body, client_ip=ctx.client))
     if body.provider in (None, "stripe"):
         return CheckoutAnswer(checkout_url=svc.open_checkout(ctx.deps, entry))
     from ..services.payments import open_provider_checkout

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from chalice import Blueprint
 
-from ..models import DayRegistration, DayRegistrationAnswer, DayRegistrationIn
+from ..models import CheckoutAnswer, CheckoutIn, DayRegistration, DayRegistrationAnswer, DayRegistrationIn
 from ..services import day_registration as svc
 from .routing import route
 
@@ -14,9 +14,16 @@ TAG = "registration"
 @route(bp, "/tournaments/{tid}/registrations", "POST", summary="Register for several events of the day, pay once",
        body=DayRegistrationIn, response=DayRegistrationAnswer, status=201, headers=("Idempotency-Key",), tag=TAG,
        errors_=("event_full", "registration_closed", "not_eligible", "roster_size", "phone_required",
-                "idempotency_conflict", "duplicate_entry"))
+                "idempotency_conflict", "duplicate_entry", "online_payment_off", "payment_unavailable"))
 def register_day(ctx, tid):
-    return svc.register_day(ctx.deps, tid, ctx.body, ctx.header("idempotency-key"))
+    return svc.register_day(ctx.deps, tid, ctx.body, ctx.header("idempotency-key"), client_ip=ctx.client)
+
+
+@route(bp, "/registrations/{id}/checkout", "POST", summary="Pay online, once, for every item of a registration "
+       "waiting for payment (Stripe, WeChat Pay, Alipay)", auth="manage", body=CheckoutIn, response=CheckoutAnswer,
+       tag=TAG, errors_=("online_payment_off", "not_holding_place", "conflict", "payment_unavailable"))
+def checkout(ctx, id):
+    return CheckoutAnswer(**svc.checkout(ctx.deps, id, ctx.header("x-manage-token"), ctx.body, client_ip=ctx.client))
 
 
 @route(bp, "/registrations/{id}", "GET", summary="Every entry of a registration, by its manage link (我的比赛)",

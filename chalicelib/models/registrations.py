@@ -29,10 +29,35 @@ class DayItemIn(Strict):
     note: str = Field(default="", max_length=300)
 
 
+class CheckoutIn(Strict):
+    """How the payer pays online (v1.2). Without a provider: Stripe's Checkout, as before v1.2."""
+    provider: Literal["stripe", "wechat_pay", "alipay"] | None = None
+    channel: Literal["native", "jsapi", "h5", "page", "wap"] | None = None
+    openid: str | None = Field(default=None, min_length=1, max_length=128, description="JSAPI: the payer's openid")
+
+
+class CheckoutAnswer(Out):
+    """What the payer's page needs: one of checkout_url (Stripe), code_url (WeChat Native: the QR's content),
+    jsapi (WeixinJSBridge chooseWXPay parameters), h5_url (WeChat H5) or pay_url (Alipay page / wap)."""
+    checkout_url: str | None = None                 # Stripe
+    provider: str = "stripe"
+    channel: str | None = None
+    code_url: str | None = None                     # WeChat Pay Native: the QR code's content
+    jsapi: dict | None = None                       # WeChat Pay JSAPI: WeixinJSBridge's chooseWXPay parameters
+    h5_url: str | None = None                       # WeChat Pay H5: send the phone there
+    pay_url: str | None = None                      # Alipay page / wap
+    expires_at: str | None = None
+    amount: int | None = Field(default=None, description="minor units: what this checkout takes")
+    currency: str | None = None
+    entry_ids: list[str] = Field(default_factory=list, description="a day's checkout: the entries it pays for")
+
+
 class DayRegistrationIn(Strict):
-    """Several events of one tournament, one form, one payment (api.md v1.1)."""
+    """Several events of one tournament, one form, one payment (api.md v1.1). `checkout` (v1.2) chooses the
+    provider and channel now; without it Stripe's Checkout starts where the tournament offers Stripe."""
     contact: Contact
     items: list[DayItemIn] = Field(min_length=1, max_length=10)
+    checkout: CheckoutIn | None = None
 
 
 class DayItemOut(Out):
@@ -64,7 +89,8 @@ class DayRegistration(Out):
 class DayRegistrationAnswer(Out):
     registration: DayRegistration
     manage_token: str
-    checkout_url: str | None = None
+    checkout_url: str | None = None      # Stripe's, as before v1.2 (also in checkout)
+    checkout: CheckoutAnswer | None = None
 
 
 class EntryPatch(Strict):

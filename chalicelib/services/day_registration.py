@@ -15,6 +15,7 @@ from .. import errors
 from ..bootstrap import Deps
 from ..ids import hash_secret, new_id, new_token
 from ..models import (
+    CheckoutIn,
     DayItemOut,
     DayRegistration,
     DayRegistrationAnswer,
@@ -25,19 +26,27 @@ from ..models import (
     RegistrationIn,
 )
 from ..store.entries import IdempotentReplay, idempotency_item
+from . import gateways
 from . import registration as single
 
 IDEMPOTENCY_TTL = timedelta(days=7)
 
 
 def _body_hash(body: DayRegistrationIn) -> str:
-    return hashlib.sha256(json.dumps(body.model_dump(mode="json"), sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    # The registration's identity: who and what. How it is paid may change (POST /registrations/{id}/checkout).
+    who = body.model_dump(mode="json", exclude={"checkout"})
+    return hashlib.sha256(json.dumps(who, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
-def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | None) -> DayRegistrationAnswer:
+def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | None,
+                 client_ip: str | None = None) -> DayRegistrationAnswer:
     tournament, events = deps.repos.tournaments.get_with_events(tid)
     if tournament is None:
         raise errors.NotFound("tournament not found")
+    choice = _choice(deps, tournament, body.checkout)
+    # Places are held for online payment whenever the tournament takes it; the payment itself is opened now
+    # when the provider is known (chosen, or Stripe by default), else by POST /registrations/{id}/checkout.
+    hold_places = choice is not None or bool(gateways.offered_online(deps, tournament))
     by_id = {e.id: e for e in events}
     now = deps.clock()
     key_hash = single.idempotency_key_hash(idem_key)
@@ -84,14 +93,10 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
                 e.status, e.waitlist_key, e.hold_expires_at, e.payment_id = "waitlisted", e.id, None, None
                 e.payment_state = "none" if e.amount_due == 0 else "unpaid"
         holding = [e for e in entries if e.status == "pending_payment"]
-        payment = None
-        if holding and deps.payments is not None:
-            payment = Payment(id=new_id(), entry_id=holding[0].id, event_id=holding[0].event_id, provider="stripe",
-                              state="created", amount=sum(e.amount_due for e in holding), currency=tournament.currency,
-                              created_at=now, updated_at=now, registration_id=reg_id,
-                              items=[{"event_id": e.event_id, "entry_id": e.id, "amount": e.amount_due} for e in holding])
-            for e in holding:
-                e.hold_expires_at = now + timedelta(minutes=single.deps_hold_minutes(deps))
+        payment = _new_payment(holding, choice, reg_id, now) if holding and choice else None
+        for e in holding if hold_places else []:
+            e.hold_expires_at = now + timedelta(minutes=single.deps_hold_minutes(deps))
+            if payment:
                 e.payment_id, e.payment_state = payment.id, "pending"
         record = {"id": reg_id, "tournament_id": tid, "contact": body.contact.model_dump(),
                   "items": [{"event_id": e.event_id, "entry_id": e.id} for e in entries],
@@ -110,11 +115,30 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
             waitlisted.add(full)
     else:
         raise errors.Conflict("报名未能完成，请重试 · The registration could not be completed: try again.")
-    checkout_url = None
+    checkout = None
     if payment:
-        checkout_url = _start_checkout(deps, payment, entries, by_id, tournament, reg_id)
+        checkout = _start_checkout(deps, payment, tournament, reg_id, body.checkout, client_ip)
     return DayRegistrationAnswer(registration=registration_view(deps, reg_id), manage_token=token,
-                                 checkout_url=checkout_url)
+                                 checkout_url=checkout.get("checkout_url") if checkout else None, checkout=checkout)
+
+
+def _choice(deps: Deps, tournament, asked: CheckoutIn | None) -> tuple[str, str | None] | None:
+    """(provider, channel) the registration's payment opens with now, or None (no online payment yet)."""
+    if asked is not None:
+        provider = asked.provider or "stripe"
+        gateways.check_choice(deps, tournament, provider, asked.channel, asked.openid)
+        return provider, asked.channel if provider != "stripe" else None
+    if "stripe" in tournament.payments.providers and deps.payments is not None:
+        return "stripe", None   # as before v1.2
+    return None
+
+
+def _new_payment(holding: list[Entry], choice: tuple[str, str | None], reg_id: str, now) -> Payment:
+    provider, channel = choice
+    return Payment(id=new_id(), entry_id=holding[0].id, event_id=holding[0].event_id, provider=provider,
+                   channel=channel, state="created", amount=sum(e.amount_due for e in holding),
+                   currency=holding[0].currency, created_at=now, updated_at=now, registration_id=reg_id,
+                   items=[{"event_id": e.event_id, "entry_id": e.id, "amount": e.amount_due} for e in holding])
 
 
 def _manage_token(idem_key: str, reg_id: str) -> str:
@@ -130,31 +154,115 @@ def _replay(deps: Deps, tid: str, key_hash: str, idem_key: str, body: DayRegistr
         raise errors.Conflict("请重试 · Try again.")
     if record.get("body_hash") != _body_hash(body):
         raise errors.IdempotencyConflict()
-    reg = deps.repos.entries.registration(record["entry_id"])
-    checkout_url = None
-    if reg and reg.get("payment_id"):
-        payment = deps.repos.payments.get(reg["payment_id"])
-        checkout_url = payment.checkout_url if payment and payment.state in ("created", "pending") else None
-    return DayRegistrationAnswer(registration=registration_view(deps, record["entry_id"]),
-                                 manage_token=_manage_token(idem_key, record["entry_id"]), checkout_url=checkout_url)
+    reg_id = record["entry_id"]
+    reg = deps.repos.entries.registration(reg_id)
+    checkout = None
+    payment = deps.repos.payments.get(reg["payment_id"]) if reg and reg.get("payment_id") else None
+    if payment and payment.state == "pending":
+        checkout = _answer_of(payment)
+    elif payment and payment.state == "created":   # the provider was not reached the first time: once more
+        tournament = deps.repos.tournaments.get(tid)
+        checkout = _start_checkout(deps, payment, tournament, reg_id, body.checkout, None)
+    return DayRegistrationAnswer(registration=registration_view(deps, reg_id), manage_token=_manage_token(idem_key, reg_id),
+                                 checkout_url=checkout.get("checkout_url") if checkout else None, checkout=checkout)
 
 
-def _start_checkout(deps, payment: Payment, entries, by_id, tournament, reg_id: str) -> str:
+def _answer_of(payment: Payment) -> dict:
+    """What the payer's page was given when the order opened (Stripe's before v1.2: its URL only)."""
+    return payment.checkout_answer or {"provider": payment.provider, "checkout_url": payment.checkout_url,
+                                       "amount": payment.amount, "currency": payment.currency,
+                                       "entry_ids": [i["entry_id"] for i in payment.items] or [payment.entry_id]}
+
+
+def _start_checkout(deps, payment: Payment, tournament, reg_id: str, asked: CheckoutIn | None,
+                    client_ip: str | None) -> dict:
+    """Opens the payment's order at its provider (any of them, through gateways.start) and records it pending."""
     from .links import site_url
     site = site_url()
-    holding = [e for e in entries if e.payment_id == payment.id]
-    expires = min(e.hold_expires_at for e in holding) - timedelta(minutes=2)
-    expires = max(expires, deps.clock() + timedelta(minutes=31))
-    lines = [(f"{tournament.name} · {by_id[e.event_id].config.name} · {e.name}", e.amount_due) for e in holding]
-    session_id, url = deps.payments.create_checkout(
-        payment_id=payment.id, entry_id=holding[0].id, event_id=holding[0].event_id, amount=payment.amount,
-        currency=payment.currency, description=tournament.name, lines=lines,
-        success_url=f"{site}/entry.html?reg={reg_id}&paid=1", cancel_url=f"{site}/entry.html?reg={reg_id}",
-        expires_at=expires)
-    pending = payment.model_copy(update={"state": "pending", "session_id": session_id, "checkout_url": url,
-                                         "updated_at": deps.clock(), "version": payment.version + 1})
-    deps.repos.payments.save(payment, pending)
-    return url
+    now = deps.clock()
+    parts = payment.items or [{"event_id": payment.event_id, "entry_id": payment.entry_id, "amount": payment.amount}]
+    holding = [e for e in (deps.repos.entries.get(p["event_id"], p["entry_id"]) for p in parts) if e]
+    names = {e.id: (e.name, single.event_config(deps, e.event_id).config.name) for e in holding}
+    holds = [e.hold_expires_at for e in holding if e.hold_expires_at] or [now + timedelta(minutes=single.deps_hold_minutes(deps))]
+    # The order closes just before the first hold runs out (WeChat Pay and Alipay take up to a day)
+    expires = max(min(min(holds), now + timedelta(hours=23)) - timedelta(minutes=2), now + timedelta(minutes=5))
+    lines = [(f"{tournament.name} · {names[p['entry_id']][1]} · {names[p['entry_id']][0]}", p["amount"])
+             for p in parts if p["entry_id"] in names]
+    reference, started = gateways.start(
+        deps, payment, description=tournament.name, lines=lines, return_url=f"{site}/entry.html?reg={reg_id}&paid=1",
+        cancel_url=f"{site}/entry.html?reg={reg_id}", expires_at=expires,
+        openid=asked.openid if asked else None, client_ip=client_ip)
+    answer = {"provider": payment.provider, "channel": payment.channel, "amount": payment.amount,
+              "currency": payment.currency, "entry_ids": [p["entry_id"] for p in parts], **started}
+    try:
+        deps.repos.payments.save(payment, payment.model_copy(update={
+            "state": "pending", "session_id": reference, "checkout_answer": answer,
+            "checkout_url": started.get("checkout_url") or started.get("pay_url") or started.get("h5_url")
+            or started.get("code_url"), "updated_at": deps.clock(), "version": payment.version + 1}))
+    except errors.VersionConflict:   # a retry saved the same order first
+        pass
+    return answer
+
+
+def checkout(deps: Deps, reg_id: str, token: str | None, asked: CheckoutIn, client_ip: str | None = None) -> dict:
+    """POST /registrations/{id}/checkout: one payment for every item of the registration holding a place and
+    waiting for payment, through the provider and channel asked. Asked again the same way: the same order.
+    Asked another way: the open order is closed at its provider first, so that only one can take money."""
+    reg = own_registration(deps, reg_id, token)
+    return checkout_items(deps, reg, asked, client_ip)
+
+
+def open_shared_payment(deps: Deps, entry: Entry) -> dict | None:
+    """The registration whose open payment (several items) holds this entry's place, if any."""
+    payment = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
+    if payment and payment.items and payment.registration_id and payment.state in ("created", "pending") \
+            and entry.status == "pending_payment":
+        return deps.repos.entries.registration(payment.registration_id)
+    return None
+
+
+def checkout_items(deps: Deps, reg: dict, asked: CheckoutIn, client_ip: str | None = None) -> dict:
+    from .payments import _close_at_provider
+    tournament = deps.repos.tournaments.get(reg["tournament_id"])
+    provider = asked.provider or "stripe"
+    gateways.check_choice(deps, tournament, provider, asked.channel, asked.openid)
+    channel = asked.channel if provider != "stripe" else None
+    entries = [deps.repos.entries.get(i["event_id"], i["entry_id"]) for i in reg["items"]]
+    holding = [e for e in entries if e is not None and e.status == "pending_payment"]
+    if not holding:
+        raise errors.NotHoldingPlace("这个报名没有待付款的项目 · Nothing in this registration is waiting for payment.")
+    open_ = {}
+    for e in holding:
+        p = deps.repos.payments.get(e.payment_id) if e.payment_id else None
+        if p and p.state in ("created", "pending"):
+            open_[p.id] = p
+    ids = {e.id for e in holding}
+    if len(open_) == 1:
+        (current,) = open_.values()
+        covers = {i["entry_id"] for i in current.items} or {current.entry_id}
+        same = (current.provider, current.channel) == (provider, channel) and covers == ids \
+            and all(e.payment_id == current.id for e in holding)
+        if same and current.state == "pending":
+            return _answer_of(current)
+        if same:   # created, the provider not reached: the same order again
+            return _start_checkout(deps, current, tournament, reg["id"], asked, client_ip)
+    for p in open_.values():
+        _close_at_provider(deps, p)   # refuses (409) while an old order might still take money
+    now = deps.clock()
+    payment = _new_payment(holding, (provider, channel), reg["id"], now)
+    deps.repos.payments.put_new(payment)
+    hold = now + timedelta(minutes=single.deps_hold_minutes(deps))
+    for e in holding:   # version-checked: a concurrent checkout loses here (its retry closes this order)
+        deps.repos.entries.transition(e, e.model_copy(update={
+            "payment_id": payment.id, "payment_state": "pending", "hold_expires_at": e.hold_expires_at or hold,
+            "version": e.version + 1, "updated_at": now}))
+    for p in open_.values():
+        fresh = deps.repos.payments.get(p.id)
+        if fresh and fresh.state in ("created", "pending"):
+            deps.repos.payments.save(fresh, fresh.model_copy(update={
+                "state": "cancelled", "failure": "another checkout", "updated_at": now, "version": fresh.version + 1}))
+    deps.repos.entries.update_registration(reg["id"], "SET payment_id = :p", {":p": payment.id})
+    return _start_checkout(deps, payment, tournament, reg["id"], asked, client_ip)
 
 
 # --------------------------------------------------------------------------- the participant's side

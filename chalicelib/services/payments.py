@@ -199,18 +199,22 @@ def _apply_refund(deps: Deps, payment: Payment, total_refunded: int, full: bool,
         return _partial_refund(deps, payment, total_refunded, seen)
     if payment.state != "refunded":
         sent_back = payment.model_copy(update={"state": "refunded", "updated_at": deps.clock(),
+                                               "amount_refunded": max(payment.amount_refunded, total_refunded),
                                                "version": payment.version + 1})
         deps.repos.payments.save(payment, sent_back, stripe_event=_seen(deps, seen))
     else:
         deps.repos.payments.mark_stripe_event(*_seen(deps, seen))
-    entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
-    if entry and entry.payment_state != "refunded" and entry.payment_id == payment.id:
-        if entry.holds_place:  # refunded from the Stripe dashboard: the entry no longer holds a paid place
-            registration.cancel_entry(deps, entry, reason="已退款 · Refunded", refund=False)
-            entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
-        deps.repos.entries.transition(entry, entry.model_copy(update={
-            "payment_state": "refunded", "version": entry.version + 1, **refunded(entry, entry.amount_paid)}),
-            take_place=False)
+    # A day's payment covers several entries: each one it paid for is refunded (those cancelled already were)
+    parts = payment.items or [{"event_id": payment.event_id, "entry_id": payment.entry_id}]
+    for part in parts:
+        entry = deps.repos.entries.get(part["event_id"], part["entry_id"])
+        if entry and entry.payment_state != "refunded" and entry.payment_id == payment.id:
+            if entry.holds_place:  # refunded from the provider's dashboard: the entry no longer holds a paid place
+                registration.cancel_entry(deps, entry, reason="已退款 · Refunded", refund=False)
+                entry = deps.repos.entries.get(part["event_id"], part["entry_id"])
+            deps.repos.entries.transition(entry, entry.model_copy(update={
+                "payment_state": "refunded", "version": entry.version + 1, **refunded(entry, entry.amount_paid)}),
+                take_place=False)
     return {"status": "refunded"}
 
 

@@ -233,8 +233,11 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
                   payment_state="none" if due == 0 else "unpaid", created_at=now, updated_at=now,
                   manage_token_hash=hash_secret(token), note=body.note)
     payment = None
-    if status == "pending_payment" and online:
+    from . import gateways
+    if status == "pending_payment" and not desk and gateways.offered_online(deps, tournament):
+        # Held for online payment as with Stripe, whichever provider the payer then picks (POST …/checkout)
         entry.hold_expires_at = now + timedelta(minutes=deps_hold_minutes(deps))
+    if status == "pending_payment" and online:
         payment = _new_stripe_payment(entry, now)
         entry.payment_id, entry.payment_state = payment.id, "pending"
     waiting = entry.model_copy(update={"status": "waitlisted", "waitlist_key": entry_id, "hold_expires_at": None,
@@ -543,8 +546,12 @@ def open_checkout(deps: Deps, entry: Entry) -> str:
                                         {"providers": offered_providers(deps, tournament)})
     if entry.payment_id:
         payment = deps.repos.payments.get(entry.payment_id)
-        if payment and payment.state in ("created", "pending"):
+        if payment and payment.state in ("created", "pending") and payment.provider == "stripe":
             return start_checkout(deps, entry, payment, tournament)
+        if payment and payment.state in ("created", "pending"):   # another provider's order: closed first
+            from .payments import _close_at_provider
+            _close_at_provider(deps, payment)
+            _cancel_open_checkout(deps, payment.id)
     now = deps.clock()
     payment = _new_stripe_payment(entry, now)
     deps.repos.payments.put_new(payment)
@@ -576,10 +583,12 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
                 continue
             now = deps.clock()
             paid = entry.amount_due > 0 and entry.amount_paid < entry.amount_due
-            notice = ("候补转正：请在 {} 前付款 · A place is yours: pay by {}" if paid and deps.payments else
+            from . import gateways
+            online = bool(gateways.offered_online(deps, tournament))   # any provider the tournament takes online
+            notice = ("候补转正：请在 {} 前付款 · A place is yours: pay by {}" if paid and online else
                       "候补转正：请到报名台付款 · A place is yours: pay at the desk" if paid else
                       "候补转正，报名已确认 · A place is yours: your entry is confirmed")
-            hold = now + timedelta(minutes=deps_hold_minutes(deps)) if paid and deps.payments else None
+            hold = now + timedelta(minutes=deps_hold_minutes(deps)) if paid and online else None
             if hold:
                 from zoneinfo import ZoneInfo
                 local = hold.astimezone(ZoneInfo(tournament.timezone)).strftime("%H:%M")

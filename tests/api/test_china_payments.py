@@ -369,7 +369,7 @@ def test_stripe_only_where_the_tournament_chose_it(api, eid, fake_stripe, wechat
     # a platform with Stripe keys: this tournament chose WeChat Pay, Alipay and the desk, so no Stripe session
     entry_id, manage = registered(api, eid)
     assert not fake_stripe.sessions
-    assert entry(api, entry_id, manage)["hold_expires_at"] is None
+    assert entry(api, entry_id, manage)["hold_expires_at"] is not None   # held for online payment all the same
     r = checkout(api, entry_id, manage)   # no body: Stripe, as before v1.2
     assert (r.status_code, r.data["code"]) == (409, "online_payment_off")
     assert checkout(api, entry_id, manage, provider="wechat_pay", channel="native").status_code == 200
@@ -397,3 +397,77 @@ def test_wechat_pay_once_on_dynamodb_local(local_api, wechat_local, clock):
     assert r.data["message"] == "duplicate"
     e = entry(local_api, entry_id, manage)
     assert (e["status"], e["amount_paid"]) == ("confirmed", 4000)
+
+
+# --------------------------------------------------------------------------- a day's registration
+def test_a_days_checkout_by_channel_switched_and_refused_without_writing(api, wechat, alipay, clock):
+    """The channels on a day's one checkout: a refused choice writes nothing; JSAPI's signed bridge parameters;
+    the QR given up for H5 (the Native order closed at WeChat first); an item's own checkout answers the day's;
+    then Alipay instead, paid once for both items."""
+    tid = api.post("/tournaments", tournament_body(payments=CHINA)).data["id"]
+    a, b = make_event(api, tid, name="掼蛋积分赛"), make_event(api, tid, name="掼蛋团体赛")
+    items = [{"event_id": e, "name": "河池一队", "members": [{"name": "张三", "phone": "13800000001"}, {"name": "李四"}]}
+             for e in (a, b)]
+
+    def day(checkout, key):
+        return api.post(f"/tournaments/{tid}/registrations", {"contact": {"name": "张三", "phone": "13800000001"},
+                        "items": items, "checkout": checkout}, token=None, headers={"Idempotency-Key": key})
+
+    for bad, code in (({"provider": "wechat_pay", "channel": "jsapi"}, "invalid_request"),
+                      ({"provider": "wechat_pay", "channel": "page"}, "invalid_request"),
+                      ({"provider": "stripe"}, "online_payment_off")):
+        r = day(bad, f"day-bad-{code}-{bad.get('channel')}")
+        assert (r.status_code, r.data["code"]) == ((400 if code == "invalid_request" else 409), code), r.data
+    assert api.get(f"/events/{a}/entries").data["entries"] == [] and not wechat.requests
+    r = day({"provider": "wechat_pay", "channel": "jsapi", "openid": "oUpF8uMuAJO_M2pxb1Q9zNjWeS6o"}, "day-registration-jsapi-0001")
+    assert r.status_code == 201, r.data
+    reg_id, manage = r.data["registration"]["id"], {"X-Manage-Token": r.data["manage_token"]}
+    js = r.data["checkout"]["jsapi"]
+    signed = f"{js['appId']}\n{js['timeStamp']}\n{js['nonceStr']}\n{js['package']}\n"
+    assert rsa_verify(wechat.merchant_key.public_key(), signed, js["paySign"])
+    order = wechat.requests[-1]
+    assert order["path"] == "/v3/pay/transactions/jsapi" and order["body"]["amount"]["total"] == 8000
+    assert r.data["checkout_url"] is None and len(r.data["checkout"]["entry_ids"]) == 2
+    # the same request again: the same registration and the same order
+    again = day({"provider": "wechat_pay", "channel": "jsapi", "openid": "oUpF8uMuAJO_M2pxb1Q9zNjWeS6o"}, "day-registration-jsapi-0001")
+    assert again.data["checkout"] == r.data["checkout"] and len(wechat.orders) == 1
+    first_order = order["body"]["out_trade_no"]
+    # a phone outside WeChat: H5 instead; the JSAPI order is closed at WeChat before the new one opens
+    h5 = api.post(f"/registrations/{reg_id}/checkout", {"provider": "wechat_pay", "channel": "h5"}, token=None,
+                  headers=manage)
+    assert h5.status_code == 200 and "redirect_url=" in h5.data["h5_url"], h5.data
+    assert wechat.closed == [first_order] and bootstrap.deps().repos.payments.get(first_order).state == "cancelled"
+    # an item's own checkout link answers the registration's (one order for both), not an order of its own
+    item_entry = r.data["registration"]["items"][1]["entry"]["id"]
+    own = api.post(f"/entries/{item_entry}/checkout", {"provider": "wechat_pay", "channel": "h5"}, token=None,
+                   headers=manage)
+    assert own.data == h5.data
+    # then Alipay after all: one trade for both, paid once
+    ali = api.post(f"/registrations/{reg_id}/checkout", {"provider": "alipay", "channel": "page"}, token=None,
+                   headers=manage)
+    assert ali.status_code == 200 and ali.data["amount"] == 8000, ali.data
+    trade = alipay.open_trade(ali.data["pay_url"])
+    assert trade["method"] == "alipay.trade.page.pay" and trade["biz"]["total_amount"] == "80.00"
+    alipay.pay(trade["biz"]["out_trade_no"])
+    assert ali_notify(api, alipay.notification(trade["biz"]["out_trade_no"], clock())).body == b"success"
+    seen = api.get(f"/registrations/{reg_id}", token=None, headers=manage).data
+    assert [i["entry"]["status"] for i in seen["items"]] == ["confirmed", "confirmed"]
+    assert (seen["amount_paid"], seen["payment_state"]) == (8000, "paid")
+    # nothing left to pay: 409 not_holding_place
+    done = api.post(f"/registrations/{reg_id}/checkout", {"provider": "alipay", "channel": "page"}, token=None,
+                    headers=manage)
+    assert (done.status_code, done.data["code"]) == (409, "not_holding_place")
+
+
+def test_a_wechat_only_day_holds_its_places_until_the_payer_picks_a_channel(api, wechat, clock):
+    from chalicelib.services.payments import sweep_expired_holds
+    tid = api.post("/tournaments", tournament_body(payments={"providers": ["wechat_pay"]})).data["id"]
+    a = make_event(api, tid, capacity=1)
+    body = {"contact": {"name": "张三", "phone": "13800000001"},
+            "items": [{"event_id": a, "name": "河池一队", "members": [{"name": "张三", "phone": "13800000001"}, {"name": "李四"}]}]}
+    r = api.post(f"/tournaments/{tid}/registrations", body, token=None)
+    assert r.status_code == 201 and r.data["checkout"] is None, r.data
+    assert r.data["registration"]["items"][0]["entry"]["hold_expires_at"] is not None and not wechat.requests
+    clock.advance(minutes=40)   # nobody paid: the place comes free as with Stripe
+    assert sweep_expired_holds(bootstrap.deps())["released"] == 1
+    assert api.get(f"/events/{a}").data["counters"]["taken"] == 0

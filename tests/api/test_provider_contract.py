@@ -17,6 +17,7 @@ DUE = 4000   # a pair at 20 CNY a person
 class Stripe:
     providers = ["stripe", "offline"]
     online = True
+    choice, answer_key = {"provider": "stripe"}, "checkout_url"
 
     def __init__(self, api, clock):
         from chalicelib.payments.stripe_gateway import StripeGateway
@@ -47,10 +48,19 @@ class Stripe:
     def refunded(self):
         return [r["amount"] for r in self.fake.refunds]
 
+    def opened(self, answer):
+        assert answer["checkout_url"].startswith("https://checkout.stripe.com/"), answer
+
+    def refund_notice(self, payment, total, this):
+        obj = {"id": f"ch_{payment.id}", "object": "charge", "metadata": {"payment_id": payment.id},
+               "amount": payment.amount, "amount_refunded": total, "refunded": total >= payment.amount}
+        return webhook(self.api, f"evt_refund_{payment.id}_{total}", "charge.refunded", obj)
+
 
 class WeChatPay:
     providers = ["wechat_pay", "offline"]
     online = True
+    choice, answer_key = {"provider": "wechat_pay", "channel": "native"}, "code_url"
 
     def __init__(self, api, clock):
         self.api, self.clock, self.fake = api, clock, FakeWeChatPay()
@@ -85,10 +95,18 @@ class WeChatPay:
     def refunded(self):
         return [r["amount"]["refund"] for r in self.fake.refunds]
 
+    def opened(self, answer):
+        assert answer["code_url"].startswith("weixin://wxpay/"), answer
+
+    def refund_notice(self, payment, total, this):   # WeChat tells each refund's own amount
+        headers, body = self.fake.refund_notification(payment.id, self.clock(), this)
+        return self.api.post("/webhooks/wechat-pay", raw=body, token=None, headers=headers)
+
 
 class Alipay:
     providers = ["alipay", "offline"]
     online = True
+    choice, answer_key = {"provider": "alipay", "channel": "wap"}, "pay_url"
 
     def __init__(self, api, clock):
         self.api, self.clock, self.fake = api, clock, FakeAlipay()
@@ -119,6 +137,15 @@ class Alipay:
     def refunded(self):
         return [round(float(r["refund_amount"]) * 100) for r in self.fake.refunds]
 
+    def opened(self, answer):
+        self.fake.open_trade(answer["pay_url"])   # the payer's browser takes the signed URL to Alipay
+
+    def refund_notice(self, payment, total, this):   # Alipay tells the running total (refund_fee)
+        body = self.fake.notification(payment.id, self.clock(), refund_fee=f"{total / 100:.2f}",
+                                      gmt_refund=self.clock().strftime("%Y-%m-%d %H:%M:%S"))
+        return self.api.post("/webhooks/alipay", raw=body, token=None,
+                             headers={"Content-Type": "application/x-www-form-urlencoded"})
+
 
 class Offline:
     """Cash at the desk: no checkout, no hold, no notification — the desk's record is the payment."""
@@ -127,13 +154,20 @@ class Offline:
 
     def __init__(self, api, clock):
         self.api = api
-        self.eid = None
+        self.handed_back: list[int] = []
 
     def start(self, entry_id, manage):
         pass
 
     def refunded(self):
-        return []
+        return self.handed_back
+
+    def hand_back(self, eid, entry_id):
+        """The desk pays back in cash what the entry is owed (应退)."""
+        owed = desk_entry(self.api, eid, entry_id)["refund_owed"]
+        r = self.api.post(f"/events/{eid}/entries/{entry_id}/refund", {"method": "cash", "amount": owed})
+        assert r.status_code == 200 and r.data["payment_state"] == "refunded", r.data
+        self.handed_back.append(owed)
 
 
 DRIVERS = {"stripe": Stripe, "wechat_pay": WeChatPay, "alipay": Alipay, "offline": Offline}
@@ -150,6 +184,11 @@ def provider(request, api, clock, moto_repos):
 def event(api, driver, **kw):
     tid = api.post("/tournaments", tournament_body(payments={"providers": driver.providers})).data["id"]
     return make_event(api, tid, **kw)
+
+
+def desk_entry(api, eid, entry_id):
+    """The entry as the desk sees it (what is owed back, 应退, included)."""
+    return next(e for e in api.get(f"/events/{eid}/entries").data["entries"] if e["id"] == entry_id)
 
 
 def entry(api, entry_id, manage):
@@ -244,3 +283,182 @@ def test_a_waitlisted_entry_pays_only_once_a_place_is_its(api, provider):
     pay(api, provider, eid, second_id)
     e = entry(api, second_id, second_manage)
     assert (e["status"], e["amount_paid"]) == ("confirmed", DUE)
+
+
+# --------------------------------------------------------------------------- a day's registration (one checkout)
+
+def day_event(api, tid, name, **kw):
+    return make_event(api, tid, name=name, **kw)
+
+
+def day(api, driver, tid, items, key, phone="13800000001"):
+    """A day's registration; online, paid with the driver's provider chosen in the same request."""
+    body = {"contact": {"name": "张三", "phone": phone}, "items": items}
+    if driver.online:
+        body["checkout"] = driver.choice
+    r = api.post(f"/tournaments/{tid}/registrations", body, token=None, headers={"Idempotency-Key": key})
+    assert r.status_code == 201, r.data
+    return r.data
+
+
+def item(eid, name, phone="13800000001"):
+    return {"event_id": eid, "name": name, "members": [{"name": "张三", "phone": phone}, {"name": "李四"}]}
+
+
+def seen(api, reg_id, manage):
+    r = api.get(f"/registrations/{reg_id}", token=None, headers=manage)
+    assert r.status_code == 200, r.data
+    return r.data, {i["event_id"]: i["entry"] for i in r.data["items"]}
+
+
+def day_payment(reg_id):
+    d = bootstrap.deps()
+    return d.repos.payments.get(d.repos.entries.registration(reg_id)["payment_id"])
+
+
+def pay_day(api, driver, reg_id, held, n=1):
+    """Online: the payer pays the registration's one order and the provider tells us. Offline: cash at the desk
+    for each item holding a place."""
+    if not driver.online:
+        for eid, entry_id in held:
+            r = api.post(f"/events/{eid}/entries/{entry_id}/payments", {"method": "cash", "amount": DUE})
+            assert r.status_code == 201, r.data
+        return
+    r = driver.pay(day_payment(reg_id), n)
+    assert r.status_code == 200, r.body
+
+
+def refund_settled(api, driver, eid, entry_id):
+    """Offline refunds are owed until the desk hands them back; online ones went back through the provider."""
+    if not driver.online:
+        assert desk_entry(api, eid, entry_id)["payment_state"] == "refund_due"
+        driver.hand_back(eid, entry_id)
+
+
+def test_a_day_with_a_waitlisted_item_pays_once_for_the_places_it_holds(api, provider):
+    tid = api.post("/tournaments", tournament_body(payments={"providers": provider.providers})).data["id"]
+    open_eid = day_event(api, tid, "掼蛋积分赛")
+    full_eid = day_event(api, tid, "掼蛋团体赛", capacity=1, waitlist=True)
+    first = day(api, provider, tid, [item(full_eid, "先到", "13900000001")], "day-contract-first", "13900000001")
+    if provider.online:
+        provider.opened(first["checkout"])
+    r = day(api, provider, tid, [item(open_eid, "河池一队"), item(full_eid, "河池一队")], "day-contract-0001")
+    manage = {"X-Manage-Token": r["manage_token"]}
+    reg_id = r["registration"]["id"]
+    items = {i["event_id"]: i["entry"] for i in r["registration"]["items"]}
+    assert (items[open_eid]["status"], items[full_eid]["status"]) == ("pending_payment", "waitlisted")
+    assert r["registration"]["amount_due"] == DUE           # the waiting item is not charged
+    if provider.online:                                      # one order, for the held item only
+        checkout = r["checkout"]
+        assert (checkout["provider"], checkout["amount"], checkout["entry_ids"]) == \
+            (provider.choice["provider"], DUE, [items[open_eid]["id"]])
+        provider.opened(checkout)
+        assert day_payment(reg_id).items == [{"event_id": open_eid, "entry_id": items[open_eid]["id"], "amount": DUE}]
+    else:
+        assert r["checkout"] is None and r["checkout_url"] is None
+    pay_day(api, provider, reg_id, [(open_eid, items[open_eid]["id"])])
+    if provider.online:
+        pay_day(api, provider, reg_id, [], n=2)             # told again: counted once
+    view, items = seen(api, reg_id, manage)
+    assert (items[open_eid]["status"], items[open_eid]["amount_paid"]) == ("confirmed", DUE)
+    assert (items[full_eid]["status"], items[full_eid]["amount_paid"]) == ("waitlisted", 0)
+    assert (view["amount_paid"], view["payment_state"]) == (DUE, "paid")
+    # the place comes free: the waiting item is promoted and pays through the registration's own checkout
+    holder = first["registration"]["items"][0]["entry"]["id"]
+    assert api.delete(f"/registrations/{first['registration']['id']}/items/{holder}", token=None,
+                      headers={"X-Manage-Token": first["manage_token"]}).status_code == 200
+    _, items = seen(api, reg_id, manage)
+    assert items[full_eid]["status"] == "pending_payment"
+    c = api.post(f"/registrations/{reg_id}/checkout", provider.choice if provider.online else {"provider": "stripe"},
+                 token=None, headers=manage)
+    if provider.online:
+        assert c.status_code == 200 and c.data[provider.answer_key], c.data
+        assert (c.data["amount"], c.data["entry_ids"]) == (DUE, [items[full_eid]["id"]])
+        provider.opened(c.data)
+        again = api.post(f"/registrations/{reg_id}/checkout", provider.choice, token=None, headers=manage)
+        assert again.data == c.data                          # asked again: the same order
+    else:                                                    # nothing online here: pay at the desk
+        assert (c.status_code, c.data["code"]) == (409, "online_payment_off"), c.data
+    pay_day(api, provider, reg_id, [(full_eid, items[full_eid]["id"])])
+    view, items = seen(api, reg_id, manage)
+    assert [items[e]["status"] for e in (open_eid, full_eid)] == ["confirmed", "confirmed"]
+    assert (view["amount_paid"], view["payment_state"]) == (2 * DUE, "paid") and provider.refunded() == []
+    counters = api.get(f"/events/{full_eid}").data["counters"]
+    assert (counters["confirmed"], counters["waitlisted"], counters["taken"]) == (1, 0, 1)
+
+
+def test_a_day_refunded_item_by_item_partly_then_wholly(api, provider):
+    tid = api.post("/tournaments", tournament_body(payments={"providers": provider.providers})).data["id"]
+    a, b = day_event(api, tid, "掼蛋积分赛"), day_event(api, tid, "掼蛋团体赛")
+    r = day(api, provider, tid, [item(a, "河池一队"), item(b, "河池一队")], "day-contract-0002")
+    manage, reg_id = {"X-Manage-Token": r["manage_token"]}, r["registration"]["id"]
+    ids = {i["event_id"]: i["entry"]["id"] for i in r["registration"]["items"]}
+    if provider.online:
+        provider.opened(r["checkout"])
+        assert r["checkout"]["amount"] == 2 * DUE
+    pay_day(api, provider, reg_id, [(a, ids[a]), (b, ids[b])])
+    # one item cancelled: its part only goes back, through whoever took the money; the other keeps its place
+    c = api.delete(f"/registrations/{reg_id}/items/{ids[a]}", token=None, headers=manage)
+    assert c.status_code == 200, c.data
+    refund_settled(api, provider, a, ids[a])
+    view, items = seen(api, reg_id, manage)
+    assert (items[a]["status"], items[a]["payment_state"], items[a]["amount_refunded"]) == ("cancelled", "refunded", DUE)
+    assert (items[b]["status"], items[b]["amount_paid"]) == ("confirmed", DUE)
+    assert (view["amount_paid"], view["amount_refunded"]) == (DUE, DUE) and provider.refunded() == [DUE]
+    if provider.online:
+        assert (day_payment(reg_id).state, day_payment(reg_id).amount_refunded) == ("confirmed", DUE)
+        note = provider.refund_notice(day_payment(reg_id), DUE, DUE)   # the provider reports it: nothing more
+        assert note.status_code == 200, note.body
+        assert seen(api, reg_id, manage)[1][b]["status"] == "confirmed" and provider.refunded() == [DUE]
+    # the other one too: the whole payment is back, each part once
+    c = api.delete(f"/registrations/{reg_id}/items/{ids[b]}", token=None, headers=manage)
+    assert c.status_code == 200, c.data
+    refund_settled(api, provider, b, ids[b])
+    view, items = seen(api, reg_id, manage)
+    assert [items[e]["payment_state"] for e in (a, b)] == ["refunded", "refunded"]
+    assert (view["amount_paid"], view["amount_refunded"]) == (0, 2 * DUE) and provider.refunded() == [DUE, DUE]
+    if provider.online:
+        assert (day_payment(reg_id).state, day_payment(reg_id).amount_refunded) == ("refunded", 2 * DUE)
+        note = provider.refund_notice(day_payment(reg_id), 2 * DUE, DUE)
+        assert note.status_code == 200, note.body
+        assert provider.refunded() == [DUE, DUE] and seen(api, reg_id, manage)[0]["amount_refunded"] == 2 * DUE
+    assert [api.get(f"/events/{e}").data["counters"]["taken"] for e in (a, b)] == [0, 0]
+
+
+def test_a_partial_refund_by_the_director_keeps_the_rest(api, provider):
+    eid = event(api, provider)
+    entry_id, manage = registered(api, eid, "一队")
+    provider.start(entry_id, manage)
+    pay(api, provider, eid, entry_id)
+    r = api.post(f"/events/{eid}/entries/{entry_id}/withdraw",
+                 {"reason": "家中有事", "refund_amount": 1000, "refund_reason": "已开赛，退一半报名费"})
+    assert r.status_code == 200, r.data
+    refund_settled(api, provider, eid, entry_id)
+    e = desk_entry(api, eid, entry_id)
+    assert (e["status"], e["payment_state"], e["amount_refunded"], e["refund_owed"]) == ("withdrawn", "refunded", 1000, 0)
+    assert provider.refunded() == [1000]
+    if provider.online:
+        assert (payment(eid, entry_id).state, payment(eid, entry_id).amount_refunded) == ("confirmed", 1000)
+
+
+def test_a_days_hold_that_runs_out_frees_every_place_and_a_late_payment_restores_them(api, provider, clock):
+    from chalicelib.services.payments import sweep_expired_holds
+    if not provider.online:
+        pytest.skip("offline: no hold and no notification — the places are kept until the desk withdraws them")
+    tid = api.post("/tournaments", tournament_body(payments={"providers": provider.providers})).data["id"]
+    a, b = day_event(api, tid, "掼蛋积分赛"), day_event(api, tid, "掼蛋团体赛", capacity=1, waitlist=True)
+    r = day(api, provider, tid, [item(a, "河池一队"), item(b, "河池一队")], "day-contract-0003")
+    provider.opened(r["checkout"])
+    manage, reg_id = {"X-Manage-Token": r["manage_token"]}, r["registration"]["id"]
+    first = day_payment(reg_id)
+    provider.lose_session(first)
+    clock.advance(minutes=40)
+    assert sweep_expired_holds(bootstrap.deps())["released"] >= 1
+    _, items = seen(api, reg_id, manage)
+    assert [items[e]["status"] for e in (a, b)] == ["cancelled", "cancelled"]
+    assert [api.get(f"/events/{e}").data["counters"]["taken"] for e in (a, b)] == [0, 0]
+    late = provider.late_payment(first)     # paid just before the order closed: both places are still free
+    assert late.status_code == 200, late.body
+    view, items = seen(api, reg_id, manage)
+    assert [items[e]["status"] for e in (a, b)] == ["confirmed", "confirmed"]
+    assert view["amount_paid"] == 2 * DUE and provider.refunded() == []
