@@ -22,7 +22,7 @@ def register_day(ctx, tid):
 @route(bp, "/registrations/{id}/checkout", "POST", summary="Pay online, once, for every item of a registration "
        "waiting for payment (Stripe, WeChat Pay, Alipay)", auth="manage", body=CheckoutIn, response=CheckoutAnswer,
        tag=TAG, errors_=("online_payment_off", "not_holding_place", "conflict", "payment_unavailable"))
-def checkout(ctx, id):
+def checkout_registration(ctx, id):
     return CheckoutAnswer(**svc.checkout(ctx.deps, id, ctx.header("x-manage-token"), ctx.body, client_ip=ctx.client))
 
 
