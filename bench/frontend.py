@@ -23,27 +23,32 @@ RUNS = int(os.environ.get("BENCH_RUNS", "5"))
 BUDGET_KB, TARGET_S = 150, 2.0
 
 
-def bundle_sizes(dist: Path) -> dict[str, tuple[int, int]]:
-    """Each page's JavaScript and CSS (everything its HTML loads), gzipped at level 9, in bytes."""
+def bundle_sizes(dist: Path) -> dict[str, tuple[int, int, int]]:
+    """Each page's JavaScript and CSS as a first visit in its default language downloads them before its first
+    screen (the scripts and styles its HTML loads, and its first <meta name="catalog">: one language's words), and
+    the JavaScript it fetches just after (shared/later.js's chunks), gzipped at level 9, in bytes."""
+    def gz(r):
+        return len(gzip.compress((dist / r).read_bytes(), 9))
     out = {}
     for page in sorted(dist.glob("*.html")):
         html = page.read_text()
-        refs = re.findall(r'(?:src|href)="\./(assets/[^"]+)"', html)
-        js = sum(len(gzip.compress((dist / r).read_bytes(), 9)) for r in refs if r.endswith(".js"))
-        css = sum(len(gzip.compress((dist / r).read_bytes(), 9)) for r in refs if r.endswith(".css"))
-        out[page.name] = (js, css)
+        refs = re.findall(r'(?:src|href)="\./(assets/[^"]+)"', html) + re.findall(r'<meta name="catalog" [^>]*content="\./(assets/[^"]+)"', html)[:1]
+        js = [r for r in refs if r.endswith(".js")]
+        later = {f"assets/{f}" for r in js for f in re.findall(r'["`]\./([\w-]+\.js)["`]', (dist / r).read_text())
+                 if not f.startswith("catalog-")} - set(js)
+        out[page.name] = (sum(map(gz, js)), sum(gz(r) for r in refs if r.endswith(".css")), sum(map(gz, later)))
     return out
 
 
 def main() -> None:
     from scripts.site_build import built_site
     dist = built_site()
-    print("bundle (gzip -9)            JavaScript      CSS")
+    print("bundle (gzip -9)            JavaScript      CSS   (JavaScript after the first screen)")
     sizes = bundle_sizes(dist)
-    for name, (js, css) in sizes.items():
-        print(f"  {name:<24} {js / 1024:8.1f} KB {css / 1024:8.1f} KB")
-    table_js = sizes["score.html"][0] / 1024
-    print(f"  table page JavaScript {table_js:.1f} KB against the {BUDGET_KB} KB budget: {'OK' if table_js < BUDGET_KB else 'OVER'}")
+    for name, (js, css, later) in sizes.items():
+        print(f"  {name:<24} {js / 1024:8.1f} KB {css / 1024:8.1f} KB   (+{later / 1024:.1f} KB)")
+    table_js = sum(sizes["score.html"][::2]) / 1024
+    print(f"  table page JavaScript, all of it {table_js:.1f} KB against the {BUDGET_KB} KB budget: {'OK' if table_js < BUDGET_KB else 'OVER'}")
     on_ddb_local(lambda: first_render(dist))
 
 
@@ -90,7 +95,7 @@ def first_render(dist: Path) -> None:
         ddblocal.wait_for_port(api_port, 60)
         ddblocal.wait_for_port(site_port, 30)
         site = f"http://127.0.0.1:{site_port}"
-        pages = [("table page (Vue)", f"{site}/score.html?e={ev.id}&r=1&t=1&c={rnd.tables[0].codes[0]}", "[data-testid=title]"),
+        pages = [("table page (Vue)", f"{site}/score.html?e={ev.id}&r=1&t=1&c={rnd.tables[0].codes[0]}", "[data-testid=entry]"),
                  ("tournament page (Vue)", f"{site}/index.html?t={t.id}", "[data-event]"),
                  ("published round (Jinja2, reference)", f"{site}/t/{t.id}/{ev.id}/round-1.html", "table")]
         measure(pages)
@@ -107,7 +112,7 @@ def measure(pages) -> None:
 def run_profile(pages, cpu: int) -> None:
     from playwright.sync_api import sync_playwright
     print(f"first render on Fast 3G{'' if cpu == 1 else f', CPU {cpu}× slower (a mid-range phone)'}, cold cache "
-          f"(median of {RUNS}; FCP = first paint with content, shown = the page's data on screen)")
+          f"(median of {RUNS}; FCP = first paint with content, shown = the page's data on screen, min–max beside)")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=[
             "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -124,8 +129,17 @@ def run_profile(pages, cpu: int) -> None:
                 cdp.send("Network.emulateNetworkConditions", FAST_3G)
                 cdp.send("Emulation.setCPUThrottlingRate", {"rate": cpu})
                 page.goto(url, wait_until="commit")
-                page.locator(ready).first.wait_for(state="visible", timeout=60_000)
-                t = page.evaluate("""() => ({shown: performance.now(),
+                # the first animation frame (the one painted next) in which the data is on screen, timed in the page:
+                # Playwright's own answer comes later by its round trips (tens of ms on a loaded machine)
+                page.wait_for_function("""(sel) => { const el = document.querySelector(sel);
+                    if (!el || !el.getClientRects().length) return false;
+                    window.__shown = window.__shown || performance.now(); return true; }""", arg=ready, polling="raf", timeout=60_000)
+                # the first paint's entry is written just after that frame is painted: wait for it (none on some static pages)
+                try:
+                    page.wait_for_function("performance.getEntriesByName('first-contentful-paint').length > 0", timeout=3_000)
+                except Exception:  # noqa: BLE001 - Chromium records no entry for some static pages
+                    pass
+                t = page.evaluate("""() => ({shown: window.__shown,
                     fcp: (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || 0})""")
                 if os.environ.get("BENCH_TRACE"):
                     print(page.evaluate("""() => performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation')).map(e =>
@@ -136,7 +150,7 @@ def run_profile(pages, cpu: int) -> None:
             results[name] = (statistics.median(fcp), statistics.median(shown))
             # Chromium records no first-contentful-paint entry for some static pages: say so rather than 0.00
             fcp_text = f"{results[name][0]:5.2f} s" if results[name][0] else "    — "
-            print(f"  {name:<38} FCP {fcp_text}   shown {results[name][1]:5.2f} s")
+            print(f"  {name:<38} FCP {fcp_text}   shown {results[name][1]:5.2f} s  ({min(shown):.2f}–{max(shown):.2f})")
         browser.close()
     fcp, shown = results["table page (Vue)"]
     print(f"  table page: first render (data shown) {shown:.2f} s against the {TARGET_S:.0f} s target: {'OK' if shown < TARGET_S else 'OVER'}"

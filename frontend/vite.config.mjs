@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "n
 import { gzipSync } from "node:zlib";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { baseCompile } from "@intlify/message-compiler";
 import vue from "@vitejs/plugin-vue";
 import { defineConfig } from "vite";
 
@@ -10,16 +11,25 @@ const here = dirname(fileURLToPath(import.meta.url));
 const app = join(here, "app");
 const out = join(here, "dist");
 
-// Scripts written into a page where it says <!-- inline: name.js -->: early-score.js starts the table page's reads
-// while its app is still downloading (a file of its own would cost one more round trip first). The site's CSP
-// allows each by its hash (chalicelib/security_headers.py hashes the built pages' inline scripts).
-function inlineScripts() {
+// Scripts written into a page where it says <!-- inline: name.js -->: early-lang.js (every page) starts the download
+// of the page's words in its language, early-score.js the table page's reads, while the app is still downloading (a
+// file of their own would cost one more round trip first). The site's CSP allows each by its hash
+// (chalicelib/security_headers.py hashes the built pages' inline scripts). <!-- catalogs --> becomes the page's
+// catalog chunks, one <meta name="catalog"> per language, the default first, for early-lang.js and shared/i18n.js.
+function inlineScripts(page) {
   return {
     name: "inline-scripts",
     transformIndexHtml: {
       order: "post",
-      handler: (html) => html.replace(/<!-- inline: ([\w-]+\.js) -->/g, (_, f) =>
-        `<script>${readFileSync(join(here, f), "utf8").replace(/^\/\/.*\n/gm, "")}</script>`),
+      handler: (html, ctx) => html
+        .replace("<!-- catalogs -->", () => languagesOf(page).map((l) => {
+          const chunk = Object.values(ctx.bundle || {}).find((c) => c.type === "chunk" && c.facadeModuleId
+            && c.facadeModuleId.endsWith(`${join("shared", `catalog-${l}.js`)}`));
+          if (!chunk) throw new Error(`${page}: no catalog chunk for ${l}`);
+          return `<meta name="catalog" data-lang="${l}" content="./${chunk.fileName}">`;
+        }).join("\n  "))
+        .replace(/<!-- inline: ([\w-]+\.js) -->/g, (_, f) =>
+          `<script>${readFileSync(join(here, f), "utf8").replace(/^\/\/.*\n/gm, "")}</script>`),
     },
   };
 }
@@ -44,6 +54,41 @@ function vantIconFont() {
   };
 }
 
+// `import { Button, showToast } from "vant"` becomes one import per component ("vant/es/button/index.mjs", ...): the
+// same code, but the module graph then says which components a page's first screen really uses (firstScreen below
+// follows imports; through Vant's index every component would look used).
+function vantByComponent() {
+  const es = join(here, "..", "node_modules", "vant", "es");
+  const where = {};
+  for (const [, dir] of readFileSync(join(es, "index.mjs"), "utf8").matchAll(/export \* from "\.\/([\w-]+)\/index\.mjs"/g)) {
+    for (const [, names] of readFileSync(join(es, dir, "index.mjs"), "utf8").matchAll(/export \{([^}]*)\}/g)) {
+      for (const n of names.split(",")) {
+        const name = n.trim().split(/\s+as\s+/).pop();
+        if (name && name !== "default") where[name] = dir;
+      }
+    }
+  }
+  return {
+    name: "vant-by-component",
+    enforce: "pre",
+    transform(code, id) {
+      if (!/[\\/]frontend[\\/]app[\\/]src[\\/].*\.(vue|js)$/.test(id) || !code.includes('from "vant"')) return null;
+      return {
+        code: code.replace(/(import|export) \{([^}]*)\} from "vant";/g, (_, verb, names) => {
+          const by = {};
+          for (const n of names.split(",").map((x) => x.trim()).filter(Boolean)) {
+            const dir = where[n.split(/\s+as\s+/)[0]];
+            if (!dir) throw new Error(`${id}: ${n} is not one of Vant's exports`);
+            (by[dir] = by[dir] || []).push(n);
+          }
+          return Object.entries(by).map(([dir, ns]) => `${verb} { ${ns.join(", ")} } from "vant/es/${dir}/index.mjs";`).join("\n");
+        }),
+        map: null,
+      };
+    },
+  };
+}
+
 // The route list ships with the method and path of each route only; the fields it names are for the contract test.
 function routesForTheBrowser() {
   return {
@@ -57,20 +102,39 @@ function routesForTheBrowser() {
   };
 }
 
+// The languages of each page, the default first: the console is in zh-CN and en; the others also in vi.
+export function languagesOf(page) {
+  return page === "organiser.html" ? ["zh", "en"] : ["zh", "en", "vi"];
+}
+
+// A catalog's messages compiled here, at build time, into vue-i18n's message ASTs (what its unplugin does), so no
+// page ships the message compiler (a fifth of vue-i18n); a message without {}, @ or | stays a plain string (the
+// runtime shows it as it is). A message the compiler refuses fails the build.
+function compiled(words, where = "") {
+  if (typeof words !== "string") {
+    return Object.fromEntries(Object.entries(words).map(([k, v]) => [k, compiled(v, where ? `${where}.${k}` : k)]));
+  }
+  if (!/[{}@|]/.test(words)) return words;
+  const { ast } = baseCompile(words, { jit: true, minify: true, location: false,
+                                       onError: (e) => { throw new Error(`${where}: ${e.message}`); } });
+  return ast;
+}
+
 // Each page carries only the words it can show: the console's (a third of every catalog, and growing) only in the
-// console, and the console (zh-CN and en) no Vietnamese.
+// console, and no catalog of a language the page is not offered in (the console's vi).
 function catalogsFor(page) {
   const consolePage = page === "organiser.html";
   return {
     name: "catalogs-for-the-page",
     enforce: "pre",
     transform(code, id) {
+      const own = /[\\/]shared[\\/]catalog-(\w+)\.js$/.exec(id);
+      if (own && !languagesOf(page).includes(own[1])) return { code: "export default null;", map: null };
       const m = /[\\/]locales[\\/]([\w-]+)\.json$/.exec(id);
       if (!m) return null;
       const words = JSON.parse(code);
-      if (consolePage && m[1] === "vi") return { code: "{}", map: null };
       if (!consolePage) delete words.console;
-      return { code: JSON.stringify(words), map: null };
+      return { code: JSON.stringify(compiled(words)), map: null };
     },
   };
 }
@@ -86,6 +150,26 @@ function precompress() {
   };
 }
 
+// What a page's first screen runs (everything its entry imports statically) in one chunk, beside the chunks of what
+// shared/later.js loads after it: left to itself, Rolldown splits the modules the entry shares with a later chunk
+// into several common chunks (rolldown#10731), each one more request before the first screen.
+function firstScreen(entry, name) {
+  let reached = null;
+  return (id, ctx) => {
+    if (!reached) {
+      reached = new Set();
+      const todo = [entry];
+      while (todo.length) {
+        const m = ctx.getModuleInfo(todo.pop());
+        if (!m || reached.has(m.id)) continue;
+        reached.add(m.id);
+        todo.push(...m.importedIds);
+      }
+    }
+    return reached.has(id) ? name : null;
+  };
+}
+
 // One bundle per page: each page serves a different person (a player at a table, a participant registering, the
 // organiser), who opens it cold on a phone. A page's own JavaScript and CSS in one file each means the fewest round
 // trips (each ~0.56 s on "Fast 3G") and no bytes of other pages' components; nothing is lost in caching, since one
@@ -97,13 +181,16 @@ export function pageConfig(page, { first, logLevel }) {
     base: "./",
     publicDir: false,
     logLevel,
-    plugins: [vantIconFont(), routesForTheBrowser(), catalogsFor(page), vue(), inlineScripts()],
+    plugins: [vantIconFont(), vantByComponent(), routesForTheBrowser(), catalogsFor(page), vue(), inlineScripts(page)],
     define: {
       __VUE_OPTIONS_API__: "false",
       __VUE_PROD_DEVTOOLS__: "false",
       __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: "false",
       __INTLIFY_PROD_DEVTOOLS__: "false",
       __INTLIFY_JIT_COMPILATION__: "true",   // messages interpreted, never eval'd: no 'unsafe-eval' under CSP
+      __INTLIFY_DROP_MESSAGE_COMPILER__: "true",   // the catalogs come compiled (catalogsFor)
+      __VUE_I18N_LEGACY_API__: "false",     // the Composition API only (createI18n({ legacy: false }))
+      __VUE_I18N_FULL_INSTALL__: "false",   // no <i18n-t>, <i18n-n>, <i18n-d> or v-t: the pages use t() and $t()
     },
     build: {
       outDir: out,
@@ -111,7 +198,8 @@ export function pageConfig(page, { first, logLevel }) {
       target: "es2017",      // WeChat's in-app browser (X5 / recent WebView) and older Android phones
       // every browser the pages support preloads modules itself: the polyfill would be one more request
       modulePreload: { polyfill: false },
-      rolldownOptions: { input: { [page.replace(/\.html$/, "")]: resolve(app, page) } },
+      rolldownOptions: { input: { [page.replace(/\.html$/, "")]: resolve(app, page) },
+        output: { codeSplitting: { groups: [{ name: firstScreen(resolve(app, page), page.replace(/\.html$/, "-app")) }] } } },
     },
   });
 }

@@ -253,6 +253,10 @@ def test_a_dispute_reaches_the_referee_and_both_phones_follow(store, stack, brow
     expect(page.get_by_test_id("disputes")).to_contain_text("第三副记错了")
     expect(page.locator("tr[data-table='1']").get_by_test_id("table-status")).to_have_text("有异议")
     shot(page, "console-dispute")
+    why = page.get_by_test_id("dispute-why").bounding_box()
+    settle = page.get_by_test_id("disputes").get_by_role("button", name="裁定成绩").bounding_box()
+    # the button stands apart from the reason it follows (on its line, or wrapped below it)
+    assert settle["x"] >= why["x"] + why["width"] + 6 or settle["y"] >= why["y"] + why["height"], (why, settle)
     page.get_by_test_id("disputes").get_by_role("button", name="裁定成绩").click()
     # issue 24: the form starts from the entered result (10 : 8) with the dispute's reason beside it
     expect(page.get_by_test_id("dispute-facts")).to_contain_text("第三副记错了")

@@ -129,6 +129,38 @@ def test_the_early_script_asks_for_the_paths_of_the_route_list():
     assert set(out["early"]) <= set(ROUTES)
 
 
+@pytest.mark.parametrize("search, kept, catalogs, preloaded", [
+    ("?lang=en", None, ["zh", "en", "vi"], "en"),     # asked for
+    ("", "vi", ["zh", "en", "vi"], "vi"),             # remembered on the device
+    ("", "vi", ["zh", "en"], "zh"),                   # the console has no vi: its default
+    ("?lang=xx", None, ["zh", "en", "vi"], "zh"),     # unknown: the default
+])
+def test_the_early_script_preloads_the_catalog_the_app_will_choose(search, kept, catalogs, preloaded):
+    """early-lang.js (inlined into every page) starts the download of one language's words, chosen as
+    shared/i18n.js chooses (?lang=, then the device's, then the page's first): the app's import takes it over."""
+    import shutil
+    import subprocess
+    node = shutil.which("node")
+    assert node, "node is needed (make deps installs the project's Node tooling)"
+    script = (ROOT / "frontend" / "early-lang.js").read_text()
+    metas = json.dumps([{"data-lang": lang, "content": f"./assets/catalog-{lang}-HASH.js"} for lang in catalogs])
+    harness = f"""
+      const added = [];
+      globalThis.location = {{search: {json.dumps(search)}}};
+      globalThis.localStorage = {{getItem: (k) => k === "lang" ? {json.dumps(kept)} : null}};
+      const metas = {metas}.map((m) => ({{getAttribute: (a) => m[a]}}));
+      globalThis.document = {{
+        querySelectorAll: (q) => q === 'meta[name="catalog"]' ? metas : [],
+        createElement: () => ({{}}),
+        head: {{appendChild: (el) => added.push(el)}},
+      }};
+    """ + script + "\nconsole.log(JSON.stringify(added));"
+    out = json.loads(subprocess.run([node, "-e", harness], capture_output=True, text=True, check=True, timeout=30).stdout)
+    assert out == [{"rel": "modulepreload", "href": f"./assets/catalog-{preloaded}-HASH.js"}]
+    i18n = (ROOT / "frontend" / "app" / "src" / "shared" / "i18n.js").read_text()
+    assert "for (const l of [asked, kept]) if (l && available.includes(l)) return l;" in i18n   # the same rule
+
+
 def test_every_error_code_the_api_can_answer_is_worded_in_every_catalog():
     """Errors on screen come from the catalog by code: each code (the domain's and the route layer's) has its
     words in zh-CN, en and vi, so no screen falls back to the server's message or to a code."""

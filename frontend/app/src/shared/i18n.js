@@ -1,19 +1,23 @@
 // vue-i18n set up once for every page: the language is remembered on the device (localStorage "lang", shared
 // with the pages not yet ported), can be forced by ?lang=, and Vant's own words (picker buttons, keyboard) follow.
+// Each language's words are a chunk of their own (catalog-*.js), loaded when it is chosen: a phone on a slow hall
+// network downloads one language, not three. The page's inline early-lang.js has already started that download
+// (a modulepreload) while the app was still on its way; the import below takes it over.
 import { createI18n } from "vue-i18n";
 import { Locale } from "vant";
-import vantEn from "vant/es/locale/lang/en-US";
-import vantVi from "vant/es/locale/lang/vi-VN";
-import vantZh from "vant/es/locale/lang/zh-CN";
-import zh from "../locales/zh-CN.json";
-import en from "../locales/en.json";
-import vi from "../locales/vi.json";
 
 export const LANGS = {
-  zh: { locale: "zh-CN", html: "zh-CN", vant: vantZh, name: "中文" },
-  en: { locale: "en", html: "en", vant: vantEn, name: "English" },
-  vi: { locale: "vi", html: "vi", vant: vantVi, name: "Tiếng Việt" },
+  zh: { locale: "zh-CN", html: "zh-CN", name: "中文", load: () => import("./catalog-zh.js") },
+  en: { locale: "en", html: "en", name: "English", load: () => import("./catalog-en.js") },
+  vi: { locale: "vi", html: "vi", name: "Tiếng Việt", load: () => import("./catalog-vi.js") },
 };
+
+// The page's languages, as its build wrote them (one <meta name="catalog"> each, the default first); the same rule
+// as early-lang.js, so the catalog it preloads is the one asked for here.
+export function pageLanguages(fallback = ["zh", "en", "vi"]) {
+  const listed = [...document.querySelectorAll('meta[name="catalog"]')].map((m) => m.dataset.lang).filter((l) => LANGS[l]);
+  return listed.length ? listed : fallback;
+}
 
 function initial(available) {
   const asked = new URLSearchParams(location.search).get("lang");
@@ -22,23 +26,20 @@ function initial(available) {
   return available[0];
 }
 
-export function setupI18n(available = ["zh", "en", "vi"]) {
+export async function setupI18n(available = pageLanguages()) {
   const lang = initial(available);
-  const i18n = createI18n({
-    legacy: false,
-    locale: LANGS[lang].locale,
-    fallbackLocale: "zh-CN",
-    messages: { "zh-CN": zh, en, vi },
-    missingWarn: false,
-    fallbackWarn: false,
-  });
-  apply(i18n, lang);
+  // every language's words are complete (tests/unit/test_frontend_contract.py): nothing to fall back to
+  const i18n = createI18n({ legacy: false, locale: LANGS[lang].locale, messages: {}, missingWarn: false, fallbackWarn: false });
+  await apply(i18n, lang);
   return { i18n, available };
 }
 
-export function apply(i18n, lang) {
-  i18n.global.locale.value = LANGS[lang].locale;
-  Locale.use(LANGS[lang].locale, LANGS[lang].vant);
+export async function apply(i18n, lang) {
+  const { locale } = LANGS[lang];
+  const { messages, vant } = (await LANGS[lang].load()).default;
+  if (!i18n.global.availableLocales.includes(locale)) i18n.global.setLocaleMessage(locale, messages);
+  i18n.global.locale.value = locale;
+  Locale.use(locale, vant);
   document.documentElement.lang = LANGS[lang].html;
   localStorage.setItem("lang", lang);
 }

@@ -1,4 +1,5 @@
 import { mountPage } from "../../shared/mount.js";
 import ScorePage from "./ScorePage.vue";
+import { firstTable } from "./useTable.js";
 
-mountPage(ScorePage, { languages: ["zh", "en", "vi"] });
+mountPage(ScorePage, { first: firstTable });

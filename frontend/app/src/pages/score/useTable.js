@@ -3,14 +3,33 @@
 import { onBeforeUnmount, ref } from "vue";
 import { call } from "../../shared/api.js";
 
-export function useTable(where, code) {
-  const view = ref(null);
+// The table's first answer, read before the page first draws (main.js waits for it, up to a moment): the first
+// screen a player sees is the table, not an empty frame followed by the table one frame or more later. The page's
+// early script has usually asked for it already (early-score.js); this takes that answer over.
+let first = null;
+export function firstTable(wait = 1000) {
+  const q = new URLSearchParams(location.search);
+  const where = { eid: q.get("e"), n: q.get("r"), t: q.get("t") };
+  const code = q.get("c") || localStorage.getItem(`code:${where.eid}:${where.n}:${where.t}`);
+  if (!where.eid || !where.n || !where.t || !code) return null;
   let etag = null;
+  const asked = call("tableView", { params: where, as: { tableCode: code }, retries: 1, onEtag: (e) => { etag = e; } })
+    .then((v) => { first = { code, view: v, etag }; }, () => { /* the page asks again and shows why */ });
+  return Promise.race([asked, new Promise((r) => setTimeout(r, wait))]);
+}
+
+export function useTable(where, code) {
+  const ready = first && first.code === code.value ? first : null;
+  first = null;
+  const view = ref(ready ? ready.view : null);
+  let etag = ready ? ready.etag : null;
   let timer = null;
+  let preloaded = !!ready;
 
   const opts = () => ({ params: where, as: { tableCode: code.value }, onEtag: (e) => { etag = e; } });
 
   async function load() {
+    if (preloaded) { preloaded = false; return view.value; }   // the page's first open: already here
     etag = null;
     view.value = await call("tableView", opts());
     return view.value;
