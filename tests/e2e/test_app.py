@@ -187,6 +187,10 @@ def test_every_page_speaks_one_language_and_fits_a_phone(stack, browser, day, la
                 expect(page.locator("#app")).to_contain_text(words["entry"]["refund_free"])
             if name == "console":
                 console_screens(page, lang, width)
+            if name == "table":    # the appeal form, opened (its chunk comes after the first screen)
+                page.get_by_test_id("appeal-open").click()
+                expect(page.get_by_test_id("appeal-form")).to_be_visible()
+                assert_one_language(page, lang, ("table appeal", width, lang), vi_words)
             assert_fits(page, width, (name, width, lang))
             if width == 360:
                 shot(page, f"{name}-{width}-{lang}")
