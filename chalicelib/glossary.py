@@ -17,7 +17,7 @@ TERMS: dict[str, dict[str, tuple[str, str]]] = {
               "head_to_head_two": ("胜负关系", "Head-to-head"), "net_points": ("净胜分", "Net points"),
               "opponents_match_points": ("对手场分", "Opponents' match points"),
               "opponents_points": ("对手积分", "Opponents' points"), "lots": ("抽签", "Lots"),
-              "knockout_round": ("淘汰轮次", "Knockout round")},
+              "knockout_round": ("淘汰轮次", "Knockout round"), "third_place": ("三四名决赛", "Third-place match")},
     "table_status": {"pending": ("未录入", "Not entered"), "entered": ("待确认", "Awaiting confirmation"),
                      "disputed": ("有异议", "Disputed"), "confirmed": ("已确认", "Confirmed"),
                      "forfeit": ("弃权", "Forfeit")},
@@ -114,7 +114,9 @@ def reason_text(why: dict | None, lang: str, names: dict[str, str] | None = None
         a, b = why.get("seeds", ["?", "?"])
         bracket = why.get("bracket", "")
         prefix = t("bracket_" + bracket) + " · " if bracket in ("upper", "lower", "grand") else ""
-        if why.get("redrawn"):   # seed 003: "晋级后重新抽签比赛"
+        if why.get("third_place"):   # the semi-finals' losers, beside the final
+            text = t("why_ko_third", a=a, b=b)
+        elif why.get("redrawn"):   # seed 003: "晋级后重新抽签比赛"
             text = prefix + t("why_ko_redrawn")
         elif why.get("chosen"):   # seed 000: "优先选择淘汰赛对手"
             text = prefix + t("why_ko_chosen", a=a, b=b)
@@ -159,7 +161,7 @@ VI: dict[str, dict[str, str]] = {
               "position_points": "Điểm thứ hạng", "games_won": "Số ván thắng", "group_points": "Điểm bảng",
               "head_to_head": "Đối đầu", "head_to_head_two": "Đối đầu", "net_points": "Hiệu số điểm",
               "opponents_match_points": "Điểm trận của đối thủ", "opponents_points": "Điểm của đối thủ",
-              "lots": "Bốc thăm", "knockout_round": "Vòng loại trực tiếp"},
+              "lots": "Bốc thăm", "knockout_round": "Vòng loại trực tiếp", "third_place": "Tranh hạng ba"},
     "table_status": {"pending": "Chưa nhập", "entered": "Chờ xác nhận", "disputed": "Có khiếu nại",
                      "confirmed": "Đã xác nhận", "forfeit": "Bỏ cuộc"},
     "entry_status": {"confirmed": "Đã xác nhận", "pending_payment": "Chờ thanh toán", "waitlisted": "Trong danh sách chờ",

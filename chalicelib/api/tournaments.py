@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from chalice import Blueprint
 
-from ..models import Event, EventConfig, EventPatch, Out, Tournament, TournamentIn, TournamentPatch
+from ..models import Event, EventConfig, EventPatch, Out, SetupWarning, Tournament, TournamentIn, TournamentPatch
 from ..services import tournaments as svc
+from ..services.setup_warnings import event_warnings
 from .routing import route
 
 bp = Blueprint(__name__)
@@ -22,6 +23,19 @@ class TournamentDetail(Tournament):
 
 class EventList(Out):
     events: list[Event]
+
+
+class EventSaved(Event):
+    warnings: list[SetupWarning] = []   # saved anyway; the console words each code (console.warn_<code>)
+
+
+class TournamentSaved(Tournament):
+    warnings: list[SetupWarning] = []   # its events' warnings after a change of dates, each with its event_id
+
+
+def _event_saved(ctx, event: Event) -> EventSaved:
+    tournament = ctx.deps.repos.tournaments.get(event.tournament_id)
+    return EventSaved(**event.model_dump(), warnings=event_warnings(event.config, tournament, ctx.deps.clock()))
 
 
 @route(bp, "/tournaments", "POST", summary="Create a tournament", auth="organiser", body=TournamentIn,
@@ -48,15 +62,19 @@ def get_tournament(ctx, tid):
 
 
 @route(bp, "/tournaments/{tid}", "PATCH", summary="Change a tournament", auth="organiser", body=TournamentPatch,
-       response=Tournament, errors_=("version_conflict",), tag=TAG)
+       response=TournamentSaved, errors_=("version_conflict",), tag=TAG)
 def patch_tournament(ctx, tid):
-    return svc.update_tournament(ctx.deps, ctx.organiser, tid, ctx.body)
+    tournament = svc.update_tournament(ctx.deps, ctx.organiser, tid, ctx.body)
+    now = ctx.deps.clock()
+    warnings = [w for e in sorted(ctx.deps.repos.events.list_for_tournament(tid), key=lambda e: e.id)
+                for w in event_warnings(e.config, tournament, now, e.id)]
+    return TournamentSaved(**tournament.model_dump(), warnings=warnings)
 
 
 @route(bp, "/tournaments/{tid}/events", "POST", summary="Add an event", auth="organiser", body=EventConfig,
-       response=Event, status=201, tag=TAG)
+       response=EventSaved, status=201, tag=TAG)
 def create_event(ctx, tid):
-    return svc.create_event(ctx.deps, ctx.organiser, tid, ctx.body)
+    return _event_saved(ctx, svc.create_event(ctx.deps, ctx.organiser, tid, ctx.body))
 
 
 @route(bp, "/tournaments/{tid}/events", "GET", summary="A tournament's events", auth="organiser",
@@ -73,7 +91,7 @@ def get_event(ctx, eid):
 
 
 @route(bp, "/events/{eid}", "PATCH", summary="Change an event's configuration", auth="organiser", body=EventPatch,
-       response=Event, errors_=("version_conflict", "capacity_below_taken", "locked_once_entries", "locked_once_drawn"),
+       response=EventSaved, errors_=("version_conflict", "capacity_below_taken", "locked_once_entries", "locked_once_drawn"),
        tag=TAG)
 def patch_event(ctx, eid):
-    return svc.update_event(ctx.deps, ctx.organiser, eid, ctx.body)
+    return _event_saved(ctx, svc.update_event(ctx.deps, ctx.organiser, eid, ctx.body))

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, field_validator, model_serializer, model_validator
 
-from .base import FormatName, Game, Loose, Strict
+from .base import FormatName, Game, Loose, Out, Strict
 
 
 class EntryKind(Strict):
@@ -285,6 +285,9 @@ class Stage(Strict):
                                   "(seed 003 \"晋级后重新抽签比赛\"), or round one chosen by the better-placed entries in "
                                   "order (seed 000 \"优先选择淘汰赛对手\", the director records the choices); default "
                                   "redraw for Tractor, bracket otherwise")
+    third_place: bool = Field(
+        default=False, description="knockout: the semi-finals' losers play a 3rd-place match (三四名决赛) alongside "
+                                   "the final; its winner is 3rd, its loser 4th (off: the tie-break chain places them)")
     scoring: Scoring | None = None
 
     @model_validator(mode="after")
@@ -299,6 +302,8 @@ class Stage(Strict):
             raise ValueError("'double_elimination' belongs to knockout")
         if self.format != "knockout" and self.knockout_draw is not None:
             raise ValueError("'knockout_draw' belongs to knockout")
+        if self.third_place and (self.format != "knockout" or self.double_elimination):
+            raise ValueError("'third_place' belongs to a single-elimination knockout")
         if self.best_of % 2 == 0:
             raise ValueError("best_of must be odd")
         return self
@@ -504,3 +509,11 @@ class Event(Loose):
     created_at: datetime
     version: int = 1
     counters: Counters = Field(default_factory=Counters)
+
+
+class SetupWarning(Out):
+    """A set-up warning on the answer of a create or edit (services/setup_warnings.py): saved anyway, not an error.
+    The console words it as console.warn_<code> with `params` (local times "YYYY-MM-DD HH:MM")."""
+    code: Literal["deadline_past", "deadline_after_start", "stage_outside_days", "shrink_always"]
+    params: dict[str, str | int] = Field(default_factory=dict)
+    event_id: str | None = Field(default=None, description="on a tournament's answer: the event it is about")

@@ -75,6 +75,8 @@ class RoundTable(Out):
     forfeit: dict | None = Field(default=None, description="entry, excused, force_majeure, reason")
     codes: list[str] | None = Field(default=None, description="the sides' table codes (organiser only)")
     why: dict | None = Field(default=None, description="the pairing's reason, structured (glossary.py words it)")
+    match_name: str | None = Field(default=None, description="knockout: `final` or `third_place` (三四名决赛, glossary "
+                                   "knockout_round) where a round holds both; otherwise the round's own round_name")
     rooms: list[dict] | None = Field(default=None, description="Guandan team match (集体赛): the open and closed "
                                      "rooms with each team's seats")
     seat_choice: str | None = Field(default=None, description="team match: the team with seat choice (座位选择权)")

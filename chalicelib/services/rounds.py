@@ -15,7 +15,7 @@ from .. import errors
 from ..bootstrap import Deps
 from ..engine.formats import Contestant, draw_round
 from ..engine.formats.common import rng_for
-from ..engine.formats.knockout import bracket_size, first_round, next_round, redrawn_round
+from ..engine.formats.knockout import bracket_size, first_round, next_round, redrawn_round, third_place_match
 from ..engine.formats.round_robin import number_for_related_first, schedule, snake_groups
 from ..engine.formats.stages import advancing, carry_over
 from ..engine.games import game as game_rules
@@ -109,7 +109,7 @@ def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes:
         codes = [table_code(doc["event_id"], doc["number"], t["number"], i, secret) for i in range(len(sides))] \
             if with_codes else None
         out_tables.append(RoundTable(**{k: v for k, v in t.items() if k in RoundTable.model_fields and k != "sides"},
-                                     sides=sides, codes=codes))
+                                     sides=sides, codes=codes, match_name=_match_name(doc, tables, why)))
     return RoundOut(stage=doc["stage"] + 1, number=doc["number"], stage_round=doc["stage_round"], seed=doc["seed"],
                     status=doc["status"], format=doc["format"], tables=out_tables,
                     byes=[b for b, _ in doc.get("byes", [])],
@@ -127,6 +127,15 @@ def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes:
                     early_finish=[{"entry_id": e, "name": plain.get(e, ""), **info}
                                   for e, info in (doc.get("early_finish") or {}).items()],
                     late_entries=[{**x, "name": plain.get(x["entry_id"], "")} for x in doc.get("late_entries", [])])
+
+
+def _match_name(doc: dict, tables: list[dict], why: dict) -> str | None:
+    """A knockout table's own name where its round holds two kinds of match: the final and the 3rd-place match."""
+    if why.get("third_place"):
+        return "third_place"
+    if doc.get("round_name") == "final" and any((t.get("why") or {}).get("third_place") for t in tables):
+        return "final"
+    return None
 
 
 def _bye_rule(doc: dict) -> dict:
@@ -272,7 +281,8 @@ def _advance_double(plan: dict, last_tables: list[dict]) -> None:
 
 
 def _knockout_alive(plan: dict, last_tables: list[dict]) -> list[str]:
-    """Winners of the last knockout round, in bracket order (byes advance)."""
+    """Winners of the last knockout round, in bracket order (byes advance). The bracket holds the title's
+    matches only: a 3rd-place match (三四名决赛, plan["third_place"]) is played beside the final and sends nobody on."""
     by_entries = {frozenset(s["entry_id"] for s in t["sides"]): t for t in last_tables}
     alive = []
     for slot in plan["bracket"]:
@@ -355,7 +365,7 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
             table["lineup_deadlines"] = lineup_deadlines(starts_at, [s["entry_id"] for s in table["sides"]],
                                                          table["seat_choice"])
     doc = {"event_id": eid, "stage": stage_idx, "number": n, "stage_round": stage_round, "seed": seed,
-           "round_name": knockout_round_name(2 * len(tables) + len(byes)) if plan["format"] == "knockout"
+           "round_name": knockout_round_name(2 * len(plan["bracket"])) if plan["format"] == "knockout"
            and not cfg.double_elimination and all(len(t["sides"]) == 2 for t in tables) else None,
            "status": "open", "format": plan["format"], "byes": byes, "bye_why": bye_why, "notes": notes,
            "drawn_at": deps.clock().isoformat(),
@@ -567,10 +577,13 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, see
         return _double_pairings(plan, stage_round)
     if fmt == "knockout":
         notes = []
+        third = None
         if stage_round == 1:
             bracket = plan["bracket"]
         else:
             alive = _knockout_alive(plan, last_tables)
+            if stage.third_place:   # the semi-finals just played: their losers meet beside the final
+                third = third_place_match(plan["bracket"], alive)
             if getattr(stage, "knockout_draw", None) == "redraw":
                 bracket = [list(m) for m in redrawn_round(alive, seed, stage_round)]
                 notes = [f"knockout round {stage_round} redrawn by lot among the winners (seed {seed})"]
@@ -591,6 +604,11 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, see
                 pairs.append(([home, away], label + f"seed {numbers.get(home)} v seed {numbers.get(away)}",
                               {"kind": "knockout", "seeds": [numbers.get(home), numbers.get(away)],
                                **({"redrawn": True} if redrawn else {}), **({"chosen": True} if chosen else {})}))
+        plan["third_place"] = list(third) if third else None
+        if third:
+            home, away = sorted(third, key=lambda e: numbers.get(e, 0))
+            pairs.append(([home, away], f"third-place match: seed {numbers.get(home)} v seed {numbers.get(away)}",
+                          {"kind": "knockout", "third_place": True, "seeds": [numbers.get(home), numbers.get(away)]}))
         return pairs, byes, notes
     raise errors.InvalidConfig(f"unknown format {fmt}")
 

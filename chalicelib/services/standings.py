@@ -4,6 +4,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ..bootstrap import Deps
+from ..engine.formats.knockout import knockout_reached
 from ..engine.games import game as game_rules
 from ..engine.standings import allocate_prizes, compute, last_if_forfeited, unbeaten_first, without_entries
 from ..engine.types import MatchRecord
@@ -63,11 +64,14 @@ def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None
     chain = list(scoring.tiebreaks)
     carry = {e: dict(v) for e, v in plan.get("carry", {}).items()}
     if plan["format"] == "knockout":
-        # Entries knocked out later rank higher: the round reached leads the chain.
+        # Entries knocked out later rank higher: the round reached leads the chain (a 3rd-place match places
+        # its two between the final's loser and the semi-finals' losers, engine/formats/knockout.py).
+        third = {(t["_round"], t["number"]) for t in tables if (t.get("why") or {}).get("third_place")}
         reached = {e: 0.0 for e in plan["entries"]}
         for rec in records:
             for e in rec.entries:
-                reached[e] = max(reached[e], float(rec.round) + (0.5 if rec.outcome.get(e) == 1 else 0))
+                reached[e] = max(reached[e], knockout_reached(rec.round, rec.outcome.get(e) == 1,
+                                                              (rec.round, rec.table) in third))
         for e in plan["entries"]:
             carry.setdefault(e, {})["knockout_round"] = reached[e]
         chain = ["knockout_round", *chain]
@@ -186,8 +190,13 @@ def _mark_decided(rows: list[StandingRow], chain: list[str]) -> None:
     values (胜负关系 1 : 0, 净胜分, 抽签 …), so a prize decided by a tie-break is shown with its reason."""
     main = chain[0] if chain else None
     for upper, lower in zip(rows, rows[1:]):
+        ko_upper, ko_lower = upper.tiebreaks.get("knockout_round"), lower.tiebreaks.get("knockout_round")
+        if ko_upper is not None and ko_upper % 1 == 0.25 and ko_lower == ko_upper - 0.125:
+            # the 3rd-place match's winner over its loser (knockout_reached: R − 0.75 and R − 0.875)
+            upper.decided_by, upper.decided_values = "third_place", [1, 0]
+            continue
         if main is None or upper.points.get(main) != lower.points.get(main) or upper.forfeited != lower.forfeited \
-                or upper.tiebreaks.get("knockout_round") != lower.tiebreaks.get("knockout_round"):
+                or ko_upper != ko_lower:
             continue   # not level: points, the knockout round reached or a forfeit decided it
         for key in chain[1:]:
             a = upper.tiebreaks.get(key, upper.points.get(key))

@@ -49,6 +49,27 @@ def next_round(winners: Sequence[str]) -> list[tuple[str, str | None]]:
     return [(winners[k], winners[k + 1] if k + 1 < len(winners) else None) for k in range(0, len(winners), 2)]
 
 
+def third_place_match(played: Sequence[Sequence[str | None]], winners: Sequence[str]) -> tuple[str, str] | None:
+    """The 3rd-place match (三四名决赛), drawn alongside the final between the semi-final losers. `played`: the
+    round just played, as (a, b) slots (b None: a bye), `winners`: each slot's winner in the same order. Only a
+    semi-final (two slots) with two matches played gives one; a semi-final bye leaves a single loser, who is 3rd
+    without a match (None)."""
+    if len(played) != 2 or len(winners) != 2:
+        return None
+    losers = [b if w == a else a for (a, b), w in zip(played, winners) if b is not None]
+    return (losers[0], losers[1]) if len(losers) == 2 else None
+
+
+def knockout_reached(round_no: int, won: bool, third_place: bool = False) -> float:
+    """How far an entry went, for the knockout stage's places (higher ranks first): a match's loser reached its
+    round, its winner half a round more. The 3rd-place match is played in the final's round R but ranks below
+    the finalists (R − 0.5 from their semi-final win, even before the final is played) and above the semi-finals'
+    losers (R − 1): its winner 3rd (R − 0.75), its loser 4th (R − 0.875), not the tie-break chain."""
+    if third_place:
+        return round_no - (0.75 if won else 0.875)
+    return round_no + (0.5 if won else 0.0)
+
+
 def double_elimination_round(upper: Sequence[str], lower: Sequence[str], dropped: Sequence[str]):
     """One round of double elimination. `upper`: unbeaten entries in bracket order; `lower`: entries with
     one loss still in; `dropped`: those who just lost in the upper bracket (they join the lower one,

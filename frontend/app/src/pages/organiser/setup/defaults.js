@@ -74,6 +74,7 @@ export function stageDefaults(game, format, { index = 0, next = null, entry = nu
               carry_over: "none", separate_related: true, rematches: "fewest",
               early_finish: game === "guandan" && format === "swiss" && !(next && next.carry_over !== "none"),
               knockout_draw: format === "knockout" ? (game === "tractor" ? "redraw" : "bracket") : null,
+              third_place: false,
               scoring: scoringDefaults(defaultMethod(game, entry)) };
   if (game === "guandan" && entry && entry.kind === "team") s.scoring.team_rooms = true;
   return s;

@@ -91,7 +91,9 @@ export const TEMPLATES = {
           stages: [
             stage("tractor", "round_robin", { name: "小组赛", groups: 4, scoring: level,
                                               schedule: { first_round_at: `${day}T09:30`, round_minutes: 90, break_minutes: 10, rounds: null } }),
-            stage("tractor", "knockout", { name: "淘汰赛", advance: { per_group: 2, total: null }, scoring: level,
+            // 003 plays knockout "直至决赛" and its day has no slot for a 3rd-place match (复赛, 半决赛, 决赛): the
+            // template leaves third_place off, so its 3rd prize goes to the semi-finals' losers by the tie-breaks
+            stage("tractor", "knockout", { name: "淘汰赛", advance: { per_group: 2, total: null }, scoring: level, third_place: false,
                                            schedule: { first_round_at: null, round_minutes: 50, break_minutes: 10, rounds: [
                                              { starts_at: `${day}T11:10`, ends_at: `${day}T12:40` },
                                              { starts_at: `${day}T14:00`, ends_at: `${day}T15:30` },
