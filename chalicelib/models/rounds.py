@@ -246,6 +246,8 @@ class StandingRow(Out):
     decided_by: str | None = Field(default=None, description="level on points with the next row: the tie-break that "
                                                              "placed this one ahead (glossary point)")
     decided_values: list[float] = Field(default_factory=list, description="that tie-break's value here and in the next row")
+    reached: str | None = Field(default=None, description="a knockout stage: how far the entry went (glossary "
+                                "knockout_reached: champion, runner_up, third, fourth, out_semi_final, …)")
 
 
 class StandingsOut(Out):

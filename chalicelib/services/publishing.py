@@ -48,6 +48,8 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
     for doc, tables in all_rounds:
         scoring = event.config.stages[doc["stage"]].scoring
         pnames = list(rules.point_names[scoring.method])
+        if doc["format"] == "knockout":   # issue 23: a knockout's win 1 / loss 0 is not 小组积分; the winner shows
+            pnames = [p for p in pnames if p != "group_points"] or pnames
         rtables = []
         for t in tables:
             sides = [{"entry_id": s["entry_id"], "name": names.get(s["entry_id"], "?"), "seats": s["seats"]} for s in t["sides"]]
@@ -77,6 +79,8 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
         early = [{"name": names.get(e, "?"), "place": info.get("place", 1), "from_round": info.get("from_round"),
                   "average": info.get("average", {})} for e, info in (doc.get("early_finish") or {}).items()]
         rounds.append({"number": doc["number"], "status": doc["status"], "seed": doc["seed"], "tables": rtables,
+                       "round_name": doc.get("round_name"),   # a knockout round by its size (决赛, 半决赛 …)
+                       "third_place": any((t.get("why") or {}).get("third_place") for t in tables),
                        "byes": byes, "early_finish": early, "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"), "point_names": pnames, "starts": _local(doc["starts_at"], tournament.timezone) if doc.get("starts_at") else "",
                        "ends": _local(doc["ends_at"], tournament.timezone, "%H:%M") if doc.get("ends_at") else ""})
     standings = event_standings(deps, event, state=state, rounds=all_rounds, entries=entry_list) if state.get("plans") else None

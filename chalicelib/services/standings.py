@@ -36,7 +36,7 @@ def stage_records(deps: Deps, event: Event, stage_idx: int, state: dict | None =
                 continue  # a knockout bye only advances
             records.append(MatchRecord(n, 0, (bye,), {bye: rules.bye(bye, scoring)}, {}, bye=True))
         for t in tables:
-            tables_out.append({**t, "_round": n})
+            tables_out.append({**t, "_round": n, "_round_name": doc.get("round_name")})
             if t["status"] in COUNTED and t.get("points"):
                 entries = tuple(s["entry_id"] for s in t["sides"])
                 records.append(MatchRecord(n, t["number"], entries, t["points"], t.get("outcome", {})))
@@ -63,6 +63,7 @@ def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None
         records = _without_early_withdrawals(plan, records, tables, leaving)
     chain = list(scoring.tiebreaks)
     carry = {e: dict(v) for e, v in plan.get("carry", {}).items()}
+    result: dict[str, str] = {}
     if plan["format"] == "knockout":
         # Entries knocked out later rank higher: the round reached leads the chain (a 3rd-place match places
         # its two between the final's loser and the semi-finals' losers, engine/formats/knockout.py).
@@ -75,6 +76,7 @@ def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None
         for e in plan["entries"]:
             carry.setdefault(e, {})["knockout_round"] = reached[e]
         chain = ["knockout_round", *chain]
+        result = knockout_results(tables)
     forfeited, barred = _unexcused_forfeits(tables, plan, state, stage_idx)
     # seeds 001 and 003: the round is forfeited, nothing more — the entry keeps its place by points
     last = forfeited if event.config.forfeit_ranks_last else set()
@@ -87,13 +89,35 @@ def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None
             rows = compute(g, [r for r in records if set(r.entries) <= members], chain, point_names=names,
                            seed=plan.get("seed", 0), carry=carry)
             by_group.append(without_entries(last_if_forfeited(rows, last), disqualified))
-        return {"rows": [_row(r, forfeited) for rows in by_group for r in rows],
+        return {"rows": [_row(r, forfeited, result) for rows in by_group for r in rows],
                 "groups": [[r.entry_id for r in rows] for rows in by_group], "barred": sorted(barred)}
     rows = compute(plan["entries"], records, chain, point_names=names, seed=plan.get("seed", 0), carry=carry)
     if plan["format"] == "special_swiss":
         rows = unbeaten_first(rows, records)
     rows = without_entries(last_if_forfeited(rows, last), disqualified)   # §8: not ranked, no prize
-    return {"rows": [_row(r, forfeited) for r in rows], "groups": None, "barred": sorted(barred)}
+    return {"rows": [_row(r, forfeited, result) for r in rows], "groups": None, "barred": sorted(barred)}
+
+
+def knockout_results(tables: list[dict]) -> dict[str, str]:
+    """How far each entry went in a single-elimination stage, in words (glossary knockout_reached): from its last
+    decided match — the final (champion / runner_up), the 3rd-place match (third / fourth), or the round it lost in
+    (out_semi_final, out_quarter_final …). An entry still in (or through on byes) has none."""
+    out: dict[str, str] = {}
+    for t in sorted(tables, key=lambda t: t["_round"]):
+        winner = t.get("winner")
+        if t.get("status") not in COUNTED or not winner:
+            continue
+        for s in t["sides"]:
+            e, won = s["entry_id"], s["entry_id"] == winner
+            if (t.get("why") or {}).get("third_place"):
+                out[e] = "third" if won else "fourth"
+            elif t.get("_round_name") == "final":
+                out[e] = "champion" if won else "runner_up"
+            elif not won and t.get("_round_name"):
+                out[e] = f"out_{t['_round_name']}"
+            else:
+                out.pop(e, None)
+    return out
 
 
 def _unexcused_forfeits(tables: list[dict], plan: dict, state: dict, stage_idx: int) -> tuple[set, set]:
@@ -151,10 +175,10 @@ def _gouji_withdrawals(deps: Deps, event: Event, plan: dict, records: list[Match
     return kept
 
 
-def _row(r, forfeited: set = frozenset()) -> dict:
+def _row(r, forfeited: set = frozenset(), reached: dict | None = None) -> dict:
     pts = {k: v for k, v in r.points.items() if k != "knockout_round"}
     return {"rank": r.rank, "entry_id": r.entry_id, "points": pts, "tiebreaks": r.tiebreaks, "played": r.played,
-            "byes": r.byes, "forfeited": r.entry_id in forfeited}
+            "byes": r.byes, "forfeited": r.entry_id in forfeited, "reached": (reached or {}).get(r.entry_id)}
 
 
 def event_standings(deps: Deps, event: Event, stage: int | None = None, *, state: dict | None = None,

@@ -62,6 +62,7 @@ def test_tractor_four_pairs_semi_final_losers_play_for_third_and_fourth(api):
     assert [r["rank"] for r in st["standings"]] == [1, 2, 3, 4]
     third_row = st["standings"][2]
     assert third_row["decided_by"] == "third_place" and third_row["decided_values"] == [1, 0]
+    assert [r["reached"] for r in st["standings"]] == ["champion", "runner_up", "third", "fourth"]
     prizes = api.get(f"/events/{eid}/prizes").data
     assert [(p["place"], p["entry_id"], p["amount"]) for p in prizes["prizes"]] == \
         [(k + 1, e, a) for k, (e, a) in enumerate(zip(expected, [800, 500, 300, 100]))]
@@ -105,9 +106,10 @@ def test_five_pairs_byes_then_a_full_semi_final_then_final_and_third_place(api):
     assert {s["entry_id"] for s in r3["tables"][1]["sides"]} == set(out_r2)
     play(api, eid, r3, number, guandan_win)
     finalists = set(ids) - set(out_r1) - set(out_r2)
-    order = [r["entry_id"] for r in api.get(f"/events/{eid}/standings").data["standings"]]
-    assert order == [min(finalists, key=number.get), max(finalists, key=number.get),
-                     min(out_r2, key=number.get), max(out_r2, key=number.get), out_r1[0]]
+    rows = api.get(f"/events/{eid}/standings").data["standings"]
+    assert [r["entry_id"] for r in rows] == [min(finalists, key=number.get), max(finalists, key=number.get),
+                                             min(out_r2, key=number.get), max(out_r2, key=number.get), out_r1[0]]
+    assert [r["reached"] for r in rows] == ["champion", "runner_up", "third", "fourth", "out_quarter_final"]
 
 
 def test_three_pairs_a_semi_final_bye_leaves_one_loser_third_without_a_match(api):
@@ -121,6 +123,7 @@ def test_three_pairs_a_semi_final_bye_leaves_one_loser_third_without_a_match(api
     play(api, eid, final, number, tractor_win)
     rows = api.get(f"/events/{eid}/standings").data["standings"]
     assert rows[2]["entry_id"] == losers(semi, number)[0] and rows[2]["decided_by"] is None
+    assert [r["reached"] for r in rows] == ["champion", "runner_up", "out_semi_final"]
 
 
 def test_guandan_team_knockout_third_place_match_has_both_rooms(api):
@@ -185,3 +188,13 @@ def test_third_place_belongs_to_a_single_elimination_knockout(api):
         r = api.post(f"/tournaments/{tid}/events", body)
         assert r.status_code == 400 and r.data["code"] == "invalid_request", (stage, r.data)
         assert "third_place" in str(r.data) or game == "doudizhu", r.data   # Dou Dizhu: no knockout at all
+
+
+def test_every_knockout_round_name_is_worded_on_the_published_pages():
+    from chalicelib import glossary
+    from chalicelib.publish.i18n import translator
+    for lang in ("zh", "en", "vi"):
+        t = translator(lang)
+        for code in glossary.TERMS["knockout_round"]:
+            assert t(f"ko_{code}") != f"ko_{code}", (lang, code)
+    assert translator("zh")("ko_third_place") == "三四名决赛"
