@@ -55,8 +55,11 @@ organiser: deps
 reset-password: deps
 	@LOGIN="$(LOGIN)" PASSWORD="$(PASSWORD)" $(PY) -m scripts.dev reset-password
 
+# Two pytest-xdist workers (this VM has 2 cores), each with its own DynamoDB Local, stack and Chromium; whole files
+# to a worker (module fixtures stay shared). TEST_WORKERS=0 runs everything in one process.
+TEST_WORKERS ?= 2
 test: deps chromium site
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 
 # Offline: synthesizes the CloudFormation template (and the Lambda package) into infra/cdk.out/.
 # REGION=cn-north-1 (or cn-northwest-1): the mainland's partition aws-cn, linted against that region's resource types.

@@ -103,6 +103,26 @@ def any_repos(request):
     return request.getfixturevalue("moto_repos" if request.param == "moto" else "local_repos")
 
 
+# Figures a test prints after the run (the Lambda package's size, its cold start): a test appends
+# ("figure", (section, name, value)) to its node's user_properties, which pytest-xdist carries from the worker
+# that ran it to the terminal here.
+_FIGURES: dict[str, dict[str, str]] = {}
+
+
+def pytest_runtest_logreport(report):
+    for key, value in report.user_properties:
+        if key == "figure":
+            section, name, text = value
+            _FIGURES.setdefault(section, {})[name] = text
+
+
+def pytest_terminal_summary(terminalreporter):
+    for section, figures in _FIGURES.items():
+        terminalreporter.section(section)
+        for name, text in figures.items():
+            terminalreporter.write_line(f"{name}: {text}")
+
+
 @pytest.fixture(autouse=True)
 def _fresh_settings():
     get_settings.cache_clear()

@@ -14,14 +14,15 @@ from tests.infra import cdk
 
 STAGE = "dev"
 FUNCTIONS = ("APIHandler", "PublishFromQueue", "SweepHolds")
-FIGURES: dict[str, str] = {}   # printed at the end of the test run
+FIGURES: dict[str, str] = {}   # printed at the end of the test run (tests/conftest.py's figures)
 
 
-def pytest_terminal_summary(terminalreporter):
-    if FIGURES:
-        terminalreporter.section("Lambda package (tests/deploy)")
-        for k, v in FIGURES.items():
-            terminalreporter.write_line(f"{k}: {v}")
+@pytest.fixture(autouse=True)
+def _print_figures_at_the_end(request):
+    yield
+    for k, v in FIGURES.items():
+        request.node.user_properties.append(("figure", ("Lambda package (tests/deploy)", k, v)))
+    FIGURES.clear()
 
 
 def _free_port() -> int:

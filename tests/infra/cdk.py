@@ -3,6 +3,7 @@ stage and test session, and skipped when nothing it reads changed since the last
 the source, the requirements, the infra code, the Node tooling and the installed Python packages."""
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -58,6 +59,18 @@ def synth(stage: str, region: str | None = None) -> dict:
     path = out / f"cardgames-{stage}.template.json"
     stamp = out / ".inputs-digest"
     digest = inputs_digest(stage, region)
+    # One synth at a time on this checkout (pytest-xdist's workers, two test runs): every synth clears
+    # infra/chalice.out and shares Chalice's dependency cache (.chalice/deployments). The second to come reuses
+    # the first one's output through the digest.
+    (ROOT / ".data").mkdir(exist_ok=True)
+    with open(ROOT / ".data" / "synth.lock", "w") as lock:   # not under infra/: that is hashed into the digest
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _synth_unless_current(stage, region, out, path, stamp, digest)
+    _done[done_key] = json.loads(path.read_text())
+    return _done[done_key]
+
+
+def _synth_unless_current(stage: str, region: str | None, out: Path, path: Path, stamp: Path, digest: str) -> None:
     if not (path.exists() and stamp.exists() and stamp.read_text() == digest):
         stamp.unlink(missing_ok=True)
         # Each synth leaves Chalice's package (40 MB) in infra/chalice.out/<uuid>/; the cloud assembly keeps its
@@ -74,8 +87,6 @@ def synth(stage: str, region: str | None = None) -> dict:
         # cfn-lint's exit code is a bit set: 2 errors, 4 warnings, 8 informational. Errors and warnings fail.
         assert lint.returncode == 0, lint.stdout + lint.stderr
         stamp.write_text(digest)
-    _done[done_key] = json.loads(path.read_text())
-    return _done[done_key]
 
 
 def synth_log(stage: str) -> str:
