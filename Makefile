@@ -14,10 +14,12 @@ STAGE ?= dev
 CDK := cd infra && PATH="$(CURDIR)/node_modules/.bin:$$PATH" ../node_modules/.bin/cdk
 
 # Chalice's packager runs the venv's pip: keep it within the range Chalice supports (chalice 1.34: pip<26.3).
+# The requirements go in through uv (the same versions pip picks, ~10× less CPU: its downloads run in parallel and
+# it does not compile every module on install); pip installs them if uv cannot.
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade "pip<26.3"
-	$(PY) -m pip install -q -r requirements-dev.txt
+	$(PY) -m pip install -q --upgrade "pip<26.3" uv
+	$(VENV)/bin/uv pip install -q --python $(PY) -r requirements-dev.txt || $(PY) -m pip install -q -r requirements-dev.txt
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
