@@ -3,6 +3,8 @@
 
 - checked: it must hold every runtime dependency. Chalice's packager only warns ("may not work correctly")
   when it finds no wheel for the Lambda platform, and builds the package without it;
+- given the posters' CJK font: Lambda has no fonts-noto-cjk; vendor/fonts/ holds a subset of Noto Sans CJK SC
+  (infra/poster_font.py), which Chalice puts at the package's root; the functions' POSTER_FONT names it;
 - compiled: Lambda's /var/task is read-only, so a package without bytecode compiles every module it imports
   on every cold start (about twice the import time). Bytecode is added as unchecked-hash .pyc files
   (PEP 552), which Python uses without comparing the sources' timestamps (the zip's times do not matter).
@@ -23,6 +25,8 @@ RUNTIME_OF_THIS_PYTHON = f"python{sys.version_info[0]}.{sys.version_info[1]}"   
 LAMBDA_GLIBC = {"python3.11": (2, 26), "python3.12": (2, 34), "python3.13": (2, 34)}
 # Provided by the Lambda runtime itself, not packaged (boto3 is not in requirements.txt; these come with it).
 RUNTIME_PROVIDED = {"boto3", "botocore", "s3transfer", "jmespath", "python-dateutil", "six", "urllib3"}
+# The posters' font in the package (vendor/fonts/ → the package's root), relative to /var/task; Bold beside it.
+POSTER_FONT = "fonts/NotoSansCJKsc-Regular.subset.otf"
 
 
 def _norm(name: str) -> str:
@@ -80,6 +84,16 @@ def check(zip_path: Path, requirements: Path) -> None:
             f"The Lambda package {zip_path} lacks {', '.join(missing)}: Chalice found no wheel for the Lambda "
             "runtime's platform (see its 'Could not install dependencies' above). Pin a version that ships one "
             "(manylinux2014 / manylinux_2_26 or older for python3.11) in requirements.txt; docs/deploy.md.")
+
+
+def check_font(zip_path: Path) -> None:
+    """The posters' font must be in the package, both weights: without it every poster route answers 500."""
+    with zipfile.ZipFile(zip_path) as z:
+        names = set(z.namelist())
+    missing = [n for n in (POSTER_FONT, POSTER_FONT.replace("Regular", "Bold")) if n not in names]
+    if missing:
+        raise SystemExit(f"The Lambda package {zip_path} lacks the posters' font {', '.join(missing)}: "
+                         "vendor/fonts/ is made by `.venv/bin/python infra/poster_font.py` (needs fonts-noto-cjk).")
 
 
 def add_bytecode(zip_path: Path, runtime: str) -> int:

@@ -40,6 +40,7 @@ class CheckedChalice(Chalice):
         sam = json.loads((out / "sam.json").read_text())
         (runtime,) = {r["Properties"]["Runtime"] for r in sam["Resources"].values() if r["Type"] == "AWS::Serverless::Function"}
         lambda_package.check(out / "deployment.zip", ROOT / "requirements.txt")
+        lambda_package.check_font(out / "deployment.zip")
         lambda_package.add_bytecode(out / "deployment.zip", runtime)
 
 
@@ -177,6 +178,8 @@ class PlatformStack(cdk.Stack):
             "PUBLISH_QUEUE_URL": queue.queue_url, "PUBLISH_QUEUE_NAME": queue_name,
             "STRIPE_SECRET_ARN": stripe.secret_arn, "SITE_URL": site_url,
             **{name: secret.secret_arn for name, secret in china_keys.items()},
+            # The posters' CJK font, in the package (no fonts-noto-cjk on Lambda): relative to /var/task
+            "POSTER_FONT": lambda_package.POSTER_FONT,
         }
         if self.china:   # the providers' notifications come back through the ICP-filed domain
             environment["API_URL"] = f"https://{domain}/api"

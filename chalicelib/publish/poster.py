@@ -2,13 +2,17 @@
 event — name, date, venue, fee, deadline and a QR code (segno) to the registration page — drawn with Pillow in a CJK
 font. Pure: data in, PNG bytes out; `services/posters.py` gathers the data.
 
-The font: POSTER_FONT (a path), else Noto Sans CJK from Debian's fonts-noto-cjk (`make chromium` installs it; the
-Lambda package carries the same file, infra/lambda_package.py). Without one the poster is not drawn (Misconfigured),
-never drawn in boxes."""
+The font: POSTER_FONT (a path; relative to the app's root, as the Lambda functions set it), else Noto Sans CJK from
+Debian's fonts-noto-cjk (`make fonts`), else the subset of it the Lambda package carries (vendor/fonts/, made by
+infra/poster_font.py: GB2312 and punctuation). A character the font lacks is drawn as □ (how Chinese print marks
+a missing character), an emoji's joiners and variation selectors are left out. Without any font the poster is not
+drawn (Misconfigured), never drawn in boxes."""
 from __future__ import annotations
 
+import functools
 import io
 import os
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,10 +20,13 @@ from .. import errors
 
 WIDTH, HEIGHT = 1080, 1440            # 3:4, what a phone shows whole in a chat
 RED, GOLD, CREAM, INK = (176, 30, 36), (240, 200, 110), (255, 248, 235), (40, 30, 25)
+ROOT = Path(__file__).resolve().parent.parent.parent   # /var/task in AWS
 FONT_PATHS = ("/usr/share/fonts/opentype/noto/NotoSansCJK-{w}.ttc",
               "/usr/share/fonts/noto-cjk/NotoSansCJK-{w}.ttc",
-              str(Path(__file__).resolve().parent.parent.parent / "fonts" / "NotoSansCJK-{w}.ttc"))
+              str(ROOT / "fonts" / "NotoSansCJKsc-{w}.subset.otf"),            # in the Lambda package
+              str(ROOT / "vendor" / "fonts" / "NotoSansCJKsc-{w}.subset.otf"))  # the same, in the source tree
 SC_INDEX = 2   # in Noto Sans CJK .ttc files: JP, KR, SC, TC, HK — the Simplified Chinese face
+MISSING = "□"  # drawn for a character the font does not have (缺字)
 
 
 @dataclass
@@ -34,8 +41,11 @@ class Poster:
 
 def font_path(weight: str = "Regular") -> str:
     own = os.environ.get("POSTER_FONT")
-    if own and weight == "Regular" and Path(own).exists():
-        return own
+    if own:
+        path = Path(own) if Path(own).is_absolute() else ROOT / own
+        path = path.with_name(path.name.replace("Regular", weight))   # its Bold beside it, if there is one
+        if path.exists():
+            return str(path)
     for pattern in FONT_PATHS:
         path = pattern.format(w=weight)
         if Path(path).exists():
@@ -58,6 +68,33 @@ def _font(size: int, bold: bool = False):
     path = font_path("Bold" if bold else "Regular")
     index = SC_INDEX if path.endswith(".ttc") else 0
     return ImageFont.truetype(path, size, index=index)
+
+
+@functools.lru_cache(maxsize=8)
+def _probe(path: str):
+    """The font at a small size, and how it draws a character it does not have (its .notdef glyph)."""
+    from PIL import ImageFont
+    font = ImageFont.truetype(path, 24, index=SC_INDEX if path.endswith(".ttc") else 0)
+    return font, bytes(font.getmask("\U0010FFFD"))
+
+
+@functools.lru_cache(maxsize=8192)
+def _has(path: str, ch: str) -> bool:
+    font, notdef = _probe(path)
+    return ch.isspace() or bytes(font.getmask(ch)) != notdef
+
+
+def drawable(text: str) -> str:
+    """`text` as the poster's font can draw it: characters it lacks become □; zero-width joiners and variation
+    selectors (what follows an emoji) are left out, so one missing emoji is one □."""
+    path = font_path()
+    out = []
+    for ch in text:
+        if unicodedata.category(ch) in ("Cf", "Mn") and (0xFE00 <= ord(ch) <= 0xFE0F or ord(ch) in (0x200D, 0x200C)
+                                                        or 0xE0000 <= ord(ch) <= 0xE01EF):
+            continue
+        out.append(ch if _has(path, ch) else MISSING)
+    return "".join(out)
 
 
 def _wrap(draw, text: str, font, width: int, max_lines: int) -> list[str]:
@@ -96,6 +133,9 @@ def _qr(url: str, size: int):
 
 def render_png(p: Poster) -> bytes:
     from PIL import Image, ImageDraw
+    p = Poster(title=drawable(p.title), subtitle=drawable(p.subtitle),
+               lines=[(drawable(k), drawable(v or "")) for k, v in p.lines], items=[drawable(i) for i in p.items],
+               url=p.url, scan=drawable(p.scan))
     img = Image.new("RGB", (WIDTH, HEIGHT), RED)
     d = ImageDraw.Draw(img)
     margin = 72

@@ -31,7 +31,7 @@ MB = 1024 * 1024
 LAMBDA_UNZIPPED_LIMIT = 250 * MB        # function code and layers, unzipped
 # The modules app code imports only inside functions (so a cold start does not pay for them): each must be
 # in the package and be imported by the day below.
-LAZY = ("highspy", "numpy", "rustworkx", "argon2", "openpyxl", "stripe", "jinja2", "segno")
+LAZY = ("highspy", "numpy", "rustworkx", "argon2", "openpyxl", "stripe", "jinja2", "segno", "PIL")
 
 
 def _runtime(template) -> str:
@@ -167,7 +167,9 @@ def test_a_day_through_the_deployed_handlers(template, package, aws, functions, 
     # (at the latest) is drawn by the exact integer programme (HiGHS) — the round the broken package lost.
     ddz = {"name": "二打一积分赛", "game": "doudizhu", "entry": "individual", "capacity": 12, "fee": {"amount": 0},
            "stages": [{"format": "swiss", "rounds": 5}]}
-    tid, eid, ids = setup_event(api, ddz, people(9), tournament_body(starts_on=day, ends_on=day))
+    # 龘 and the emoji are outside the packaged font's subset (GB2312): the posters draw them as □
+    tid, eid, ids = setup_event(api, ddz, people(9), tournament_body(name="恒全杯龘商会联谊赛🀄️", starts_on=day,
+                                                                      ends_on=day))
     rng = random.Random(21)
     opponents: dict[str, set] = {e: set() for e in ids}
     repeats_by_round = []
@@ -233,6 +235,18 @@ def test_a_day_through_the_deployed_handlers(template, package, aws, functions, 
     # Publishing now from the API function itself.
     r = api.post(f"/tournaments/{tid}/publish")
     assert r.status_code == 200, r.data
+
+    # The posters, drawn in the package's own CJK font (no fonts-noto-cjk on Lambda): written by the publisher
+    # beside the pages, and answered by the API (a binary answer through API Gateway).
+    from PIL import Image
+    published = aws.s3.get_object(Bucket=aws.bucket, Key=f"t/{tid}/poster.png")
+    assert published["ContentType"] == "image/png"
+    poster = api.get(f"/tournaments/{tid}/poster.png", headers={"Accept": "image/png"})
+    assert poster.status_code == 200 and poster.body[:8] == b"\x89PNG\r\n\x1a\n", poster.body[:200]
+    image = Image.open(io.BytesIO(poster.body)).convert("RGB")
+    assert image.size == (1080, 1440)
+    title_band = image.crop((72, 110, 1008, 330)).getcolors(1 << 16)
+    assert len(title_band) > 20   # the name is drawn (anti-aliased strokes), not a plain band
 
     # The desk's spreadsheet (openpyxl, a binary answer through API Gateway) and the table cards (segno's QR codes).
     xlsx = api.get(f"/events/{eid}/entries/export?format=xlsx",

@@ -38,6 +38,15 @@ def test_a_package_without_numpy_stops_the_synth(tmp_path):
         lambda_package.check(broken, ROOT / "requirements.txt")
 
 
+def test_a_package_without_the_posters_font_stops_the_synth(tmp_path):
+    font = lambda_package.POSTER_FONT
+    whole = _package(tmp_path / "whole.zip", set(), {font: "", font.replace("Regular", "Bold"): ""})
+    lambda_package.check_font(whole)
+    broken = _package(tmp_path / "broken.zip", set(), {font: ""})
+    with pytest.raises(SystemExit, match="Bold.subset.otf"):
+        lambda_package.check_font(broken)
+
+
 def test_the_added_bytecode_is_what_runs(tmp_path):
     pkg = _package(tmp_path / "p.zip", set(), {"mod.py": "ANSWER = 'compiled'\n", "bad.py": "def (:\n"})
     assert lambda_package.add_bytecode(pkg, lambda_package.RUNTIME_OF_THIS_PYTHON) == 1   # bad.py is skipped
