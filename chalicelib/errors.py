@@ -268,6 +268,10 @@ class ProviderNotOffered(PaymentsOff):
     default_message = "This payment provider is not offered for this tournament."
 
 
+class WeChatCodeInvalid(DomainError):
+    code, status, default_message = "wechat_code_invalid", 400, "WeChat did not accept this authorisation code: authorise again."
+
+
 class CheckoutInProgress(Conflict):
     # The catalogs' generic "conflict" wording, until the front end words a code of its own.
     default_message = "The previous checkout may still be paid; try again in a minute."

@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from .base import Out, Strict
 from .entries import EntryView, MemberIn, normalise_phone
@@ -43,6 +43,8 @@ class CheckoutAnswer(Out):
     provider: str = "stripe"
     channel: str | None = None
     code_url: str | None = None                     # WeChat Pay Native: the QR code's content
+    code_svg: str | None = Field(default=None, description="WeChat Pay Native: code_url's QR code as an SVG data URI "
+                                 "(drawn here with segno: the page ships no QR library)")
     jsapi: dict | None = None                       # WeChat Pay JSAPI: WeixinJSBridge's chooseWXPay parameters
     h5_url: str | None = None                       # WeChat Pay H5: send the phone there
     pay_url: str | None = None                      # Alipay page / wap
@@ -50,6 +52,14 @@ class CheckoutAnswer(Out):
     amount: int | None = Field(default=None, description="minor units: what this checkout takes")
     currency: str | None = None
     entry_ids: list[str] = Field(default_factory=list, description="a day's checkout: the entries it pays for")
+
+    @model_validator(mode="after")
+    def _qr(self):
+        """Native's QR code for the desktop page, wherever the answer is made (an entry's, a day's checkout)."""
+        if self.code_url and not self.code_svg:
+            import segno
+            self.code_svg = segno.make(self.code_url, error="m").svg_data_uri(scale=6, border=2)
+        return self
 
 
 class DayRegistrationIn(Strict):

@@ -36,7 +36,8 @@ def china_providers(settings) -> dict:
         providers["wechat_pay"] = WeChatPayGateway(
             mchid=wx["mchid"], appid=wx["appid"], private_key=wx["private_key"], cert_serial_no=wx["cert_serial_no"],
             apiv3_key=wx["apiv3_key"], notify_url=wx.get("notify_url") or f"{settings.api_url}/webhooks/wechat-pay",
-            cert_dir=wx.get("cert_dir"), public_key=wx.get("public_key"), public_key_id=wx.get("public_key_id"))
+            cert_dir=wx.get("cert_dir"), public_key=wx.get("public_key"), public_key_id=wx.get("public_key_id"),
+            app_secret=wx.get("app_secret"))
     ali = _values(settings.alipay_config, settings.alipay_secret_arn, "alipay")
     if ali:
         from .alipay import AlipayGateway

@@ -22,6 +22,8 @@ from .port import Checkout, Notification
 log = logging.getLogger("cardgames.payments")
 TOLERANCE_SECONDS = 300   # WeChat Pay asks merchants to refuse notifications older than 5 minutes
 CHINA = ZoneInfo("Asia/Shanghai")
+OAUTH_AUTHORIZE = "https://open.weixin.qq.com/connect/oauth2/authorize"
+OAUTH_TOKEN = "https://api.weixin.qq.com/sns/oauth2/access_token"
 
 _STATUS = {"SUCCESS": "complete", "REFUND": "complete", "NOTPAY": "open", "USERPAYING": "open",
            "CLOSED": "expired", "REVOKED": "expired", "PAYERROR": "expired"}
@@ -33,12 +35,14 @@ class WeChatPayGateway:
 
     def __init__(self, *, mchid: str, appid: str, private_key: str, cert_serial_no: str, apiv3_key: str,
                  notify_url: str, cert_dir: str | None = None, public_key: str | None = None,
-                 public_key_id: str | None = None, timeout=(5, 10)):
+                 public_key_id: str | None = None, app_secret: str | None = None, timeout=(5, 10)):
         self._args = dict(mchid=mchid, appid=appid, private_key=private_key, cert_serial_no=cert_serial_no,
                           apiv3_key=apiv3_key, notify_url=notify_url, cert_dir=cert_dir, public_key=public_key,
                           public_key_id=public_key_id, timeout=timeout)
         self.appid = appid
         self.mchid = mchid
+        self._app_secret = app_secret   # the official account's AppSecret: web OAuth for JSAPI's openid
+        self._timeout = timeout
         self._client = None
 
     def client(self):
@@ -120,6 +124,36 @@ class WeChatPayGateway:
             out_refund_no=refund_no, amount={"refund": amount, "total": total, "currency": currency},
             transaction_id=transaction_id, out_trade_no=None if transaction_id else payment_id))
         return answer.get("refund_id") or refund_no
+
+    # ----------------------------------------------------------------- the payer's openid (JSAPI)
+    @property
+    def oauth(self) -> bool:
+        return bool(self._app_secret)
+
+    def oauth_url(self, return_to: str, state: str) -> str:
+        """WeChat's web authorisation (snsapi_base: silent, no consent screen) for the official account bound to
+        the merchant; WeChat sends the payer back to `return_to` with `code` and `state`."""
+        return (f"{OAUTH_AUTHORIZE}?appid={self.appid}&redirect_uri={quote(return_to, safe='')}"
+                f"&response_type=code&scope=snsapi_base&state={quote(state, safe='')}#wechat_redirect")
+
+    def openid(self, code: str) -> str:
+        """The payer's openid for this appid, from the one-use `code` (WeChat's sns/oauth2/access_token)."""
+        from urllib.error import URLError
+        from urllib.parse import urlencode
+        from urllib.request import urlopen
+        query = urlencode({"appid": self.appid, "secret": self._app_secret, "code": code,
+                           "grant_type": "authorization_code"})
+        try:
+            with urlopen(f"{OAUTH_TOKEN}?{query}", timeout=self._timeout[1]) as r:
+                answer = _json(r.read())
+        except (URLError, OSError, ValueError) as exc:
+            log.error("wechat oauth failed: %s", type(exc).__name__)
+            raise errors.PaymentError("WeChat could not be reached (authorisation).") from None
+        if not answer.get("openid"):
+            # 40029 invalid code, 40163 code been used: the payer must authorise again
+            log.warning("wechat oauth refused: %s", answer.get("errcode"))
+            raise errors.WeChatCodeInvalid(details={"provider_code": answer.get("errcode")})
+        return answer["openid"]
 
     # ----------------------------------------------------------------- notifications
     def verify_notification(self, headers: dict, body: bytes, now: datetime) -> Notification:

@@ -18,7 +18,16 @@ CHROMIUM = "/usr/bin/chromium"
 
 
 @pytest.fixture(scope="session")
-def stack(ddb_local_endpoint):
+def china_fakes():
+    """WeChat Pay's and Alipay's servers (tests/fakes_china_http.py), reached by the API through HTTPS_PROXY."""
+    from tests.fakes_china_http import ChinaFakes
+    fakes = ChinaFakes().start()
+    yield fakes
+    fakes.stop()
+
+
+@pytest.fixture(scope="session")
+def stack(ddb_local_endpoint, china_fakes):
     from scripts import ddblocal
     table = "e2e"
     publish_dir = tempfile.mkdtemp(prefix="e2e-site-")
@@ -27,6 +36,7 @@ def stack(ddb_local_endpoint):
                PUBLISH_DIR=publish_dir, API_URL=f"http://127.0.0.1:{api_port}", SITE_URL=f"http://127.0.0.1:{site_port}",
                AWS_DEFAULT_REGION="ap-east-1", AWS_ACCESS_KEY_ID="local", AWS_SECRET_ACCESS_KEY="local")
     env.pop("STRIPE_SECRET_KEY", None)
+    env.update(china_fakes.env())
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = ddb_local_endpoint
     from chalicelib.store import dynamo, schema
     dynamo.reset_client()
