@@ -371,6 +371,8 @@ def test_a_knockout_with_a_third_place_match_set_up_and_played_in_the_console(br
     expect(page.locator("[data-table='2'] .reason")).to_contain_text("三四名决赛")
     for table in final["tables"]:
         w.enter(final, table, tractor)
+    expect(page.get_by_test_id("round")).to_contain_text("胜局 2")
+    expect(page.get_by_test_id("round")).not_to_contain_text("小组积分")   # newcomer: knockout rounds "show 小组积分"
     w.shot("final-and-third")
     w.close(2)
     st, prizes = w.finished()
@@ -381,6 +383,8 @@ def test_a_knockout_with_a_third_place_match_set_up_and_played_in_the_console(br
     assert [(p["place"], p["entry_id"], p["amount"]) for p in prizes["prizes"]] == \
         [(1, want[0], 800), (2, want[1], 500), (3, want[2], 300), (4, want[3], 100)]
     expect(page.get_by_test_id("decided").nth(2)).to_have_text("三四名决赛 1 : 0")
+    expect(page.get_by_test_id("reached")).to_have_text(["冠军", "亚军", "第三名（三四名决赛胜）", "第四名（三四名决赛负）"])
+    expect(page.get_by_test_id("standings")).not_to_contain_text("小组积分")
     expect(page.get_by_test_id("prize").nth(2)).to_have_text("300 元")
     page.get_by_role("tab", name="比赛进行").click()
     page.get_by_test_id("publish").click()
@@ -388,5 +392,6 @@ def test_a_knockout_with_a_third_place_match_set_up_and_played_in_the_console(br
     page.goto(f"{stack['site']}/t/{t.id}/{w.eid}/round-2.html")
     expect(page.locator("h2")).to_contain_text("第2轮 · 决赛 + 三四名决赛")
     expect(page.locator("body")).to_contain_text("三四名决赛：半决赛负者")
+    expect(page.locator("body")).not_to_contain_text("小组积分")
     w.shot("published-round")
     ctx.close()
