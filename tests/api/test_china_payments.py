@@ -471,3 +471,29 @@ def test_a_wechat_only_day_holds_its_places_until_the_payer_picks_a_channel(api,
     clock.advance(minutes=40)   # nobody paid: the place comes free as with Stripe
     assert sweep_expired_holds(bootstrap.deps())["released"] == 1
     assert api.get(f"/events/{a}").data["counters"]["taken"] == 0
+
+
+def test_a_days_checkout_switched_and_paid_once_on_dynamodb_local(local_api, wechat_local, clock):
+    """The day's checkout on the real store: the registration's payment in its create transaction, the switch's
+    entry transitions and the registration record's update, then one notification confirming both items."""
+    tid = local_api.post("/tournaments", tournament_body(payments=CHINA)).data["id"]
+    a, b = make_event(local_api, tid, name="掼蛋积分赛"), make_event(local_api, tid, name="掼蛋团体赛")
+    items = [{"event_id": e, "name": "河池一队", "members": [{"name": "张三", "phone": "13800000001"}, {"name": "李四"}]}
+             for e in (a, b)]
+    r = local_api.post(f"/tournaments/{tid}/registrations", {"contact": {"name": "张三", "phone": "13800000001"},
+                       "items": items, "checkout": {"provider": "wechat_pay", "channel": "native"}}, token=None)
+    assert r.status_code == 201 and r.data["checkout"]["code_url"], r.data
+    reg_id, manage = r.data["registration"]["id"], {"X-Manage-Token": r.data["manage_token"]}
+    h5 = local_api.post(f"/registrations/{reg_id}/checkout", {"provider": "wechat_pay", "channel": "h5"}, token=None,
+                        headers=manage)
+    assert h5.status_code == 200 and h5.data["h5_url"], h5.data
+    repos = bootstrap.deps().repos
+    payment = repos.payments.get(repos.entries.registration(reg_id)["payment_id"])
+    assert (payment.channel, payment.amount, len(payment.items)) == ("h5", 8000, 2)
+    assert len(wechat_local.closed) == 1   # the Native order, closed at WeChat first
+    wechat_local.pay(payment.id)
+    for _ in range(2):
+        note = wx_notify(local_api, *wechat_local.notification(payment.id, clock(), event_id="EV-DAY-LOCAL"))
+        assert (note.status_code, note.data["code"]) == (200, "SUCCESS")
+    seen = local_api.get(f"/registrations/{reg_id}", token=None, headers=manage).data
+    assert [i["entry"]["status"] for i in seen["items"]] == ["confirmed", "confirmed"] and seen["amount_paid"] == 8000
