@@ -2,6 +2,7 @@
 a draw needs them in five places (participants, who is still in, clubs, names, seating)."""
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -27,7 +28,20 @@ def roster_of(deps, eid: str) -> list:
     key = ("roster", eid)
     if key not in memo:
         memo[key] = deps.repos.entries.roster(eid)
+    elif isinstance(memo[key], Future):
+        memo[key] = memo[key].result()
     return memo[key]
+
+
+def prefetch_roster(deps, eid: str, known: list[str] = ()) -> None:
+    """Starts reading the roster (cut at `known` ids) while the caller reads other things: inside
+    `entries_read_once`, roster_of then waits for it."""
+    memo = _ENTRIES.get()
+    if memo is None or ("roster", eid) in memo:
+        return
+    pool = ThreadPoolExecutor(max_workers=1)
+    memo[("roster", eid)] = pool.submit(deps.repos.entries.roster, eid, list(known))
+    pool.shutdown(wait=False)
 
 
 @contextmanager

@@ -24,7 +24,7 @@ from ..models import Event, Organiser, RoundOut, RoundTable, TableSide
 from .names import readable
 from ..installation import table_secret
 from .principals import who_of
-from .reads import entries_read_once, roster_of
+from .reads import entries_read_once, prefetch_roster, roster_of
 from .tournaments import own_event
 
 CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
@@ -304,6 +304,7 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
               choices: list | None = None) -> tuple[RoundOut, dict]:
     event = own_event(deps, organiser, eid)
     state = deps.repos.rounds.state(eid)
+    prefetch_roster(deps, eid, (state.get("plans") or {}).get(str(state.get("stage", 0)), {}).get("entries", ()))
     if state.get("open_round"):
         raise errors.RoundOpen(f"第 {state['open_round']} 轮尚未结束 · Round {state['open_round']} is still open: close it first.")
     seed = seed if seed is not None else secrets.randbelow(2 ** 31)
@@ -649,6 +650,7 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     event = own_event(deps, organiser, eid)
     state = deps.repos.rounds.state(eid)
     ref = round_ref(state, n)
+    prefetch_roster(deps, eid, (state.get("plans") or {}).get(str(ref["stage"]), {}).get("entries", ()))
     doc, tables, stamp = deps.repos.rounds.get_round_stamped(eid, ref["stage"], n)
     if doc is None:
         raise errors.NotFound(f"round {n} not found")

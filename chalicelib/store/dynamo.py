@@ -173,14 +173,19 @@ class Table:
 
     def query(self, pk: str, prefix: str | None = None, *, index: str | None = None,
               upper: str | None = None, limit: int | None = None, forward: bool = True,
-              consistent: bool = True, raw: bool = False, projection: str | None = None) -> list[dict]:
-        """`projection`: attribute names, comma-separated, to read only those (less to send and parse)."""
+              consistent: bool = True, raw: bool = False, projection: str | None = None,
+              between: tuple[str, str] | None = None) -> list[dict]:
+        """`projection`: attribute names, comma-separated, to read only those (less to send and parse);
+        `between`: sort keys from the first to the second, both included (instead of `prefix`)."""
         pk_name, sk_name = ("GSI1PK", "GSI1SK") if index else ("PK", "SK")
         expr = f"{pk_name} = :pk"
         values: dict[str, Any] = {":pk": pk}
         if prefix is not None:
             expr += f" AND begins_with({sk_name}, :prefix)"
             values[":prefix"] = prefix
+        elif between is not None:
+            expr += f" AND {sk_name} BETWEEN :lo AND :hi"
+            values[":lo"], values[":hi"] = between
         elif upper is not None:
             expr += f" AND {sk_name} <= :upper"
             values[":upper"] = upper

@@ -227,7 +227,7 @@ def test_full_without_waitlist_is_said_only_on_counters_the_write_saw(any_repos,
     assert any_repos.entries.counters(e.id)["taken"] == 1
 
 
-def test_the_roster_a_draw_reads_is_the_entries_in_short(any_repos, clock):
+def test_the_roster_a_draw_reads_is_the_entries_in_short(any_repos, clock, monkeypatch):
     """EntryRepo.roster reads one attribute an entry (what a draw needs); items written before it read whole."""
     from chalicelib.store.entries import entry_item
     from tests.bigday import seed_event
@@ -238,6 +238,10 @@ def test_the_roster_a_draw_reads_is_the_entries_in_short(any_repos, clock):
     def short(rows):
         return [(r.id, r.status, r.checked_in, r.name, r.club, [m.gender for m in r.members]) for r in rows]
     assert short(any_repos.entries.roster(event.id)) == expected and len(expected) == 6
+    from chalicelib.store import entries as entries_store
+    monkeypatch.setattr(entries_store, "ROSTER_SLICE", 2)      # the key range cut at known ids, read at once
+    known = [e.id for e in whole if e.id != whole[3].id]        # an entry the caller does not know is read too
+    assert short(any_repos.entries.roster(event.id, known)) == expected
     old = {k: v for k, v in entry_item(whole[2].model_copy(update={"club": "旧商会"})).items() if k != "roster"}
     any_repos.table.put(old)                      # an item as written before the roster attribute
     expected[2] = (*expected[2][:4], "旧商会", expected[2][5])
