@@ -6,7 +6,8 @@ through the result service (both sides' codes), the rest of the 5,000 tables' re
 through the service (its publish is asked for, as the queue would be in AWS, and measured on its own). Then the
 full publish, the publish after one corrected result, and the largest item written and the largest page.
 
-    BIG_N=10000 BIG_ROUNDS=9 .venv/bin/python bench/big_event.py      (fewer rounds: BIG_ROUNDS=3)
+    BIG_N=10000 BIG_ROUNDS=9 .venv/bin/python bench/big_event.py      (fewer rounds: BIG_ROUNDS=3;
+    BIG_PUBLISH=0 stops after the rounds, before the publishing figures)
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from bench.common import on_ddb_local, repos_on  # noqa: E402
 N = int(os.environ.get("BIG_N", "10000"))
 ROUNDS = int(os.environ.get("BIG_ROUNDS", "9"))
 SAMPLE = int(os.environ.get("BIG_SAMPLE", "50"))    # tables a round whose results go through the service
+PUBLISH = os.environ.get("BIG_PUBLISH", "1") != "0"
 
 
 def main() -> None:
@@ -80,10 +82,20 @@ def run() -> None:
         rows.append((n, engine, drawn, per_result, closed))
         print(f"round {n}: engine alone {engine:.2f} s, draw through the service {drawn:.2f} s "
               f"({drawn / engine:.1f}× the engine; target < 2 s), {len(out.tables):,} tables; result enter+confirm "
-              f"{per_result * 1000:.0f} ms a table through the service; close {closed:.2f} s (target < 5 s)", flush=True)
+              f"{per_result * 1000:.0f} ms a table through the service; close {closed:.2f} s (target < 5 s); "
+              f"load average {os.getloadavg()[0]:.1f}", flush=True)
     worst = max(rows, key=lambda r: r[2])
     print(f"draws: worst {worst[2]:.2f} s (round {worst[0]}), engine alone then {worst[1]:.2f} s; "
           f"mean ratio service/engine {sum(r[2] / r[1] for r in rows) / len(rows):.1f}; closes worst {max(r[4] for r in rows):.2f} s")
+    print(f"ranges: engine alone {min(r[1] for r in rows):.2f}–{max(r[1] for r in rows):.2f} s, draw "
+          f"{min(r[2] for r in rows):.2f}–{max(r[2] for r in rows):.2f} s, close {min(r[4] for r in rows):.2f}–"
+          f"{max(r[4] for r in rows):.2f} s, result {min(r[3] for r in rows) * 1000:.0f}–{max(r[3] for r in rows) * 1000:.0f} ms"
+          f"; load average {os.getloadavg()[0]:.1f}")
+    if not PUBLISH:
+        stored = largest_stored(repos)
+        print(f"largest item written: {sizes.largest[0] / 1024:.1f} KiB ({sizes.largest[1]}); largest stored "
+              f"{stored[0] / 1024:.1f} KiB ({stored[1]})")
+        return
 
     t0 = time.perf_counter()
     stats = publish_tournament(d, tournament.id, force=True)
