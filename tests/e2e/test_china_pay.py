@@ -40,17 +40,25 @@ BRIDGE = """window.WeixinJSBridge = {invoke(name, params, cb) {
 BRIDGE_CALLS = "JSON.parse(localStorage.getItem('bridge-calls') || '[]')"
 
 
+def individual(name, game, fee):
+    return EventConfig.model_validate({"name": name, "game": game, "entry": "individual", "capacity": 20,
+                                       "fee": {"amount": fee, "per": "entry"}, "stages": [{"format": "swiss", "rounds": 3}]})
+
+
 @pytest.fixture
-def event(store, stack, monkeypatch):
+def organiser(store, stack, monkeypatch):
     monkeypatch.setenv("SITE_URL", stack["site"])
     org, _ = organisers.create_organiser(store, "支付测试商会")
     t = tournaments.create_tournament(store, org, TournamentIn(
         name="支付测试杯", venue="南宁", currency="CNY", starts_on=date.today() + timedelta(days=9),
         payments={"providers": ["wechat_pay", "alipay", "offline"]}))
-    ev = tournaments.create_event(store, org, t.id, EventConfig.model_validate(
-        {"name": "斗地主个人赛", "game": "doudizhu", "entry": "individual", "capacity": 20,
-         "fee": {"amount": 3000, "per": "entry"}, "stages": [{"format": "swiss", "rounds": 3}]}))
-    return t, ev
+    return org, t
+
+
+@pytest.fixture
+def event(store, organiser):
+    org, t = organiser
+    return t, tournaments.create_event(store, org, t.id, individual("斗地主个人赛", "doudizhu", 3000))
 
 
 def register(page, stack, t, ev, name, phone, lang="zh"):
@@ -238,5 +246,42 @@ def test_inside_wechat_jsapi_after_the_openid_step_cancelled_then_paid(stack, st
     assert paid(store, ev, "Zhao Liu") == ("confirmed", 3000, "paid")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     shot(page, "wechat-jsapi-paid")
+    ctx.close()
+    assert not blocked, blocked
+
+
+def test_a_days_one_checkout_by_wechat_qr_on_a_desktop(stack, store, browser, china_fakes, organiser, event, shot):
+    """The day's page (27b's POST /registrations/{id}/checkout): one order for every event picked, one QR code,
+    one notification confirms them all; the manage page of the day shows both paid."""
+    t, ev = event
+    ev2 = tournaments.create_event(store, organiser[0], t.id, individual("斗地主公开赛", "doudizhu", 2000))
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN", user_agent=DESKTOP_UA)
+    blocked = _no_csp_violations(ctx)
+    page = ctx.new_page()
+    page.goto(f"{stack['site']}/day.html?t={t.id}&lang=zh")
+    expect(page.get_by_test_id("pay-how")).to_have_text("提交后一次付清所选项目的报名费")
+    page.locator("#c-name").fill("孙七")
+    page.locator("#c-phone").fill("13600000001")
+    page.get_by_test_id(f"pick-{ev.id}").click()
+    page.get_by_test_id(f"pick-{ev2.id}").click()
+    page.get_by_test_id("submit").click()
+    expect(page.get_by_test_id("done")).to_be_visible()
+    expect(page.get_by_test_id("china-pay")).to_contain_text("¥50.00")
+    expect(page.get_by_test_id("pay-desk")).to_contain_text("¥50.00")   # the desk still takes it, or online
+    page.get_by_test_id("pay-wechat_pay").click()
+    expect(page.get_by_test_id("pay-qr")).to_be_visible()
+    order = china_fakes.wechat_order("native")
+    assert order["amount"] == {"total": 5000, "currency": "CNY"}   # one order for both events
+    image = Image.open(io.BytesIO(page.get_by_test_id("qr-image").screenshot()))
+    assert [c.text for c in zxingcpp.read_barcodes(image)] == [f"weixin://wxpay/bizpayurl?pr={order['out_trade_no'][-8:]}"]
+    shot(page, "day-qr")
+    assert china_fakes.wechat_pays(order["out_trade_no"]) == 200
+    expect(page.get_by_test_id("pay-paid")).to_be_visible(timeout=15000)
+    expect(page.get_by_test_id("done-items")).to_contain_text("斗地主个人赛 · 已确认")
+    expect(page.get_by_test_id("done-items")).to_contain_text("斗地主公开赛 · 已确认")
+    expect(page.get_by_test_id("pay-desk")).to_be_hidden()   # nothing left to pay at the desk
+    assert paid(store, ev, "孙七") == ("confirmed", 3000, "paid") and paid(store, ev2, "孙七")[0] == "confirmed"
+    assert_one_language(page, "zh", "day paid")
+    shot(page, "day-paid")
     ctx.close()
     assert not blocked, blocked
