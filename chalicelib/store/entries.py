@@ -159,7 +159,7 @@ class EntryRepo:
         sets it: entry_item); items written before it existed are read whole instead. `known`: entry ids
         already known (a stage plan's): the key range is cut at some of them and read by several queries
         at once (10,000 entries are ten 1 MB pages one after another otherwise)."""
-        ids = sorted(known)
+        ids = sorted(set(known))
         cuts = [keys.entry(eid, ids[k])["SK"] for k in range(ROSTER_SLICE, len(ids), ROSTER_SLICE)]
         if not cuts:
             items = self.t.query(keys.event_partition(eid), keys.ENTRY_PREFIX, raw=True, projection="roster")
