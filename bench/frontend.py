@@ -42,7 +42,8 @@ def bundle_sizes(dist: Path) -> dict[str, tuple[int, int, int]]:
 
 def main() -> None:
     from scripts.site_build import built_site
-    dist = built_site()
+    # BENCH_DIST: measure another build (an older commit's frontend/dist, say) under the same conditions
+    dist = Path(os.environ["BENCH_DIST"]) if os.environ.get("BENCH_DIST") else built_site()
     print("bundle (gzip -9)            JavaScript      CSS   (JavaScript after the first screen)")
     sizes = bundle_sizes(dist)
     for name, (js, css, later) in sizes.items():
@@ -105,7 +106,7 @@ def first_render(dist: Path) -> None:
 
 
 def measure(pages) -> None:
-    for cpu in (1, 4):
+    for cpu in (int(x) for x in os.environ.get("BENCH_CPU", "1,4").split(",")):   # BENCH_CPU=1: the network profile only
         run_profile(pages, cpu)
 
 

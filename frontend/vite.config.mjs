@@ -21,17 +21,31 @@ function inlineScripts(page) {
     name: "inline-scripts",
     transformIndexHtml: {
       order: "post",
-      handler: (html, ctx) => html
-        .replace("<!-- catalogs -->", () => languagesOf(page).map((l) => {
-          const chunk = Object.values(ctx.bundle || {}).find((c) => c.type === "chunk" && c.facadeModuleId
-            && c.facadeModuleId.endsWith(`${join("shared", `catalog-${l}.js`)}`));
-          if (!chunk) throw new Error(`${page}: no catalog chunk for ${l}`);
-          return `<meta name="catalog" data-lang="${l}" content="./${chunk.fileName}">`;
-        }).join("\n  "))
-        .replace(/<!-- inline: ([\w-]+\.js) -->/g, (_, f) =>
-          `<script>${readFileSync(join(here, f), "utf8").replace(/^\/\/.*\n/gm, "")}</script>`),
+      // written after the page's own module script (its download, the first screen's critical path, starts as the
+      // parser meets it; the module runs after these anyway) and before its stylesheet (a script after a stylesheet
+      // still loading would wait for it)
+      handler: (html, ctx) => {
+        const early = [];
+        const rest = html.replace(/[ \t]*<!-- (catalogs|inline: ([\w-]+\.js)) -->\n?/g, (_, what, f) => {
+          early.push(what === "catalogs" ? catalogMetas(page, ctx.bundle) :
+            `<script>${readFileSync(join(here, f), "utf8").replace(/^\/\/.*\n/gm, "")}</script>`);
+          return "";
+        });
+        const at = rest.search(/[ \t]*<link rel="stylesheet"/);
+        const block = `  ${early.join("\n  ")}\n`;
+        return at < 0 ? rest.replace("</head>", `${block}</head>`) : rest.slice(0, at) + block + rest.slice(at);
+      },
     },
   };
+}
+
+function catalogMetas(page, bundle) {
+  return languagesOf(page).map((l) => {
+    const chunk = Object.values(bundle || {}).find((c) => c.type === "chunk" && c.facadeModuleId
+      && c.facadeModuleId.endsWith(join("shared", `catalog-${l}.js`)));
+    if (!chunk) throw new Error(`${page}: no catalog chunk for ${l}`);
+    return `<meta name="catalog" data-lang="${l}" content="./${chunk.fileName}">`;
+  }).join("\n  ");
 }
 
 // Vant's icon font comes inlined in its CSS (45 KB of base64, most of the CSS a page blocks on) with a fallback on
@@ -199,7 +213,7 @@ export function pageConfig(page, { first, logLevel }) {
       // every browser the pages support preloads modules itself: the polyfill would be one more request
       modulePreload: { polyfill: false },
       rolldownOptions: { input: { [page.replace(/\.html$/, "")]: resolve(app, page) },
-        output: { codeSplitting: { groups: [{ name: firstScreen(resolve(app, page), page.replace(/\.html$/, "-app")) }] } } },
+        output: { codeSplitting: { groups: [{ name: firstScreen(resolve(app, page), page.replace(/\.html$/, "-app")), debugName: "first-screen" }] } } },
     },
   });
 }

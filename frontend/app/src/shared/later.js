@@ -20,6 +20,7 @@ export const successToast = (message) => toasts().then((m) => m.showSuccessToast
 
 export function prefetchLater() {
   const go = () => loaders.forEach((l) => l().catch(() => { /* offline: the next use asks again */ }));
-  if (window.requestIdleCallback) window.requestIdleCallback(go, { timeout: 500 });
-  else setTimeout(go, 100);
+  // after the first screen is painted (its styles are not disturbed by these chunks' own before then)
+  const idle = () => (window.requestIdleCallback ? window.requestIdleCallback(go, { timeout: 500 }) : setTimeout(go, 100));
+  requestAnimationFrame(() => setTimeout(idle, 0));
 }
