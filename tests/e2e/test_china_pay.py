@@ -283,5 +283,25 @@ def test_a_days_one_checkout_by_wechat_qr_on_a_desktop(stack, store, browser, ch
     assert paid(store, ev, "孙七") == ("confirmed", 3000, "paid") and paid(store, ev2, "孙七")[0] == "confirmed"
     assert_one_language(page, "zh", "day paid")
     shot(page, "day-paid")
+
+    # another day's registration paid from its manage page (entry.html?reg=): the same one order, asked again
+    page.goto(f"{stack['site']}/day.html?t={t.id}&lang=zh")
+    page.locator("#c-name").fill("周八")
+    page.locator("#c-phone").fill("13600000002")
+    page.get_by_test_id(f"pick-{ev.id}").click()
+    page.get_by_test_id("submit").click()
+    page.get_by_test_id("pay-wechat_pay").click()
+    expect(page.get_by_test_id("pay-qr")).to_be_visible()
+    orders = len(china_fakes.wechat.orders)
+    page.get_by_test_id("manage").click()
+    expect(page.get_by_test_id("reg-items")).to_be_visible()
+    page.get_by_test_id("pay-wechat_pay").click()
+    expect(page.get_by_test_id("pay-qr")).to_be_visible()
+    assert len(china_fakes.wechat.orders) == orders   # the registration's open order again, not a second one
+    assert china_fakes.wechat_pays(china_fakes.wechat_order("native")["out_trade_no"]) == 200
+    expect(page.get_by_test_id("pay-paid")).to_be_visible(timeout=15000)
+    expect(page.get_by_test_id("receipt")).to_contain_text("¥30.00")
+    assert paid(store, ev, "周八") == ("confirmed", 3000, "paid")
+    shot(page, "day-manage-paid")
     ctx.close()
     assert not blocked, blocked
