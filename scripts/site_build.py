@@ -2,6 +2,7 @@
 missing or older than its sources, with the project's own Vite (npm install from package.json first)."""
 from __future__ import annotations
 
+import fcntl
 import subprocess
 from pathlib import Path
 
@@ -14,10 +15,19 @@ def _newest_source() -> float:
     return max(p.stat().st_mtime for p in files + [ROOT / "package.json"])
 
 
-def built_site() -> Path:
+def _stale() -> bool:
     marker = DIST / "score.html"
-    if not marker.exists() or marker.stat().st_mtime < _newest_source():
-        if not (ROOT / "node_modules" / ".bin" / "vite").exists():
-            subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"], cwd=ROOT, check=True)
-        subprocess.run(["npm", "run", "--silent", "build", "--", "--logLevel", "warn"], cwd=ROOT, check=True)
+    return not marker.exists() or marker.stat().st_mtime < _newest_source()
+
+
+def built_site() -> Path:
+    if _stale():
+        # One build at a time (pytest-xdist's workers both start an e2e stack): the second waits, then finds it fresh.
+        (ROOT / ".data").mkdir(exist_ok=True)
+        with open(ROOT / ".data" / "site-build.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if _stale():
+                if not (ROOT / "node_modules" / ".bin" / "vite").exists():
+                    subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"], cwd=ROOT, check=True)
+                subprocess.run(["npm", "run", "--silent", "build", "--", "--logLevel", "warn"], cwd=ROOT, check=True)
     return DIST
