@@ -1,7 +1,7 @@
 """A bounded schemathesis run over every operation of the OpenAPI document (issue 12): generated requests
 go through the WSGI adapter (the same path the venue server takes) into the app on a moto table, with a
 real organiser's token, a real tournament and event. Any 5xx, or an answer that is not in the schema
-(status, content type, body), fails the test. Fixed seed and example count: about a minute."""
+(status, content type, body), fails the test. Fixed seed and example count (FUZZ_EXAMPLES): about a minute."""
 from __future__ import annotations
 
 import os
@@ -19,7 +19,9 @@ from schemathesis.specs.openapi.checks import (
 
 from tests.factories import guandan_event, tournament_body
 
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "100"))
+# Measured on main (78 operations, derandomized): the first 75 examples of each operation reach every one of the 147
+# (operation, status, error code) answers that 100 reach (50 reach 145, 25 reach 140). FUZZ_EXAMPLES=500 for a long run.
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "75"))
 
 
 @pytest.fixture
