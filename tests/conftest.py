@@ -86,6 +86,9 @@ def ddb_local_endpoint():
 @pytest.fixture
 def local_repos(request, ddb_local_endpoint, clock, monkeypatch):
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", ddb_local_endpoint)
+    # The store's 1.5-s read timeout makes a frozen store answer 503 quickly (tested in subprocesses, with their own
+    # settings); here it only failed set-ups when a loaded machine's DynamoDB Local took longer to create a table.
+    monkeypatch.setattr(dynamo, "READ_TIMEOUT_S", max(dynamo.READ_TIMEOUT_S, 10.0))
     dynamo.reset_client()
     name = _table_name(request)
     schema.ensure_table(dynamo.client(), name)
