@@ -44,7 +44,7 @@ def run() -> None:
     from tests.bigday import ItemSizes, largest_stored, results_for_round, seed_event
 
     asked = []
-    publish_requests.request_publish = lambda deps, tid: asked.append(tid)   # the queue's message, in AWS
+    publish_requests.request_publish = lambda deps, tid, change=None: asked.append(tid)   # the queue's message, in AWS
     repos = repos_on("bench_big_event")
     sizes = ItemSizes().attach(dynamo.client())
     clock = lambda: datetime(2026, 12, 12, 1, tzinfo=timezone.utc)  # noqa: E731

@@ -20,9 +20,12 @@ def publish_from_queue(event) -> dict:
 
     from ..bootstrap import deps
     from ..services.publishing import publish_latest
-    tournaments = {json.loads(record.body)["tournament_id"] for record in event}
+    tournaments: dict[str, list[str]] = {}
+    for record in event:
+        body = json.loads(record.body)
+        tournaments.setdefault(body["tournament_id"], []).extend(body.get("changes") or ["*"])
     for tid in sorted(tournaments):
         # one publisher per tournament (several functions may run); an exception returns the batch to the
         # queue, then to the DLQ
-        publish_latest(deps(), tid)
+        publish_latest(deps(), tid, changes=tournaments[tid])
     return {"published": len(tournaments)}

@@ -1,6 +1,8 @@
 """What the published pages' charts show (issue 28): each entry's place after every closed round of the stage
 being played, from the standings as they stood then. Closed rounds rarely change, so each prefix of them is
-worked out once per process and kept by a digest of its results."""
+worked out once per process and kept by a digest of its results — and, given `saved` (the publisher's own state,
+kept beside its pages: issue 29), once at all, so a new publisher process (a cold Lambda) does not work out the
+standings once per closed round again."""
 from __future__ import annotations
 
 import hashlib
@@ -10,8 +12,11 @@ from ..bootstrap import Deps
 _CACHE: dict[tuple, dict[str, int]] = {}
 
 
-def places_by_round(deps: Deps, event, state: dict, all_rounds: list) -> dict:
-    """{"rounds": [n, …], "field": entries ranked, "by_entry": {entry_id: [place after each of those rounds]}}."""
+def places_by_round(deps: Deps, event, state: dict, all_rounds: list, saved: dict | None = None,
+                    keep: dict | None = None) -> dict:
+    """{"rounds": [n, …], "field": entries ranked, "by_entry": {entry_id: [place after each of those rounds]}}.
+    `saved`: {digest of the closed rounds up to one: {entry_id: place}} worked out before; `keep` gets what
+    this call used, by the same digests (the caller stores it for the next process)."""
     from .standings import stage_standings
     stage = state.get("stage", 0)
     closed = [(doc, tables) for doc, tables in all_rounds if doc.get("stage") == stage and doc.get("status") == "closed"]
@@ -22,13 +27,19 @@ def places_by_round(deps: Deps, event, state: dict, all_rounds: list) -> dict:
     for doc, tables in closed:
         h.update(repr((doc["number"], [(t["number"], t["status"], t.get("points")) for t in tables],
                        doc.get("byes"))).encode())
-        key = (event.id, doc["number"], h.hexdigest())
+        digest = h.hexdigest()
+        key = (event.id, doc["number"], digest)
         if key not in _CACHE:
             if len(_CACHE) > 5000:
                 _CACHE.clear()
-            upto = [r for r in closed if r[0]["number"] <= doc["number"]]
-            rows = stage_standings(deps, event, stage, state, upto)["rows"]
-            _CACHE[key] = {r["entry_id"]: r["rank"] for r in rows}
+            if saved is not None and digest in saved:
+                _CACHE[key] = saved[digest]
+            else:
+                upto = [r for r in closed if r[0]["number"] <= doc["number"]]
+                rows = stage_standings(deps, event, stage, state, upto)["rows"]
+                _CACHE[key] = {r["entry_id"]: r["rank"] for r in rows}
+        if keep is not None:
+            keep[digest] = _CACHE[key]
         by_round.append(_CACHE[key])
     entries = set().union(*by_round)
     return {"rounds": [doc["number"] for doc, _ in closed], "field": max((len(r) for r in by_round), default=0),

@@ -10,16 +10,25 @@ from ..bootstrap import Deps
 log = logging.getLogger("cardgames.publish")
 
 
-def request_publish(deps: Deps, tid: str) -> None:
+def table_change(eid: str, stage: int, n: int, t: int) -> str:
+    """A change that is one table's result (and its audit record) only: the publisher re-reads that table and
+    publishes that event's pages that show it, not the whole tournament (issue 29)."""
+    return f"table:{eid}:{stage}:{n}:{t}"
+
+
+def request_publish(deps: Deps, tid: str, change: str | None = None) -> None:
+    """`change`: what changed (table_change); None when anything may have (a draw, a close, an entry, the clock)."""
     from ..config import get_settings
     queue = get_settings().publish_queue_url
+    changes = [change or "*"]
     try:
         if queue:
             import boto3
-            boto3.client("sqs").send_message(QueueUrl=queue, MessageBody=json.dumps({"tournament_id": tid}))
+            boto3.client("sqs").send_message(QueueUrl=queue, MessageBody=json.dumps({"tournament_id": tid,
+                                                                                     "changes": changes}))
         else:
             from .publishing import publish_latest
-            publish_latest(deps, tid, then_in_background=True)
+            publish_latest(deps, tid, then_in_background=True, changes=changes)
     except Exception as exc:  # a failed publish must not fail the result that triggered it; the next one repairs
         from .publishing import log_failure
         log_failure(tid, exc)

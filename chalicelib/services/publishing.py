@@ -33,81 +33,69 @@ def _sink(deps: Deps):
     return default_sink()
 
 
-def event_site_data(deps: Deps, event, tournament) -> dict:
+def event_site_data(deps: Deps, event, tournament, warm: dict | None = None,
+                    tables: list[tuple[int, int, int]] | None = None) -> dict:
+    from .reads import entries_known
+    warm = {} if warm is None else warm
+    cached = tables is not None and all(k in warm for k in ("entries", "state", "rounds", "revs"))
+    entry_list = warm["entries"] if cached else deps.repos.entries.list(event.id)
+    with entries_known(event.id, entry_list):   # the standings and charts read the same entries, not again
+        return _event_site_data(deps, event, tournament, warm, tables if cached else None, entry_list)
+
+
+def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_list) -> dict:
+    """What one event's pages show. `warm`: this publisher's cache of the event (kept between publishes in this
+    process: its entries, state, rounds and each round's worded rows); with `tables`, only those tables' results
+    changed since the cache was filled (a result's publish: the event's other items are not read again)."""
     from .standings import bonuses, event_standings
     rules = game_rules(event.config.game)
-    entry_list = deps.repos.entries.list(event.id)
+    if tables is not None:
+        state = warm["state"]
+        all_rounds = _patched_rounds(deps, event.id, warm, tables)
+    else:
+        state = deps.repos.rounds.state(event.id)
+        # the revs before the rounds: a write between the two reads makes the next publish re-read, never miss it
+        warm["revs"] = deps.repos.rounds.round_revs(event.id, state.get("rounds", []))
+        all_rounds = deps.repos.rounds.rounds_for_publishing(event.id, state)
+        warm["names_token"] = None
+    warm.update(entries=entry_list, state=state, rounds=all_rounds)
     entries = {e.id: e for e in entry_list}
     names = {e: x.name for e, x in entries.items()}
+    if warm.get("names_token") is None:
+        warm["names_token"] = hashlib.sha1(repr(sorted(names.items())).encode()).hexdigest()
     name_map = {e: {"name": n} for e, n in names.items()}
-    state = deps.repos.rounds.state(event.id)
-    all_rounds = deps.repos.rounds.rounds_for_publishing(event.id, state)
     rounds = []
     history: dict[str, list] = {}
     parts: dict[str, list[str]] = {}
-    for doc, tables in all_rounds:
-        scoring = event.config.stages[doc["stage"]].scoring
-        pnames = list(rules.point_names[scoring.method])
-        if doc["format"] == "knockout":   # issue 23: a knockout's win 1 / loss 0 is not 小组积分; the winner shows
-            pnames = [p for p in pnames if p != "group_points"] or pnames
-        rtables = []
-        for t in tables:
-            sides = [{"entry_id": s["entry_id"], "name": names.get(s["entry_id"], "?"), "seats": s["seats"]} for s in t["sides"]]
-            shown = t["status"] in ("entered", "confirmed", "forfeit")
-            rtables.append({"number": t["number"], "sides": sides, "status": t["status"],
-                            "reason": readable(t.get("reason", ""), name_map), "why": t.get("why") or {},
-                            "point_names": pnames, "edited": t.get("edited"),
-                            "penalties": penalties_of_table(t, names) if shown else [],
-                            "points": t.get("points") if shown else {},
-                            "rooms": _room_levels(t, sides) if shown else []})
-            # Each entry page is keyed by its inputs; a table's part is worded once here for both sides.
-            levels = _deal_levels(t, sides) if shown else None
-            part = repr((doc["number"], t["status"], sides, t.get("points") if shown else None, pnames, levels))
-            for s in sides:
-                parts.setdefault(s["entry_id"], []).append(part)
-                history.setdefault(s["entry_id"], []).append({
-                    "round": doc["number"], "bye": False, "status": t["status"],
-                    "opponents": [o for o in sides if o["entry_id"] != s["entry_id"]],
-                    "points": t.get("points", {}).get(s["entry_id"], {}) if shown else {}, "point_names": pnames,
-                    "levels": _mine_first(levels, sides, s["entry_id"]) if levels else None})
-        byes = [{"entry_id": b, "name": names.get(b, "?"), "reason": r, "why": (doc.get("bye_why") or {}).get(b)}
-                for b, r in doc.get("byes", [])]
-        for b in byes:
-            parts.setdefault(b["entry_id"], []).append(f"bye {doc['number']}")
-            history.setdefault(b["entry_id"], []).append({"round": doc["number"], "bye": True, "status": "confirmed",
-                                                          "opponents": [], "points": {}, "point_names": []})
-        early = [{"name": names.get(e, "?"), "place": info.get("place", 1), "from_round": info.get("from_round"),
-                  "average": info.get("average", {})} for e, info in (doc.get("early_finish") or {}).items()]
-        rounds.append({"number": doc["number"], "status": doc["status"], "seed": doc["seed"], "tables": rtables,
-                       "round_name": doc.get("round_name"),   # a knockout round by its size (决赛, 半决赛 …)
-                       "third_place": any((t.get("why") or {}).get("third_place") for t in tables),
-                       "byes": byes, "early_finish": early, "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"), "point_names": pnames, "starts": _local(doc["starts_at"], tournament.timezone) if doc.get("starts_at") else "",
-                       "ends": _local(doc["ends_at"], tournament.timezone, "%H:%M") if doc.get("ends_at") else ""})
+    worded = warm.setdefault("worded", {})
+    digests = []
+    for doc, tables_ in all_rounds:
+        key = (doc["stage"], doc["number"])
+        hit = worded.get(key)
+        if hit and hit[0] is doc and hit[1] is tables_ and hit[2] == warm["names_token"]:
+            out = hit[3]
+        else:   # a round read again (or first seen): worded once, kept while its document and tables stay the same
+            out = _round_site(event, rules, doc, tables_, names, name_map, tournament)
+            worded[key] = (doc, tables_, warm["names_token"], out)
+        rounds.append(out["round"])
+        digests.append(out["digest"])
+        for e, item in out["history"]:
+            history.setdefault(e, []).append(item)
+        for e, part in out["parts"]:
+            parts.setdefault(e, []).append(part)
     standings = event_standings(deps, event, state=state, rounds=all_rounds, entries=entry_list) if state.get("plans") else None
     from .charts_data import places_by_round
-    places = places_by_round(deps, event, state, all_rounds)   # after each closed round: the charts' data
+    # after each closed round: the charts' data, kept in the publisher's own state beside the pages (a new
+    # publisher process reads it instead of working out the standings once per closed round)
+    saved = _saved_places(deps, tournament.id, event.id, warm)
+    keep: dict = {}
+    places = places_by_round(deps, event, state, all_rounds, saved, keep)
+    if set(keep) != set(saved):
+        _save_places(deps, tournament.id, event.id, keep)
+        warm["places"] = keep
     for e, ps in places["by_entry"].items():
         parts.setdefault(e, []).append(repr(ps))
-    from .principals import display_who
-    corrections = []
-    for a in deps.repos.rounds.audit(event.id):
-        if a["action"] in ("result_entered", "result_changed", "result_corrected", "result_overridden", "dispute_settled"):
-            for pen in penalties_of_table({"result": (a.get("after") or {}).get("result")}, names):
-                if not any(x["kind"] == "penalty" and x["round"] == a.get("round") and x["table"] == a.get("table")
-                           and x["after"] == pen["text"] for x in corrections):   # a penalty once, however often re-entered
-                    corrections.append({"at": _local(a["at"], tournament.timezone), "round": a.get("round"),
-                                        "table": a.get("table"), "before": "", "after": pen["text"], "penalty": pen,
-                                        "reason": "", "kind": "penalty", "who": display_who(a.get("who", ""))})
-        if a["action"] == "pairing_edited":   # the chief referee's pairing edits, with their published reason
-            corrections.append({"at": _local(a["at"], tournament.timezone), "round": a.get("round"),
-                                "table": "、".join(str(k) for k in (a.get("after") or {}).get("tables", {})),
-                                "before": _layout_text(a.get("before"), names), "after": _layout_text(a.get("after"), names),
-                                "reason": a.get("reason", ""), "kind": a["action"], "who": display_who(a.get("who", ""))})
-        if a["action"] in ("result_corrected", "result_overridden", "forfeit_recorded", "force_majeure", "dispute_settled"):
-            corrections.append({"at": _local(a["at"], tournament.timezone), "round": a.get("round"), "table": a.get("table"),
-                                "before": _short(a.get("before"), names), "after": _short(a.get("after"), names),
-                                "reason": a.get("reason", ""),
-                                "kind": a["action"], "who": display_who(a.get("who", ""))})
+    corrections = _corrections(deps, event, tournament, names, warm)
     # Appeals on the public page: names, outcome and ruling only (never the text a side wrote or who paid)
     appeals = [{"round": x["round"], "table": x["table"], "name": names.get(x["entry_id"], ""), "status": x["status"],
                 "outcome": x.get("outcome"), "ruling": x.get("ruling", "")}
@@ -118,9 +106,10 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
     bonus = bonuses(deps, event, rounds=all_rounds, entries=entry_list) if event.config.game == "doudizhu" else None
     rows = standings.standings if standings else []
     _lots_as_order(rows)
-    version = hashlib.sha1(json.dumps([[(r["number"], r["status"], [(t["number"], t["status"], t["points"],
-                                                                      [s["entry_id"] for s in t["sides"]]) for t in r["tables"]])
-                                        for r in rounds], [(r.entry_id, r.rank) for r in rows], len(corrections), appeals],
+    h = hashlib.sha1()
+    for digest in digests:
+        h.update(digest.encode())
+    version = hashlib.sha1(json.dumps([h.hexdigest(), [(r.entry_id, r.rank) for r in rows], len(corrections), appeals],
                                       sort_keys=True, default=str).encode()).hexdigest()[:16]
     public_entries = {e: {"name": x.name, "club": x.club, "members": [m.name for m in x.members]}
                       for e, x in entries.items() if x.status in ("confirmed", "withdrawn", "disqualified")}
@@ -140,6 +129,153 @@ def event_site_data(deps: Deps, event, tournament) -> dict:
             "entries": public_entries, "entry_inputs": entry_inputs,
             "playing": sum(1 for x in entries.values() if x.status == "confirmed"),
             "withdrawn": sum(1 for x in entries.values() if x.status == "withdrawn")}
+
+
+def _places_key(tid: str, eid: str) -> str:
+    return f"t/{tid}/{eid}/.places.json"
+
+
+def _saved_places(deps: Deps, tid: str, eid: str, warm: dict) -> dict:
+    """The places the publisher stored after each closed round ({digest: {entry_id: place}}), read once a process."""
+    if "places" not in warm:
+        try:
+            raw = _sink(deps).read(_places_key(tid, eid))
+            data = json.loads(raw) if raw else {}
+            ids = data.get("entries") or []
+            warm["places"] = {d: {e: r for e, r in zip(ids, ranks) if r} for d, ranks in (data.get("places") or {}).items()}
+        except (ValueError, AttributeError, TypeError):
+            warm["places"] = {}
+    return warm["places"]
+
+
+def _save_places(deps: Deps, tid: str, eid: str, places: dict) -> None:
+    ids = sorted(set().union(*places.values())) if places else []
+    body = {"entries": ids, "places": {d: [p.get(e, 0) for e in ids] for d, p in places.items()}}
+    _sink(deps).write(_places_key(tid, eid), json.dumps(body, separators=(",", ":")).encode())
+
+
+_CORRECTING = ("result_entered", "result_changed", "result_corrected", "result_overridden", "dispute_settled",
+               "pairing_edited", "forfeit_recorded", "force_majeure")
+AUDIT_SKEW_MS = 120_000   # audit ids are ULIDs of the writer's clock: re-read that far back, so none is missed
+
+
+def _corrections(deps: Deps, event, tournament, names: dict, warm: dict) -> list[dict]:
+    """The corrections page's rows, from the audit log. The publisher keeps the records that can show there
+    (a handful: most are plain results) and afterwards reads only the records written since it last read (ids
+    are time-ordered ULIDs; a margin covers clocks a little apart), not the whole log after every result."""
+    from ulid import ULID
+    kept = warm.setdefault("audit", {})
+    import time as _time
+    since = warm.get("audit_since")
+    read_at = int(_time.time() * 1000)   # the ids' clock: the writers' own, not the tournament's
+    for a in deps.repos.rounds.audit(event.id, since):
+        if a["action"] not in _CORRECTING:
+            continue
+        if a["action"] in ("result_entered", "result_changed") and not penalties_of_table(
+                {"result": (a.get("after") or {}).get("result")}, names):
+            continue   # a plain result: nothing for the corrections page
+        kept[a["id"]] = a
+    warm["audit_since"] = str(ULID.from_timestamp(max(0, read_at - AUDIT_SKEW_MS) / 1000))[:10] + "0" * 16
+    from .principals import display_who
+    corrections: list[dict] = []
+    for a in (kept[k] for k in sorted(kept)):
+        if a["action"] in ("result_entered", "result_changed", "result_corrected", "result_overridden", "dispute_settled"):
+            for pen in penalties_of_table({"result": (a.get("after") or {}).get("result")}, names):
+                if not any(x["kind"] == "penalty" and x["round"] == a.get("round") and x["table"] == a.get("table")
+                           and x["after"] == pen["text"] for x in corrections):   # a penalty once, however often re-entered
+                    corrections.append({"at": _local(a["at"], tournament.timezone), "round": a.get("round"),
+                                        "table": a.get("table"), "before": "", "after": pen["text"], "penalty": pen,
+                                        "reason": "", "kind": "penalty", "who": display_who(a.get("who", ""))})
+        if a["action"] == "pairing_edited":   # the chief referee's pairing edits, with their published reason
+            corrections.append({"at": _local(a["at"], tournament.timezone), "round": a.get("round"),
+                                "table": "、".join(str(k) for k in (a.get("after") or {}).get("tables", {})),
+                                "before": _layout_text(a.get("before"), names), "after": _layout_text(a.get("after"), names),
+                                "reason": a.get("reason", ""), "kind": a["action"], "who": display_who(a.get("who", ""))})
+        if a["action"] in ("result_corrected", "result_overridden", "forfeit_recorded", "force_majeure", "dispute_settled"):
+            corrections.append({"at": _local(a["at"], tournament.timezone), "round": a.get("round"), "table": a.get("table"),
+                                "before": _short(a.get("before"), names), "after": _short(a.get("after"), names),
+                                "reason": a.get("reason", ""),
+                                "kind": a["action"], "who": display_who(a.get("who", ""))})
+    return corrections
+
+
+def _round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_map: dict, tournament) -> dict:
+    """One round as its pages show it: its worded tables, each entry's history row and entry-page part, and a
+    digest of its results (for the feed's version)."""
+    scoring = event.config.stages[doc["stage"]].scoring
+    pnames = list(rules.point_names[scoring.method])
+    rtables, history, parts = [], [], []
+    for t in tables:
+        sides = [{"entry_id": s["entry_id"], "name": names.get(s["entry_id"], "?"), "seats": s["seats"]} for s in t["sides"]]
+        shown = t["status"] in ("entered", "confirmed", "forfeit")
+        rtables.append({"number": t["number"], "sides": sides, "status": t["status"],
+                        "reason": readable(t.get("reason", ""), name_map), "why": t.get("why") or {},
+                        "point_names": pnames, "edited": t.get("edited"),
+                        "penalties": penalties_of_table(t, names) if shown else [],
+                        "points": t.get("points") if shown else {},
+                        "rooms": _room_levels(t, sides) if shown else []})
+        # Each entry page is keyed by its inputs; a table's part is worded once here for both sides.
+        levels = _deal_levels(t, sides) if shown else None
+        part = repr((doc["number"], t["status"], sides, t.get("points") if shown else None, pnames, levels))
+        for s in sides:
+            parts.append((s["entry_id"], part))
+            history.append((s["entry_id"], {
+                "round": doc["number"], "bye": False, "status": t["status"],
+                "opponents": [o for o in sides if o["entry_id"] != s["entry_id"]],
+                "points": t.get("points", {}).get(s["entry_id"], {}) if shown else {}, "point_names": pnames,
+                "levels": _mine_first(levels, sides, s["entry_id"]) if levels else None}))
+    byes = [{"entry_id": b, "name": names.get(b, "?"), "reason": r, "why": (doc.get("bye_why") or {}).get(b)}
+            for b, r in doc.get("byes", [])]
+    for b in byes:
+        parts.append((b["entry_id"], f"bye {doc['number']}"))
+        history.append((b["entry_id"], {"round": doc["number"], "bye": True, "status": "confirmed",
+                                        "opponents": [], "points": {}, "point_names": []}))
+    early = [{"name": names.get(e, "?"), "place": info.get("place", 1), "from_round": info.get("from_round"),
+              "average": info.get("average", {})} for e, info in (doc.get("early_finish") or {}).items()]
+    rnd = {"number": doc["number"], "status": doc["status"], "seed": doc["seed"], "tables": rtables,
+           "byes": byes, "early_finish": early, "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"),
+           "point_names": pnames,
+           "starts": _local(doc["starts_at"], tournament.timezone) if doc.get("starts_at") else "",
+           "ends": _local(doc["ends_at"], tournament.timezone, "%H:%M") if doc.get("ends_at") else ""}
+    digest = json.dumps([doc["number"], doc["status"], [(t["number"], t["status"], t["points"],
+                                                         [s["entry_id"] for s in t["sides"]]) for t in rtables]],
+                        sort_keys=True, default=str)
+    return {"round": rnd, "history": history, "parts": parts, "digest": digest}
+
+
+def _patched_rounds(deps: Deps, eid: str, warm: dict, changed: list[tuple[int, int, int]]) -> list:
+    """The cached rounds with the changed tables read again (one small read each). A round whose `rev` moved by
+    more than the writes named (a result entered without a publish asked, say) or whose document changed is
+    read again whole; a round the cache does not hold means the state moved: read the event again."""
+    from collections import Counter
+    refs = warm["state"].get("rounds", [])
+    revs = deps.repos.rounds.round_revs(eid, refs)
+    named = Counter((stage, n) for stage, n, _ in changed)
+    out = list(warm["rounds"])
+    where = {(doc["stage"], doc["number"]): i for i, (doc, _) in enumerate(out) if doc}
+    if set(revs) != set(warm["revs"]) or any(k not in where for k in named):
+        raise _Stale()
+    for key, (rev, doc_data) in revs.items():
+        old_rev, old_data = warm["revs"][key]
+        if (rev, doc_data) == (old_rev, old_data):
+            continue
+        i = where[key]
+        if doc_data == old_data and rev - old_rev == named.get(key, 0):
+            doc, tables = out[i]
+            for t in sorted({t for stage, n, t in changed if (stage, n) == key}):
+                _, table = deps.repos.rounds.get_table(eid, key[0], key[1], t)
+                if table is None:
+                    raise _Stale()
+                tables = [table if x["number"] == t else x for x in tables]
+            out[i] = (doc, tables)
+        else:
+            out[i] = deps.repos.rounds.get_round(eid, key[0], key[1])
+    warm["revs"] = revs
+    return out
+
+
+class _Stale(Exception):
+    """The publisher's cache does not hold what a change names: read the event again."""
 
 
 def _lots_as_order(rows) -> None:
@@ -209,7 +345,7 @@ LEASE_SECONDS = 60   # longer than a big tournament's publish; renewed before ea
 
 
 def publish_latest(deps: Deps, tid: str, *, force: bool = False, wait_seconds: float = 0.0,
-                   then_in_background: bool = False) -> dict | None:
+                   then_in_background: bool = False, changes: list[str] | None = None) -> dict | None:
     """Publishes the tournament as it is now, one publisher at a time: asks that arrive while another publishes
     only count themselves, and that publisher publishes again before it stops if any came in — so the last
     pages written always come from data read after the last ask, and a hall of phones confirming at once costs
@@ -217,12 +353,13 @@ def publish_latest(deps: Deps, tid: str, *, force: bool = False, wait_seconds: f
     Returns the stats of the publish made here, or None when another publisher took the ask over.
     `wait_seconds`: how long to wait for the lease (on demand); otherwise leave the ask to the holder.
     `then_in_background`: publish once here, and any further rounds in a thread (a request must not wait on a
-    hall's worth of them; the queue consumers in AWS keep them in line)."""
+    hall's worth of them; the queue consumers in AWS keep them in line).
+    `changes`: what changed (publish_requests.table_change; None or "*": anything may have)."""
     import time
     from ..ids import new_id
     leases = deps.repos.publish_leases
     me = new_id()
-    leases.ask(tid)
+    leases.ask(tid, changes) if changes and changes != ["*"] else leases.ask(tid)
     deadline = time.monotonic() + wait_seconds
     while not leases.acquire(tid, me, _epoch(deps), LEASE_SECONDS):
         if time.monotonic() >= deadline:
@@ -253,8 +390,8 @@ def _publish_while_asked(deps: Deps, tid: str, me: str, force: bool, once: bool 
         while True:
             if once and stats is not None:
                 return _MORE
-            seen = leases.asked(tid)
-            stats = publish_tournament(deps, tid, force=force)
+            seen, taken = leases.take(tid)
+            stats = publish_tournament(deps, tid, force=force, asked=(seen, taken))
             if leases.release(tid, me, seen):
                 return stats
             if not leases.acquire_again(tid, me, _epoch(deps), LEASE_SECONDS):   # expired and taken: theirs now
@@ -298,24 +435,84 @@ def _gc_paused():
             gc.enable()
 
 
-def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600, force: bool = False) -> dict:
-    """Renders every page of the tournament in every language and writes those that changed (`force`: all).
+# The publisher's own state between publishes in this process (issue 29), per tournament: each event's data and
+# the cache it was worked out from, the manifests, and the ask count it is current with. A result's publish uses
+# it only when the asks taken since are exactly the ones after that count and all name tables (see `_by_event`).
+_WARM: dict[str, dict] = {}
+LAST_STATS: dict[str, dict] = {}   # the last publish's figures per tournament (benches, logs)
+
+
+def forget_warm() -> None:
+    """As a new publisher process (a cold Lambda container) starts."""
+    _WARM.clear()
+
+
+def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600, force: bool = False,
+                       asked: tuple[int, list[str]] | None = None) -> dict:
+    """Renders the tournament's pages in every language and writes those that changed (`force`: all).
     Big tournaments render the other languages in forked processes beside Chinese (two cores) when the sink
-    writes outside memory."""
+    writes outside memory. `asked`: the lease's ask count and the changes taken with it (publish_latest): when
+    they are all table results, only the events they name are read again and published (by event)."""
+    import time
+    t0 = time.perf_counter()
     with _gc_paused():
-        return _publish(deps, tid, fork_over=fork_over, force=force)
+        try:
+            stats = _publish(deps, tid, fork_over=fork_over, force=force, asked=asked)
+        except BaseException:
+            _WARM.pop(tid, None)   # half-updated: the next publish reads everything
+            raise
+    stats["timing"] = {**stats.get("timing", {}), "total": time.perf_counter() - t0}
+    LAST_STATS[tid] = stats
+    return stats
 
 
-def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool) -> dict:
+def _by_event(warm: dict | None, asked) -> dict[str, list[tuple[int, int, int]]] | None:
+    """{event id: [(stage, round, table)…]} when the publisher's cache plus the changes taken are the whole
+    story since it was filled; None when anything may have changed (read everything again)."""
+    if not warm or asked is None or warm.get("asked") is None:
+        return None
+    seen, changes = asked
+    if warm["asked"] + len(changes) != seen:   # someone else published meanwhile, or a publisher crashed
+        return None
+    out: dict[str, list[tuple[int, int, int]]] = {}
+    for c in changes:
+        kind, _, rest = c.partition(":")
+        if kind != "table":
+            return None
+        eid, stage, n, t = rest.rsplit(":", 3)
+        out.setdefault(eid, []).append((int(stage), int(n), int(t)))
+    return out
+
+
+def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -> dict:
+    import time
+    timing: dict[str, float] = {}
+    t0 = time.perf_counter()
     tournament, events = deps.repos.tournaments.get_with_events(tid)
     if tournament is None:
         raise errors.NotFound("tournament not found")
     sink = _sink(deps)
+    warm = _WARM.get(tid)
+    by_event = _by_event(warm, asked)
+    if warm is None or warm.get("sink") is not sink:
+        warm = _WARM[tid] = {"events": {}, "manifests": {}, "sink": sink}
+    warm["asked"] = None   # until this publish is through
     updated = deps.clock().astimezone(ZoneInfo(tournament.timezone)).strftime("%Y-%m-%d %H:%M")
     summaries = []
     datas = []
+    skip: set[str] = set()   # events nothing changed in (by event): their pages are left as they are
     for event in sorted(events, key=lambda e: e.id):
-        data = event_site_data(deps, event, tournament)
+        ev_warm = warm["events"].setdefault(event.id, {})
+        if by_event is not None and event.id not in by_event and "data" in ev_warm and not force:
+            data = ev_warm["data"]
+            skip.add(event.id)
+        else:
+            try:
+                data = event_site_data(deps, event, tournament, ev_warm,
+                                       by_event.get(event.id) if by_event is not None else None)
+            except _Stale:
+                data = event_site_data(deps, event, tournament, ev_warm)
+            ev_warm["data"] = data
         datas.append((event, data))
         summaries.append({"id": event.id, "name": event.config.name, "game": event.config.game,
                           "entries": data["playing"], "rounds": len(data["rounds"]),
@@ -326,16 +523,28 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool) -> dict:
     t_version = hashlib.sha1("".join(s["version"] for s in summaries).encode()).hexdigest()[:16]
     from .hall import hall_data
     hall = hall_data(deps, tid, datas)   # the board, find.html and the clock and announcements in the feeds
+    # The board reloads when what it shows moves (the draw, the standings it shows), not on every result in a
+    # 5,000-table round; its clock and announcements it updates from the feed without reloading.
+    find_inputs = repr([(ev["id"], ev["name"], ev["round"]) for ev in hall["events"]])
+    hall["version"] = hashlib.sha1(repr([find_inputs, [(ev["id"], ev.get("standings"), ev.get("point_names"))
+                                                       for ev in hall["events"]]]).encode()).hexdigest()[:16]
+    hall["find_inputs"] = hashlib.sha1(find_inputs.encode()).hexdigest()
+    hall["pages_of"] = {event.id: page_rows() for event, _ in datas}
 
     def run(lang: str) -> dict:
         stats = {"files": 0, "written": 0, "bytes": 0, "largest": ("", 0)}
         # Only pages whose bytes changed are written: a manifest of content hashes per language and tournament
         # (after one result that is a handful of pages, not thousands of S3 PUTs).
         manifest_key = f"{lang_prefix(lang)}t/{tid}/.manifest.json"
-        old_manifest = {} if force else _load_manifest(sink, manifest_key)
+        kept = warm["manifests"].get(lang)   # by event, nobody else published since: what this process wrote last
+        old_manifest = {} if force else kept if (by_event is not None and kept) else _load_manifest(sink, manifest_key)
         old, old_inputs = old_manifest.get("pages", {}), old_manifest.get("inputs", {})
         new: dict[str, str] = {}
         new_inputs: dict[str, str] = {}
+        for eid in skip:   # an event nothing changed in: its pages stay as they are
+            folder = f"{lang_prefix(lang)}t/{tid}/{eid}/"
+            new.update((k, v) for k, v in old.items() if k.startswith(folder))
+            new_inputs.update((k, v) for k, v in old_inputs.items() if k.startswith(folder))
         # Writes (disk or S3) run beside the rendering: they wait on I/O, rendering on the CPU.
         from concurrent.futures import ThreadPoolExecutor
         pool = ThreadPoolExecutor(max_workers=8) if getattr(sink, "parallel", False) else None
@@ -369,23 +578,39 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool) -> dict:
                 return True
             return False
 
-        _render_language(lang, write, tournament, tid, datas, summaries, updated, t_version, unchanged, hall)
+        t1 = time.perf_counter()
+        _render_language(lang, write, tournament, tid, [(e, d) for e, d in datas if e.id not in skip], summaries,
+                         updated, t_version, unchanged, hall)
+        t2 = time.perf_counter()
         if pool:
             pool.shutdown(wait=True)
         for f in pending:
             f.result()  # surface a failed write
         # Last, once every page is out: a crash before this leaves the old manifest, so pages are rewritten.
-        sink.write(manifest_key, json.dumps({"pages": new, "inputs": new_inputs}, sort_keys=True).encode())
+        manifest = {"pages": new, "inputs": new_inputs}
+        sink.write(manifest_key, json.dumps(manifest, sort_keys=True).encode())
+        warm["manifests"][lang] = manifest
+        stats["timing"] = {"render": t2 - t1, "write": time.perf_counter() - t2}
         return stats
 
-    pages = sum(len(d["entries"]) + len(d["rounds"]) + 5 for _, d in datas)
-    if getattr(sink, "forkable", False) and pages > fork_over and hasattr(os, "fork"):
+    pages = sum(len(d["entries"]) + len(d["rounds"]) + 5 for e, d in datas if e.id not in skip)
+    timing["read"] = time.perf_counter() - t0
+    forked = getattr(sink, "forkable", False) and pages > fork_over and hasattr(os, "fork") and by_event is None
+    if forked:
         parts = _run_forked(run)
+        for lang in LANGS[1:]:   # written by the children: read from the sink next time
+            warm["manifests"].pop(lang, None)
     else:
         parts = [run(lang) for lang in LANGS]
     largest = max((p["largest"] for p in parts), key=lambda x: x[1])
+    for p in parts:   # rendering (the languages side by side when forked) and what was left of the writes
+        for k, v in (p.get("timing") or {}).items():
+            timing[k] = max(timing.get(k, 0.0), v) if forked else timing.get(k, 0.0) + v
+    if asked is not None:
+        warm["asked"] = asked[0]   # current with every ask up to this count
     return {"files": sum(p["files"] for p in parts), "written": sum(p["written"] for p in parts),
-            "bytes": sum(p["bytes"] for p in parts), "largest": list(largest)}
+            "bytes": sum(p["bytes"] for p in parts), "largest": list(largest), "timing": timing,
+            "by_event": sorted(by_event) if by_event is not None else None}
 
 
 def _share(tournament, events, prefix, write, unchanged, event=None) -> dict:
@@ -495,7 +720,7 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
     base = {"tournament": tournament, "updated": updated, "share": share}
     write(prefix + "index.html", render("tournament.html", lang, **base, root="", css="style.css", events=summaries,
                                         other_lang=other("index.html"), feed_url="feed.json", feed_version=t_version))
-    _render_hall(lang, write, tournament, tid, prefix, other, base, hall, t_version)
+    _render_hall(lang, write, tournament, tid, prefix, other, base, hall, t_version, unchanged)
     # One printable page with every event's prizes, for the closing ceremony (seed 003: one ceremony a day)
     day_prizes = [d["prizes"] for _, d in datas if d["prizes"]]
     write(prefix + "prizes.html", render("prizes.html", lang, **base, root="", css="style.css", events_prizes=day_prizes,
@@ -574,7 +799,7 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
             for x in LANGS:   # every language's pages poll the feed beside them
                 write(f"{lang_prefix(x)}t/{tid}/{event.id}/feed.json", json.dumps(feed, ensure_ascii=False))
     if lang == "zh":
-        tfeed = json.dumps({"version": t_version, "updated": updated,
+        tfeed = json.dumps({"version": t_version, "hall_version": hall["version"], "updated": updated,
                             "events": [{"id": s["id"], "version": s["version"], "name": h["name"], "game": h["game"],
                                         "clock": h["clock"]} for s, h in zip(summaries, hall["events"])],
                             "announcements": hall["announcements"]}, ensure_ascii=False)
@@ -625,15 +850,58 @@ def page_of_event(data: dict) -> list:
     return [data["event"], data["point_names"], data["tiebreak_names"], data["has_prizes"], data["has_decided"]]
 
 
-def _render_hall(lang, write, tournament, tid, prefix, other, base, hall, t_version) -> None:
-    """The projector board and find-my-table (issue 28): the tournament's current rounds, in every language."""
+def _render_hall(lang, write, tournament, tid, prefix, other, base, hall, t_version, unchanged) -> None:
+    """The projector board and find-my-table (issue 28): the tournament's current rounds, in every language.
+    Each is rendered again only when what it shows changed (a big round's board is thousands of rows). Past
+    publish_find_inline entries, find.html carries no hits but searches find.json (fetched as one types)."""
+    from ..config import get_settings
     from ..publish.qr import qr_svg
     from .links import site_url
     find_url = f"{site_url()}/{prefix}find.html"
     ctx = {**base, "root": "", "css": "style.css", "feed_url": "feed.json", "feed_version": t_version, "hall": hall}
-    write(prefix + "hall.html", render("hall.html", lang, **ctx, find_qr=qr_svg(find_url), find_url=find_url,
-                                       other_lang=other("hall.html")))
-    write(prefix + "find.html", render("find.html", lang, **ctx, other_lang=other("find.html")))
+    if not unchanged(prefix + "hall.html", [hall["version"], hall["announcements"],
+                                            [ev["clock"] for ev in hall["events"]], find_url, base["share"]]):
+        write(prefix + "hall.html", render("hall.html", lang, **{**ctx, "feed_version": hall["version"]},
+                                           find_qr=qr_svg(find_url), find_url=find_url, other_lang=other("hall.html")))
+    hits = sum(len(s["sides"]) for ev in hall["events"] if ev["round"] for s in ev["round"]["tables"]) + \
+        sum(len(ev["round"]["byes"]) for ev in hall["events"] if ev["round"])
+    big = hits > get_settings().publish_find_inline
+    inputs = [hall["find_inputs"], big, base["share"]]
+    if unchanged(prefix + "find.html", inputs) and (not big or unchanged(prefix + "find.json", inputs)):
+        return
+    if big:
+        write(prefix + "find.json", json.dumps({"hits": _find_hits(lang, hall)}, ensure_ascii=False,
+                                               separators=(",", ":")))
+    write(prefix + "find.html", render("find.html", lang, **ctx, find_index="find.json" if big else None,
+                                       other_lang=other("find.html")))
+
+
+def _find_hits(lang: str, hall: dict) -> list[list[str]]:
+    """find.json's rows, worded in the page's language: [keys, name, members, where, table, seat, link]. The
+    link is the round's page that holds the table (big rounds are in pages)."""
+    from ..publish.render import seats_text
+    t = translator(lang)
+    out = []
+    for ev in hall["events"]:
+        r = ev["round"]
+        if not r:
+            continue
+        size = hall["pages_of"].get(ev["id"], page_rows())
+        total = len(r["tables"]) + len(r["byes"])
+        where = f"{ev['name']} · {t('round', n=r['number'])}"
+
+        def link(i: int) -> str:
+            return f"{ev['id']}/" + (_page_name(f"round-{r['number']}", i // size + 1) if total > size
+                                     else f"round-{r['number']}.html")
+
+        for i, tb in enumerate(r["tables"]):
+            for s in tb["sides"]:
+                out.append([s["q"], s["name"], t("list_sep").join(s["members"]), where, t("table_n", n=tb["number"]),
+                            f"{t('seat')} {seats_text(s['seats'], lang)}", link(i)])
+        for j, b in enumerate(r["byes"]):
+            out.append([b["q"], b["name"], t("list_sep").join(b["members"]), where, t("bye"), "",
+                        link(len(r["tables"]) + j)])
+    return out
 
 
 def _deal_levels(table: dict, sides: list[dict]) -> list[list[int]] | None:

@@ -52,3 +52,15 @@ def entries_read_once():
         yield
     finally:
         _ENTRIES.reset(token)
+
+
+@contextmanager
+def entries_known(eid: str, entries: list):
+    """Around work on entries already read (the publisher's cache): reads of that event's entries get them."""
+    memo = dict(_ENTRIES.get() or {})
+    memo[eid] = entries
+    token = _ENTRIES.set(memo)
+    try:
+        yield
+    finally:
+        _ENTRIES.reset(token)

@@ -257,8 +257,8 @@ def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor
         raise
     redraw = correcting and _redraw_offered(state, doc, n)
     if correcting or settling:
-        from .publish_requests import request_publish
-        request_publish(deps, event.tournament_id)
+        from .publish_requests import request_publish, table_change
+        request_publish(deps, event.tournament_id, table_change(eid, doc["stage"], n, t))
     return ResultOut(table=table_view(after), status=after["status"], version=after["version"], points=score.points,
                      redraw_offered=redraw)
 
@@ -338,8 +338,8 @@ def confirm_result(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> Result
                     before=_snapshot(table), after=_snapshot(after))
     deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
     if complete:
-        from .publish_requests import request_publish
-        request_publish(deps, event.tournament_id)
+        from .publish_requests import request_publish, table_change
+        request_publish(deps, event.tournament_id, table_change(eid, doc["stage"], n, t))
     return ResultOut(table=table_view(after), status=after["status"], version=after["version"], points=after["points"])
 
 
@@ -404,8 +404,8 @@ def _save_forfeit(deps, event, doc, table, actor, n, t, points, outcome, winner,
              "confirmed_by": actor.ident, "dispute": None, "forfeit": forfeit}
     record = _audit(deps, actor, action, n, t, before=_snapshot(table), after=_snapshot(after), reason=forfeit["reason"])
     deps.repos.rounds.save_table(event.id, doc["stage"], n, after, table["version"], record)
-    from .publish_requests import request_publish
-    request_publish(deps, event.tournament_id)
+    from .publish_requests import request_publish, table_change
+    request_publish(deps, event.tournament_id, table_change(event.id, doc["stage"], n, t))
     return ResultOut(table=table_view(after), status="forfeit", version=after["version"], points=points)
 
 

@@ -218,10 +218,11 @@ class Table:
 
     def update(self, key: dict, expr: str, *, values: dict | None = None, names: dict | None = None,
                condition: str | None = None, on_fail: Callable[[], DomainError] | None = None,
-               on_fail_item: Callable[[dict], DomainError] | None = None) -> dict:
-        """`on_fail_item`: when the condition fails, DynamoDB returns the item as it was (no second read)."""
+               on_fail_item: Callable[[dict], DomainError] | None = None, returns: str = "ALL_NEW") -> dict:
+        """`on_fail_item`: when the condition fails, DynamoDB returns the item as it was (no second read).
+        `returns="ALL_OLD"`: the item as it was before this update (a read and a change in one step)."""
         kwargs: dict[str, Any] = {"TableName": self.name, "Key": to_item(key), "UpdateExpression": expr,
-                                  "ReturnValues": "ALL_NEW"}
+                                  "ReturnValues": returns}
         _add_condition(kwargs, condition, values, names)
         if on_fail_item:
             kwargs["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"

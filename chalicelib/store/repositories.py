@@ -216,8 +216,26 @@ class PublishLeaseRepo:
     def __init__(self, table: Table):
         self.t = table
 
-    def ask(self, tid: str) -> int:
-        return int(self.t.update(keys.publish_lease(tid), "ADD asked :one", values={":one": 1})["asked"])
+    MAX_CHANGES = 400   # what a publisher has not taken yet; beyond it the asks only say "everything"
+
+    def ask(self, tid: str, changes: list[str] | tuple[str, ...] = ("*",)) -> int:
+        """Counts the ask (one per change) and keeps what changed ("*": anything may have), for the publisher
+        to publish only that (issue 29); a long backlog of changes becomes one "*"."""
+        key = keys.publish_lease(tid)
+        try:
+            item = self.t.update(key, "ADD asked :k SET changes = list_append(if_not_exists(changes, :none), :c)",
+                                 values={":k": len(changes), ":c": list(changes), ":none": [], ":max": self.MAX_CHANGES},
+                                 condition="attribute_not_exists(changes) OR size(changes) < :max")
+        except errors.Conflict:
+            item = self.t.update(key, "ADD asked :k SET changes = :all", values={":k": len(changes), ":all": ["*"]})
+        return int(item["asked"])
+
+    def take(self, tid: str) -> tuple[int, list[str]]:
+        """The ask count and the changes asked since the last take, cleared in the same step (asks after it
+        start a new list). The count tells a publisher whether the changes it took are all there were since it
+        last published (another publisher, or a crash, may have taken some)."""
+        item = self.t.update(keys.publish_lease(tid), "REMOVE changes", returns="ALL_OLD")
+        return int(item.get("asked", 0)), [str(c) for c in item.get("changes") or []]
 
     def asked(self, tid: str) -> int:
         item = self.t.get(keys.publish_lease(tid))

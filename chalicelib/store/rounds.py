@@ -273,6 +273,16 @@ class RoundRepo:
             out.append((doc, tables))
         return out
 
+    def round_revs(self, eid: str, refs: list[dict]) -> dict[tuple[int, int], tuple[int, str]]:
+        """Each round's `rev` (moved by every table write) and document, in one batch read: a publisher holding
+        the rounds tells from them which rounds had writes it was not told about."""
+        out = {}
+        for batch in chunks(refs, 100):
+            for ref, item in zip(batch, self.t.get_many([keys.round_(eid, r["stage"], r["n"]) for r in batch])):
+                if item:
+                    out[(ref["stage"], ref["n"])] = (int(item.get("rev", 0)), item["data"])
+        return out
+
     def all_rounds(self, eid: str) -> list[tuple[dict, list[dict]]]:
         """Every round with its tables, in order (one query of the event partition's ROUND# range)."""
         heads: dict[tuple[int, int], dict] = {}
@@ -338,5 +348,11 @@ class RoundRepo:
     def add_audit(self, eid: str, record: dict) -> None:
         self.t.transact([self._audit_op(eid, record)])
 
-    def audit(self, eid: str) -> list[dict]:
-        return [json.loads(i["data"]) for i in self.t.query(keys.event_partition(eid), keys.AUDIT_PREFIX)]
+    def audit(self, eid: str, since: str | None = None) -> list[dict]:
+        """The event's audit records in the order of their ids (ULIDs: time first); `since`: only those whose id
+        sorts at or after it (what a publisher has not read yet)."""
+        if since is None:
+            items = self.t.query(keys.event_partition(eid), keys.AUDIT_PREFIX)
+        else:
+            items = self.t.query(keys.event_partition(eid), between=(keys.AUDIT_PREFIX + since, keys.AUDIT_PREFIX + "~"))
+        return [json.loads(i["data"]) for i in items]

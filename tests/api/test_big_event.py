@@ -29,7 +29,7 @@ def _patient_store(monkeypatch):
 @pytest.fixture
 def big(local_repos, monkeypatch):
     from chalicelib.services import publish_requests
-    monkeypatch.setattr(publish_requests, "request_publish", lambda deps, tid: None)   # as with the queue in AWS
+    monkeypatch.setattr(publish_requests, "request_publish", lambda deps, tid, change=None: None)   # as with the queue in AWS
     return local_repos, ItemSizes().attach(dynamo.client())
 
 

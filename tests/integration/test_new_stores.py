@@ -122,15 +122,15 @@ def test_publishes_asked_at_once_run_one_at_a_time_and_the_last_reads_after_the_
     first_running, all_asked = threading.Event(), threading.Event()
     real_ask = local_repos.publish_leases.ask
 
-    def ask(tid):
-        n = real_ask(tid)
+    def ask(tid, changes=("*",)):
+        n = real_ask(tid, changes)
         with lock:
             events.append(("ask", time.monotonic()))
             if sum(1 for x in events if x[0] == "ask") == 12:
                 all_asked.set()
         return n
 
-    def slow_publish(deps, tid, force=False):
+    def slow_publish(deps, tid, force=False, asked=None):
         with lock:
             running[0] += 1
             events.append(("start", time.monotonic(), running[0]))
@@ -169,7 +169,7 @@ def test_a_failed_publish_gives_the_lease_back(local_repos, clock, monkeypatch):
     from chalicelib.services import publishing
     e = _setup(local_repos, clock)
 
-    def broken(deps, tid, force=False):
+    def broken(deps, tid, force=False, asked=None):
         raise RuntimeError("sink down")
 
     monkeypatch.setattr(publishing, "publish_tournament", broken)

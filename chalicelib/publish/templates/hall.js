@@ -106,7 +106,8 @@
       if (x.status !== 200) return;
       try {
         var f = JSON.parse(x.responseText);
-        if (f.version && f.version !== version) { location.reload(); return; }
+        var moved = f.hall_version || f.version;   // the board's own version (issue 29), else the tournament's
+        if (moved && moved !== version) { location.reload(); return; }
         (f.events || []).forEach(function (e) { if (e.clock) clocks[e.id] = e.clock; });
         var before = document.getElementById("hall-announcements").textContent;
         announce(f.announcements);
