@@ -162,6 +162,18 @@ def run() -> None:
         request_publish(d, t.id, table_change(ev.id, 0, ROUNDS, table["number"]))
         one_times.append(time.perf_counter() - t0)
         one = publishing.LAST_STATS.get(t.id)
+    if os.environ.get("PUBLISH_PROFILE"):   # where one result's publish spends its time
+        import cProfile
+        import pstats
+        table = dict(last_tables[1])
+        repos.rounds.save_table(ev.id, 0, ROUNDS, {**table, "version": table["version"] + 1}, table["version"],
+                                {"id": new_id(), "at": clock().isoformat(), "who": "bench", "action": "result_corrected",
+                                 "round": ROUNDS, "table": table["number"]})
+        prof = cProfile.Profile()
+        prof.enable()
+        request_publish(d, t.id, table_change(ev.id, 0, ROUNDS, table["number"]))
+        prof.disable()
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(40)
     print(f"publish after one result ({N:,} entries): {_span(one_times)} (target < 1 s); "
           f"{one['written'] if one else '?'} files written; {_timing(one) if one else ''}")
     largest = cold_stats["largest"]

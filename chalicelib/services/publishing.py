@@ -75,7 +75,11 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
         if hit and hit[0] is doc and hit[1] is tables_ and hit[2] == warm["names_token"]:
             out = hit[3]
         else:   # a round read again (or first seen): worded once, kept while its document and tables stay the same
-            out = _round_site(event, rules, doc, tables_, names, name_map, tournament)
+            tmemo = warm.setdefault("table_words", {})
+            m = tmemo.get(key)
+            if m is None or m[0] is not doc or m[1] != warm["names_token"]:
+                tmemo[key] = (doc, warm["names_token"], {})   # the table memo holds for one document and names
+            out = _round_site(event, rules, doc, tables_, names, name_map, tournament, tmemo[key][2])
             worded[key] = (doc, tables_, warm["names_token"], out)
         rounds.append(out["round"])
         digests.append(out["digest"])
@@ -199,31 +203,25 @@ def _corrections(deps: Deps, event, tournament, names: dict, warm: dict) -> list
     return corrections
 
 
-def _round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_map: dict, tournament) -> dict:
+def _round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_map: dict, tournament,
+                memo: dict | None = None) -> dict:
     """One round as its pages show it: its worded tables, each entry's history row and entry-page part, and a
-    digest of its results (for the feed's version)."""
+    digest of its results (for the feed's version). `memo`: each table's words by its number, reused while the
+    table is the same object (after one result, one table of 5,000 is worded again, not the round)."""
     scoring = event.config.stages[doc["stage"]].scoring
     pnames = list(rules.point_names[scoring.method])
-    rtables, history, parts = [], [], []
+    rtables, history, parts, pieces = [], [], [], []
+    memo = {} if memo is None else memo
     for t in tables:
-        sides = [{"entry_id": s["entry_id"], "name": names.get(s["entry_id"], "?"), "seats": s["seats"]} for s in t["sides"]]
-        shown = t["status"] in ("entered", "confirmed", "forfeit")
-        rtables.append({"number": t["number"], "sides": sides, "status": t["status"],
-                        "reason": readable(t.get("reason", ""), name_map), "why": t.get("why") or {},
-                        "point_names": pnames, "edited": t.get("edited"),
-                        "penalties": penalties_of_table(t, names) if shown else [],
-                        "points": t.get("points") if shown else {},
-                        "rooms": _room_levels(t, sides) if shown else []})
-        # Each entry page is keyed by its inputs; a table's part is worded once here for both sides.
-        levels = _deal_levels(t, sides) if shown else None
-        part = repr((doc["number"], t["status"], sides, t.get("points") if shown else None, pnames, levels))
-        for s in sides:
-            parts.append((s["entry_id"], part))
-            history.append((s["entry_id"], {
-                "round": doc["number"], "bye": False, "status": t["status"],
-                "opponents": [o for o in sides if o["entry_id"] != s["entry_id"]],
-                "points": t.get("points", {}).get(s["entry_id"], {}) if shown else {}, "point_names": pnames,
-                "levels": _mine_first(levels, sides, s["entry_id"]) if levels else None}))
+        hit = memo.get(t["number"])
+        if hit is None or hit[0] is not t:
+            hit = (t, *_table_site(doc, t, names, name_map, pnames))
+            memo[t["number"]] = hit
+        _, rt, hist, part, piece = hit
+        rtables.append(rt)
+        history.extend(hist)
+        parts.extend((e, part) for e, _ in hist)
+        pieces.append(piece)
     byes = [{"entry_id": b, "name": names.get(b, "?"), "reason": r, "why": (doc.get("bye_why") or {}).get(b)}
             for b, r in doc.get("byes", [])]
     for b in byes:
@@ -237,10 +235,31 @@ def _round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_m
            "point_names": pnames,
            "starts": _local(doc["starts_at"], tournament.timezone) if doc.get("starts_at") else "",
            "ends": _local(doc["ends_at"], tournament.timezone, "%H:%M") if doc.get("ends_at") else ""}
-    digest = json.dumps([doc["number"], doc["status"], [(t["number"], t["status"], t["points"],
-                                                         [s["entry_id"] for s in t["sides"]]) for t in rtables]],
-                        sort_keys=True, default=str)
+    digest = json.dumps([doc["number"], doc["status"]]) + "".join(pieces)
     return {"round": rnd, "history": history, "parts": parts, "digest": digest}
+
+
+def _table_site(doc: dict, t: dict, names: dict, name_map: dict, pnames: list[str]):
+    """One table worded: (its row, its sides' history rows, the entry pages' part, its digest piece)."""
+    sides = [{"entry_id": s["entry_id"], "name": names.get(s["entry_id"], "?"), "seats": s["seats"]} for s in t["sides"]]
+    shown = t["status"] in ("entered", "confirmed", "forfeit")
+    row = {"number": t["number"], "sides": sides, "status": t["status"],
+           "reason": readable(t.get("reason", ""), name_map), "why": t.get("why") or {},
+           "point_names": pnames, "edited": t.get("edited"),
+           "penalties": penalties_of_table(t, names) if shown else [],
+           "points": t.get("points") if shown else {},
+           "rooms": _room_levels(t, sides) if shown else []}
+    # Each entry page is keyed by its inputs; a table's part is worded once here for both sides.
+    levels = _deal_levels(t, sides) if shown else None
+    part = repr((doc["number"], t["status"], sides, t.get("points") if shown else None, pnames, levels))
+    history = [(s["entry_id"], {
+        "round": doc["number"], "bye": False, "status": t["status"],
+        "opponents": [o for o in sides if o["entry_id"] != s["entry_id"]],
+        "points": t.get("points", {}).get(s["entry_id"], {}) if shown else {}, "point_names": pnames,
+        "levels": _mine_first(levels, sides, s["entry_id"]) if levels else None}) for s in sides]
+    piece = json.dumps([t["number"], t["status"], row["points"], [s["entry_id"] for s in sides]], sort_keys=True,
+                       default=str)
+    return row, history, part, piece
 
 
 def _patched_rounds(deps: Deps, eid: str, warm: dict, changed: list[tuple[int, int, int]]) -> list:
@@ -521,11 +540,14 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
                                       for r in data["standings"][:3]], "version": data["version"],
                           "withdrawn": data["withdrawn"]})
     t_version = hashlib.sha1("".join(s["version"] for s in summaries).encode()).hexdigest()[:16]
+    for event, data in datas:
+        if event.id not in skip:
+            data["page_inputs"] = _page_inputs(tournament, event, data, warm["events"][event.id])
     from .hall import hall_data
     hall = hall_data(deps, tid, datas)   # the board, find.html and the clock and announcements in the feeds
     # The board reloads when what it shows moves (the draw, the standings it shows), not on every result in a
     # 5,000-table round; its clock and announcements it updates from the feed without reloading.
-    find_inputs = repr([(ev["id"], ev["name"], ev["round"]) for ev in hall["events"]])
+    find_inputs = repr([_draw_key(ev) for ev in hall["events"]])   # who sits where: not the results
     hall["version"] = hashlib.sha1(repr([find_inputs, [(ev["id"], ev.get("standings"), ev.get("point_names"))
                                                        for ev in hall["events"]]]).encode()).hexdigest()[:16]
     hall["find_inputs"] = hashlib.sha1(find_inputs.encode()).hexdigest()
@@ -580,7 +602,7 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
 
         t1 = time.perf_counter()
         _render_language(lang, write, tournament, tid, [(e, d) for e, d in datas if e.id not in skip], summaries,
-                         updated, t_version, unchanged, hall)
+                         updated, t_version, unchanged, hall, warm["events"])
         t2 = time.perf_counter()
         if pool:
             pool.shutdown(wait=True)
@@ -705,8 +727,11 @@ def _run_forked(run) -> list[dict]:
     return out
 
 
-def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_version, unchanged, hall) -> None:
-    """Every page of one language (and, with Chinese, the feeds that both languages' pages poll)."""
+def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_version, unchanged, hall,
+                     ev_warms: dict | None = None) -> None:
+    """Every page of one language (and, with Chinese, the feeds that both languages' pages poll). `ev_warms`: the
+    publisher's state per event (rendered fragments are kept there)."""
+    ev_warms = {} if ev_warms is None else ev_warms
     from ..publish.render import TEMPLATES
     prefix = f"{lang_prefix(lang)}t/{tid}/"
     for asset in ("style.css", "live.js", "hall.css", "hall.js", "find.js"):   # no inline script on a published page (the CSP forbids it)
@@ -732,19 +757,21 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
         ctx = {**base, **data, "root": "../", "css": "../style.css", "feed_url": "feed.json",
                "feed_version": data["version"],
                "share": _share(tournament, events, prefix, write if lang == "zh" else None, unchanged, event)}
-        page_of = {"t": [tournament.name, tournament.venue, str(tournament.starts_on), str(tournament.ends_on)],
-                   "e": data["event"]}
         t_ = translator(lang)
         rows = page_rows()
         round_pages = {r["number"]: _round_pages(r, rows, t_) for r in data["rounds"]}
-        first_page: dict[int, object] = {}
+        fragments = ev_warms.setdefault(event.id, {}).setdefault("fragments", {})
 
-        def round_html(r, k=0):  # page 1 of the latest round is rendered once, for its round page and the event page
-            if k:
-                return fragment("round_tables.html", lang, r=round_pages[r["number"]][1][k])
-            if r["number"] not in first_page:
-                first_page[r["number"]] = fragment("round_tables.html", lang, r=round_pages[r["number"]][1][0])
-            return first_page[r["number"]]
+        def round_html(r, k=0):
+            """A page of a round's tables, kept while its inputs stay the same: the event page shows page 1 of
+            the latest round, and after a result on another page that page need not be rendered again."""
+            digest = data["page_inputs"]["rounds"][r["number"]][k]
+            hit = fragments.get((lang, r["number"], k))
+            if hit is None or hit[0] != digest:
+                hit = (digest, fragment("round_tables.html", lang, r=round_pages[r["number"]][1][k]))
+                if r is data["rounds"][-1] and k == 0:   # only what the event page shows is worth keeping
+                    fragments[(lang, r["number"], k)] = hit
+            return hit[1]
 
         last = data["rounds"][-1] if data["rounds"] else None
         write(ep + "index.html", render("event.html", lang, **ctx, round_html=round_html(last) if last else "",
@@ -757,11 +784,13 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
         for i, chunk in enumerate(standings_pages, start=1):
             key = ep + _page_name("standings", i)
             # a big field's standings: only the pages whose rows moved are rendered again
-            if len(standings_pages) > 1 and unchanged(key, [page_of, page_of_event(data), data["final"], chunk, len(s_pager)]):
+            if len(standings_pages) > 1 and unchanged(key, data["page_inputs"]["standings"][i - 1]):
                 continue
             write(key, render("standings.html", lang, **{**ctx, "standings": chunk}, pager=_pager(s_pager, i),
                               other_lang=other(ep_rel + _page_name("standings", i))))
-        write(ep + "corrections.html", render("corrections.html", lang, **ctx, other_lang=other(ep_rel + "corrections.html")))
+        if not unchanged(ep + "corrections.html", data["page_inputs"]["corrections"]):
+            write(ep + "corrections.html", render("corrections.html", lang, **ctx,
+                                                  other_lang=other(ep_rel + "corrections.html")))
         if data["prizes"]:
             write(ep + "prizes.html", render("prizes.html", lang, **ctx, events_prizes=[data["prizes"]],
                                              currency=tournament.currency, other_lang=other(ep_rel + "prizes.html")))
@@ -774,7 +803,7 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
                 name = _page_name(f"round-{r['number']}", k + 1)
                 key = ep + name
                 # finished rounds do not change; in a big round, one result changes the one page holding its table
-                if unchanged(key, [page_of, part] if len(slices) == 1 else [page_of, part, len(slices)]):
+                if unchanged(key, data["page_inputs"]["rounds"][r["number"]][k]):
                     continue
                 write(key, render("round.html", lang, **ctx, r=r, round_html=round_html(r, k), pager=_pager(pager, k + 1),
                                   other_lang=other(ep_rel + name)))
@@ -837,12 +866,36 @@ def _round_pages(r: dict, size: int, t) -> tuple[list[dict], list[dict]]:
         b = min(total, a + size)
         part = {**r, "tables": tables[a:b], "byes": byes[max(0, a - len(tables)):max(0, b - len(tables))]}
         if part["tables"]:
-            label = t("tables_from_to", a=part["tables"][0]["number"], b=part["tables"][-1]["number"])
+            first, last = part["tables"][0]["number"], part["tables"][-1]["number"]
+            label = t("tables_from_to", a=first, b=last) if first != last else t("table_n", n=first)
         else:
             label = t("bye")
         links.append({"n": i, "href": _page_name(f"round-{r['number']}", i), "label": label})
         slices.append(part)
     return links, slices
+
+
+def _page_inputs(tournament, event, data: dict, ev_warm: dict) -> dict:
+    """The digest of what each standings and round page shows, worked out once a publish for every language
+    (and for a round, once while its worded rows stay the same objects: finished rounds, not every result)."""
+    size = page_rows()
+    # the tournament and event as the page's header and link card show them
+    page_of = {"t": tournament.model_dump_json(), "e": data["event"], "c": event.config.model_dump_json()}
+    memo = ev_warm.setdefault("page_inputs", {})
+    rounds = {}
+    for r in data["rounds"]:
+        hit = memo.get(r["number"])
+        if hit is None or hit[0] is not r or hit[1] != (size, repr(page_of)):
+            slices = _round_pages(r, size, lambda key, **kw: "")[1]
+            digests = [hashlib.sha1(repr([page_of, part] if len(slices) == 1 else [page_of, part, len(slices)])
+                                    .encode()).hexdigest() for part in slices]
+            hit = memo[r["number"]] = (r, (size, repr(page_of)), digests)
+        rounds[r["number"]] = hit[2]
+    chunks_ = _pages(data["standings"], size)
+    head = repr([page_of, page_of_event(data), data["final"], len(chunks_)])
+    standings = [hashlib.sha1((head + repr(chunk)).encode()).hexdigest() for chunk in chunks_]
+    corrections = hashlib.sha1(repr([page_of, data["corrections"], data["appeals"]]).encode()).hexdigest()
+    return {"rounds": rounds, "standings": standings, "corrections": corrections}
 
 
 def page_of_event(data: dict) -> list:
@@ -874,6 +927,16 @@ def _render_hall(lang, write, tournament, tid, prefix, other, base, hall, t_vers
                                                separators=(",", ":")))
     write(prefix + "find.html", render("find.html", lang, **ctx, find_index="find.json" if big else None,
                                        other_lang=other("find.html")))
+
+
+def _draw_key(ev: dict) -> tuple:
+    r = ev["round"]
+    if not r:
+        return (ev["id"], ev["name"], None)
+    return (ev["id"], ev["name"], r["number"],
+            [(t["number"], [(s["entry_id"], s["name"], s["seats"], s["club"], s["members"], s["q"]) for s in t["sides"]])
+             for t in r["tables"]],
+            [(b["entry_id"], b["name"], b["club"], b["members"], b["q"]) for b in r["byes"]])
 
 
 def _find_hits(lang: str, hall: dict) -> list[list[str]]:
