@@ -610,7 +610,7 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
             f.result()  # surface a failed write
         # Last, once every page is out: a crash before this leaves the old manifest, so pages are rewritten.
         manifest = {"pages": new, "inputs": new_inputs}
-        sink.write(manifest_key, json.dumps(manifest, sort_keys=True).encode())
+        _save_manifest(sink, manifest_key, manifest, old_manifest)
         warm["manifests"][lang] = manifest
         stats["timing"] = {"render": t2 - t1, "write": time.perf_counter() - t2}
         return stats
@@ -663,13 +663,69 @@ def _share(tournament, events, prefix, write, unchanged, event=None) -> dict:
             "url": f"{site}/{folder}index.html"}
 
 
+ENTRY_SHARDS = 16   # an event's entry pages' part of the manifest, in this many files
+
+
+def _shard(key: str) -> str:
+    """Which part of the manifest a page's line is kept in: the tournament's own pages ("t"), an event's pages
+    (its id), or, for the entry pages that are most of them, one of ENTRY_SHARDS parts of the event's."""
+    rest = key.split("/t/", 1)[-1] if "/t/" in key else key[2:] if key.startswith("t/") else key
+    parts = rest.split("/")
+    if len(parts) < 3:
+        return "t"
+    eid, name = parts[1], parts[-1]
+    if name.startswith("entry-"):
+        return f"{eid}-e{int(hashlib.sha1(name.encode()).hexdigest()[:4], 16) % ENTRY_SHARDS}"
+    return eid
+
+
+def _save_manifest(sink, key: str, manifest: dict, before: dict) -> None:
+    """The manifest as its parts (`.manifest/<part>.json`) and an index naming them: a publish writes only the
+    parts whose lines changed (after one result: the event's part and two entry parts, not 30,000 lines). The
+    index is written last, once its parts are out."""
+    shards: dict[str, dict] = {}
+    for field in ("pages", "inputs"):
+        for k, v in manifest[field].items():
+            shards.setdefault(_shard(k), {"pages": {}, "inputs": {}})[field][k] = v
+    old = before.get("_shards") or {}
+    folder = key[: -len(".manifest.json")] + ".manifest/"
+    index, kept = {}, {}
+    for name, body in shards.items():
+        if name in old and old[name]["body"] == body:
+            index[name] = old[name]["digest"]
+        else:
+            raw = json.dumps(body, sort_keys=True).encode()
+            index[name] = hashlib.sha1(raw).hexdigest()[:16]
+            sink.write(f"{folder}{name}.json", raw)
+        kept[name] = {"body": body, "digest": index[name]}
+    if index != before.get("_index"):
+        sink.write(key, json.dumps({"shards": index}, sort_keys=True).encode())
+    manifest["_shards"], manifest["_index"] = kept, index
+
+
 def _load_manifest(sink, key: str) -> dict:
+    """The manifest as the last publisher left it: an index and its parts (or, written before parts, one file)."""
     try:
         raw = sink.read(key)
         data = json.loads(raw) if raw else {}
+        if not isinstance(data, dict):
+            return {}
+        if "pages" in data:
+            return data
+        index = data.get("shards") or {}
+        folder = key[: -len(".manifest.json")] + ".manifest/"
+        out = {"pages": {}, "inputs": {}, "_shards": {}, "_index": index}
+        for name, digest in index.items():
+            part = sink.read(f"{folder}{name}.json")
+            if part is None:   # a part missing: every page is checked again (written when it changed)
+                return {}
+            body = json.loads(part)
+            out["pages"].update(body.get("pages", {}))
+            out["inputs"].update(body.get("inputs", {}))
+            out["_shards"][name] = {"body": body, "digest": digest}
+        return out
     except (ValueError, AttributeError):
         return {}
-    return data if isinstance(data, dict) and "pages" in data else {}
 
 
 _TEMPLATES_VERSION: str | None = None
