@@ -88,8 +88,8 @@ def run_clock(deps: Deps, organiser: Organiser, eid: str, n: int, action: str, m
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
                                       "action": f"clock_{action}", "round": n,
                                       "after": {k: after.get(k) for k in ("starts_at", "ends_at", "paused_at")}})
-    from .publish_requests import request_publish
-    request_publish(deps, event.tournament_id)
+    from .publish_requests import HALL_CHANGE, request_publish
+    request_publish(deps, event.tournament_id, HALL_CHANGE)
     return {**public_clock(eid, n, after, doc), "tournament_id": event.tournament_id, "game": event.config.game}
 
 
@@ -120,8 +120,8 @@ def announce(deps: Deps, organiser: Organiser, tid: str, text: str) -> dict:
     deps.repos.hall.add_announcement(tid, ann)
     for old in deps.repos.hall.announcements(tid)[MAX_ANNOUNCEMENTS:]:
         deps.repos.hall.delete_announcement(tid, old["id"])
-    from .publish_requests import request_publish
-    request_publish(deps, tid)
+    from .publish_requests import HALL_CHANGE, request_publish
+    request_publish(deps, tid, HALL_CHANGE)
     return public_announcement(ann)
 
 
@@ -136,8 +136,8 @@ def withdraw(deps: Deps, organiser: Organiser, ann_id: str) -> None:
         raise errors.NotFound("No such announcement.")
     own_tournament(deps, organiser, tid)
     deps.repos.hall.delete_announcement(tid, ann_id)
-    from .publish_requests import request_publish
-    request_publish(deps, tid)
+    from .publish_requests import HALL_CHANGE, request_publish
+    request_publish(deps, tid, HALL_CHANGE)
 
 
 def public_announcement(ann: dict) -> dict:

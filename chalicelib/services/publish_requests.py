@@ -16,8 +16,11 @@ def table_change(eid: str, stage: int, n: int, t: int) -> str:
     return f"table:{eid}:{stage}:{n}:{t}"
 
 
+HALL_CHANGE = "hall"   # the round clock or the announcements changed: the feeds and the board, no event's pages
+
+
 def request_publish(deps: Deps, tid: str, change: str | None = None) -> None:
-    """`change`: what changed (table_change); None when anything may have (a draw, a close, an entry, the clock)."""
+    """`change`: what changed (table_change, HALL_CHANGE); None when anything may have (a draw, a close, an entry)."""
     from ..config import get_settings
     queue = get_settings().publish_queue_url
     changes = [change or "*"]

@@ -496,6 +496,8 @@ def _by_event(warm: dict | None, asked) -> dict[str, list[tuple[int, int, int]]]
     out: dict[str, list[tuple[int, int, int]]] = {}
     for c in changes:
         kind, _, rest = c.partition(":")
+        if kind == "hall":   # the clock or the announcements: read with every publish, no event's data
+            continue
         if kind != "table":
             return None
         eid, stage, n, t = rest.rsplit(":", 3)
@@ -602,7 +604,7 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
 
         t1 = time.perf_counter()
         _render_language(lang, write, tournament, tid, [(e, d) for e, d in datas if e.id not in skip], summaries,
-                         updated, t_version, unchanged, hall, warm["events"])
+                         updated, t_version, unchanged, hall, warm["events"], datas)
         t2 = time.perf_counter()
         if pool:
             pool.shutdown(wait=True)
@@ -784,7 +786,7 @@ def _run_forked(run) -> list[dict]:
 
 
 def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_version, unchanged, hall,
-                     ev_warms: dict | None = None) -> None:
+                     ev_warms: dict | None = None, all_datas: list | None = None) -> None:
     """Every page of one language (and, with Chinese, the feeds that both languages' pages poll). `ev_warms`: the
     publisher's state per event (rendered fragments are kept there)."""
     ev_warms = {} if ev_warms is None else ev_warms
@@ -873,7 +875,8 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
             history = data["histories"].get(eid_, [])
             write(key, render("entry.html", lang, **small, entry=info, history=history, entry_id=eid_,
                               other_lang=other(ep_rel + f"entry-{eid_}.html")))
-        if lang == "zh":
+    if lang == "zh":
+        for event, data in all_datas or datas:   # every event's feed, also those whose pages were left: the clock
             ev_hall = next(h for h in hall["events"] if h["id"] == event.id)
             feed = {"version": data["version"], "updated": updated, "event_id": event.id,
                     "name": event.config.name, "game": event.config.game, "clock": ev_hall["clock"],
@@ -883,7 +886,6 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
                     "top": [{"rank": r["rank"], "name": r["name"], "points": r["points"]} for r in data["standings"][:10]]}
             for x in LANGS:   # every language's pages poll the feed beside them
                 write(f"{lang_prefix(x)}t/{tid}/{event.id}/feed.json", json.dumps(feed, ensure_ascii=False))
-    if lang == "zh":
         tfeed = json.dumps({"version": t_version, "hall_version": hall["version"], "updated": updated,
                             "events": [{"id": s["id"], "version": s["version"], "name": h["name"], "game": h["game"],
                                         "clock": h["clock"]} for s, h in zip(summaries, hall["events"])],

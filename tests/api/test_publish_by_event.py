@@ -67,6 +67,14 @@ def test_a_result_publishes_its_event_from_the_cache_and_anything_else_reads_aga
     page = sink.files[f"t/{tid}/{a_eid}/round-1.html"].decode()
     assert "待确认" in page.split(f'<td class="n">{t2["number"]}</td>')[1].split("</tr>")[0]
 
+    # The round clock: the feeds and the board only, no event read again, and the event's own feed carries it
+    sink.written.clear()
+    assert api.post(f"/events/{a_eid}/rounds/1/clock", {"action": "start"}).status_code == 200
+    assert publishing.LAST_STATS[tid]["by_event"] == [] and reads == []
+    assert not any(k.endswith(".html") and "/entry-" in k for k in sink.written)
+    import json
+    assert json.loads(sink.files[f"t/{tid}/{a_eid}/feed.json"])["clock"]["state"] == "running"
+
     # Anything else (an entry renamed: no table change) is read again, whatever event it is in
     before = d.repos.entries.get(b_eid, d.repos.entries.list(b_eid)[0].id)
     reads.clear()
