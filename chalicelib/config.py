@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     # carries its hits inline up to publish_find_inline of them, else searches find.json (fetched as one types).
     publish_page_rows: int = 250
     publish_find_inline: int = 2000
+    # Above this many entries, a result in the open round leaves the standings as the last close left them
+    # (they move when the round closes): the standings of 10,000 entries take seconds to work out.
+    publish_live_standings_max: int = 2000
     hold_minutes: int = 35  # Stripe sessions live at least 30 minutes
     max_body_bytes: int = 64 * 1024
     trusted_proxy_hops: int = 0   # proxies of ours in front of the API that append X-Forwarded-For (0: none)

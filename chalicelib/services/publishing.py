@@ -12,6 +12,7 @@ import logging
 import os
 from contextlib import contextmanager
 from datetime import datetime
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from .. import errors
@@ -87,16 +88,38 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
             history.setdefault(e, []).append(item)
         for e, part in out["parts"]:
             parts.setdefault(e, []).append(part)
-    standings = event_standings(deps, event, state=state, rounds=all_rounds, entries=entry_list) if state.get("plans") else None
+    from ..config import get_settings
+    from .prizes import event_prizes
+    # A big field's standings (the engine's tie-breaks over every record: seconds at 10,000 entries) follow the
+    # closed rounds: a result in the open round publishes its round, its entries and the feed, and the
+    # standings move when the round closes (or a closed round's result is corrected).
+    open_rounds = {(doc["stage"], doc["number"]) for doc, _ in all_rounds if doc and doc.get("status") == "open"}
+    later = (tables is not None and len(entry_list) > get_settings().publish_live_standings_max
+             and all((stage, n) in open_rounds for stage, n, _ in tables) and "standings" in warm)
+    if later:
+        standings, prizes = warm["standings"], warm["prizes"]
+    else:
+        standings = (event_standings(deps, event, state=state, rounds=all_rounds, entries=entry_list)
+                     if state.get("plans") else None)
+        prizes = (event_prizes(deps, event, state=state, rounds=all_rounds, entries=entry_list, standings=standings)
+                  if state.get("plans") else None)
+        warm["standings"], warm["prizes"] = standings, prizes
     from .charts_data import places_by_round
     # after each closed round: the charts' data, kept in the publisher's own state beside the pages (a new
     # publisher process reads it instead of working out the standings once per closed round)
-    saved = _saved_places(deps, tournament.id, event.id, warm)
-    keep: dict = {}
-    places = places_by_round(deps, event, state, all_rounds, saved, keep)
-    if set(keep) != set(saved):
-        _save_places(deps, tournament.id, event.id, keep)
-        warm["places"] = keep
+    closed_key = [(doc, tables_) for doc, tables_ in all_rounds if doc and doc.get("status") == "closed"]
+    hit = warm.get("places_of")
+    if hit and len(hit[0]) == len(closed_key) and all(a is c and b is d for (a, b), (c, d) in zip(hit[0], closed_key)) \
+            and hit[1] == state.get("stage", 0):
+        places = hit[2]   # the same closed rounds (the same objects): the same places
+    else:
+        saved = _saved_places(deps, tournament.id, event.id, warm)
+        keep: dict = {}
+        places = places_by_round(deps, event, state, all_rounds, saved, keep)
+        if set(keep) != set(saved):
+            _save_places(deps, tournament.id, event.id, keep)
+            warm["places"] = keep
+        warm["places_of"] = (closed_key, state.get("stage", 0), places)
     for e, ps in places["by_entry"].items():
         parts.setdefault(e, []).append(repr(ps))
     corrections = _corrections(deps, event, tournament, names, warm)
@@ -104,12 +127,15 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
     appeals = [{"round": x["round"], "table": x["table"], "name": names.get(x["entry_id"], ""), "status": x["status"],
                 "outcome": x.get("outcome"), "ruling": x.get("ruling", "")}
                for x in sorted(deps.repos.rounds.appeals(event.id), key=lambda x: x["lodged_at"])]
-    from .prizes import event_prizes
-    prizes = (event_prizes(deps, event, state=state, rounds=all_rounds, entries=entry_list, standings=standings)
-              if state.get("plans") else None)
     bonus = bonuses(deps, event, rounds=all_rounds, entries=entry_list) if event.config.game == "doudizhu" else None
     rows = standings.standings if standings else []
-    _lots_as_order(rows)
+    hit = warm.get("rows_of")
+    if hit and hit[0] is standings:
+        shown_rows = hit[1]   # the standings as last published (a big field's, during a round): not dumped again
+    else:
+        _lots_as_order(rows)
+        shown_rows = [r.model_dump() for r in rows]
+        warm["rows_of"] = (standings, shown_rows)
     h = hashlib.sha1()
     for digest in digests:
         h.update(digest.encode())
@@ -123,7 +149,7 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
     entry_inputs = {e: hashlib.sha1("\n".join([page_of, repr(info), *parts.get(e, ())]).encode()).hexdigest()
                     for e, info in public_entries.items()}
     return {"event": {"id": event.id, "name": event.config.name, "game": event.config.game},
-            "rounds": rounds, "standings": [r.model_dump() for r in rows], "final": bool(standings and standings.final),
+            "rounds": rounds, "standings": shown_rows, "final": bool(standings and standings.final),
             "point_names": list(rules.point_names[standings.method]) if standings else [],
             "tiebreak_names": [k for k in (standings.tiebreaks if standings else []) if k not in rules.point_names.get(standings.method, ())],
             "has_prizes": any(r.prize for r in rows), "has_decided": any(r.decided_by for r in rows), "histories": history, "corrections": corrections,
@@ -668,6 +694,7 @@ def _share(tournament, events, prefix, write, unchanged, event=None) -> dict:
 ENTRY_SHARDS = 16   # an event's entry pages' part of the manifest, in this many files
 
 
+@lru_cache(maxsize=200_000)
 def _shard(key: str) -> str:
     """Which part of the manifest a page's line is kept in: the tournament's own pages ("t"), an event's pages
     (its id), or, for the entry pages that are most of them, one of ENTRY_SHARDS parts of the event's."""
@@ -951,7 +978,12 @@ def _page_inputs(tournament, event, data: dict, ev_warm: dict) -> dict:
         rounds[r["number"]] = hit[2]
     chunks_ = _pages(data["standings"], size)
     head = repr([page_of, page_of_event(data), data["final"], len(chunks_)])
-    standings = [hashlib.sha1((head + repr(chunk)).encode()).hexdigest() for chunk in chunks_]
+    hit = ev_warm.get("standings_inputs")
+    if hit and hit[0] is data["standings"] and hit[1] == (size, head):
+        standings = hit[2]   # the same rows (a big field's standings during a round)
+    else:
+        standings = [hashlib.sha1((head + repr(chunk)).encode()).hexdigest() for chunk in chunks_]
+        ev_warm["standings_inputs"] = (data["standings"], (size, head), standings)
     corrections = hashlib.sha1(repr([page_of, data["corrections"], data["appeals"]]).encode()).hexdigest()
     return {"rounds": rounds, "standings": standings, "corrections": corrections}
 

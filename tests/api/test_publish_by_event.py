@@ -34,7 +34,7 @@ def test_a_result_publishes_its_event_from_the_cache_and_anything_else_reads_aga
             reg = api.post(f"/events/{b_eid}/entries", body, token=None)
             api.post(f"/events/{b_eid}/entries/{reg.data['entry']['id']}/check-in")
         rnd = draw(api, a_eid)
-        draw(api, b_eid)
+        rnd_b = draw(api, b_eid)
     d = bootstrap.deps()
     d.publisher = sink = Recording()
     publishing.publish_latest(d, tid)           # a publish through the lease: the cache is current from here
@@ -93,3 +93,16 @@ def test_a_result_publishes_its_event_from_the_cache_and_anything_else_reads_aga
     assert publishing.LAST_STATS[tid]["by_event"] is None and a_eid in reads
     page = sink.files[f"t/{tid}/{a_eid}/round-1.html"].decode()
     assert "已确认" in page.split(f'<td class="n">{t4["number"]}</td>')[1].split("</tr>")[0]
+
+    # A big field (more entries than publish_live_standings_max): a result in the open round leaves the
+    # standings as they were (they move at the close); its round and entry pages go out as before
+    from chalicelib.config import get_settings
+    monkeypatch.setattr(get_settings(), "publish_live_standings_max", 4)
+    tb = rnd_b["tables"][0]
+    g, h = (s["entry_id"] for s in tb["sides"])
+    before = sink.files[f"t/{tid}/{b_eid}/standings.html"]
+    sink.written.clear()
+    enter_and_confirm(api, b_eid, rnd_b, tb, {"final": {"levels": {g: 14, h: 2}}})
+    assert publishing.LAST_STATS[tid]["by_event"] == [b_eid]
+    assert f"t/{tid}/{b_eid}/standings.html" not in sink.written and sink.files[f"t/{tid}/{b_eid}/standings.html"] == before
+    assert {f"t/{tid}/{b_eid}/entry-{g}.html", f"t/{tid}/{b_eid}/round-1.html"} <= set(sink.written)
