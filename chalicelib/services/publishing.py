@@ -236,6 +236,8 @@ def _round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_m
     table is the same object (after one result, one table of 5,000 is worded again, not the round)."""
     scoring = event.config.stages[doc["stage"]].scoring
     pnames = list(rules.point_names[scoring.method])
+    if doc.get("format") == "knockout":   # issue 23: a knockout's win 1 / loss 0 is not 小组积分; the winner shows
+        pnames = [p for p in pnames if p != "group_points"] or pnames
     rtables, history, parts, pieces = [], [], [], []
     memo = {} if memo is None else memo
     for t in tables:
@@ -257,6 +259,8 @@ def _round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_m
     early = [{"name": names.get(e, "?"), "place": info.get("place", 1), "from_round": info.get("from_round"),
               "average": info.get("average", {})} for e, info in (doc.get("early_finish") or {}).items()]
     rnd = {"number": doc["number"], "status": doc["status"], "seed": doc["seed"], "tables": rtables,
+           "round_name": doc.get("round_name"),   # a knockout round by its size (决赛, 半决赛 …)
+           "third_place": any((t.get("why") or {}).get("third_place") for t in tables),
            "byes": byes, "early_finish": early, "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"),
            "point_names": pnames,
            "starts": _local(doc["starts_at"], tournament.timezone) if doc.get("starts_at") else "",
