@@ -58,7 +58,7 @@ def entries_read_once():
 def entries_known(eid: str, entries: list):
     """Around work on entries already read (the publisher's cache): reads of that event's entries get them."""
     memo = dict(_ENTRIES.get() or {})
-    memo[eid] = entries
+    memo[eid] = memo[("roster", eid)] = entries   # whole entries have every field a roster has
     token = _ENTRIES.set(memo)
     try:
         yield

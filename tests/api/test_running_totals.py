@@ -17,7 +17,7 @@ from tests.bigday import results_for_round, seed_event
 @pytest.fixture(autouse=True)
 def _no_publish(monkeypatch):
     from chalicelib.services import publish_requests
-    monkeypatch.setattr(publish_requests, "request_publish", lambda deps, tid: None)
+    monkeypatch.setattr(publish_requests, "request_publish", lambda deps, tid, change=None: None)
 
 
 def folded(deps, event) -> dict:
