@@ -498,6 +498,7 @@ class Counters(Loose):
     waitlisted: int = 0
     version: int = 0
     drawn: bool = False     # the first round is drawn: registration closes unless late entries are on
+    late_closed: bool = False   # the last round a late entry may join is drawn: registration closes all the same
     shards: int = Field(default=1, exclude=True)   # counter items the counts are summed from (store/counters.py)
 
 

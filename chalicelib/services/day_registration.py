@@ -64,7 +64,7 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
     entries: list[Entry] = []
     for item in body.items:
         event = by_id[item.event_id]
-        state = single.registration_state(event.config, now, event.counters.drawn)
+        state = single.registration_state(event.config, now, event.counters.drawn, event.counters.late_closed)
         if state != "open":
             raise errors.RegistrationClosed(f"「{event.config.name}」不在报名时间内 · Registration for "
                                             f"{event.config.name} is not open.", {"event_id": event.id, "state": state})

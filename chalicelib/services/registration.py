@@ -84,7 +84,8 @@ def _learn_counters(eid: str, event: Event, counters: dict) -> Event:
     from ..models import Counters
     known = event.model_copy(update={"counters": Counters(**{k: counters.get(k, 0) for k in
                                                              ("taken", "confirmed", "held", "waitlisted")},
-                                                          drawn=bool(counters.get("drawn")))})
+                                                          drawn=bool(counters.get("drawn")),
+                                                          late_closed=bool(counters.get("late_closed")))})
     hit = _CONFIG_CACHE.get(eid)
     if hit and hit[1].version == event.version:
         _CONFIG_CACHE[eid] = (hit[0], known, hit[2])
@@ -253,17 +254,18 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     if shards:   # a rush's event: its places are spread over counter shards (store/counters.py)
         wait = entry.holds_place and event.config.waitlist and (wait or shards.all_full())
         entry.shard = waiting.shard = shards.pick(full=wait)
+    # the write fails once a draw has closed registration: the first draw, or with late entries the last they may join
+    closing = {"before_draw": not event.config.late_entries, "before_late_close": event.config.late_entries}
     for _ in range(4 + (event.counters.shards if shards else 0)):
         if wait and not event.config.waitlist:
             raise errors.EventFull("名额已满 · The event is full.")
         try:
             if wait:
-                deps.repos.entries.create(waiting, idem=idem, expect=Expect(event.version, full=True,
-                                                                            before_draw=not event.config.late_entries))
+                deps.repos.entries.create(waiting, idem=idem, expect=Expect(event.version, full=True, **closing))
                 entry, payment = waiting, None
                 known = event.counters.model_dump() | {"waitlisted": event.counters.waitlisted + 1}
             else:
-                deps.repos.entries.create(entry, idem=idem, payment=payment, expect=Expect(event.version, before_draw=not event.config.late_entries))
+                deps.repos.entries.create(entry, idem=idem, payment=payment, expect=Expect(event.version, **closing))
                 c = event.counters
                 known = c.model_dump() | {"taken": c.taken + int(entry.holds_place)}
             if not shards:
@@ -286,7 +288,8 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
                 entry.shard = waiting.shard = shards.pick(full=wait, avoid=tried)
                 continue
             event = _learn_counters(eid, event, moved.counters)
-            if moved.counters.get("drawn") and not event.config.late_entries:   # drawn meanwhile: closed now
+            if ((moved.counters.get("drawn") and not event.config.late_entries)   # drawn meanwhile: closed now
+                    or moved.counters.get("late_closed")):
                 raise _refusal(event, body, now)
             wait = moved.counters["taken"] >= moved.counters["cap"]
         except IdempotentReplay:  # a retry, or a concurrent request with the same key won the race
@@ -308,13 +311,13 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
 
 def _refusal(event: Event, body: RegistrationIn, now: datetime, *, window: bool = True) -> errors.DomainError | None:
     """Why this registration cannot be taken by the event's rules (deadline, eligibility, roster), or None."""
-    state = registration_state(event.config, now, event.counters.drawn)
+    state = registration_state(event.config, now, event.counters.drawn, event.counters.late_closed)
     if window and state != "open":
         when = event.config.registration.opens_at if state == "not_yet_open" else event.config.registration.closes_at
         return errors.RegistrationClosed(
             "报名尚未开始 · Registration has not opened yet." if state == "not_yet_open"
             else "比赛已开始抽签，报名已截止 · The first round is drawn: registration has closed."
-            if event.counters.drawn and (not when or now < when)
+            if (event.counters.drawn or event.counters.late_closed) and (not when or now < when)
             else "报名已截止 · Registration has closed.", {"state": state, "at": when.isoformat() if when else None,
                                                       "drawn": event.counters.drawn})
     eligibility = event.config.registration.eligibility

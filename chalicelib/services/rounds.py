@@ -375,7 +375,10 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
            "late_entries": late, "early_finish": {e: info for e, info in plan.get("early_finish", {}).items()}}
     new_state = {**state, "stage": stage_idx, "open_round": n,
                  "rounds": [*state["rounds"], {"n": n, "stage": stage_idx, "stage_round": stage_round}]}
-    deps.repos.rounds.create_round(eid, doc, tables, new_state, state.get("version", 0))
+    # with late entries on, registration stays open until the last round a late entry may join is drawn
+    closes_late = event.config.late_entries and (stage_idx > 0 or stage_round >= late_entry_until(event))
+    deps.repos.rounds.create_round(eid, doc, tables, new_state, state.get("version", 0),
+                                   closes_late_entries=closes_late)
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
                                       "action": "round_drawn", "round": n, "after": {"seed": seed, "tables": len(tables)}})
     return round_out(doc, tables, entry_names(deps, eid), with_codes=True), {"tournament_id": event.tournament_id}

@@ -136,10 +136,11 @@ def _check_locks(deps: Deps, event: Event, config: EventConfig) -> None:
                 {"field": f"stages[{i}]", "stage": i})
 
 
-def registration_state(config: EventConfig, now: datetime, drawn: bool = False) -> str:
-    """`drawn`: the event's first round is drawn — registration is closed then unless late entries are on."""
+def registration_state(config: EventConfig, now: datetime, drawn: bool = False, late_closed: bool = False) -> str:
+    """`drawn`: the event's first round is drawn — registration is closed then unless late entries are on;
+    `late_closed`: the last round a late entry may join is drawn — closed then all the same."""
     reg = config.registration
-    if drawn and not config.late_entries:
+    if (drawn and not config.late_entries) or late_closed:
         return "closed"
     if reg.opens_at and now < reg.opens_at:
         return "not_yet_open"
@@ -158,7 +159,8 @@ def public_event(event: Event, tournament: Tournament, now: datetime) -> PublicE
     return PublicEvent(
         id=event.id, name=c.name, game=c.game, entry=c.entry, capacity=c.capacity,
         places_left=max(0, c.capacity - taken), waitlist=c.waitlist, waitlisted=event.counters.waitlisted,
-        fee=c.fee, currency=tournament.currency, registration_state=registration_state(c, now, event.counters.drawn),
+        fee=c.fee, currency=tournament.currency, registration_state=registration_state(c, now, event.counters.drawn,
+                                                                                   event.counters.late_closed),
         opens_at=c.registration.opens_at, closes_at=c.registration.closes_at,
         opens_at_local=_local_text(c.registration.opens_at, tournament.timezone),
         closes_at_local=_local_text(c.registration.closes_at, tournament.timezone),

@@ -53,6 +53,7 @@ def summed(items: list[dict]) -> dict:
     out = {k: sum(int(i.get(k, 0)) for i in items) for k in (*COUNTS, "cap")}
     out["config_version"] = main.get("config_version", 1)
     out["drawn"] = bool(main.get("drawn"))
+    out["late_closed"] = bool(main.get("late_closed"))
     out["cversion"] = sum(int(i.get("cversion", 0)) for i in items)
     out["shards"] = sorted((shard_no(i), int(i.get("taken", 0)), int(i.get("cap", 0))) for i in items)
     return out

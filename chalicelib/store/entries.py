@@ -23,6 +23,7 @@ class Expect:
     config_version: int
     full: bool = False
     before_draw: bool = False   # registration closes at the first draw: the write fails once the event is drawn
+    before_late_close: bool = False   # with late entries on: fails once the last late-entry round is drawn
 
 
 class CountersMoved(errors.Conflict):
@@ -43,7 +44,7 @@ def counters_of(item: dict) -> dict:
     """One counters item (or shard) as numbers (an event never edited has config version 1); `shard` says which."""
     from .counters import shard_no
     return ({k: item.get(k, 0) for k in (*COUNTERS, "cap")} | {"config_version": item.get("config_version", 1)}
-            | {"drawn": bool(item.get("drawn")), "shard": shard_no(item)})
+            | {"drawn": bool(item.get("drawn")), "late_closed": bool(item.get("late_closed")), "shard": shard_no(item)})
 
 
 class IdempotentReplay(errors.Conflict):
@@ -255,6 +256,9 @@ class EntryRepo:
             if expect.before_draw:
                 names["#drawn"] = "drawn"
                 conditions.append("attribute_not_exists(#drawn)")
+            if expect.before_late_close:
+                names["#late_closed"] = "late_closed"
+                conditions.append("attribute_not_exists(#late_closed)")
             on_fail_item = CountersMoved.from_item
         return Op.update(keys.counter_shard(eid, shard), f"SET {sets}, cversion = cversion + :one", names=names,
                          values=values, condition=" AND ".join(conditions),

@@ -332,7 +332,7 @@ def _counters(items: list[dict]) -> Counters:
     from .counters import summed
     c = summed(items)
     return Counters(taken=c["taken"], confirmed=c["confirmed"], held=c["held"], waitlisted=c["waitlisted"],
-                    version=c["cversion"], drawn=c["drawn"], shards=len(c["shards"]) or 1)
+                    version=c["cversion"], drawn=c["drawn"], late_closed=c["late_closed"], shards=len(c["shards"]) or 1)
 
 
 class EventRepo:

@@ -71,7 +71,8 @@ class RoundRepo:
         self.t.transact([op, *extra])
 
     # -- rounds
-    def create_round(self, eid: str, round_doc: dict, tables: list[dict], state: dict, expected_version: int) -> None:
+    def create_round(self, eid: str, round_doc: dict, tables: list[dict], state: dict, expected_version: int, *,
+                     closes_late_entries: bool = False) -> None:
         """Tables and parts first (many; idempotent puts, in parallel), then the round and the state in one
         transaction: the round exists only once that commits, so a crash halfway leaves nothing visible, and the
         retry's draw removes what the crashed one left that it does not overwrite itself (tables numbered past
@@ -88,10 +89,15 @@ class RoundRepo:
                    condition="attribute_not_exists(PK)", on_fail=lambda: errors.RoundOpen("This round exists already.")),
             state_op,
         ]
-        if n == 1:   # the event has started: registration closes (unless late entries), in the draw's own write
-            from .counters import read_items, shard_no   # on every counter shard: each registration checks its own
+        # The event has started: registration closes (unless late entries; then at the last round a late entry
+        # may join, `closes_late_entries`), in the draw's own write, on every counter shard (each registration
+        # checks its own).
+        flags = [f for f, on in (("drawn", n == 1), ("late_closed", closes_late_entries)) if on]
+        if flags:
+            from .counters import read_items, shard_no
             for item in read_items(self.t, eid) or [keys.event_counters(eid)]:
-                ops.append(Op.update(keys.counter_shard(eid, shard_no(item)), "SET drawn = :t", values={":t": True}))
+                ops.append(Op.update(keys.counter_shard(eid, shard_no(item)), "SET " + ", ".join(f"{f} = :t" for f in flags),
+                                     values={":t": True}))
         self.t.transact(ops)
 
     def _remove_leftovers(self, eid: str, stage: int, n: int, keep: set[str]) -> None:

@@ -50,10 +50,13 @@ def test_a_late_entry_joins_from_the_next_round_and_late_entries_close(api):
     assert api.get(f"/events/{eid}/rounds").data["not_drawn"] == []
     _play(api, eid, r2)
     rounds.append(r2)
+    too_late = _register(api, eid, "太迟队", "13900002222")   # registered in time, not checked in before round 3
     r3 = draw(api, eid, seed=3)
     rounds.append(r3)
-    # round 3 (the second-last of four) was the last a late entry could join: now it is closed
-    too_late = _register(api, eid, "太迟队", "13900002222")
+    # round 3 (the second-last of four) was the last a late entry could join: now it is closed, registration too
+    body = {"name": "更迟队", "members": [{"name": "更迟甲", "phone": "13900003333"}, {"name": "更迟乙"}]}
+    closed = api.post(f"/events/{eid}/entries", body, token=None)
+    assert (closed.status_code, closed.data["code"]) == (422, "registration_closed"), closed.data
     refused = api.post(f"/events/{eid}/entries/{too_late}/check-in")
     assert refused.status_code == 409 and refused.data["code"] == "late_entry_closed", refused.data
     assert "第 3 轮" in refused.data["message"]
@@ -343,6 +346,7 @@ def test_a_late_entry_starts_with_the_events_late_score(api):
     late = _register(api, eid, "七分队", "13900004444")
     assert api.post(f"/events/{eid}/entries/{late}/check-in").data["joins_from_round"] == 2
     _play(api, eid, r1)
+    other = _register(api, eid, "八分队", "13900005555")   # registered in time, not checked in before round 2
     r2 = draw(api, eid, seed=2)
     assert r2["late_entries"] == [{"entry_id": late, "from_round": 2, "score": 7.0, "name": "七分队"}]
     _play(api, eid, r2)
@@ -356,6 +360,8 @@ def test_a_late_entry_starts_with_the_events_late_score(api):
         earned = next(t for t in played["tables"] if late in t["points"])["points"][late]["level_points"]
     row = next(r for r in api.get(f"/events/{eid}/standings").data["standings"] if r["entry_id"] == late)
     assert row["points"]["level_points"] == 7 + earned   # the late score, then what it earned in round 2
-    # until_round 2: once round 2 is drawn nobody else joins
-    other = _register(api, eid, "八分队", "13900005555")
+    # until_round 2: once round 2 is drawn nobody else joins (registration closed with that draw; one registered
+    # before it but not checked in is refused at check-in)
     assert api.post(f"/events/{eid}/entries/{other}/check-in").data["code"] == "late_entry_closed"
+    body = {"name": "九分队", "members": [{"name": "九分甲", "phone": "13900006666"}, {"name": "九分乙"}]}
+    assert api.post(f"/events/{eid}/entries", body, token=None).data["code"] == "registration_closed"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.play import draw, people, setup_event
+from tests.api.play import close, draw, enter_and_confirm, people, setup_event
 from tests.factories import guandan_event
 
 
@@ -85,6 +85,30 @@ def test_registration_closes_when_the_first_round_is_drawn_unless_late_entries(a
         assert (r.status_code, r.data["code"]) == (422, "registration_closed")
         assert r.data["details"]["drawn"] is True
         assert public()["registration_state"] == "closed"
+
+
+@pytest.mark.parametrize("backend", ["moto", "dynamodb_local"])
+def test_with_late_entries_registration_closes_when_the_last_round_they_may_join_is_drawn(backend, request):
+    """Issue 23: late entries keep registration open after the first draw only until the round set (Swiss: the
+    second-last); the draw of that round closes it in its own write, so a registration written from a config
+    cached before that draw is refused too."""
+    api = request.getfixturevalue("api" if backend == "moto" else "local_api")
+    cfg = guandan_event(capacity=20, fee={"amount": 0}, late_entries=True)   # 3 rounds: late entries until round 2
+    tid, eid, _ = setup_event(api, cfg, people(4, 2))
+    public = lambda: next(e for e in api.get(f"/public/tournaments/{tid}", token=None).data["events"] if e["id"] == eid)
+    newcomers = people(8, 2, prefix="迟")
+    r1 = draw(api, eid)
+    assert api.post(f"/events/{eid}/entries", newcomers[4], token=None).status_code == 201   # cached config now
+    assert public()["registration_state"] == "open"
+    for tb in r1["tables"]:
+        a, b = (side["entry_id"] for side in tb["sides"])
+        enter_and_confirm(api, eid, r1, tb, {"final": {"levels": {a: 14, b: 8}}})
+    close(api, eid, 1)
+    draw(api, eid, seed=2)
+    r = api.post(f"/events/{eid}/entries", newcomers[5], token=None)
+    assert (r.status_code, r.data["code"]) == (422, "registration_closed"), r.data
+    assert public()["registration_state"] == "closed"
+    assert api.get(f"/events/{eid}").data["counters"]["late_closed"] is True
 
 
 def test_a_registration_cached_before_the_draw_is_refused_after_it(api):

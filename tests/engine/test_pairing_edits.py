@@ -89,6 +89,7 @@ def test_a_late_entry_joins_and_later_rounds_stay_rematch_free(n, joins, seed):
     rng = random.Random(seed)
     field = field_of(n)
     rounds = min(7, n - 1)
+    met: list[str] = []   # the late entry's opponents, table by table (a rematch the field forced counts twice)
     for r in range(1, rounds + 1):
         if r == joins:
             field = [*field, Contestant(id="LATE", number=len(field) + 1, score=0.0)]
@@ -98,7 +99,10 @@ def test_a_late_entry_joins_and_later_rounds_stay_rematch_free(n, joins, seed):
         assert rematches == min_two_sided_violations(field), (r, [p.sides for p in d.tables])
         if r >= joins:
             assert "LATE" in {e for p in d.tables for e in p.sides} | {e for e, _ in d.byes}
+            met += [e for p in d.tables if "LATE" in p.sides for e in p.sides if e != "LATE"]
         field = play(field, d, rng)
     late = next(c for c in field if c.id == "LATE")
-    assert len(late.opponents) + late.byes == rounds - joins + 1
+    # it started with no opponents and no byes: what it has is exactly what its own rounds gave it
+    assert late.opponents == frozenset(met)
+    assert len(met) + late.byes == rounds - joins + 1
 
