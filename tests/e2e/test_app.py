@@ -174,9 +174,12 @@ def test_every_page_speaks_one_language_and_fits_a_phone(stack, browser, day, la
     for width in (360, 390):
         ctx = browser.new_context(viewport={"width": width, "height": 780}, is_mobile=True, has_touch=True, locale="zh-CN")
         blocked = _no_csp_violations(ctx)
+        # before any page script: the app itself writes "lang" once its catalog is in, which could otherwise land
+        # after a setItem made from the test and put the default language back
+        ctx.add_init_script(f"localStorage.setItem('lang', '{lang}')")
         page = ctx.new_page()
         page.goto(f"{stack['site']}/index.html")
-        page.evaluate(f"localStorage.setItem('organiserToken', '{day['token']}'); localStorage.setItem('lang', '{lang}')")
+        page.evaluate(f"localStorage.setItem('organiserToken', '{day['token']}')")
         for name, path, ready in pages_of(stack, day, with_console=lang != "vi"):
             page.goto(stack["site"] + path)
             expect(page.locator(ready).first).to_be_visible()
@@ -186,7 +189,7 @@ def test_every_page_speaks_one_language_and_fits_a_phone(stack, browser, day, la
                 words = json.loads((LOCALES / {"zh": "zh-CN.json", "en": "en.json", "vi": "vi.json"}[lang]).read_text())
                 expect(page.locator("#app")).to_contain_text(words["entry"]["refund_free"])
             if name == "console":
-                console_screens(page, lang, width)
+                console_screens(page, lang, width, shot)
             if name == "table":    # the appeal form, opened (its chunk comes after the first screen)
                 page.get_by_test_id("appeal-open").click()
                 expect(page.get_by_test_id("appeal-form")).to_be_visible()
@@ -194,6 +197,8 @@ def test_every_page_speaks_one_language_and_fits_a_phone(stack, browser, day, la
             assert_fits(page, width, (name, width, lang))
             if width == 360:
                 shot(page, f"{name}-{width}-{lang}")
+        if width == 360:   # the states reached only mid-flow, once per language (same session)
+            flow_states(page, stack, day, lang, vi_words, shot)
         if lang != "vi":   # the console's sign-in screen
             page.evaluate("localStorage.removeItem('organiserToken')")
             page.goto(f"{stack['site']}/organiser.html")
@@ -213,7 +218,7 @@ def test_every_page_speaks_one_language_and_fits_a_phone(stack, browser, day, la
         ctx.close()
 
 
-def console_screens(page, lang: str, width: int):
+def console_screens(page, lang: str, width: int, shot):
     """Every tab of the console and every panel its tool bar opens, each in one language and within the phone."""
     words = json.loads((LOCALES / {"zh": "zh-CN.json", "en": "en.json"}[lang]).read_text())
     for tab in (words["console"]["tab_run"], words["console"]["tab_standings"], words["roster_import"]["tab"],
@@ -229,6 +234,92 @@ def console_screens(page, lang: str, width: int):
         page.wait_for_load_state("networkidle")
         assert_one_language(page, lang, ("console", panel, width, lang))
         assert_fits(page, width, ("console", panel, width, lang))
+    # the run tab's forms for a table of the drawn round: result, forfeit, arrival, pairing edit (with its warnings)
+    page.get_by_role("tab", name=words["console"]["tab_run"]).click()
+    row = page.locator("tr[data-table='1']")
+    for button, form in ((words["console"]["enter_result"], "result-form"), (words["console"]["forfeit"], "forfeit-form"),
+                         (words["console"]["arrival"], "arrival-form"), (words["console"]["pe_title"], "pairing-edit")):
+        scope = page.get_by_test_id("round") if form == "pairing-edit" else row
+        scope.get_by_role("button", name=button, exact=True).click()
+        expect(page.get_by_test_id(form)).to_be_visible()
+        page.wait_for_load_state("networkidle")
+        assert_one_language(page, lang, ("console", form, width, lang))
+        if form == "pairing-edit":   # two entries to swap: the dry run's warnings (nothing saved)
+            page.get_by_test_id("pe-a").select_option(index=1)
+            page.get_by_test_id("pe-b").select_option(index=3)
+            expect(page.get_by_test_id("pe-warnings")).to_be_visible()
+            assert_one_language(page, lang, ("console", "pe-warnings", width, lang))
+        assert_fits(page, width, ("console", form, width, lang))
+        if width == 360:
+            shot(page, f"console-{form}-{lang}")
+
+
+def flow_states(page, stack, day, lang: str, vi_words, shot):
+    """A registration's done screen, then a table's review state, its dispute dialog and its disputed state."""
+    t, gd = day["t"], day["gd"]
+    n = {"zh": 1, "en": 2, "vi": 3}[lang]
+    page.goto(f"{stack['site']}/register.html?e={gd.id}&t={t.id}")
+    expect(page.get_by_test_id("member-1")).to_be_visible()
+    page.locator("#f-team input, input#f-team").first.fill(f"流程{n}")
+    page.locator("#f-m0-name input, input#f-m0-name").first.fill(f"流{n}")
+    page.locator("#f-m0-phone input, input#f-m0-phone").first.fill(f"1390000{n:04d}")
+    page.locator("#f-m1-name input, input#f-m1-name").first.fill(f"程{n}")
+    page.get_by_test_id("submit").click()
+    expect(page.get_by_test_id("done-status")).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    assert_one_language(page, lang, ("register done", lang), vi_words)
+    assert_fits(page, 360, ("register done", lang))
+    shot(page, f"register-done-{lang}")
+    ev, rnd = _disputes(stack, day)
+    table = rnd.tables[n - 1]
+    page.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t={table.number}&c={table.codes[1]}")
+    expect(page.get_by_test_id("review-text")).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    assert_one_language(page, lang, ("table review", lang), vi_words)
+    assert_fits(page, 360, ("table review", lang))
+    shot(page, f"table-review-{lang}")
+    page.get_by_test_id("dispute").click()
+    dialog = page.locator(".van-dialog")
+    expect(dialog).to_be_visible()
+    page.wait_for_timeout(400)   # the dialog's opening animation
+    assert_one_language(page, lang, ("table dispute dialog", lang), vi_words)
+    shot(page, f"table-dispute-dialog-{lang}")
+    page.get_by_test_id("dispute-reason").locator("textarea").fill("第三副记错了")   # the players' words are data
+    dialog.locator(".van-dialog__confirm").click()
+    expect(page.get_by_test_id("status")).to_contain_text("第三副记错了")
+    expect(dialog).to_be_hidden()
+    assert_one_language(page, lang, ("table disputed", lang), vi_words)
+    assert_fits(page, 360, ("table disputed", lang))
+    shot(page, f"table-disputed-{lang}")
+
+
+def _disputes(stack, day):
+    """Another organiser's Guandan event (so the walked console and pages are unchanged) with one table per
+    language, each with side 1's result entered: side 2's phone reviews and disputes it."""
+    if "disputes" not in day:
+        from chalicelib import bootstrap
+        from chalicelib.services import results
+        d = day["d"]
+        bootstrap.override(d)
+        try:
+            org, _ = organisers.create_organiser(d, "异议测试组委会")
+            t = tournaments.create_tournament(d, org, TournamentIn(name="异议测试杯", venue="河内", starts_on=date.today() + timedelta(days=5)))
+            ev = tournaments.create_event(d, org, t.id, EventConfig.model_validate(
+                {"name": "掼蛋异议赛", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
+                 "stages": [{"format": "swiss", "rounds": 3, "scoring": {"method": "level_points"}}]}))
+            for i in range(6):
+                r = registration.register(d, ev.id, RegistrationIn(name=f"异{i + 1}对", members=[
+                    {"name": f"甲{i}", "phone": f"1371000{i:04d}"}, {"name": f"乙{i}"}]), None)
+                registration.check_in(d, ev.id, r.entry.id)
+            rnd, _ = rounds.draw_next(d, org, ev.id, 1)
+            for tb in rnd.tables:
+                home, away = (s.entry_id for s in tb.sides)
+                results.submit_result(d, ev.id, 1, tb.number, {"version": 0, "final": {"levels": {home: 10, away: 8}}},
+                                      results.Actor("side", f"table {tb.number} side 1", side=0))
+        finally:
+            bootstrap.override(None)
+        day["disputes"] = (ev, rnd)
+    return day["disputes"]
 
 
 def published_pages(stack, day, lang: str):
