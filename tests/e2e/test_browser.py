@@ -15,7 +15,7 @@ def token_sign_in(page, stack, token):
     page.get_by_text("使用 API 令牌登录").click()
     page.get_by_label("组委会令牌").fill(token)
     page.get_by_test_id("token-form").get_by_role("button", name="登录").click()
-    expect(page.get_by_test_id("console")).to_be_visible(timeout=15_000)
+    expect(page.get_by_test_id("console")).to_be_visible(timeout=45_000)   # its first API read may wait on a publish
 
 
 def make_tournament(d, events: list[dict]):
