@@ -42,6 +42,10 @@ def _api(endpoint: str, table: str = "venue") -> tuple[subprocess.Popen, int]:
     port = ddblocal.free_port()
     env = dict(os.environ, AWS_ENDPOINT_URL_DYNAMODB=endpoint, TABLE_NAME=table, STAGE="local",
                AWS_DEFAULT_REGION="ap-east-1", AWS_ACCESS_KEY_ID="local", AWS_SECRET_ACCESS_KEY="local")
+    # The store's own timeouts, whatever this process was given: importing bench/ (tests/e2e/test_app.py reads its
+    # budgets) sets DDB_READ_TIMEOUT_S=30 for benches, and a frozen store then held a request 30 s.
+    for knob in ("DDB_READ_TIMEOUT_S", "DDB_MAX_ATTEMPTS"):
+        env.pop(knob, None)
     log = open(ROOT / ".data" / "venue-test-api.log", "ab")
     proc = subprocess.Popen([sys.executable, "-m", "scripts.api_server", "--host", "127.0.0.1", "--port", str(port)],
                             cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
