@@ -9,12 +9,16 @@ from pydantic import Field
 
 from .. import errors
 from ..models import Out, Strict
-from ..services import gateways
+from ..services import gateways, limits
 from ..services.links import site_url
 from .routing import route
 
 bp = Blueprint(__name__)
 TAG = "payments"
+# Per client address a minute: a payer needs one of each; a hall's Wi-Fi (one address) still fits many payers.
+# /openid calls WeChat's API with the official account's secret each time: unbounded, anyone could spend its quota.
+AUTHORIZE_PER_MINUTE = 30
+OPENID_PER_MINUTE = 30
 
 
 class AuthorizeIn(Strict):
@@ -42,8 +46,9 @@ def _oauth(deps):
 
 
 @route(bp, "/wechat-pay/authorize", "POST", summary="WeChat web authorisation URL (for JSAPI's openid)",
-       body=AuthorizeIn, response=AuthorizeAnswer, tag=TAG, errors_=("online_payment_off",))
+       body=AuthorizeIn, response=AuthorizeAnswer, tag=TAG, errors_=("online_payment_off", "rate_limited"))
 def authorize(ctx):
+    limits.per_client(ctx.deps, "wechat-authorize", ctx.client, AUTHORIZE_PER_MINUTE)
     gw = _oauth(ctx.deps)
     site = site_url()
     back = ctx.body.return_to
@@ -55,6 +60,7 @@ def authorize(ctx):
 
 @route(bp, "/wechat-pay/openid", "POST", summary="The payer's openid for WeChat's one-use authorisation code",
        body=OpenidIn, response=OpenidAnswer, tag=TAG,
-       errors_=("online_payment_off", "wechat_code_invalid", "payment_unavailable"))
+       errors_=("online_payment_off", "wechat_code_invalid", "payment_unavailable", "rate_limited"))
 def openid(ctx):
+    limits.per_client(ctx.deps, "wechat-openid", ctx.client, OPENID_PER_MINUTE)
     return OpenidAnswer(openid=_oauth(ctx.deps).openid(ctx.body.code))

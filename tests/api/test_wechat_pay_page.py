@@ -88,3 +88,31 @@ def test_without_the_official_accounts_secret_or_reachable_wechat(api, oauth, we
         assert r.status_code == 409 and r.data["code"] == "online_payment_off", path
     bootstrap.deps().providers.pop("wechat_pay")
     assert api.post("/wechat-pay/openid", {"code": "abc"}, token=None).data["code"] == "online_payment_off"
+
+
+def test_both_oauth_routes_are_limited_per_client_address_and_a_limited_call_never_reaches_wechat(
+        api, oauth, clock, monkeypatch):
+    """Public routes without a limit: /openid spends a call to WeChat's API (with the official account's secret)
+    on every request. Each client address gets OPENID/AUTHORIZE_PER_MINUTE a minute; others are not held up."""
+    from chalicelib.api import wechat_oauth
+    from chalicelib.config import get_settings
+    monkeypatch.setenv("TRUSTED_PROXY_HOPS", "1")
+    get_settings.cache_clear()
+
+    def post(path, body, ip):
+        return api.post(path, body, token=None, headers={"X-Forwarded-For": f"9.9.9.9, {ip}"})
+    for _ in range(wechat_oauth.OPENID_PER_MINUTE):
+        assert post("/wechat-pay/openid", {"code": "not-a-code"}, "10.0.0.66").status_code == 400
+    asked = len(oauth.calls)
+    limited = post("/wechat-pay/openid", {"code": oauth.consent("oLate")}, "10.0.0.66")
+    assert limited.status_code == 429 and limited.data["code"] == "rate_limited"
+    assert 0 < int(limited.headers["Retry-After"]) <= 60 and len(oauth.calls) == asked   # WeChat not asked
+    assert post("/wechat-pay/openid", {"code": oauth.consent("oOther")}, "10.0.0.7").data == {"openid": "oOther"}
+    back = {"return_to": f"{SITE}/entry.html?id=E1"}
+    for _ in range(wechat_oauth.AUTHORIZE_PER_MINUTE):
+        assert post("/wechat-pay/authorize", back, "10.0.0.66").status_code == 200
+    assert post("/wechat-pay/authorize", back, "10.0.0.66").status_code == 429
+    assert post("/wechat-pay/authorize", back, "10.0.0.7").status_code == 200
+    clock.advance(minutes=1)
+    assert post("/wechat-pay/openid", {"code": oauth.consent("oNext")}, "10.0.0.66").data == {"openid": "oNext"}
+    assert post("/wechat-pay/authorize", back, "10.0.0.66").status_code == 200
