@@ -179,6 +179,10 @@ VI: dict[str, dict[str, str]] = {
     "game": {"guandan": "Quán Đản", "doudizhu": "Đấu Địa Chủ", "gouji": "Câu Cấp", "tractor": "Thăng Cấp"},
     "knockout_round": {"final": "Chung kết", "semi_final": "Bán kết", "quarter_final": "Tứ kết", "round_of_16": "Vòng 1/8",
                        "round_of_32": "Vòng 1/16", "round_of_64": "Vòng 1/32", "third_place": "Tranh hạng ba"},
+    "knockout_reached": {"champion": "Vô địch", "runner_up": "Á quân", "third": "Hạng ba (thắng trận tranh hạng ba)",
+                         "fourth": "Hạng tư (thua trận tranh hạng ba)", "out_semi_final": "Dừng ở bán kết",
+                         "out_quarter_final": "Dừng ở tứ kết", "out_round_of_16": "Dừng ở vòng 1/8",
+                         "out_round_of_32": "Dừng ở vòng 1/16", "out_round_of_64": "Dừng ở vòng 1/32"},
 }
 
 

@@ -148,10 +148,14 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
                     event.id, event.config.name, event.config.game))
     entry_inputs = {e: hashlib.sha1("\n".join([page_of, repr(info), *parts.get(e, ())]).encode()).hexdigest()
                     for e, info in public_entries.items()}
+    stages = event.config.stages
+    ko = bool(standings) and 0 < standings.stage <= len(stages) and stages[standings.stage - 1].format == "knockout"
     return {"event": {"id": event.id, "name": event.config.name, "game": event.config.game},
             "rounds": rounds, "standings": shown_rows, "final": bool(standings and standings.final),
-            "point_names": list(rules.point_names[standings.method]) if standings else [],
-            "tiebreak_names": [k for k in (standings.tiebreaks if standings else []) if k not in rules.point_names.get(standings.method, ())],
+            # a knockout stage's 小组积分 (win 1 / loss 0) says nothing: how far each went does (the `reached` column)
+            "point_names": [p for p in (rules.point_names[standings.method] if standings else []) if not (ko and p == "group_points")],
+            "tiebreak_names": [k for k in (standings.tiebreaks if standings else []) if k not in rules.point_names.get(standings.method, ())
+                               and not (ko and k == "group_points")], "knockout": ko,
             "has_prizes": any(r.prize for r in rows), "has_decided": any(r.decided_by for r in rows), "histories": history, "corrections": corrections,
             "appeals": appeals, "prizes": prizes.model_dump() if prizes and prizes.final else None,
             "bonuses": bonus.model_dump() if bonus else None, "names": names, "version": version,
@@ -994,7 +998,8 @@ def _page_inputs(tournament, event, data: dict, ev_warm: dict) -> dict:
 
 def page_of_event(data: dict) -> list:
     """What a standings page shows besides its rows (the columns), for its inputs' digest."""
-    return [data["event"], data["point_names"], data["tiebreak_names"], data["has_prizes"], data["has_decided"]]
+    return [data["event"], data["point_names"], data["tiebreak_names"], data["has_prizes"], data["has_decided"],
+            data["knockout"]]
 
 
 def _render_hall(lang, write, tournament, tid, prefix, other, base, hall, t_version, unchanged) -> None:

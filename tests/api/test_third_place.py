@@ -67,6 +67,32 @@ def test_tractor_four_pairs_semi_final_losers_play_for_third_and_fourth(api):
     assert [(p["place"], p["entry_id"], p["amount"]) for p in prizes["prizes"]] == \
         [(k + 1, e, a) for k, (e, a) in enumerate(zip(expected, [800, 500, 300, 100]))]
     assert api.post(f"/events/{eid}/rounds", {"seed": 9}).data["code"] == "event_finished"
+    published_knockout_standings(tid, eid, expected)
+
+
+def published_knockout_standings(tid, eid, order):
+    """The published standings say how far each went, in each language, and no 小组积分 (a knockout's win 1 /
+    loss 0); the prize has its currency."""
+    import re
+    from chalicelib import bootstrap
+    from chalicelib.services.publishing import publish_tournament
+    publish_tournament(bootstrap.deps(), tid)
+    files = bootstrap.deps().publisher.files
+    words = {"": ("名次", ["冠军", "亚军", "第三名（三四名决赛胜）", "第四名（三四名决赛负）"], "淘汰赛成绩", "小组积分"),
+             "en/": ("Rank", ["Champion", "Runner-up", "3rd (won the third-place match)", "4th (lost the third-place match)"],
+                     "Knockout result", "Group points"),
+             "vi/": ("Hạng", ["Vô địch", "Á quân", "Hạng ba (thắng trận tranh hạng ba)", "Hạng tư (thua trận tranh hạng ba)"],
+                     "Kết quả loại trực tiếp", "Điểm bảng")}
+    for prefix, (rank, reached, head, group) in words.items():
+        for page in ("standings.html", "index.html"):   # the event page shows the standings' top rows too
+            html = files[f"{prefix}t/{tid}/{eid}/{page}"].decode()
+            table = next(x for x in re.findall(r"<table>.*?</table>", html, re.S) if 'href="entry-' in x
+                         and "<th class=\"n\">" + rank + "</th>" in x)
+            rows = re.findall(r'<tr><td class="n">\d+</td><td><a href="entry-(\w+)\.html">.*?</a></td>'
+                              r'<td class="muted">[^<]*</td><td>([^<]*)</td>', table)
+            assert rows == list(zip(order, reached)), (prefix, page, rows)
+            assert f"<th>{head}</th>" in table and group not in table, (prefix, page)
+            assert '<td class="n">800 CNY</td>' in table, (prefix, page)
 
 
 def test_without_the_option_the_semi_final_losers_share_third_by_the_tie_break_chain(api):
