@@ -25,7 +25,7 @@ from ..models import (
     Payment,
     RegistrationIn,
 )
-from ..store.entries import IdempotentReplay, idempotency_item
+from ..store.entries import CountersMoved, Expect, IdempotentReplay, idempotency_item
 from . import gateways
 from . import registration as single
 
@@ -39,7 +39,7 @@ def _body_hash(body: DayRegistrationIn) -> str:
 
 
 def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | None,
-                 client_ip: str | None = None) -> DayRegistrationAnswer:
+                 client_ip: str | None = None, attempts: int = 2) -> DayRegistrationAnswer:
     tournament, events = deps.repos.tournaments.get_with_events(tid)
     if tournament is None:
         raise errors.NotFound("tournament not found")
@@ -87,6 +87,10 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
     idem = (idempotency_item(f"T{tid}", key_hash, reg_id, _body_hash(body), int((now + IDEMPOTENCY_TTL).timestamp()))
             if key_hash else None)
     waitlisted: set[str] = set()
+    # Each event's counters must still be as read: the config unedited and, as for a single registration, not
+    # closed by a draw meanwhile (the first, or with late entries the last a late entry may join)
+    expect = {e.id: Expect(e.version, before_draw=not e.config.late_entries, before_late_close=e.config.late_entries)
+              for e in by_id.values()}
     for _ in range(len(entries) + 1):
         for e in entries:
             if e.event_id in waitlisted and e.status != "waitlisted":
@@ -103,12 +107,23 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
                   "payment_id": payment.id if payment else None, "manage_token_hash": hash_secret(token),
                   "created_at": now.isoformat(), "currency": tournament.currency}
         try:
-            deps.repos.entries.create_many(entries, record, idem=idem, payment=payment)
+            deps.repos.entries.create_many(entries, record, idem=idem, payment=payment, expect=expect)
             break
         except IdempotentReplay:
             return _replay(deps, tid, key_hash, idem_key, body)
-        except errors.EventFull as exc:
-            full = (exc.details or {}).get("event_id")
+        except (errors.EventFull, CountersMoved) as exc:
+            moved = exc.counters if isinstance(exc, CountersMoved) else None
+            full = moved["event_id"] if moved else (exc.details or {}).get("event_id")
+            if moved and full in by_id:
+                event = by_id[full]
+                if (moved["drawn"] and not event.config.late_entries) or moved["late_closed"]:
+                    raise errors.RegistrationClosed(f"「{event.config.name}」已开始抽签，报名已截止 · Registration for "
+                                                    f"{event.config.name} has closed: its first round is drawn.",
+                                                    {"event_id": full, "state": "closed"}) from None
+                if moved["config_version"] != event.version:   # edited meanwhile: decided again from a fresh read
+                    if attempts <= 0:
+                        raise errors.Conflict("报名未能完成，请重试 · The registration could not be completed: try again.")
+                    return register_day(deps, tid, body, idem_key, client_ip, attempts - 1)
             if full is None or full in waitlisted or not by_id[full].config.waitlist:
                 raise errors.EventFull(f"「{by_id[full].config.name if full in by_id else ''}」名额已满 · The event "
                                        "is full.", {"event_id": full}) from None

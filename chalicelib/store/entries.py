@@ -259,7 +259,7 @@ class EntryRepo:
             if expect.before_late_close:
                 names["#late_closed"] = "late_closed"
                 conditions.append("attribute_not_exists(#late_closed)")
-            on_fail_item = CountersMoved.from_item
+            on_fail_item = lambda item: CountersMoved(counters_of(item) | {"event_id": eid})   # noqa: E731
         return Op.update(keys.counter_shard(eid, shard), f"SET {sets}, cversion = cversion + :one", names=names,
                          values=values, condition=" AND ".join(conditions),
                          on_fail=lambda: errors.EventFull("The event has no place left.", {"event_id": eid}),
@@ -279,13 +279,15 @@ class EntryRepo:
         return ops
 
     def create_many(self, entries: list[Entry], registration: dict, *, idem: dict | None = None,
-                    payment: Payment | None = None) -> None:
+                    payment: Payment | None = None, expect: dict[str, Expect] | None = None) -> None:
         """A day's registration: every entry (places under each event's condition), the registration record,
-        its idempotency record and the one payment — all or nothing."""
+        its idempotency record and the one payment — all or nothing. `expect`: per event id, what its counters
+        must still say (config version, not drawn): else CountersMoved, naming the event."""
         # the idempotency record first: a retry fails on it before anything else (its answer is the first one's)
         ops: list[Op] = [Op.put(idem, condition="attribute_not_exists(PK)", on_fail=IdempotentReplay)] if idem else []
         for entry in entries:
-            ops.extend(self._entry_ops(self.with_place_shard(entry) if entry.holds_place else entry))
+            ops.extend(self._entry_ops(self.with_place_shard(entry) if entry.holds_place else entry,
+                                       (expect or {}).get(entry.event_id)))
         ops.append(Op.put({**keys.registration(registration["id"]), "kind": "registration", **registration},
                           condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
         if payment:

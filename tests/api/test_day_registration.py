@@ -122,3 +122,40 @@ def test_a_promoted_item_gets_its_own_payment_link(api, fake_stripe):
     assert pay.status_code == 200 and pay.data["checkout_url"].startswith("https://checkout.stripe.com/")
     sid = list(fake_stripe.sessions)[-1]
     assert sum(a for _, a in fake_stripe.line_items[sid]) == 4000
+
+
+def test_a_day_registration_read_before_the_first_draw_is_refused_after_it(api, monkeypatch):
+    """The first draw closes registration (issue 23): a day's registration whose read of its events came just
+    before the draw must not slip in after it. The write itself checks, as a single registration's does."""
+    from chalicelib import bootstrap
+    from tests.api.play import draw, people, setup_event
+    cfg = guandan_event(fee={"amount": 0})
+    tid, eid, _ = setup_event(api, cfg, people(4, 2, "队"))
+    repos = bootstrap.deps().repos
+    before = repos.tournaments.get_with_events(tid)         # read before the draw (a cache, a slow replica)
+    draw(api, eid)
+    monkeypatch.setattr(type(repos.tournaments), "get_with_events", lambda self, t: before)
+    r = day(api, tid, [{"event_id": eid, "name": "迟到队", "members": members(phone="13800009999")}])
+    assert r.status_code == 422 and r.data["code"] == "registration_closed", r.data
+    assert r.data["details"] == {"event_id": eid, "state": "closed"}
+    assert len(api.get(f"/events/{eid}/entries").data["entries"]) == 4   # nothing written
+
+
+def test_a_day_registration_read_before_an_edit_decides_again_from_a_fresh_read(api, monkeypatch):
+    """The fee went up between the read and the write: the write refuses the old config, the registration is
+    decided again from a fresh read (the new fee), not written at the old one."""
+    from chalicelib import bootstrap
+    tid = api.post("/tournaments", tournament_body()).data["id"]
+    eid = api.post(f"/tournaments/{tid}/events", guandan_event(fee={"amount": 0})).data["id"]
+    repos = bootstrap.deps().repos
+    real, reads = type(repos.tournaments).get_with_events, []
+    before = repos.tournaments.get_with_events(tid)
+    assert api.patch(f"/events/{eid}", {"fee": {"amount": 1000, "per": "entry"}}).status_code == 200
+
+    def first_stale(self, t):
+        reads.append(t)
+        return before if len(reads) == 1 else real(self, t)
+    monkeypatch.setattr(type(repos.tournaments), "get_with_events", first_stale)
+    r = day(api, tid, [{"event_id": eid, "name": "河池队", "members": members()}])
+    assert r.status_code == 201 and len(reads) == 2, r.data
+    assert r.data["registration"]["items"][0]["entry"]["amount_due"] == 1000

@@ -80,6 +80,26 @@ def test_a_days_registration_is_all_or_nothing(any_repos, clock):
     assert any_repos.entries.counters(e1.id)["waitlisted"] == 1 and any_repos.entries.counters(e2.id)["taken"] == 1
 
 
+def test_a_days_registration_fails_whole_once_a_draw_closed_an_event_and_names_it(any_repos, clock):
+    """The counters' conditions a single registration has (config version, not drawn) on a day's too: the draw's
+    mark makes the whole write fail, with the event's counters as they are (services/day_registration)."""
+    from chalicelib.store.entries import CountersMoved, Expect
+    e1, e2 = _setup(any_repos, clock, capacity=5), _setup(any_repos, clock, capacity=5)
+    any_repos.entries.t.update(keys.counter_shard(e2.id, 0), "SET drawn = :t", values={":t": True})   # as a draw
+    reg_id = new_id()
+    record = {"id": reg_id, "tournament_id": e2.tournament_id, "contact": {"name": "张"}, "items": [],
+              "payment_id": None, "manage_token_hash": "h", "created_at": clock().isoformat(), "currency": "CNY"}
+    x1, x2 = _entry(e1, clock), _entry(e2, clock)
+    expect = {e.id: Expect(e.version, before_draw=True) for e in (e1, e2)}
+    with pytest.raises(CountersMoved) as exc:
+        any_repos.entries.create_many([x1, x2], record, expect=expect)
+    assert exc.value.counters["event_id"] == e2.id and exc.value.counters["drawn"] is True
+    assert any_repos.entries.find(x1.id) is None and any_repos.entries.registration(reg_id) is None
+    assert any_repos.entries.counters(e1.id)["taken"] == 0
+    any_repos.entries.create_many([x1], record, expect={e1.id: Expect(e1.version, before_draw=True)})
+    assert any_repos.entries.counters(e1.id)["taken"] == 1
+
+
 def test_get_many_reads_in_one_round_trip_in_the_order_asked(any_repos, clock):
     e = _setup(any_repos, clock)
     got = any_repos.table.get_many([keys.tournament(e.tournament_id), keys.event_counters("missing"),
