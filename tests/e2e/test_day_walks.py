@@ -213,6 +213,10 @@ def test_walk_001_doudizhu_day(browser, stack, store, tmp_path):
     amounts = {1: 5000, 2: 3000, 3: 2000, 4: 1000, 5: 1000, 6: 1000}
     assert {e: p[2] for e, p in prize_of(prizes).items()} == {e: amounts[k + 1] for k, e in enumerate(want)}
     expect(w.page.get_by_test_id("prize").first).to_contain_text("5000 元")
+    w.page.evaluate("localStorage.setItem('lang', 'en')")   # the same amount in English: "5000 CNY", not "in currency units"
+    w.page.reload()
+    w.page.get_by_role("tab", name="Standings").click()
+    expect(w.page.get_by_test_id("prize").first).to_contain_text("5000 CNY", timeout=T)
     ctx.close()
     print(f"\nwalk 001: {time.monotonic() - started:.1f} s")
 
