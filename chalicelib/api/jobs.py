@@ -14,6 +14,10 @@ def sweep_holds(event=None) -> dict:
     return result
 
 
+class PublishFailed(RuntimeError):
+    pass
+
+
 def publish_from_queue(event) -> dict:
     """Each message names a tournament; several messages for one tournament publish it once."""
     import json
@@ -26,6 +30,11 @@ def publish_from_queue(event) -> dict:
         tournaments.setdefault(body["tournament_id"], []).extend(body.get("changes") or ["*"])
     for tid in sorted(tournaments):
         # one publisher per tournament (several functions may run); an exception returns the batch to the
-        # queue, then to the DLQ
-        publish_latest(deps(), tid, changes=tournaments[tid])
+        # queue, then to the DLQ — raised without its message or chain, which the Lambda runtime would log
+        try:
+            publish_latest(deps(), tid, changes=tournaments[tid])
+        except Exception as exc:
+            from ..services.publishing import log_failure
+            log_failure(tid, exc)
+            raise PublishFailed(f"publishing tournament {tid} failed ({type(exc).__name__})") from None
     return {"published": len(tournaments)}

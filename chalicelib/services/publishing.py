@@ -467,7 +467,8 @@ def log_failure(tid: str, exc: BaseException) -> None:
     if store_down(exc):
         log.error("publishing tournament %s failed: the store did not answer (%s)", tid, type(exc).__name__)
     else:
-        log.error("publishing tournament %s failed", tid, exc_info=exc)
+        from ..logsafe import where
+        log.error("publishing tournament %s failed: %s", tid, where(exc))   # not the message: it may quote a phone
 
 
 def _epoch(deps: Deps) -> int:

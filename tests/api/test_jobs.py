@@ -31,3 +31,33 @@ def test_sweep_holds_handler_runs_the_sweeper(chalice_client, api, fake_stripe, 
         source="aws.events", detail_type="Scheduled Event", detail={}, resources=[]))
     assert result.payload == {"released": 1, "confirmed": 0, "failed": 0}
     assert api.get(f"/events/{eid}").data["counters"]["taken"] == 0
+
+
+def test_a_failed_queue_publish_logs_and_raises_no_personal_data(api, monkeypatch, caplog):
+    """A publish that fails raises (the batch goes back to the queue, then the DLQ) and is logged by its type and
+    its frames, never its message: a pydantic error quotes the input (a member's phone), and the Lambda runtime
+    logs whatever the handler raises, with its chain."""
+    import logging
+    import traceback
+
+    from chalicelib.api import jobs
+    from chalicelib.services import publishing
+
+    phone, mail = "138" + "00138000", "someone@" + "example.com"   # not in the source line the stack shows
+
+    def broken(deps, tid, **kw):
+        raise ValueError(f"members.0.phone: bad input {phone} ({mail})")
+    monkeypatch.setattr(publishing, "publish_latest", broken)
+    records = [type("Record", (), {"body": json.dumps({"tournament_id": "T1"})})()]   # as SQS records read
+    with caplog.at_level(logging.ERROR, logger="cardgames.publish"):
+        try:
+            jobs.publish_from_queue(records)
+            raised = None
+        except Exception as exc:   # what the runtime would print
+            raised = "".join(traceback.format_exception(exc))
+    assert raised and "T1" in raised and "ValueError" in raised
+    logged = "\n".join(r.getMessage() + (logging.Formatter().formatException(r.exc_info) if r.exc_info else "")
+                       for r in caplog.records)
+    assert "T1" in logged and "ValueError" in logged and "test_jobs.py" in logged   # where it broke
+    for text in (raised, logged):
+        assert phone not in text and mail not in text
