@@ -2,6 +2,8 @@
 library and no script. Each chart is a viewBox that scales to the page's width; text stays legible at 360 px."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from markupsafe import Markup, escape
 
 COLOURS = ("#b3261e", "#1565c0", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f")
@@ -15,7 +17,36 @@ def _x(i: int, n: int) -> float:
 
 def lines(series: list[dict], x_labels: list[str], *, y_min: float, y_max: float, invert: bool = False,
           y_ticks: list[float] | None = None, title: str = "", y_label=str) -> Markup:
-    """Lines over x_labels; series: [{"label", "values": [number | None, …]}]. `invert`: 1 at the top (places)."""
+    """Lines over x_labels; series: [{"label", "values": [number | None, …]}]. `invert`: 1 at the top (places).
+    `y_label`: a module-level function (the chart's frame is kept by it: 30,000 entry pages share a few frames)."""
+    n = len(x_labels)
+    head = _frame(tuple(x_labels), y_min, y_max, invert, tuple(y_ticks) if y_ticks is not None else None, title, y_label)
+    span = (y_max - y_min) or 1
+    scale = H - TOP - BOTTOM
+    out = [head]
+    for k, s in enumerate(series):
+        colour = COLOURS[k % len(COLOURS)]
+        points = [(_x(i, n), TOP + scale * ((v - y_min) / span if invert else 1 - (v - y_min) / span))
+                  for i, v in enumerate(s["values"]) if v is not None]
+        if len(points) > 1:
+            path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
+            out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2.5" '
+                       f'stroke-linejoin="round" stroke-linecap="round"/>')
+        for px, py in points:
+            out.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3.5" fill="{colour}"/>')
+        if points and s.get("end_label"):
+            px, py = points[-1]
+            ly = py - 8 if py - 8 > 14 else py + 20   # above the last point, or below it at the top edge
+            out.append(f'<text x="{min(px, W - RIGHT - 2):.1f}" y="{ly:.1f}" text-anchor="end" fill="{colour}" '
+                       f'font-weight="700">{escape(s["end_label"])}</text>')
+    out.append("</svg>")
+    return Markup("".join(out))
+
+
+@lru_cache(maxsize=256)
+def _frame(x_labels: tuple, y_min: float, y_max: float, invert: bool, y_ticks: tuple | None, title: str,
+           y_label) -> str:
+    """The chart's opening, grid lines and axis labels: the same for every entry page of an event."""
     n = len(x_labels)
     span = (y_max - y_min) or 1
 
@@ -33,22 +64,11 @@ def lines(series: list[dict], x_labels: list[str], *, y_min: float, y_max: float
     for i, lab in enumerate(x_labels):
         if i % step == 0 or i == n - 1:
             out.append(f'<text x="{_x(i, n):.1f}" y="{H - 7}" text-anchor="middle" fill="#666">{escape(lab)}</text>')
-    for k, s in enumerate(series):
-        colour = COLOURS[k % len(COLOURS)]
-        points = [(_x(i, n), y(v)) for i, v in enumerate(s["values"]) if v is not None]
-        if len(points) > 1:
-            path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
-            out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2.5" '
-                       f'stroke-linejoin="round" stroke-linecap="round"/>')
-        for px, py in points:
-            out.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3.5" fill="{colour}"/>')
-        if points and s.get("end_label"):
-            px, py = points[-1]
-            ly = py - 8 if py - 8 > 14 else py + 20   # above the last point, or below it at the top edge
-            out.append(f'<text x="{min(px, W - RIGHT - 2):.1f}" y="{ly:.1f}" text-anchor="end" fill="{colour}" '
-                       f'font-weight="700">{escape(s["end_label"])}</text>')
-    out.append("</svg>")
-    return Markup("".join(out))
+    return "".join(out)
+
+
+def plain(v: float) -> str:
+    return f"{v:g}"
 
 
 def legend(series: list[dict]) -> Markup:
@@ -78,8 +98,13 @@ def place_chart(places: dict, entry_id: str, t) -> Markup:
         return Markup("")
     field = max(places["field"], 2)
     series = [{"label": "", "values": mine, "end_label": t("place_n", n=mine[-1]) if mine[-1] else ""}]
-    return lines(series, [t("round_short", n=n) for n in places["rounds"]], y_min=1, y_max=field, invert=True,
-                 y_ticks=place_ticks(field), title=t("chart_place"), y_label=lambda v: f"{v:g}")
+    return lines(series, _round_labels(tuple(places["rounds"]), t), y_min=1, y_max=field, invert=True,
+                 y_ticks=place_ticks(field), title=t("chart_place"), y_label=plain)
+
+
+@lru_cache(maxsize=64)
+def _round_labels(rounds: tuple, t) -> list[str]:
+    return [t("round_short", n=n) for n in rounds]
 
 
 def leaders_chart(places: dict, standings: list, t, top: int = 5) -> Markup:
@@ -92,7 +117,7 @@ def leaders_chart(places: dict, standings: list, t, top: int = 5) -> Markup:
     if not series:
         return Markup("")
     return lines(series, [t("round_short", n=n) for n in places["rounds"]], y_min=1, y_max=field, invert=True,
-                 y_ticks=place_ticks(field), title=t("chart_leaders"), y_label=lambda v: f"{v:g}") + legend(series)
+                 y_ticks=place_ticks(field), title=t("chart_leaders"), y_label=plain) + legend(series)
 
 
 def levels_chart(levels: list | None, names: list[str], t) -> Markup:

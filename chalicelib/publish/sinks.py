@@ -22,6 +22,7 @@ def cache_control(key: str) -> str:
 
 class LocalSink:
     forkable = True  # another process can write here too
+    parallel = True  # a file's rename waits on the disk (ms each on a busy machine): written beside the rendering
 
     def __init__(self, root: str):
         self.root = Path(root)

@@ -15,11 +15,13 @@ from datetime import datetime
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
+from markupsafe import Markup
+
 from .. import errors
 from ..bootstrap import Deps
 from ..engine.games import game as game_rules
 from ..publish.i18n import LANGS as PAGE_LANGS, prefix as lang_prefix, translator
-from ..publish.render import fragment, render
+from ..publish.render import render
 from .names import readable
 
 
@@ -855,6 +857,10 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
         rows = page_rows()
         round_pages = {r["number"]: _round_pages(r, rows, t_) for r in data["rounds"]}
         fragments = ev_warms.setdefault(event.id, {}).setdefault("fragments", {})
+        tables_of = ev_warms[event.id].setdefault("round_tables", {}).get(lang)
+        if tables_of is None:   # the round pages' tables in this language, each row kept while its table is the same
+            from ..publish.round_tables import RoundTables
+            tables_of = ev_warms[event.id]["round_tables"][lang] = RoundTables(lang)
 
         def round_html(r, k=0):
             """A page of a round's tables, kept while its inputs stay the same: the event page shows page 1 of
@@ -862,8 +868,9 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
             digest = data["page_inputs"]["rounds"][r["number"]][k]
             hit = fragments.get((lang, r["number"], k))
             if hit is None or hit[0] != digest:
-                hit = (digest, fragment("round_tables.html", lang, r=round_pages[r["number"]][1][k]))
-                if r is data["rounds"][-1] and k == 0:   # only what the event page shows is worth keeping
+                latest = r is data["rounds"][-1]   # results come in to it: its rows are kept
+                hit = (digest, Markup(tables_of.render(round_pages[r["number"]][1][k], keep=latest)))
+                if latest and k == 0:   # only what the event page shows is worth keeping
                     fragments[(lang, r["number"], k)] = hit
             return hit[1]
 
@@ -904,13 +911,15 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
         # Entry pages get a small context: they are most of the files.
         small = {**base, "updated": None, "root": "../", "css": "../style.css", "feed_url": "feed.json",
                  "feed_version": data["version"], "event": data["event"], "places": data["places"]}
+        entry_pages = None   # the frame is rendered once, when the first entry page is not as it was
         for eid_, info in data["entries"].items():
             key = ep + f"entry-{eid_}.html"
             if unchanged(key, data["entry_inputs"][eid_]):
                 continue
-            history = data["histories"].get(eid_, [])
-            write(key, render("entry.html", lang, **small, entry=info, history=history, entry_id=eid_,
-                              other_lang=other(ep_rel + f"entry-{eid_}.html")))
+            if entry_pages is None:
+                from ..publish.entry_page import EntryPages
+                entry_pages = EntryPages(lang, small, ep_rel, other)
+            write(key, entry_pages.render(info, data["histories"].get(eid_, []), eid_))
     if lang == "zh":
         for event, data in all_datas or datas:   # every event's feed, also those whose pages were left: the clock
             ev_hall = next(h for h in hall["events"] if h["id"] == event.id)

@@ -1,0 +1,91 @@
+"""The entry pages, written without Jinja (issue 29): at 10,000 entries they are 30,000 of a publish's 30,700 files,
+and the template engine's per-page cost (context, inheritance, a hundred escapes) was most of a full publish.
+
+The page's frame (head, header, nav, footer) is templates/entry.html itself, rendered once per event and language
+with placeholders for the name and id; the <main> part is built here as the template builds it. The template stays
+the page's definition: tests/unit/test_entry_page.py renders both over varied entries and compares the bytes."""
+from __future__ import annotations
+
+from markupsafe import escape
+
+from ..glossary import points_text
+from . import charts
+from .i18n import translator
+from .render import render
+
+_NAME, _ID = "\ue000name\ue000", "\ue000id\ue000"   # private-use characters: no name or id holds them
+
+
+def _e(value) -> str:
+    """markupsafe.escape's text (as the template's {{ }} gives it), without making a Markup of every piece."""
+    if type(value) is not str:
+        return str(escape(value))
+    return (value.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;").replace("'", "&#39;")
+            .replace('"', "&#34;"))
+
+
+class EntryPages:
+    """One event's entry pages in one language. `context`: what render("entry.html") gets besides the entry, its
+    history, its id and the other languages' links; `other(page)`: those links for a page of the event folder."""
+
+    def __init__(self, lang: str, context: dict, folder: str, other):
+        self.lang = lang
+        self.t = translator(lang)
+        self.places = context.get("places")
+        frame = render("entry.html", lang, **{**context, "places": None}, entry={"name": _NAME, "club": "", "members": []},
+                       history=[], entry_id=_ID, other_lang=other(f"{folder}entry-{_ID}.html"))
+        start, end = frame.index("<main>") + len("<main>"), frame.index("</main>")
+        self.head, self.tail = frame[:start], frame[end:]
+        if _NAME in self.tail or _ID in self.tail:
+            raise ValueError("entry.html: the name and id are expected before <main> only")
+        t = self.t
+        self.sep = t("list_sep")
+        self.chart_h3 = f"<h3>{_e(t('chart_place'))}</h3>"
+        self.table_head = (f"<h3>{_e(t('history'))}</h3>\n<table><tr><th>{_e(t('rounds'))}</th><th>{_e(t('vs'))}</th>"
+                           f"<th>{_e(t('points'))}</th></tr>\n")
+        self.bye = _e(t("bye"))
+        self.levels_h3 = _e(t("chart_levels"))
+        self._round: dict[int, str] = {}
+        self._status: dict[str, str] = {}
+
+    def render(self, entry: dict, history: list[dict], entry_id: str) -> str:
+        name = _e(entry["name"])
+        head = self.head.replace(_NAME, name).replace(_ID, entry_id)
+        out = [head, "<h2>", name, '</h2>\n<p class="muted">', _e(entry["club"])]
+        if entry["members"]:
+            out += [" · ", _e(self.sep.join(entry["members"]))]
+        out.append("</p>\n")
+        chart = charts.place_chart(self.places, entry_id, self.t)
+        if chart:
+            out += [self.chart_h3, '<figure class="chart-box" data-chart="place">', str(chart), "</figure>"]
+        out.append(self.table_head)
+        for h in history:
+            out += ["<tr><td>", self._round_word(h["round"]), "</td><td>"]
+            if h["bye"]:
+                out.append(self.bye)
+            else:
+                out.append(", ".join(f'<a href="entry-{_e(o["entry_id"])}.html">{_e(o["name"])}</a>'
+                                     for o in h["opponents"]))
+            out += ["</td><td>", _e(points_text(h["points"] or {}, h["point_names"], self.lang)), ' <span class="tag ',
+                    _e(h["status"]), '">', self._status_word(h["status"]), "</span></td></tr>"]
+        out.append("</table>\n")
+        for h in history:
+            if h.get("levels"):
+                names = [entry["name"], *(o["name"] for o in h["opponents"])]
+                out += ["<h3>", self.levels_h3, " · ", self._round_word(h["round"]),
+                        '</h3>\n<figure class="chart-box" data-chart="levels">',
+                        str(charts.levels_chart(h["levels"], names, self.t)), "</figure>"]
+        out.append(self.tail)
+        return "".join(out)
+
+    def _round_word(self, n: int) -> str:
+        word = self._round.get(n)
+        if word is None:
+            word = self._round[n] = _e(self.t("round", n=n))
+        return word
+
+    def _status_word(self, status: str) -> str:
+        word = self._status.get(status)
+        if word is None:
+            word = self._status[status] = _e(self.t("status_" + status))
+        return word

@@ -1,0 +1,84 @@
+"""A round's tables (templates/round_tables.html) written without Jinja (issue 29): at 10,000 entries a full
+publish words 45,000 tables in three languages, and the template engine's cost per row was the largest part of it.
+The template stays the fragment's definition: tests/unit/test_round_tables.py renders both over varied rounds and
+compares the bytes. Each table's row is kept while its worded table is the same object (after one result, one row
+of a 5,000-table round is written again)."""
+from __future__ import annotations
+
+from ..glossary import bye_text, points_text, reason_text, term
+from .entry_page import _e
+from .i18n import translator
+
+
+class RoundTables:
+    """One language's round fragments (what fragment("round_tables.html", lang, r=…) gives)."""
+
+    def __init__(self, lang: str):
+        self.lang = lang
+        t = self.t = translator(lang)
+        self.head = (f'<div class="scroll"><table>\n<tr><th class="n">{_e(t("table"))}</th><th>{_e(t("draw"))}</th>'
+                     f'<th>{_e(t("results"))}</th><th>{_e(t("reason"))}</th></tr>\n')
+        self.seed = _e(t("seed"))
+        self.bye = _e(t("bye"))
+        self.edited = f'<span class="tag edited">{_e(t("edited"))}</span> '
+        self.penalty = f'<br><span class="tag penalty">{_e(t("penalty"))}</span> '
+        self._words: dict[str, str] = {}
+        self._rows: dict[int, tuple[dict, str]] = {}   # the latest round's rows by table number
+
+    def word(self, key: str) -> str:
+        w = self._words.get(key)
+        if w is None:
+            w = self._words[key] = _e(self.t(key))
+        return w
+
+    def render(self, r: dict, keep: bool = False) -> str:
+        """The fragment of round `r` (or of one page's slice of it). `keep`: remember its rows (the round results
+        come in to)."""
+        lang, t = self.lang, self.t
+        out = [f'<p class="note early-finish">{_e(t("early_finish", name=x["name"], place=x["place"], n=x["from_round"], avg=points_text(x["average"] or {}, r["point_names"], lang)))}</p>'
+               for x in r["early_finish"]]
+        out.append(self.head)
+        rows = self._rows
+        for tb in r["tables"]:
+            hit = rows.get(tb["number"]) if keep else None
+            if hit is None or hit[0] is not tb:
+                hit = (tb, self._row(tb))
+                if keep:
+                    rows[tb["number"]] = hit
+            out.append(hit[1])
+        for b in r["byes"]:
+            out.append(f'<tr><td class="n">–</td><td><a href="entry-{_e(b["entry_id"])}.html">{_e(b["name"])}</a></td>'
+                       f'<td>{self.bye}</td><td class="muted reason">{_e(bye_text(b["why"], lang))}</td></tr>')
+        out.append(f'</table></div>\n<p class="muted">{self.seed}: {_e(r["seed"])}</p>')
+        return "".join(out)
+
+    def forget(self) -> None:
+        self._rows.clear()
+
+    def _row(self, tb: dict) -> str:
+        lang = self.lang
+        sides = tb["sides"]
+        draw = "<br>".join(f'<a href="entry-{_e(s["entry_id"])}.html">{_e(s["name"])}</a> '
+                           f'<span class="muted">{_e("".join(s["seats"]))}</span>' for s in sides)
+        points = tb["points"]
+        shown = ("<br>".join(_e(points_text(points.get(s["entry_id"]) or {}, tb["point_names"], lang)) for s in sides)
+                 if points else "")
+        out = [f'<tr><td class="n">{_e(tb["number"])}</td>\n<td>{draw}</td>\n<td>{shown} <span class="tag '
+               f'{_e(tb["status"])}">{self.word("status_" + tb["status"])}</span>']
+        if tb["rooms"]:
+            rooms = " · ".join(f'{self.word("room_" + rm["room"])} {_e(rm["levels"])}' for rm in tb["rooms"])
+            out.append(f'<br><span class="muted">{rooms}</span>')
+        out.append('</td>\n<td class="muted reason">')
+        if tb["edited"]:
+            out.append(self.edited)
+        out.append(_e(reason_text(tb["why"], lang, None) or tb["reason"]))
+        for p in tb["penalties"]:
+            out += [self.penalty, _e(p["name"]), " · ", _e(term("penalty", p["kind"], lang))]
+            if p.get("deal"):
+                out += [" · ", _e(self.t("deal_n", n=p["deal"]))]
+            elif p.get("game"):
+                out += [" · ", _e(self.t("game_n", n=p["game"]))]
+            if p.get("referee"):
+                out += [" · ", self.word("referee"), " ", _e(p["referee"])]
+        out.append("</td></tr>\n")
+        return "".join(out)
