@@ -172,9 +172,12 @@ def current_round(data: dict) -> dict | None:
     return next((r for r in data["rounds"] if r["number"] == data["open_round"]), data["rounds"][-1])
 
 
-def hall_data(deps: Deps, tid: str, datas: list) -> dict:
+def hall_data(deps: Deps, tid: str, datas: list, memo: dict | None = None) -> dict:
     """Each event's current round with names, clubs, members and initials (the board, find.html), its clock,
-    and the tournament's announcements: read once a publish, for every language."""
+    and the tournament's announcements: read once a publish, for every language. `memo` (the publisher's, kept
+    between publishes): each table as shown here, while its worded table and the entries are the same objects
+    (after one result, one table of 5,000 is worked out again)."""
+    memo = {} if memo is None else memo
     rounds = {event.id: current_round(data) for event, data in datas}
     refs = [(eid, r["number"]) for eid, r in rounds.items() if r]
     clocks = dict(zip([eid for eid, _ in refs], deps.repos.hall.clocks(refs)))
@@ -194,8 +197,16 @@ def hall_data(deps: Deps, tid: str, datas: list) -> dict:
                     "seats": s["seats"], "q": "|".join([fold(s["name"]), *[fold(m) for m in members],
                                                         initials(s["name"]), *[initials(m) for m in members]])}
 
-        tables = [{"number": t["number"], "status": t["status"], "sides": [side(s) for s in t["sides"]]}
-                  for t in r["tables"]]
+        kept = memo.get(event.id)
+        if kept is None or kept[0] is not info:
+            kept = memo[event.id] = (info, {})
+        tables = []
+        for t in r["tables"]:
+            hit = kept[1].get(t["number"])
+            if hit is None or hit[0] is not t:
+                hit = kept[1][t["number"]] = (t, {"number": t["number"], "status": t["status"],
+                                                  "sides": [side(s) for s in t["sides"]]})
+            tables.append(hit[1])
         byes = [side({**b, "seats": []}) for b in r["byes"]]
         events.append({"id": event.id, "name": event.config.name, "game": event.config.game,
                        "round": {"number": r["number"], "status": r["status"], "tables": tables, "byes": byes},

@@ -62,14 +62,18 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
         all_rounds = deps.repos.rounds.rounds_for_publishing(event.id, state)
         warm["names_token"] = None
     warm.update(entries=entry_list, state=state, rounds=all_rounds)
-    entries = {e.id: e for e in entry_list}
-    names = {e: x.name for e, x in entries.items()}
+    hit = warm.get("entry_maps")
+    if hit and hit[0] is entry_list:   # the same entries (by event): not worked out again for 10,000 of them
+        entries, names, name_map = hit[1]
+    else:
+        entries = {e.id: e for e in entry_list}
+        names = {e: x.name for e, x in entries.items()}
+        name_map = {e: {"name": n} for e, n in names.items()}
+        warm["entry_maps"] = (entry_list, (entries, names, name_map))
     if warm.get("names_token") is None:
         warm["names_token"] = hashlib.sha1(repr(sorted(names.items())).encode()).hexdigest()
-    name_map = {e: {"name": n} for e, n in names.items()}
     rounds = []
-    history: dict[str, list] = {}
-    parts: dict[str, list[str]] = {}
+    outs = []
     worded = warm.setdefault("worded", {})
     digests = []
     for doc, tables_ in all_rounds:
@@ -86,10 +90,7 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
             worded[key] = (doc, tables_, warm["names_token"], out)
         rounds.append(out["round"])
         digests.append(out["digest"])
-        for e, item in out["history"]:
-            history.setdefault(e, []).append(item)
-        for e, part in out["parts"]:
-            parts.setdefault(e, []).append(part)
+        outs.append(out)
     from ..config import get_settings
     from .prizes import event_prizes
     # A big field's standings (the engine's tie-breaks over every record: seconds at 10,000 entries) follow the
@@ -122,8 +123,6 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
             _save_places(deps, tournament.id, event.id, keep)
             warm["places"] = keep
         warm["places_of"] = (closed_key, state.get("stage", 0), places)
-    for e, ps in places["by_entry"].items():
-        parts.setdefault(e, []).append(repr(ps))
     corrections = _corrections(deps, event, tournament, names, warm)
     # Appeals on the public page: names, outcome and ruling only (never the text a side wrote or who paid)
     appeals = [{"round": x["round"], "table": x["table"], "name": names.get(x["entry_id"], ""), "status": x["status"],
@@ -143,13 +142,9 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
         h.update(digest.encode())
     version = hashlib.sha1(json.dumps([h.hexdigest(), [(r.entry_id, r.rank) for r in rows], len(corrections), appeals],
                                       sort_keys=True, default=str).encode()).hexdigest()[:16]
-    public_entries = {e: {"name": x.name, "club": x.club, "members": [m.name for m in x.members]}
-                      for e, x in entries.items() if x.status in ("confirmed", "withdrawn", "disqualified")}
-    # What an entry page shows, as one digest per entry (worked out once, for both languages)
     page_of = repr((tournament.name, tournament.venue, str(tournament.starts_on), str(tournament.ends_on),
                     event.id, event.config.name, event.config.game))
-    entry_inputs = {e: hashlib.sha1("\n".join([page_of, repr(info), *parts.get(e, ())]).encode()).hexdigest()
-                    for e, info in public_entries.items()}
+    public_entries, history, entry_inputs = _entry_pages_data(warm, entry_list, entries, outs, places, page_of)
     stages = event.config.stages
     ko = bool(standings) and 0 < standings.stage <= len(stages) and stages[standings.stage - 1].format == "knockout"
     return {"event": {"id": event.id, "name": event.config.name, "game": event.config.game},
@@ -165,6 +160,59 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
             "entries": public_entries, "entry_inputs": entry_inputs,
             "playing": sum(1 for x in entries.values() if x.status == "confirmed"),
             "withdrawn": sum(1 for x in entries.values() if x.status == "withdrawn")}
+
+
+def _entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], places: dict, page_of: str):
+    """What the entry pages show: (their entries, each one's history, one digest of its page's inputs per entry: the
+    same string object while they stay the same, so the page's check is not worked out again). With the same entries,
+    rounds and places but for some re-worded rounds, only the entries of the tables those rounds re-worded are
+    worked out again (after one result: two of 10,000), not every entry's history and digest."""
+    prev = warm.get("entry_pages")
+    same = (prev is not None and prev["entries"] is entry_list and prev["places"] is places
+            and prev["page_of"] == page_of and len(prev["outs"]) == len(outs))
+    if same:
+        dirty: set[str] = set()
+        for old, new in zip(prev["outs"], outs):
+            if old is new:
+                continue
+            a, b = _round_by_entry(old), _round_by_entry(new)
+            dirty.update(e for e in a.keys() | b.keys() if [p for _, p in a.get(e, ())] != [p for _, p in b.get(e, ())])
+        public_entries, history, parts, entry_inputs = prev["public"], prev["history"], prev["parts"], prev["inputs"]
+        todo = dirty
+    else:
+        public_entries = {e: {"name": x.name, "club": x.club, "members": [m.name for m in x.members]}
+                          for e, x in entries.items() if x.status in ("confirmed", "withdrawn", "disqualified")}
+        history, parts, entry_inputs = {}, {}, {}
+        todo = None
+    maps = [_round_by_entry(out) for out in outs] if todo else None
+    if todo is None:
+        for out in outs:
+            for (e, item), (_, part) in zip(out["history"], out["parts"]):
+                history.setdefault(e, []).append(item)
+                parts.setdefault(e, []).append(part)
+    else:
+        for e in todo:
+            pairs = [x for m in maps for x in m.get(e, ())]
+            history[e] = [item for item, _ in pairs]
+            parts[e] = [part for _, part in pairs]
+    by_entry = places["by_entry"]
+    for e in (public_entries if todo is None else todo & public_entries.keys()):
+        info = public_entries[e]
+        place = (repr(by_entry[e]),) if e in by_entry else ()
+        entry_inputs[e] = hashlib.sha1("\n".join([page_of, repr(info), *parts.get(e, ()), *place]).encode()).hexdigest()
+    warm["entry_pages"] = {"entries": entry_list, "places": places, "page_of": page_of, "outs": outs,
+                           "public": public_entries, "history": history, "parts": parts, "inputs": entry_inputs}
+    return public_entries, history, entry_inputs
+
+
+def _round_by_entry(out: dict) -> dict[str, list[tuple]]:
+    """A worded round's history rows and entry-page parts by entry (worked out once per worded round)."""
+    m = out.get("by_entry")
+    if m is None:
+        m = out["by_entry"] = {}
+        for (e, item), (_, part) in zip(out["history"], out["parts"]):
+            m.setdefault(e, []).append((item, part))
+    return m
 
 
 def _places_key(tid: str, eid: str) -> str:
@@ -583,10 +631,12 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
         if event.id not in skip:
             data["page_inputs"] = _page_inputs(tournament, event, data, warm["events"][event.id])
     from .hall import hall_data
-    hall = hall_data(deps, tid, datas)   # the board, find.html and the clock and announcements in the feeds
+    # the board, find.html and the clock and announcements in the feeds
+    hall = hall_data(deps, tid, datas, warm.setdefault("hall_tables", {}))
     # The board reloads when what it shows moves (the draw, the standings it shows), not on every result in a
     # 5,000-table round; its clock and announcements it updates from the feed without reloading.
-    find_inputs = repr([_draw_key(ev) for ev in hall["events"]])   # who sits where: not the results
+    draw_memo = warm.setdefault("draw_keys", {})
+    find_inputs = "[" + ", ".join(_draw_key(ev, draw_memo) for ev in hall["events"]) + "]"   # who sits where
     hall["version"] = hashlib.sha1(repr([find_inputs, [(ev["id"], ev.get("standings"), ev.get("point_names"))
                                                        for ev in hall["events"]]]).encode()).hexdigest()[:16]
     hall["find_inputs"] = hashlib.sha1(find_inputs.encode()).hexdigest()
@@ -627,11 +677,19 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
             else:
                 sink.write(key, body)
 
+        digests = warm.setdefault("input_digests", {}).setdefault(lang, {})
+
         def unchanged(key: str, inputs) -> bool:
             """Pages keyed by their inputs (entry histories: most of the files) are not even rendered again
-            when those inputs and the templates are as last time."""
-            # repr, not sorted JSON: the inputs are built in a fixed order, and this runs for every entry page
-            digest = hashlib.sha1(repr((_templates_version(), lang, inputs)).encode()).hexdigest()
+            when those inputs and the templates are as last time. An entry page's inputs are one digest, the same
+            object while they stay the same (by event): its page's digest is not worked out again then."""
+            hit = digests.get(key)
+            if hit is not None and hit[0] is inputs:
+                digest = hit[1]
+            else:   # repr, not sorted JSON: the inputs are built in a fixed order, and this runs for every entry page
+                digest = hashlib.sha1(repr((_templates_version(), lang, inputs)).encode()).hexdigest()
+                if isinstance(inputs, str):
+                    digests[key] = (inputs, digest)
             new_inputs[key] = digest
             if old_inputs.get(key) == digest and key in old:
                 new[key] = old[key]
@@ -723,15 +781,34 @@ def _save_manifest(sink, key: str, manifest: dict, before: dict) -> None:
     """The manifest as its parts (`.manifest/<part>.json`) and an index naming them: a publish writes only the
     parts whose lines changed (after one result: the event's part and two entry parts, not 30,000 lines). The
     index is written last, once its parts are out."""
-    shards: dict[str, dict] = {}
-    for field in ("pages", "inputs"):
-        for k, v in manifest[field].items():
-            shards.setdefault(_shard(k), {"pages": {}, "inputs": {}})[field][k] = v
     old = before.get("_shards") or {}
+    shards: dict[str, dict] = {}
+    if old and "pages" in before and "inputs" in before:
+        # only the parts holding a line that changed are worked out again (one result: 3 of 50, not 60,000 lines)
+        changed: set[str] = set()
+        for field in ("pages", "inputs"):
+            now, was = manifest[field], before[field]
+            changed.update(k for k, _ in now.items() - was.items())
+            changed.update(was.keys() - now.keys())
+        touched: dict[str, set] = {}
+        for k in changed:
+            touched.setdefault(_shard(k), set()).add(k)
+        for name, part in old.items():
+            if name not in touched:
+                shards[name] = part["body"]
+        for name, keys_ in touched.items():
+            body = old[name]["body"] if name in old else {"pages": {}, "inputs": {}}
+            lines = {f: {k: manifest[f][k] for k in (body[f].keys() | keys_) if k in manifest[f]} for f in ("pages", "inputs")}
+            if lines["pages"] or lines["inputs"]:
+                shards[name] = lines
+    else:
+        for field in ("pages", "inputs"):
+            for k, v in manifest[field].items():
+                shards.setdefault(_shard(k), {"pages": {}, "inputs": {}})[field][k] = v
     folder = key[: -len(".manifest.json")] + ".manifest/"
     index, kept = {}, {}
     for name, body in shards.items():
-        if name in old and old[name]["body"] == body:
+        if name in old and (old[name]["body"] is body or old[name]["body"] == body):
             index[name] = old[name]["digest"]
         else:
             raw = json.dumps(body, sort_keys=True).encode()
@@ -986,12 +1063,26 @@ def _page_inputs(tournament, event, data: dict, ev_warm: dict) -> dict:
     page_of = {"t": tournament.model_dump_json(), "e": data["event"], "c": event.config.model_dump_json()}
     memo = ev_warm.setdefault("page_inputs", {})
     rounds = {}
+    rows = ev_warm.setdefault("row_reprs", {})   # the latest round's tables as digested: (round, table) → (row, repr)
     for r in data["rounds"]:
         hit = memo.get(r["number"])
         if hit is None or hit[0] is not r or hit[1] != (size, repr(page_of)):
+            latest = r is data["rounds"][-1]
+            if latest and any(n != r["number"] for n, _ in rows):
+                rows.clear()
+
+            def row(tb):   # each row's repr kept while it is the same object (after one result: one of 5,000 again)
+                if not latest:
+                    return repr(tb)
+                kept = rows.get((r["number"], tb["number"]))
+                if kept is None or kept[0] is not tb:
+                    kept = rows[(r["number"], tb["number"])] = (tb, repr(tb))
+                return kept[1]
+
             slices = _round_pages(r, size, lambda key, **kw: "")[1]
-            digests = [hashlib.sha1(repr([page_of, part] if len(slices) == 1 else [page_of, part, len(slices)])
-                                    .encode()).hexdigest() for part in slices]
+            digests = [hashlib.sha1((repr([page_of, {k: v for k, v in part.items() if k != "tables"}, len(slices)])
+                                     + "".join(row(tb) for tb in part["tables"])).encode()).hexdigest()
+                       for part in slices]
             hit = memo[r["number"]] = (r, (size, repr(page_of)), digests)
         rounds[r["number"]] = hit[2]
     chunks_ = _pages(data["standings"], size)
@@ -1038,14 +1129,22 @@ def _render_hall(lang, write, tournament, tid, prefix, other, base, hall, t_vers
                                        other_lang=other("find.html")))
 
 
-def _draw_key(ev: dict) -> tuple:
+def _draw_key(ev: dict, memo: dict) -> str:
+    """repr() of (event id, name, round number, [each table's sides], [the byes]): who sits where, not the results.
+    Each table's piece is kept while its draw is the same (a result moves a table's status only)."""
     r = ev["round"]
     if not r:
-        return (ev["id"], ev["name"], None)
-    return (ev["id"], ev["name"], r["number"],
-            [(t["number"], [(s["entry_id"], s["name"], s["seats"], s["club"], s["members"], s["q"]) for s in t["sides"]])
-             for t in r["tables"]],
-            [(b["entry_id"], b["name"], b["club"], b["members"], b["q"]) for b in r["byes"]])
+        return repr((ev["id"], ev["name"], None))
+    kept = memo.setdefault(ev["id"], {})
+    pieces = []
+    for t in r["tables"]:
+        hit = kept.get(t["number"])
+        if hit is None or hit[0] is not t["sides"]:
+            hit = kept[t["number"]] = (t["sides"], repr((t["number"], [(s["entry_id"], s["name"], s["seats"], s["club"],
+                                                                         s["members"], s["q"]) for s in t["sides"]])))
+        pieces.append(hit[1])
+    byes = repr([(b["entry_id"], b["name"], b["club"], b["members"], b["q"]) for b in r["byes"]])
+    return f"({ev['id']!r}, {ev['name']!r}, {r['number']!r}, [{', '.join(pieces)}], {byes})"
 
 
 def _find_hits(lang: str, hall: dict) -> list[list[str]]:
