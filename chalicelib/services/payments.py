@@ -227,17 +227,26 @@ def _partial_refund(deps: Deps, payment: Payment, total_refunded: int, seen: str
         return {"status": "partial_refund", "amount_refunded": payment.amount_refunded}
     now = deps.clock()
     after = payment.model_copy(update={"amount_refunded": total_refunded, "updated_at": now, "version": payment.version + 1})
-    entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
     extra = deps.repos.payments.ops(payment, after, _seen(deps, seen))
-    if entry is None:
-        deps.repos.payments.save(payment, after, stripe_event=_seen(deps, seen))
+    from ..money import money
+    # A day's payment: the money back goes to its items in order, each up to what it paid (all of it on the
+    # first one would cap there and lose the rest); recorded with the payment in one transaction.
+    parts = payment.items or [{"event_id": payment.event_id, "entry_id": payment.entry_id}]
+    left, changes = delta, []
+    for part in parts:
+        entry = deps.repos.entries.get(part["event_id"], part["entry_id"])
+        back = (min(left, entry.amount_paid) if payment.items else left) if entry else 0
+        if back <= 0:
+            continue
+        left -= back
+        changes.append((entry, entry.model_copy(update={
+            **refunded(entry, back), "version": entry.version + 1, "updated_at": now,
+            "notices": [*entry.notices, f"部分退款 {money(back, payment.currency)} {payment.currency} · "
+                                        f"Partly refunded: {money(back, payment.currency)} {payment.currency}"]})))
+    if changes:
+        deps.repos.entries.transition_many(changes, extra=extra)
     else:
-        from ..money import money
-        deps.repos.entries.transition(entry, entry.model_copy(update={
-            **refunded(entry, delta), "version": entry.version + 1, "updated_at": now,
-            "notices": [*entry.notices, f"部分退款 {money(delta, payment.currency)} {payment.currency} · "
-                                        f"Partly refunded: {money(delta, payment.currency)} {payment.currency}"]}),
-            extra=extra, take_place=False)
+        deps.repos.payments.save(payment, after, stripe_event=_seen(deps, seen))
     return {"status": "partial_refund", "amount_refunded": total_refunded}
 
 

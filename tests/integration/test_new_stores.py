@@ -100,6 +100,25 @@ def test_a_days_registration_fails_whole_once_a_draw_closed_an_event_and_names_i
     assert any_repos.entries.counters(e1.id)["taken"] == 1
 
 
+def test_several_entries_money_moves_together_or_not_at_all(any_repos, clock):
+    """EntryRepo.transition_many (a day's payment partly refunded): every entry only if none changed meanwhile."""
+    e = _setup(any_repos, clock, capacity=5)
+    a, b = _entry(e, clock, amount_paid=4000), _entry(e, clock, amount_paid=4000)
+    for x in (a, b):
+        any_repos.entries.create(x)
+    a2 = a.model_copy(update={"amount_paid": 0, "amount_refunded": 4000, "version": a.version + 1})
+    b2 = b.model_copy(update={"amount_paid": 2000, "amount_refunded": 2000, "version": b.version + 1})
+    any_repos.entries.transition(b, b.model_copy(update={"note": "desk", "version": b.version + 1}))   # b moved
+    with pytest.raises(errors.VersionConflict):
+        any_repos.entries.transition_many([(a, a2), (b, b2)])
+    assert any_repos.entries.get(e.id, a.id).amount_paid == 4000                          # a untouched too
+    fresh = any_repos.entries.get(e.id, b.id)
+    any_repos.entries.transition_many([(a, a2), (fresh, b2.model_copy(update={"version": fresh.version + 1}))])
+    assert [(x.amount_paid, x.amount_refunded) for x in (any_repos.entries.get(e.id, a.id), any_repos.entries.get(e.id, b.id))] \
+        == [(0, 4000), (2000, 2000)]
+    assert any_repos.entries.counters(e.id)["taken"] == 2
+
+
 def test_get_many_reads_in_one_round_trip_in_the_order_asked(any_repos, clock):
     e = _setup(any_repos, clock)
     got = any_repos.table.get_many([keys.tournament(e.tournament_id), keys.event_counters("missing"),
