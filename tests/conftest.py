@@ -131,3 +131,42 @@ def _fresh_settings():
     get_settings.cache_clear()
     yield
     get_settings.cache_clear()
+
+
+# No test's environment reaches a later test: a subprocess started later inherits os.environ whole (an import of
+# bench/ once set DDB_READ_TIMEOUT_S=30 in a test and a later venue test's API then held a frozen store's /health
+# 30 s). Session fixtures (the e2e stack's endpoint) are set up before this snapshot and so are kept.
+_ENV_AFTER_CONFTEST: dict[str, str] = {}
+_CHANGED_BY_COLLECTION: list[str] = []
+
+
+def restore_environment(before: dict[str, str]) -> list[str]:
+    """Puts os.environ back to `before`; returns the names that had changed."""
+    changed = sorted(k for k in set(before) | set(os.environ)
+                     if before.get(k) != os.environ.get(k) and k != "PYTEST_CURRENT_TEST")   # pytest's own
+    for k in changed:
+        if k in before:
+            os.environ[k] = before[k]
+        else:
+            del os.environ[k]
+    return changed
+
+
+@pytest.fixture(autouse=True)
+def _environment_restored():
+    if _CHANGED_BY_COLLECTION:
+        pytest.fail(f"collecting the tests changed the environment: {', '.join(_CHANGED_BY_COLLECTION)} (set "
+                    "variables in a fixture, e.g. monkeypatch.setenv, not when a module is imported)")
+    before = dict(os.environ)
+    yield
+    restore_environment(before)
+
+
+def pytest_configure(config):
+    _ENV_AFTER_CONFTEST.update(os.environ)
+
+
+def pytest_collection_finish(session):
+    # An import of a test module (or of what it imports) that set a variable would be in every test's snapshot
+    # above: undone here, and every test fails saying so.
+    _CHANGED_BY_COLLECTION.extend(restore_environment(_ENV_AFTER_CONFTEST))
