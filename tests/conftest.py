@@ -31,6 +31,11 @@ from chalicelib.store import dynamo, schema  # noqa: E402
 from chalicelib.publish.sinks import MemorySink  # noqa: E402
 from chalicelib.store.repositories import Repos  # noqa: E402
 
+# The store's 1.5-s read timeout makes a frozen store answer 503 quickly (tested in subprocesses, with the store's
+# own settings); in this process it only failed set-ups (a CreateTable, the e2e stack's table) on a loaded machine.
+# A module setting, not DDB_READ_TIMEOUT_S: the environment would reach those subprocesses.
+dynamo.READ_TIMEOUT_S = max(dynamo.READ_TIMEOUT_S, 10.0)
+
 
 class Clock:
     """A clock tests can move."""
@@ -86,9 +91,6 @@ def ddb_local_endpoint():
 @pytest.fixture
 def local_repos(request, ddb_local_endpoint, clock, monkeypatch):
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", ddb_local_endpoint)
-    # The store's 1.5-s read timeout makes a frozen store answer 503 quickly (tested in subprocesses, with their own
-    # settings); here it only failed set-ups when a loaded machine's DynamoDB Local took longer to create a table.
-    monkeypatch.setattr(dynamo, "READ_TIMEOUT_S", max(dynamo.READ_TIMEOUT_S, 10.0))
     dynamo.reset_client()
     name = _table_name(request)
     schema.ensure_table(dynamo.client(), name)
