@@ -137,10 +137,11 @@ def run() -> None:
     first = publishing.publish_tournament(d, t.id, force=True)
     print(f"first publish (the places after each closed round worked out, not stored before): "
           f"{time.perf_counter() - t0:.2f} s; {_timing(first)}")
-    if os.environ.get("PUBLISH_PROFILE") == "full":   # a cold full publish in one process, every language
+    if os.environ.get("PUBLISH_PROFILE") in ("full", "warm"):   # a cold (or warm) full publish in one process
         import cProfile
         import pstats
-        cold()
+        if os.environ["PUBLISH_PROFILE"] == "full":
+            cold()
         prof = cProfile.Profile()
         prof.enable()
         publishing.publish_tournament(d, t.id, force=True, fork_over=10**9)

@@ -6,9 +6,11 @@ with placeholders for the name and id; the <main> part is built here as the temp
 the page's definition: tests/unit/test_entry_page.py renders both over varied entries and compares the bytes."""
 from __future__ import annotations
 
+import re
+
 from markupsafe import escape
 
-from ..glossary import points_text
+from ..glossary import term
 from . import charts
 from .i18n import translator
 from .render import render
@@ -16,12 +18,35 @@ from .render import render
 _NAME, _ID = "\ue000name\ue000", "\ue000id\ue000"   # private-use characters: no name or id holds them
 
 
+_SPECIAL = re.compile(r"[&<>'\"]").search
+
+
 def _e(value) -> str:
     """markupsafe.escape's text (as the template's {{ }} gives it), without making a Markup of every piece."""
     if type(value) is not str:
         return str(escape(value))
+    if _SPECIAL(value) is None:   # most names and words: nothing to escape
+        return value
     return (value.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;").replace("'", "&#39;")
             .replace('"', "&#34;"))
+
+
+def points_words(lang: str):
+    """glossary.points_text for one language, with each point's name looked up once (it runs for every row)."""
+    words: dict[str, str] = {}
+
+    def text(points: dict, names: list[str]) -> str:
+        out = []
+        for n in names:
+            if n in points:
+                word = words.get(n)
+                if word is None:
+                    word = words[n] = term("point", n, lang)
+                v = points[n]
+                out.append(f"{word} {f'{v:g}' if isinstance(v, (int, float)) else v}")
+        return " · ".join(out)
+
+    return text
 
 
 class EntryPages:
@@ -47,6 +72,7 @@ class EntryPages:
         self.levels_h3 = _e(t("chart_levels"))
         self._round: dict[int, str] = {}
         self._status: dict[str, str] = {}
+        self._points = points_words(lang)
 
     def render(self, entry: dict, history: list[dict], entry_id: str) -> str:
         name = _e(entry["name"])
@@ -66,7 +92,7 @@ class EntryPages:
             else:
                 out.append(", ".join(f'<a href="entry-{_e(o["entry_id"])}.html">{_e(o["name"])}</a>'
                                      for o in h["opponents"]))
-            out += ["</td><td>", _e(points_text(h["points"] or {}, h["point_names"], self.lang)), ' <span class="tag ',
+            out += ["</td><td>", _e(self._points(h["points"] or {}, h["point_names"])), ' <span class="tag ',
                     _e(h["status"]), '">', self._status_word(h["status"]), "</span></td></tr>"]
         out.append("</table>\n")
         for h in history:

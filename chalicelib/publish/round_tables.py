@@ -6,7 +6,7 @@ of a 5,000-table round is written again)."""
 from __future__ import annotations
 
 from ..glossary import bye_text, points_text, reason_text, term
-from .entry_page import _e
+from .entry_page import _e, points_words
 from .i18n import translator
 
 
@@ -24,6 +24,7 @@ class RoundTables:
         self.penalty = f'<br><span class="tag penalty">{_e(t("penalty"))}</span> '
         self._words: dict[str, str] = {}
         self._rows: dict[int, tuple[dict, str]] = {}   # the latest round's rows by table number
+        self._points = points_words(lang)
 
     def word(self, key: str) -> str:
         w = self._words.get(key)
@@ -61,7 +62,7 @@ class RoundTables:
         draw = "<br>".join(f'<a href="entry-{_e(s["entry_id"])}.html">{_e(s["name"])}</a> '
                            f'<span class="muted">{_e("".join(s["seats"]))}</span>' for s in sides)
         points = tb["points"]
-        shown = ("<br>".join(_e(points_text(points.get(s["entry_id"]) or {}, tb["point_names"], lang)) for s in sides)
+        shown = ("<br>".join(_e(self._points(points.get(s["entry_id"]) or {}, tb["point_names"])) for s in sides)
                  if points else "")
         out = [f'<tr><td class="n">{_e(tb["number"])}</td>\n<td>{draw}</td>\n<td>{shown} <span class="tag '
                f'{_e(tb["status"])}">{self.word("status_" + tb["status"])}</span>']
