@@ -212,9 +212,9 @@ def _apply_refund(deps: Deps, payment: Payment, total_refunded: int, full: bool,
             if entry.holds_place:  # refunded from the provider's dashboard: the entry no longer holds a paid place
                 registration.cancel_entry(deps, entry, reason="已退款 · Refunded", refund=False)
                 entry = deps.repos.entries.get(part["event_id"], part["entry_id"])
-            deps.repos.entries.transition(entry, entry.model_copy(update={
-                "payment_state": "refunded", "version": entry.version + 1, **refunded(entry, entry.amount_paid)}),
-                take_place=False)
+            deps.repos.entries.transition(entry, entry.model_copy(update={   # back: nothing owed any more
+                "payment_state": "refunded", "refund_owed": 0, "version": entry.version + 1,
+                **refunded(entry, entry.amount_paid)}), take_place=False)
     return {"status": "refunded"}
 
 

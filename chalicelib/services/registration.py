@@ -504,19 +504,22 @@ def _refund(deps: Deps, entry: Entry) -> Entry:
             back = min(part, owed)
             gateways.refund(deps, payment, back, part=entry.id)
             total_back = payment.amount_refunded + back
-            deps.repos.payments.save(payment, payment.model_copy(update={
+            saved = payment.model_copy(update={
                 "amount_refunded": total_back, "state": "refunded" if total_back >= payment.amount else payment.state,
-                "updated_at": deps.clock(), "version": payment.version + 1}))
+                "updated_at": deps.clock(), "version": payment.version + 1})
         else:
             back = min(payment.amount, owed)
             gateways.refund(deps, payment, back)
             whole = back >= payment.amount
-            deps.repos.payments.save(payment, payment.model_copy(update={
+            saved = payment.model_copy(update={
                 "state": "refunded" if whole else payment.state, "amount_refunded": payment.amount_refunded + back,
-                "updated_at": deps.clock(), "version": payment.version + 1}))
+                "updated_at": deps.clock(), "version": payment.version + 1})
         after = entry.model_copy(update={"payment_state": "refunded", "version": entry.version + 1, "refund_owed": 0,
                                          "updated_at": deps.clock(), **refunded(entry, back)})
-        deps.repos.entries.transition(entry, after)
+        # The payment's record and the entry's in one write: never "refunded" on the payment while the entry
+        # still shows it owed (the desk would pay it again in cash). Failing, both stay as they were and the
+        # provider's refund notification records it (the provider's refund number is the same on a retry).
+        deps.repos.entries.transition(entry, after, extra=deps.repos.payments.ops(payment, saved))
         return after
     return entry  # cash/transfer: 'refund_due' until the organiser hands it back
 

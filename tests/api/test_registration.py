@@ -390,3 +390,37 @@ def test_a_changed_registration_window_applies_at_once_despite_the_config_cache(
     assert api.patch(f"/events/{eid}", closed).status_code == 200
     r = register(api, eid, pair(name="迟到"))
     assert r.status_code == 422 and r.data["code"] == "registration_closed"
+
+
+def test_a_refund_cut_off_after_stripe_took_it_leaves_payment_and_entry_agreeing(api, tid, fake_stripe, monkeypatch):
+    """The money went back at Stripe, then the write recording it failed (a crash, a timeout): the payment must not
+    say "refunded" while the entry still shows it owed (应退: the desk would pay it again in cash). Both stay as
+    they were, and Stripe's charge.refunded notification then records it on both, nothing left owed."""
+    from chalicelib import bootstrap
+    from chalicelib.store.entries import EntryRepo
+    eid = make_event(api, tid)
+    r = register(api, eid, pair()).data
+    entry_id, manage = r["entry"]["id"], {"X-Manage-Token": r["manage_token"]}
+    paid = fake_stripe.pay(list(fake_stripe.sessions)[0], "pi_cut")
+    webhook(api, "evt_cut_paid", "checkout.session.completed", paid)
+    real = EntryRepo.transition
+
+    def cut(self, before, after, **kw):
+        if after.payment_state == "refunded":
+            raise ConnectionError("the store stopped answering")
+        return real(self, before, after, **kw)
+    monkeypatch.setattr(EntryRepo, "transition", cut)
+    assert api.delete(f"/entries/{entry_id}", token=None, headers=manage).status_code == 500
+    monkeypatch.setattr(EntryRepo, "transition", real)
+    repos = bootstrap.deps().repos
+    entry = repos.entries.get(eid, entry_id)
+    payment = repos.payments.get(entry.payment_id)
+    assert len(fake_stripe.refunds) == 1 and (entry.status, entry.payment_state, entry.refund_owed) == \
+        ("cancelled", "refund_due", 4000)
+    assert (payment.state, payment.amount_refunded) == ("confirmed", 0)    # not "refunded" beside an owed entry
+    charge = {"id": "ch_cut", "object": "charge", "payment_intent": "pi_cut", "metadata": paid["metadata"],
+              "amount": 4000, "amount_refunded": 4000, "refunded": True}
+    assert webhook(api, "evt_cut_refund", "charge.refunded", charge).data["status"] == "refunded"
+    entry = repos.entries.get(eid, entry_id)
+    assert (entry.payment_state, entry.refund_owed, entry.amount_refunded) == ("refunded", 0, 4000)
+    assert repos.payments.get(entry.payment_id).state == "refunded"
