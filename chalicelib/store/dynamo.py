@@ -24,6 +24,7 @@ _client_lock = threading.Lock()
 CONNECT_TIMEOUT_S, READ_TIMEOUT_S = 1.0, float(os.environ.get("DDB_READ_TIMEOUT_S", "1.5"))
 MAX_ATTEMPTS = int(os.environ.get("DDB_MAX_ATTEMPTS", "2"))
 BREAKER_OPEN_S = 1.5
+PAGE_ITEMS: int | None = None   # Table.query_page's page in items (DynamoDB's 1 MB otherwise): tests make pages short
 _down_until = 0.0
 
 
@@ -208,6 +209,58 @@ class Table:
             if "LastEvaluatedKey" not in resp or (limit and len(out) >= limit):
                 return out
             kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+
+    def query_page(self, pk: str, low: str, high: str, *, start: dict | None = None,
+                   projection: str | None = None) -> tuple[list[dict], str | None]:
+        """One page of raw items with low <= SK <= high (strongly consistent), and the sort key it stopped at (None:
+        the range is read to its end). `projection` gets SK added: the caller orders and dedupes by it."""
+        kwargs: dict[str, Any] = {"TableName": self.name, "ConsistentRead": True,
+                                  "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
+                                  "ExpressionAttributeValues": to_item({":pk": pk, ":lo": low, ":hi": high})}
+        if projection:
+            names = [x.strip() for x in projection.split(",")]
+            names += [] if "SK" in names else ["SK"]
+            kwargs["ProjectionExpression"] = ", ".join(f"#p{k}" for k in range(len(names)))
+            kwargs["ExpressionAttributeNames"] = {f"#p{k}": x for k, x in enumerate(names)}
+        if start:
+            kwargs["ExclusiveStartKey"] = start
+        if PAGE_ITEMS:
+            kwargs["Limit"] = PAGE_ITEMS
+        resp = client().query(**kwargs)
+        last = resp.get("LastEvaluatedKey")
+        return resp.get("Items", []), (last["SK"]["S"] if last else None)
+
+    def query_ranges(self, pk: str, ranges: Sequence[tuple[str, str]],
+                     split: Callable[[str, str], str | None] | None = None, *,
+                     projection: str | None = None, workers: int = 8) -> list[dict]:
+        """Raw items with a sort key in any of `ranges` ((low, high), both included), each once, in sort-key order,
+        read by up to `workers` queries at once. A query stopped by a page's end (DynamoDB reads at most 1 MB a
+        page, whatever the projection) hands the rest of its range to two queries, cut at `split(last, high)` (a
+        sort key between the two, or None: the next page of the same query), so a dense range does not become a
+        chain of pages one after another (on DynamoDB Local a deep page of a query also costs more than its first)."""
+        from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+        found: dict[str, dict] = {}
+        with ThreadPoolExecutor(max_workers=max(1, min(workers, 2 * len(ranges)))) as pool:
+            def read(low, high, start=None):
+                return low, high, pool.submit(self.query_page, pk, low, high, start=start, projection=projection)
+            running = {f: (lo, hi) for lo, hi, f in (read(lo, hi) for lo, hi in ranges)}
+            while running:
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for f in done:
+                    low, high = running.pop(f)
+                    items, last = f.result()
+                    for item in items:
+                        found[item["SK"]["S"]] = item
+                    if last is None:
+                        continue
+                    cut = split(last, high) if split else None
+                    parts = [(last, cut), (cut, high)] if cut is not None and last < cut < high else []
+                    if parts:   # both bounds are included: an item at `last` or `cut` is read twice, kept once
+                        running.update({g: (lo, hi) for lo, hi, g in (read(lo, hi) for lo, hi in parts)})
+                    else:
+                        lo, hi, g = read(low, high, {"PK": {"S": pk}, "SK": {"S": last}})
+                        running[g] = (lo, hi)
+        return [found[k] for k in sorted(found, key=lambda k: k.encode())]   # DynamoDB orders by UTF-8 bytes
 
     # -- writes
     def put(self, item: dict, *, condition: str | None = None, values: dict | None = None,

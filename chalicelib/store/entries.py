@@ -12,7 +12,8 @@ from . import keys
 from .dynamo import Op, Table
 
 COUNTERS = ("taken", "confirmed", "held", "waitlisted")
-ROSTER_SLICE = 2_000   # entries a query of EntryRepo.roster reads, when the ids are known
+ROSTER_SLICE = 1_000   # entries a query of EntryRepo.roster reads, when the ids are known (about a 1 MB page)
+ROSTER_SPANS = 8       # queries at once reading a roster whose ids are not known yet
 _SHARDED: dict[str, bool] = {}   # event id → whether its counters are sharded (fixed when the event is created)
 
 
@@ -135,6 +136,47 @@ def payment_item(payment: Payment) -> dict:
             "event_id": payment.event_id}
 
 
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"   # ULIDs (ids.new_id): 26 of these, sorting as their numbers do
+_ULID_LEN = 26
+
+
+def _ulid_number(sk: str) -> int | None:
+    """An entry key's id as the number its ULID spells, or None for an id that is not a ULID."""
+    text = sk[len(keys.ENTRY_PREFIX):] if sk.startswith(keys.ENTRY_PREFIX) else ""
+    if len(text) != _ULID_LEN or any(c not in _CROCKFORD for c in text):
+        return None
+    n = 0
+    for c in text:
+        n = n * 32 + _CROCKFORD.index(c)
+    return n
+
+
+def _entry_sk(n: int) -> str:
+    digits = []
+    for _ in range(_ULID_LEN):
+        n, d = divmod(n, 32)
+        digits.append(_CROCKFORD[d])
+    return keys.ENTRY_PREFIX + "".join(reversed(digits))
+
+
+def _between_ids(low: str, high: str) -> str | None:
+    """An entry key halfway between two (by their ULIDs), or None when either is not a ULID or none lies between."""
+    a, b = _ulid_number(low), _ulid_number(high)
+    if a is None or b is None or b - a < 2:
+        return None
+    return _entry_sk((a + b) // 2)
+
+
+def _spans(low: str, high: str, k: int) -> list[tuple[str, str]]:
+    """[low, high] cut into k spans of equal ULID width (bounds shared: query_ranges keeps an item once); one span
+    where the ids are not ULIDs."""
+    a, b = _ulid_number(low), _ulid_number(high)
+    if a is None or b is None or b - a < k:
+        return [(low, high)]
+    cuts = [low, *(_entry_sk(a + (b - a) * i // k) for i in range(1, k)), high]
+    return list(zip(cuts, cuts[1:]))
+
+
 class EntryRepo:
     def __init__(self, table: Table):
         self.t = table
@@ -157,23 +199,24 @@ class EntryRepo:
 
     def roster(self, eid: str, known: list[str] = ()) -> list[Roster]:
         """The event's entries as a draw needs them, reading only each item's `roster` attribute (every write
-        sets it: entry_item); items written before it existed are read whole instead. `known`: entry ids
-        already known (a stage plan's): the key range is cut at some of them and read by several queries
-        at once (10,000 entries are ten 1 MB pages one after another otherwise)."""
+        sets it: entry_item); items written before it existed are read whole instead. The key range is read by
+        several queries at once (10,000 entries are ten 1 MB pages one after another otherwise): cut at `known`
+        entry ids (a stage plan's) where given, else, past a first page, into equal spans of ULID between the
+        first page's end and the last entry (the first draw); a span denser than a page is cut again (Table.query_ranges)."""
+        pk, projection = keys.event_partition(eid), "roster"
+        low, high = keys.ENTRY_PREFIX, keys.ENTRY_PREFIX[:-1] + "$"   # ENTRY# … ENTRY$ is begins_with(ENTRY#)
         ids = sorted(set(known))
         cuts = [keys.entry(eid, ids[k])["SK"] for k in range(ROSTER_SLICE, len(ids), ROSTER_SLICE)]
-        if not cuts:
-            items = self.t.query(keys.event_partition(eid), keys.ENTRY_PREFIX, raw=True, projection="roster")
+        if cuts:
+            items = self.t.query_ranges(pk, list(zip([low, *cuts], [*cuts, high])), _between_ids, projection=projection)
         else:
-            # ENTRY# … ENTRY$ is exactly begins_with(ENTRY#); a cut's own key is in the range below it (ids are
-            # of one length, so every id past the cut also sorts past the cut + "!")
-            bounds = [keys.ENTRY_PREFIX, *(c + "!" for c in cuts)]
-            ranges = list(zip(bounds, [*cuts, keys.ENTRY_PREFIX[:-1] + "$"]))
-            from concurrent.futures import ThreadPoolExecutor
-            with ThreadPoolExecutor(max_workers=min(8, len(ranges))) as pool:
-                pages = list(pool.map(lambda r: self.t.query(keys.event_partition(eid), raw=True, projection="roster",
-                                                             between=r), ranges))
-            items = [i for page in pages for i in page]
+            items, last = self.t.query_page(pk, low, high, projection=projection)
+            if last is not None:
+                tail = self.t.query(pk, keys.ENTRY_PREFIX, forward=False, limit=1, raw=True, projection="SK")
+                end = tail[0]["SK"]["S"] if tail else high
+                spans = _spans(last, end, ROSTER_SPANS) + [(end, high)]
+                rest = self.t.query_ranges(pk, spans, _between_ids, projection=projection)
+                items = [*items, *(i for i in rest if i["SK"]["S"] != last)]   # the page's last item begins the spans
         if all("roster" in i for i in items):   # one parse of them all: 10,000 small ones cost ten times more
             rows = json.loads("[" + ",".join(i["roster"]["S"] for i in items) + "]")
             return [Roster(e, st, ci, nm, cl, tuple(RosterMember(g) for g in gs)) for e, st, ci, nm, cl, gs in rows]

@@ -13,6 +13,22 @@ from .dynamo import Op, Table, chunks, client, from_item, to_item
 _ROUND_CACHE: dict[tuple, tuple] = {}   # (table, event, stage, round) → ((rev, data, digest), doc, tables): closed
 HEAD_ONLY = "head_only"                 # marks a state read without its plans' long fields
 WRITERS = 8                             # threads writing a round's batches at once
+READERS = 8                             # queries at once reading a round's tables (get_round_stamped)
+TABLES_PER_QUERY = 1_000                # about a 1 MB page of table items
+TABLE_NUMBER_MAX = 9_999                # keys.table numbers tables with four digits
+
+
+def _between_tables(prefix: str, low: str, high: str) -> str | None:
+    """A table key halfway between two keys under a round (its head and parts count as table 0)."""
+    def number(sk: str) -> int | None:
+        head, _, k = sk.partition("#TABLE#")
+        if not k:
+            return 0 if sk.startswith(prefix) else None
+        return int(k) if head == prefix and k.isdigit() else None
+    a, b = number(low), number(high)
+    if a is None or b is None or b - a < 2:
+        return None
+    return f"{prefix}#TABLE#{(a + b) // 2:04d}"
 
 
 def _stamp(head_item: dict) -> list:
@@ -189,9 +205,21 @@ class RoundRepo:
         doc, tables, _ = self.get_round_stamped(eid, stage, n)
         return doc, tables
 
-    def get_round_stamped(self, eid: str, stage: int, n: int) -> tuple[dict | None, list[dict], list | None]:
-        """The round, its tables and its stamp as read (see `round_stamps`), in one query."""
-        items = self.t.query(keys.event_partition(eid), keys.round_prefix(stage, n), raw=True)
+    def get_round_stamped(self, eid: str, stage: int, n: int,
+                          tables_hint: int | None = None) -> tuple[dict | None, list[dict], list | None]:
+        """The round, its tables and its stamp as read (see `round_stamps`), in one query; or, given `tables_hint`
+        (about how many tables there are at most: a close knows the field), by READERS queries at once."""
+        prefix = keys.round_prefix(stage, n)
+        if tables_hint and tables_hint > TABLES_PER_QUERY:
+            # the head and its parts ("#PART#" sorts before "#TABLE#") in the first range, then tables cut at their
+            # numbers; the last range ends past every "#…" key under the round (what begins_with would read)
+            step = -(-tables_hint // READERS)
+            cuts = [keys.table(eid, stage, n, k)["SK"] for k in range(step, tables_hint, step)]
+            bounds = [prefix, *cuts, keys.table(eid, stage, n, TABLE_NUMBER_MAX)["SK"], prefix + "#~"]
+            items = self.t.query_ranges(keys.event_partition(eid), list(zip(bounds, bounds[1:])),
+                                        lambda low, high: _between_tables(prefix, low, high), workers=READERS)
+        else:
+            items = self.t.query(keys.event_partition(eid), prefix, raw=True)
         head, tables, blobs = None, [], {}
         for item in items:   # raw items: the generic deserialiser is most of the time of 5,000 tables
             kind = item["kind"]["S"]

@@ -40,7 +40,7 @@ def _scan_sizes(repos):
         kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
 
 
-def test_a_ten_thousand_entry_plan_and_round_in_bounded_items(any_repos):
+def test_a_ten_thousand_entry_plan_and_round_in_bounded_items(any_repos, monkeypatch):
     repo, ids = any_repos.rounds, _ids(10_000)
     assert len(json.dumps(_plan(ids))) > 400 * 1024          # one item could not hold it
     byes = [[e, "bye: top seed advances"] for e in ids[:6_000]]
@@ -63,6 +63,15 @@ def test_a_ten_thousand_entry_plan_and_round_in_bounded_items(any_repos):
 
     round_doc, round_tables = repo.get_round("E1", 0, 1)
     assert round_doc == doc and len(round_tables) == 30
+    # a close's read: cut at table numbers, queries at once, pages of 4 (DynamoDB's 1 MB made short), a range
+    # past its page cut again; whether the field's hint is above the tables (40) or below (12)
+    from chalicelib.store import dynamo, rounds as rounds_store
+    one_query = repo.get_round_stamped("E1", 0, 1)
+    monkeypatch.setattr(dynamo, "PAGE_ITEMS", 4)
+    monkeypatch.setattr(rounds_store, "TABLES_PER_QUERY", 5)
+    for hint in (40, 12):
+        assert repo.get_round_stamped("E1", 0, 1, tables_hint=hint) == one_query
+    monkeypatch.setattr(dynamo, "PAGE_ITEMS", None)
     poll_doc, one = repo.get_table("E1", 0, 1, 3)               # a phone's poll: no 6,000 byes with it
     assert poll_doc["status"] == "open" and "byes" not in poll_doc and one["number"] == 3
     assert repo.all_rounds("E1") == [(doc, round_tables)]

@@ -1,6 +1,7 @@
 """Entry, payment and idempotency storage on moto and on DynamoDB Local; concurrency on DynamoDB Local."""
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter
 from datetime import date, timedelta
@@ -246,3 +247,27 @@ def test_the_roster_a_draw_reads_is_the_entries_in_short(any_repos, clock, monke
     any_repos.table.put(old)                      # an item as written before the roster attribute
     expected[2] = (*expected[2][:4], "旧商会", expected[2][5])
     assert short(any_repos.entries.roster(event.id)) == expected
+
+
+def test_a_roster_longer_than_a_page_is_read_by_spans_at_once_each_entry_once(any_repos, clock, monkeypatch):
+    """Pages of 3 items (DynamoDB's 1 MB page, made short): the first draw's read (no ids known) cuts what follows
+    its first page into spans of ULID read at once, a span longer than a page is cut again; the same entries, in
+    key order, each once, as one query reads them; with the ids known too, and an id that is not a ULID."""
+    from chalicelib.store import dynamo, entries as entries_store, keys
+    from chalicelib.store.entries import entry_item
+    from tests.bigday import seed_event
+    _, event, _ = seed_event(any_repos, clock, 40)
+    odd = any_repos.entries.list(event.id)[5].model_copy(update={"id": "00-imported"})
+    any_repos.table.put(entry_item(odd))                         # not a ULID; sorts before them all
+    expected = [json.loads(i["roster"]["S"]) for i in any_repos.table.query(keys.event_partition(event.id),
+                                                                             keys.ENTRY_PREFIX, raw=True)]
+    assert len(expected) == 41
+    pages = []
+    real = any_repos.table.query_page
+    monkeypatch.setattr(any_repos.table, "query_page", lambda *a, **k: pages.append(1) or real(*a, **k))
+    monkeypatch.setattr(dynamo, "PAGE_ITEMS", 3)
+    monkeypatch.setattr(entries_store, "ROSTER_SLICE", 7)
+    for known in ([], [r.id for r in any_repos.entries.roster(event.id)][:30]):
+        got = any_repos.entries.roster(event.id, known)
+        assert [[r.id, r.status, r.checked_in, r.name, r.club, [m.gender for m in r.members]] for r in got] == expected
+    assert len(pages) > 2 * 41 / 3                               # pages were short indeed
