@@ -10,6 +10,7 @@ import hashlib
 import re
 import hmac
 import secrets
+from concurrent.futures import ThreadPoolExecutor
 
 from .. import errors
 from ..bootstrap import Deps
@@ -343,6 +344,8 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
     plans[str(stage_idx)] = plan
     n = len(state["rounds"]) + 1
     stage_round = len(stage_rounds) + 1
+    # a Swiss field's running totals are read while the roster is still coming (prefetch_roster)
+    field = _field(deps, event, stage_idx, plan, state) if plan["format"] in ("swiss", "special_swiss") else None
     late = _late_entries(deps, event, stage_idx, plan, stage_round) if stage_rounds else []
     chooses = stage_cfg(event, stage_idx).format == "knockout" and stage_cfg(event, stage_idx).knockout_draw == "choice"
     if choices and not (chooses and stage_round == 1):
@@ -352,7 +355,7 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
         from ..engine.formats.knockout import chosen_round
         plan["bracket"] = [list(m) for m in chosen_round(plan["entries"], [tuple(c) for c in choices or []])]
         plan["choices"] = [list(c) for c in choices or []]
-    pairings, byes, notes = _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, seed)
+    pairings, byes, notes = _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, seed, field)
     pairings = _fixed_numbers(pairings, state.get("fixed_tables", {}), notes)
     whys = [p[2] if len(p) > 2 else {} for p in pairings]
     bye_why = byes.pop() if byes and isinstance(byes[-1], dict) else {}
@@ -395,11 +398,14 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
                  "rounds": [*state["rounds"], {"n": n, "stage": stage_idx, "stage_round": stage_round}]}
     # with late entries on, registration stays open until the last round a late entry may join is drawn
     closes_late = event.config.late_entries and (stage_idx > 0 or stage_round >= late_entry_until(event))
-    deps.repos.rounds.create_round(eid, doc, tables, new_state, state.get("version", 0),
-                                   closes_late_entries=closes_late)
-    deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
-                                      "action": "round_drawn", "round": n, "after": {"seed": seed, "tables": len(tables)}})
-    return round_out(doc, tables, entry_names(deps, eid), with_codes=True, codes=codes), {"tournament_id": event.tournament_id}
+    names = entry_names(deps, eid)
+    with ThreadPoolExecutor(max_workers=1) as pool:   # the answer is made while the store takes the 5,000 tables
+        answer = pool.submit(round_out, doc, tables, names, with_codes=True, codes=codes)
+        deps.repos.rounds.create_round(eid, doc, tables, new_state, state.get("version", 0),
+                                       closes_late_entries=closes_late)
+        deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
+                                          "action": "round_drawn", "round": n, "after": {"seed": seed, "tables": len(tables)}})
+        return answer.result(), {"tournament_id": event.tournament_id}
 
 
 def late_entry_until(event: Event) -> int:
@@ -538,6 +544,20 @@ def _contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: di
     return out
 
 
+class _Averages(dict):
+    """Entry → its average, worked out when first asked: certain_places asks for the leaders' only (of 10,000)."""
+    def __init__(self, of):
+        super().__init__()
+        self._of = of
+
+    def __missing__(self, e):
+        self[e] = value = self._of(e)
+        return value
+
+    def get(self, e, default=None):
+        return self[e]
+
+
 def _early_finish(deps, event, stage_idx, plan, state, cs: list[Contestant], stage_round: int, field: dict):
     """rules.md §5/§8 (seed 000): entries certain of 1st, then 2nd, … place (以此类推) are not drawn again and
     score the average of the matches they played (a bye is not one) for each remaining round. Once out they
@@ -547,12 +567,12 @@ def _early_finish(deps, event, stage_idx, plan, state, cs: list[Contestant], sta
     done = plan.setdefault("early_finish", {})
     scoring = scoring_of(event, stage_idx)
     rules = game_rules(event.config.game)
-    averages = {c.id: played_average(totals.get(field, c.id)[totals.PLAYED]) for c in cs}
     primary = rules.point_names[scoring.method][0]
-    new = certain_places({c.id: c.score for c in cs}, {e: a.get(primary, 0.0) for e, a in averages.items()},
+    averages = _Averages(lambda e: played_average(totals.get(field, e)[totals.PLAYED]))
+    new = certain_places({c.id: c.score for c in cs}, _Averages(lambda e: averages[e].get(primary, 0.0)),
                          plan["rounds"] - stage_round + 1, rules.max_round_points(scoring), decided=done)
     for place, e in enumerate(new, start=len(done) + 1):
-        done[e] = {"from_round": stage_round, "average": averages.get(e, {}), "place": place}
+        done[e] = {"from_round": stage_round, "average": averages[e], "place": place}
     notes = [f"finished early: {e} is certain of place {info.get('place', 1)} and scores its average per round"
              for e, info in done.items()]
     return [c for c in cs if c.id not in done], notes
@@ -566,13 +586,13 @@ def early_finish_applies(event: Event, stage_idx: int) -> bool:
     return bool(stages[stage_idx].early_finish) and not carries
 
 
-def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, seed: int = 0):
-    """[(sides in seat order, reason)], [(bye entry, reason)], notes."""
+def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, seed: int = 0, field: dict | None = None):
+    """[(sides in seat order, reason)], [(bye entry, reason)], notes. `field`: a Swiss stage's, if read already."""
     fmt = plan["format"]
     stage = stage_cfg(event, stage_idx)
     rules = game_rules(event.config.game)
     if fmt in ("swiss", "special_swiss"):
-        field = _field(deps, event, stage_idx, plan, state)
+        field = field if field is not None else _field(deps, event, stage_idx, plan, state)
         cs = _contestants(deps, event, stage_idx, plan, state, field=field)
         notes: list[str] = []
         if fmt == "swiss" and early_finish_applies(event, stage_idx) and rules.sides_per_table == 2:
