@@ -1,7 +1,8 @@
 """A 10,000-entry Guandan day (万人赛) through the services on DynamoDB Local (started and stopped here).
 
 Per round: the draw through the service (rounds.draw_next: reads, engine, 5,000 tables written) beside the engine
-alone on the same contestants (the reference, measured in the same run); a sample of results entered and confirmed
+alone on the same contestants (the reference, measured in the same run), with its parts' wall times (the roster
+read, the tables written, the answer built: the parts overlap, so they need not add up); a sample of results entered and confirmed
 through the result service (both sides' codes), the rest of the 5,000 tables' results written in bulk; the close
 through the service (its publish is asked for, as the queue would be in AWS, and measured on its own). Then the
 full publish, the publish after one corrected result, and the largest item written and the largest page.
@@ -32,6 +33,30 @@ def main() -> None:
     on_ddb_local(run)
 
 
+PARTS: dict[str, float] = {}   # wall time of each timed part in the call being measured
+
+
+def _timed(owner, name: str, label: str) -> None:
+    """Times every call of owner.name (the bench's view of where a draw or close spends its time)."""
+    import functools
+    real = getattr(owner, name)
+
+    @functools.wraps(real)
+    def timed(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            PARTS[label] = PARTS.get(label, 0.0) + time.perf_counter() - t0
+    setattr(owner, name, timed)
+
+
+def _parts() -> str:
+    out = ", ".join(f"{k} {v:.2f}" for k, v in PARTS.items())
+    PARTS.clear()
+    return out
+
+
 def run() -> None:
     from chalicelib import bootstrap
     from chalicelib.engine.formats import draw_round
@@ -45,6 +70,12 @@ def run() -> None:
 
     asked = []
     publish_requests.request_publish = lambda deps, tid, change=None: asked.append(tid)   # the queue's message, in AWS
+    from chalicelib.store.entries import EntryRepo
+    from chalicelib.store.rounds import RoundRepo
+    _timed(EntryRepo, "roster", "roster")
+    _timed(RoundRepo, "create_round", "tables written")
+    _timed(RoundRepo, "get_round_stamped", "round read")
+    _timed(svc, "round_out", "answer")
     repos = repos_on("bench_big_event")
     sizes = ItemSizes().attach(dynamo.client())
     clock = lambda: datetime(2026, 12, 12, 1, tzinfo=timezone.utc)  # noqa: E731
@@ -63,9 +94,11 @@ def run() -> None:
         t0 = time.perf_counter()
         draw_round("swiss", cs, n, rounds_left=ROUNDS - n)
         engine = time.perf_counter() - t0
+        PARTS.clear()
         t0 = time.perf_counter()
         out, _ = svc.draw_next(d, organiser, event.id, seed=n)
         drawn = time.perf_counter() - t0
+        draw_parts = _parts()
         # a sample through the result service: one side enters, the other confirms (by their table codes)
         t0 = time.perf_counter()
         for table in out.tables[:SAMPLE]:
@@ -76,14 +109,17 @@ def run() -> None:
             assert ra.status == "entered"
         per_result = (time.perf_counter() - t0) / max(1, min(SAMPLE, len(out.tables)))
         results_for_round(repos, event, n)     # the other tables' results, in bulk (confirmed ones are kept)
+        PARTS.clear()
         t0 = time.perf_counter()
         svc.close_round(d, organiser, event.id, n)
         closed = time.perf_counter() - t0
+        close_parts = _parts()
         rows.append((n, engine, drawn, per_result, closed))
         print(f"round {n}: engine alone {engine:.2f} s, draw through the service {drawn:.2f} s "
               f"({drawn / engine:.1f}× the engine; target < 2 s), {len(out.tables):,} tables; result enter+confirm "
               f"{per_result * 1000:.0f} ms a table through the service; close {closed:.2f} s (target < 5 s); "
-              f"load average {os.getloadavg()[0]:.1f}", flush=True)
+              f"load average {os.getloadavg()[0]:.1f}\n  draw's parts (s): {draw_parts}; close's parts (s): {close_parts}",
+              flush=True)
     worst = max(rows, key=lambda r: r[2])
     print(f"draws: worst {worst[2]:.2f} s (round {worst[0]}), engine alone then {worst[1]:.2f} s; "
           f"mean ratio service/engine {sum(r[2] / r[1] for r in rows) / len(rows):.1f}; closes worst {max(r[4] for r in rows):.2f} s")
