@@ -92,7 +92,7 @@ def published_knockout_standings(tid, eid, order):
                               r'<td class="muted">[^<]*</td><td>([^<]*)</td>', table)
             assert rows == list(zip(order, reached)), (prefix, page, rows)
             assert f"<th>{head}</th>" in table and group not in table, (prefix, page)
-            assert '<td class="n">800 CNY</td>' in table, (prefix, page)
+            assert '<td class="n">800&nbsp;CNY</td>' in table, (prefix, page)   # amount and code on one line
 
 
 def test_without_the_option_the_semi_final_losers_share_third_by_the_tie_break_chain(api):
