@@ -956,6 +956,7 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
                                         pager=_pager(round_pages[last["number"]][0], 1) if last else None,
                                         other_lang=other(ep_rel + "index.html")))
         standings_pages = _pages(data["standings"], rows)
+        standings_table = None   # its rows written without the template engine (publish/standings_table.py)
         s_pager = [{"n": i, "href": _page_name("standings", i),
                     "label": t_("ranks_from_to", a=chunk[0]["rank"], b=chunk[-1]["rank"]) if chunk else ""}
                    for i, chunk in enumerate(standings_pages, start=1)]
@@ -964,7 +965,11 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
             # a big field's standings: only the pages whose rows moved are rendered again
             if len(standings_pages) > 1 and unchanged(key, data["page_inputs"]["standings"][i - 1]):
                 continue
+            if standings_table is None:
+                from ..publish.standings_table import StandingsTable
+                standings_table = StandingsTable(lang)
             write(key, render("standings.html", lang, **{**ctx, "standings": chunk}, pager=_pager(s_pager, i),
+                              table_html=Markup(standings_table.render(chunk, data, tournament.currency)),
                               other_lang=other(ep_rel + _page_name("standings", i))))
         if not unchanged(ep + "corrections.html", data["page_inputs"]["corrections"]):
             write(ep + "corrections.html", render("corrections.html", lang, **ctx,
