@@ -48,7 +48,7 @@ class StandingsTable:
             tb = row["tiebreaks"]
             cells += [f'<td class="n tb">{_num(tb[k]) if k in tb else ""}</td>' for k in tnames]
             if prizes:
-                cells.append(f'<td class="n">{_e(row["prize"]) + " " + cur if row.get("prize") else ""}</td>')
+                cells.append(f'<td class="n">{_e(row["prize"]) + "&nbsp;" + cur if row.get("prize") else ""}</td>')
             if decided:
                 by = row.get("decided_by")
                 if by == "lots":
