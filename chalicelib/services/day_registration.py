@@ -267,10 +267,11 @@ def checkout_items(deps: Deps, reg: dict, asked: CheckoutIn, client_ip: str | No
     payment = _new_payment(holding, (provider, channel), reg["id"], now)
     deps.repos.payments.put_new(payment)
     hold = now + timedelta(minutes=single.deps_hold_minutes(deps))
-    for e in holding:   # version-checked: a concurrent checkout loses here (its retry closes this order)
-        deps.repos.entries.transition(e, e.model_copy(update={
-            "payment_id": payment.id, "payment_state": "pending", "hold_expires_at": e.hold_expires_at or hold,
-            "version": e.version + 1, "updated_at": now}))
+    # Every item onto the new order in one write, version-checked: a concurrent change loses here whole (its
+    # retry closes this order), never leaving the items split between two open orders.
+    deps.repos.entries.transition_many([(e, e.model_copy(update={
+        "payment_id": payment.id, "payment_state": "pending", "hold_expires_at": e.hold_expires_at or hold,
+        "version": e.version + 1, "updated_at": now})) for e in holding])
     for p in open_.values():
         fresh = deps.repos.payments.get(p.id)
         if fresh and fresh.state in ("created", "pending"):

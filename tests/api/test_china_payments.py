@@ -497,3 +497,37 @@ def test_a_days_checkout_switched_and_paid_once_on_dynamodb_local(local_api, wec
         assert (note.status_code, note.data["code"]) == (200, "SUCCESS")
     seen = local_api.get(f"/registrations/{reg_id}", token=None, headers=manage).data
     assert [i["entry"]["status"] for i in seen["items"]] == ["confirmed", "confirmed"] and seen["amount_paid"] == 8000
+
+
+def test_a_days_items_move_to_a_new_order_together_or_not_at_all(api, wechat, clock, monkeypatch):
+    """One item changed meanwhile (its copy read here is stale): the checkout fails whole — no item on an order
+    the other is not on — and the next one puts both on one order."""
+    from chalicelib.store.entries import EntryRepo
+    tid = api.post("/tournaments", tournament_body(payments={"providers": ["wechat_pay"]})).data["id"]
+    a, b = make_event(api, tid, name="掼蛋积分赛"), make_event(api, tid, name="掼蛋团体赛")
+    body = {"contact": {"name": "张三", "phone": "13800000001"},
+            "items": [{"event_id": e, "name": "河池一队", "members": [{"name": "张三", "phone": "13800000001"},
+                                                                  {"name": "李四"}]} for e in (a, b)]}
+    r = api.post(f"/tournaments/{tid}/registrations", body, token=None)
+    reg_id, manage = r.data["registration"]["id"], {"X-Manage-Token": r.data["manage_token"]}
+    second = r.data["registration"]["items"][1]["entry"]["id"]
+    real, stale = EntryRepo.get, []
+
+    def get(self, eid, entry_id):
+        found = real(self, eid, entry_id)
+        if entry_id == second and found and not stale:   # read before a concurrent write moved its version
+            stale.append(1)
+            return found.model_copy(update={"version": found.version - 1})
+        return found
+    monkeypatch.setattr(EntryRepo, "get", get)
+    failed = api.post(f"/registrations/{reg_id}/checkout", {"provider": "wechat_pay", "channel": "h5"}, token=None,
+                      headers=manage)
+    assert failed.status_code == 409, failed.data
+    repos = bootstrap.deps().repos
+    ids = [(i["event_id"], i["entry"]["id"]) for i in r.data["registration"]["items"]]
+    assert [real(repos.entries, e, x).payment_id for e, x in ids] == [None, None]   # neither moved alone
+    ok = api.post(f"/registrations/{reg_id}/checkout", {"provider": "wechat_pay", "channel": "h5"}, token=None,
+                  headers=manage)
+    assert ok.status_code == 200, ok.data
+    moved = {real(repos.entries, e, x).payment_id for e, x in ids}
+    assert len(moved) == 1 and None not in moved and len(ok.data["entry_ids"]) == 2
