@@ -211,9 +211,11 @@ class Table:
             kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
 
     def query_page(self, pk: str, low: str, high: str, *, start: dict | None = None,
-                   projection: str | None = None) -> tuple[list[dict], str | None]:
+                   projection: str | None = None, limit: int | None = None) -> tuple[list[dict], str | None]:
         """One page of raw items with low <= SK <= high (strongly consistent), and the sort key it stopped at (None:
-        the range is read to its end). `projection` gets SK added: the caller orders and dedupes by it."""
+        the range is read to its end). `projection` gets SK added: the caller orders and dedupes by it. `limit`:
+        items at most (DynamoDB Local reads every item of a wide range before it cuts the page at 1 MB, measured
+        at as much as the whole roster for its first page; a Limit it stops at)."""
         kwargs: dict[str, Any] = {"TableName": self.name, "ConsistentRead": True,
                                   "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
                                   "ExpressionAttributeValues": to_item({":pk": pk, ":lo": low, ":hi": high})}
@@ -224,8 +226,8 @@ class Table:
             kwargs["ExpressionAttributeNames"] = {f"#p{k}": x for k, x in enumerate(names)}
         if start:
             kwargs["ExclusiveStartKey"] = start
-        if PAGE_ITEMS:
-            kwargs["Limit"] = PAGE_ITEMS
+        if PAGE_ITEMS or limit:
+            kwargs["Limit"] = PAGE_ITEMS or limit
         resp = client().query(**kwargs)
         last = resp.get("LastEvaluatedKey")
         return resp.get("Items", []), (last["SK"]["S"] if last else None)

@@ -13,7 +13,7 @@ from .dynamo import Op, Table
 
 COUNTERS = ("taken", "confirmed", "held", "waitlisted")
 ROSTER_SLICE = 1_000   # entries a query of EntryRepo.roster reads, when the ids are known (about a 1 MB page)
-ROSTER_SPANS = 8       # queries at once reading a roster whose ids are not known yet
+ROSTER_SPANS = 8       # spans of a roster read whose ids are not known yet, where they are not ULIDs
 _SHARDED: dict[str, bool] = {}   # event id → whether its counters are sharded (fixed when the event is created)
 
 
@@ -167,6 +167,15 @@ def _between_ids(low: str, high: str) -> str | None:
     return _entry_sk((a + b) // 2)
 
 
+def _spans_for(first: str, last: str, end: str) -> int:
+    """How many spans to cut (last, end] into: as many as make each about two thirds of the first page's ULID
+    width (a span read in one page, none cut again), ROSTER_SPANS where the ids are not ULIDs."""
+    a, b, c = _ulid_number(first), _ulid_number(last), _ulid_number(end)
+    if a is None or b is None or c is None or b <= a:
+        return ROSTER_SPANS
+    return max(2, min(64, -(-3 * (c - b) // (2 * (b - a)))))
+
+
 def _spans(low: str, high: str, k: int) -> list[tuple[str, str]]:
     """[low, high] cut into k spans of equal ULID width (bounds shared: query_ranges keeps an item once); one span
     where the ids are not ULIDs."""
@@ -201,8 +210,9 @@ class EntryRepo:
         """The event's entries as a draw needs them, reading only each item's `roster` attribute (every write
         sets it: entry_item); items written before it existed are read whole instead. The key range is read by
         several queries at once (10,000 entries are ten 1 MB pages one after another otherwise): cut at `known`
-        entry ids (a stage plan's) where given, else, past a first page, into equal spans of ULID between the
-        first page's end and the last entry (the first draw); a span denser than a page is cut again (Table.query_ranges)."""
+        entry ids (a stage plan's) where given, else, past a first page of ROSTER_SLICE entries, into spans of ULID
+        between its end and the last entry sized by that page's density (the first draw); a range that fills a page
+        is cut again (Table.query_ranges)."""
         pk, projection = keys.event_partition(eid), "roster"
         low, high = keys.ENTRY_PREFIX, keys.ENTRY_PREFIX[:-1] + "$"   # ENTRY# … ENTRY$ is begins_with(ENTRY#)
         ids = sorted(set(known))
@@ -210,12 +220,13 @@ class EntryRepo:
         if cuts:
             items = self.t.query_ranges(pk, list(zip([low, *cuts], [*cuts, high])), _between_ids, projection=projection)
         else:
-            items, last = self.t.query_page(pk, low, high, projection=projection)
+            items, last = self.t.query_page(pk, low, high, projection=projection, limit=ROSTER_SLICE)
             if last is not None:
                 tail = self.t.query(pk, keys.ENTRY_PREFIX, forward=False, limit=1, raw=True, projection="SK")
                 end = tail[0]["SK"]["S"] if tail else high
-                spans = _spans(last, end, ROSTER_SPANS) + [(end, high)]
-                rest = self.t.query_ranges(pk, spans, _between_ids, projection=projection)
+                k = _spans_for(items[0]["SK"]["S"], last, end)
+                spans = _spans(last, end, k) + [(end, high)]
+                rest = self.t.query_ranges(pk, spans, _between_ids, projection=projection, workers=min(16, k))
                 items = [*items, *(i for i in rest if i["SK"]["S"] != last)]   # the page's last item begins the spans
         if all("roster" in i for i in items):   # one parse of them all: 10,000 small ones cost ten times more
             rows = json.loads("[" + ",".join(i["roster"]["S"] for i in items) + "]")
