@@ -239,7 +239,8 @@ class Table:
         read by up to `workers` queries at once. A query stopped by a page's end (DynamoDB reads at most 1 MB a
         page, whatever the projection) hands the rest of its range to two queries, cut at `split(last, high)` (a
         sort key between the two, or None: the next page of the same query), so a dense range does not become a
-        chain of pages one after another (on DynamoDB Local a deep page of a query also costs more than its first)."""
+        chain of pages one after another (on DynamoDB Local each page of a range also costs as much as reading what
+        is left of the range: narrow ranges are cheap there)."""
         from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
         found: dict[str, dict] = {}
         with ThreadPoolExecutor(max_workers=max(1, min(workers, 2 * len(ranges)))) as pool:
