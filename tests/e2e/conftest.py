@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from playwright.sync_api import expect
 from scripts.site_build import built_site
+
+# What a page shows after a write, awaited up to 15 s instead of Playwright's 5: locally a write's answer waits on
+# one publish, inline, and with two workers on a loaded machine that publish took longer than 5 s (a pairing edit's
+# notice). Timeouts a test gives itself ("within one poll") stay as they are.
+expect.set_options(timeout=15_000)
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-artifacts" / "screenshots"
