@@ -57,11 +57,9 @@ organiser: deps
 reset-password: deps
 	@LOGIN="$(LOGIN)" PASSWORD="$(PASSWORD)" $(PY) -m scripts.dev reset-password
 
-# One process by default: with two pytest-xdist workers (TEST_WORKERS=2: each with its own DynamoDB Local, stack and
-# Chromium, whole files to a worker) the suite takes 11 min instead of ~18 on an idle machine, but three fresh-clone
-# runs each had two or three timing tests fail from the other worker's load (a publish-lease ordering test, the
-# frozen-store restart, a console sign-in over 15 s); until those are made load-proof, the default stays serial.
-TEST_WORKERS ?= 0
+# Two pytest-xdist workers, each with its own DynamoDB Local, stack and Chromium, whole files to a worker (a file's
+# module fixtures are set up once): ~11 min instead of ~18 in one process. TEST_WORKERS=0: one process.
+TEST_WORKERS ?= 2
 test: deps chromium site
 	$(PY) -m pytest -q -p no:cacheprovider $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 
