@@ -1,6 +1,7 @@
 """Helpers that run an event through the HTTP routes, as the organiser and the tables would."""
 from __future__ import annotations
 
+from chalicelib.publish.sinks import MemorySink
 from tests.factories import tournament_body
 
 
@@ -54,3 +55,15 @@ def close(api, eid: str, n: int) -> dict:
     r = api.post(f"/events/{eid}/rounds/{n}/close")
     assert r.status_code == 200, r.data
     return r.data
+
+
+class Recording(MemorySink):
+    """A memory sink that lists the keys written, in order (what a publish wrote)."""
+
+    def __init__(self):
+        super().__init__()
+        self.written = []
+
+    def write(self, key, body):
+        self.written.append(key)
+        super().write(key, body)

@@ -4,23 +4,12 @@ everything. A small field proves it; bench/publish.py has the figures at 10,000 
 from __future__ import annotations
 
 from chalicelib import bootstrap
-from chalicelib.publish.sinks import MemorySink
 from chalicelib.services import publishing
 from chalicelib.services.publish_requests import request_publish
-from tests.api.play import draw, enter_and_confirm, people, setup_event
+from tests.api.play import Recording, draw, enter_and_confirm, people, setup_event
 
 CFG = {"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": 40, "fee": {"amount": 0},
        "stages": [{"format": "swiss", "rounds": 3}]}
-
-
-class Recording(MemorySink):
-    def __init__(self):
-        super().__init__()
-        self.written = []
-
-    def write(self, key, body):
-        self.written.append(key)
-        super().write(key, body)
 
 
 def test_a_result_publishes_its_event_from_the_cache_and_anything_else_reads_again(api, moto_repos, monkeypatch):

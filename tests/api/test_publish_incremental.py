@@ -2,19 +2,8 @@
 from __future__ import annotations
 
 from chalicelib import bootstrap
-from chalicelib.publish.sinks import MemorySink
 from chalicelib.services.publishing import publish_tournament
-from tests.api.play import close, draw, enter_and_confirm, people, setup_event
-
-
-class Recording(MemorySink):
-    def __init__(self):
-        super().__init__()
-        self.written = []
-
-    def write(self, key, body):
-        self.written.append(key)
-        super().write(key, body)
+from tests.api.play import Recording, close, draw, enter_and_confirm, people, setup_event
 
 
 def test_only_changed_pages_are_written(api, moto_repos):

@@ -11,7 +11,7 @@ from chalicelib.config import get_settings
 from chalicelib.publish.sinks import MemorySink
 from chalicelib.services import publishing
 from chalicelib.services.publishing import publish_tournament
-from tests.api.play import close, draw, enter_and_confirm, people, setup_event
+from tests.api.play import Recording, close, draw, enter_and_confirm, people, setup_event
 
 CFG = {"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": 40, "fee": {"amount": 0},
        "stages": [{"format": "swiss", "rounds": 3}]}
@@ -93,15 +93,6 @@ def test_one_result_rewrites_only_the_page_holding_its_table(api, moto_repos, ro
         tid, eid, ids, rnd, rnd2 = _played(api, 17)   # round 2: 8 tables and a bye, pages of 3
     rows(3)
     d = bootstrap.deps()
-
-    class Recording(MemorySink):
-        def __init__(self):
-            super().__init__()
-            self.written = []
-
-        def write(self, key, body):
-            self.written.append(key)
-            super().write(key, body)
 
     d.publisher = sink = Recording()
     publishing.publish_latest(d, tid)
