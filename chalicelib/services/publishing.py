@@ -5,12 +5,10 @@ PUBLISH_QUEUE_URL is set) and on demand. Only names and clubs appear: never a ph
 """
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import logging
 import os
-from contextlib import contextmanager
 from datetime import datetime
 from functools import lru_cache
 from zoneinfo import ZoneInfo
@@ -22,6 +20,7 @@ from ..bootstrap import Deps
 from ..engine.games import game as game_rules
 from ..publish.i18n import LANGS as PAGE_LANGS, prefix as lang_prefix, translator
 from ..publish.render import render
+from .gc_pause import gc_paused
 from .names import readable
 
 
@@ -525,20 +524,6 @@ def _epoch(deps: Deps) -> int:
     return int(deps.clock().timestamp())
 
 
-@contextmanager
-def _gc_paused():
-    """The cyclic collector is paused while a publish runs: it allocates tens of thousands of short-lived dicts
-    that reference counting frees anyway, and each full pass walks the process's whole heap (the cached closed
-    rounds included) — measured at a fifth to a third of a one-result publish. Re-enabled afterwards."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 # The publisher's own state between publishes in this process (issue 29), per tournament: each event's data and
 # the cache it was worked out from, the manifests, and the ask count it is current with. A result's publish uses
 # it only when the asks taken since are exactly the ones after that count and all name tables (see `_by_event`).
@@ -559,7 +544,7 @@ def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600, force: boo
     they are all table results, only the events they name are read again and published (by event)."""
     import time
     t0 = time.perf_counter()
-    with _gc_paused():
+    with gc_paused():   # a publish allocates tens of thousands of short-lived dicts (services/gc_pause.py)
         try:
             stats = _publish(deps, tid, fork_over=fork_over, force=force, asked=asked)
         except BaseException:
