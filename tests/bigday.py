@@ -47,7 +47,7 @@ def results_for_round(repos, event, n: int, *, seed: int = 1) -> int:
     _, tables = repos.rounds.get_round(event.id, ref["stage"], n)
     rules, scoring = game(event.config.game), event.config.stages[ref["stage"]].scoring
     rng = random.Random(seed * 1000 + n)
-    items = []
+    done = []
     for t in tables:
         a, b = (s["entry_id"] for s in t["sides"])
         la, lb = rng.randint(2, 14), rng.randint(2, 14)
@@ -55,10 +55,9 @@ def results_for_round(repos, event, n: int, *, seed: int = 1) -> int:
             la = 14 if lb < 14 else 13
         score = rules.score({"final": {"levels": {a: la, b: lb}}}, [Side(a, tuple(t["sides"][0]["seats"])),
                                                                      Side(b, tuple(t["sides"][1]["seats"]))], scoring)
-        done = {**t, "status": "confirmed", "version": t["version"] + 2, "points": score.points,
-                "outcome": score.outcome, "winner": score.winner, "details": {}}
-        items.append(repos.rounds.table_item(event.id, ref["stage"], n, done))
-    repos.rounds._batch_put(items)
+        done.append({**t, "status": "confirmed", "version": t["version"] + 2, "points": score.points,
+                     "outcome": score.outcome, "winner": score.winner, "details": {}})
+    repos.rounds._batch_put(repos.rounds.table_items(event.id, ref["stage"], n, done))
     repos.table.update({"PK": f"EVENT#{event.id}", "SK": f"ROUND#{ref['stage']}#{n:03d}"}, "ADD rev :one",
                        values={":one": 1})
     return len(tables)

@@ -147,11 +147,16 @@ class Table:
         item = resp.get("Item")
         return from_item(item) if item else None
 
-    def get_many(self, keys_: Sequence[dict]) -> list[dict | None]:
-        """Several items in one round trip (BatchGetItem, strongly consistent), in the order asked."""
+    def get_many(self, keys_: Sequence[dict], projection: Sequence[str] | None = None) -> list[dict | None]:
+        """Several items in one round trip (BatchGetItem, strongly consistent), in the order asked; `projection`:
+        only these attributes of each (and its key)."""
         want = [to_item(k) for k in keys_]
         found: dict[tuple, dict] = {}
-        request = {self.name: {"Keys": want, "ConsistentRead": True}}
+        request: dict[str, Any] = {self.name: {"Keys": want, "ConsistentRead": True}}
+        if projection:
+            names = ["PK", "SK", *projection]
+            request[self.name]["ProjectionExpression"] = ", ".join(f"#p{k}" for k in range(len(names)))
+            request[self.name]["ExpressionAttributeNames"] = {f"#p{k}": x for k, x in enumerate(names)}
         while request:
             resp = client().batch_get_item(RequestItems=request)
             for item in resp.get("Responses", {}).get(self.name, []):

@@ -14,21 +14,29 @@ _ROUND_CACHE: dict[tuple, tuple] = {}   # (table, event, stage, round) → ((rev
 HEAD_ONLY = "head_only"                 # marks a state read without its plans' long fields
 WRITERS = 8                             # threads writing a round's batches at once
 READERS = 8                             # queries at once reading a round's tables (get_round_stamped)
-TABLES_PER_QUERY = 1_000                # about a 1 MB page of table items
-TABLE_NUMBER_MAX = 9_999                # keys.table numbers tables with four digits
+TABLES_PER_QUERY = 1_000                # about a 1 MB page of tables
 
 
-def _between_tables(prefix: str, low: str, high: str) -> str | None:
-    """A table key halfway between two keys under a round (its head and parts count as table 0)."""
+def _between_packs(prefix: str, low: str, high: str) -> str | None:
+    """A table pack's key halfway between two keys under a round (its head and parts count as pack 0)."""
     def number(sk: str) -> int | None:
-        head, _, k = sk.partition("#TABLE#")
+        head, _, k = sk.partition("#TABLES#")
         if not k:
             return 0 if sk.startswith(prefix) else None
         return int(k) if head == prefix and k.isdigit() else None
     a, b = number(low), number(high)
     if a is None or b is None or b - a < 2:
         return None
-    return f"{prefix}#TABLE#{(a + b) // 2:04d}"
+    return f"{prefix}#TABLES#{(a + b) // 2:03d}"
+
+
+def _is_table_attr(name: str) -> bool:
+    return name[0] == "t" and name[1:].isdigit()
+
+
+def tables_of_pack(item: dict) -> list[dict]:
+    """The tables a raw pack item holds (keys.table_pack), in no particular order."""
+    return [json.loads(v["S"]) for k, v in item.items() if _is_table_attr(k)]
 
 
 def _stamp(head_item: dict) -> list:
@@ -97,7 +105,7 @@ class RoundRepo:
         key = keys.round_(eid, stage, n)
         head, round_parts = parts.pack(key, round_doc, parts.split_round)
         state_parts, state_op = self._state_ops(eid, state, expected_version)
-        table_items = [self.table_item(eid, stage, n, t) for t in tables]
+        table_items = self.table_items(eid, stage, n, tables)
         self._remove_leftovers(eid, stage, n, {i["SK"] for i in [*table_items, *round_parts]})
         self._batch_put([*round_parts, *state_parts, *table_items])
         ops = [
@@ -131,7 +139,8 @@ class RoundRepo:
         state_parts, state_op = self._state_ops(eid, state, expected_version)
         self._batch_put(state_parts)
         self.t.transact([Op.delete(keys.round_(eid, stage, n)), state_op])
-        self._batch_write([{"DeleteRequest": {"Key": to_item(keys.table(eid, stage, n, t["number"]))}} for t in tables])
+        packs = sorted({keys.table_pack_no(t["number"]) for t in tables})
+        self._batch_write([{"DeleteRequest": {"Key": to_item(keys.table_pack(eid, stage, n, k))}} for k in packs])
 
     def edit_round(self, eid: str, round_doc: dict, changed: list[tuple[dict, int | None]], removed: list[tuple[int, int]],
                    state: dict, expected_version: int, audit: dict) -> None:
@@ -140,16 +149,31 @@ class RoundRepo:
         the state (fixed tables; a draw or close meanwhile fails it) and the audit record."""
         stage, n = round_doc["stage"], round_doc["number"]
         stale = lambda: errors.VersionConflict("桌次在编排调整时被修改，请刷新 · A table changed meanwhile; reload.")
-        ops = []
+        by_pack: dict[int, list[tuple[int, dict | None, int | None]]] = {}
         for table, version in changed:
-            item = self.table_item(eid, stage, n, table)
-            if version is None:
-                ops.append(Op.put(item, condition="attribute_not_exists(PK)", on_fail=stale))
-            else:
-                ops.append(Op.put(item, condition="version = :v", values={":v": version}, on_fail=stale))
+            by_pack.setdefault(keys.table_pack_no(table["number"]), []).append((table["number"], table, version))
         for number, version in removed:
-            ops.append(Op.delete(keys.table(eid, stage, n, number), condition="version = :v", values={":v": version},
-                                 on_fail=stale))
+            by_pack.setdefault(keys.table_pack_no(number), []).append((number, None, version))
+        ops = []
+        for k, writes in sorted(by_pack.items()):   # one update a pack: a transaction names an item once
+            sets, removes, conditions = ["#kind = :kind"], [], []
+            names, values = {"#kind": "kind"}, {":kind": "tables"}
+            for i, (number, table, version) in enumerate(writes):
+                names[f"#t{i}"], names[f"#v{i}"] = keys.table_attrs(number)
+                if version is None:      # a new table only where the number is free
+                    conditions.append(f"attribute_not_exists(#v{i})")
+                else:                    # a changed or removed one only if nobody wrote it since it was read
+                    conditions.append(f"#v{i} = :v{i}")
+                    values[f":v{i}"] = version
+                if table is None:
+                    removes += [f"#t{i}", f"#v{i}"]
+                else:
+                    sets += [f"#t{i} = :t{i}", f"#v{i} = :nv{i}"]
+                    values[f":t{i}"] = json.dumps(table, ensure_ascii=False, default=str)
+                    values[f":nv{i}"] = table.get("version", 0)
+            expr = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
+            ops.append(Op.update(keys.table_pack(eid, stage, n, k), expr, names=names, values=values,
+                                 condition=" AND ".join(conditions), on_fail=stale))
         key = keys.round_(eid, stage, n)
         head, round_parts = parts.pack(key, round_doc, parts.split_round)
         state_parts, state_op = self._state_ops(eid, state, expected_version)
@@ -170,9 +194,18 @@ class RoundRepo:
                              values={":d": head["data"], ":p": head["parts"], ":g": head["digest"], **values})
         return Op.update(key, "SET #d = :d" + rev + " REMOVE #p, #g", names=names, values={":d": head["data"], **values})
 
-    def table_item(self, eid: str, stage: int, n: int, table: dict) -> dict:
-        return {**keys.table(eid, stage, n, table["number"]), "kind": "table",
-                "data": json.dumps(table, ensure_ascii=False, default=str), "version": table.get("version", 0)}
+    @staticmethod
+    def table_items(eid: str, stage: int, n: int, tables: list[dict]) -> list[dict]:
+        """The pack items holding these tables (keys.table_pack), each table's document and version in its own
+        attributes."""
+        packs: dict[int, dict] = {}
+        for table in tables:
+            k = keys.table_pack_no(table["number"])
+            item = packs.get(k) or packs.setdefault(k, {**keys.table_pack(eid, stage, n, k), "kind": "tables"})
+            data, version = keys.table_attrs(table["number"])
+            item[data] = json.dumps(table, ensure_ascii=False, default=str)
+            item[version] = table.get("version", 0)
+        return list(packs.values())
 
     def _batch_put(self, items: list[dict]) -> None:
         self._batch_write([{"PutRequest": {"Item": to_item(i)}} for i in items])
@@ -213,11 +246,12 @@ class RoundRepo:
         if tables_hint and tables_hint > TABLES_PER_QUERY:
             # the head and its parts ("#PART#" sorts before "#TABLE#") in the first range, then tables cut at their
             # numbers; the last range ends past every "#…" key under the round (what begins_with would read)
-            step = -(-tables_hint // READERS)
-            cuts = [keys.table(eid, stage, n, k)["SK"] for k in range(step, tables_hint, step)]
-            bounds = [prefix, *cuts, keys.table(eid, stage, n, TABLE_NUMBER_MAX)["SK"], prefix + "#~"]
+            packs = keys.table_pack_no(tables_hint) + 1
+            step = -(-packs // READERS)
+            cuts = [keys.table_pack(eid, stage, n, k)["SK"] for k in range(step, packs, step)]
+            bounds = [prefix, *cuts, prefix + "#~"]
             items = self.t.query_ranges(keys.event_partition(eid), list(zip(bounds, bounds[1:])),
-                                        lambda low, high: _between_tables(prefix, low, high), workers=READERS)
+                                        lambda low, high: _between_packs(prefix, low, high), workers=READERS)
         else:
             items = self.t.query(keys.event_partition(eid), prefix, raw=True)
         head, tables, blobs = None, [], {}
@@ -225,8 +259,8 @@ class RoundRepo:
             kind = item["kind"]["S"]
             if kind == "round":
                 head = from_item(item)
-            elif kind == "table":
-                tables.append(json.loads(item["data"]["S"]))
+            elif kind == "tables":
+                tables.extend(tables_of_pack(item))
             elif kind == "part":
                 blobs[item["SK"]["S"]] = item["blob"]["B"]
         if head is None:   # tables without their round: a crashed draw's, which its retry cleans
@@ -260,8 +294,11 @@ class RoundRepo:
     def get_table(self, eid: str, stage: int, n: int, t: int) -> tuple[dict | None, dict | None]:
         """The round's document and one of its tables in one round trip (a phone's poll reads just these). For a
         round too long for one item the document comes without its long fields (byes, notes, bracket)."""
-        doc, table = self.t.get_many([keys.round_(eid, stage, n), keys.table(eid, stage, n, t)])
-        return (json.loads(doc["data"]) if doc else None), (json.loads(table["data"]) if table else None)
+        data, _ = keys.table_attrs(t)
+        doc, pack = self.t.get_many([keys.round_(eid, stage, n), keys.table_pack(eid, stage, n, keys.table_pack_no(t))],
+                                    projection=["data", data])   # the one table of its pack, the round's document
+        table = pack.get(data) if pack else None
+        return (json.loads(doc["data"]) if doc else None), (json.loads(table) if table else None)
 
     def close_round(self, eid: str, round_doc: dict, state: dict, expected_version: int,
                     totals: dict | None = None) -> None:
@@ -330,8 +367,8 @@ class RoundRepo:
             kind = item["kind"]["S"]
             if kind == "round":
                 heads[key] = from_item(item)
-            elif kind == "table":
-                tables.setdefault(key, []).append(json.loads(item["data"]["S"]))
+            elif kind == "tables":
+                tables.setdefault(key, []).extend(tables_of_pack(item))
             elif kind == "part":
                 blobs[sk] = item["blob"]["B"]
         return [(self._round_doc(heads[k], blobs), sorted(tables.get(k, []), key=lambda t: t["number"]))
@@ -340,10 +377,14 @@ class RoundRepo:
     # -- results
     def save_table(self, eid: str, stage: int, n: int, table: dict, expected_version: int, audit: dict) -> None:
         """A table's new result and its audit record, only if nobody changed the table since `expected_version`."""
+        data, version = keys.table_attrs(table["number"])
         self.t.transact([
-            Op.put(self.table_item(eid, stage, n, table), condition="version = :v", values={":v": expected_version},
-                   on_fail=lambda: errors.VersionConflict(
-                       f"The result was changed by someone else (now version {expected_version + 1} or later); reload.")),
+            Op.update(keys.table_pack(eid, stage, n, keys.table_pack_no(table["number"])), "SET #t = :t, #v = :nv",
+                      names={"#t": data, "#v": version}, condition="#v = :v",
+                      values={":t": json.dumps(table, ensure_ascii=False, default=str),
+                              ":nv": table.get("version", 0), ":v": expected_version},
+                      on_fail=lambda: errors.VersionConflict(
+                          f"The result was changed by someone else (now version {expected_version + 1} or later); reload.")),
             Op.update(keys.round_(eid, stage, n), "ADD rev :one", values={":one": 1}),   # publishing's cache key
             self._audit_op(eid, audit)])
 

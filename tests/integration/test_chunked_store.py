@@ -49,7 +49,7 @@ def test_a_ten_thousand_entry_plan_and_round_in_bounded_items(any_repos, monkeyp
                                                                                        zip(ids[::2], ids[1::2])]}
     tables = [{"number": k, "home": ids[2 * k], "status": "pending", "version": 0, "points": {},
                "sides": [{"entry_id": ids[2 * k], "seats": ["N", "S"]}, {"entry_id": ids[2 * k + 1], "seats": ["E", "W"]}]}
-              for k in range(1, 31)]
+              for k in range(1, 201)]
     state = {"rounds": [{"n": 1, "stage": 0, "stage_round": 1}], "open_round": 1, "stage": 0, "plans": {"0": _plan(ids)}}
     repo.create_round("E1", doc, tables, state, 0)
 
@@ -62,14 +62,14 @@ def test_a_ten_thousand_entry_plan_and_round_in_bounded_items(any_repos, monkeyp
         repo.save_state("E1", {**head, "open_round": 0}, 1)
 
     round_doc, round_tables = repo.get_round("E1", 0, 1)
-    assert round_doc == doc and len(round_tables) == 30
-    # a close's read: cut at table numbers, queries at once, pages of 4 (DynamoDB's 1 MB made short), a range
-    # past its page cut again; whether the field's hint is above the tables (40) or below (12)
+    assert round_doc == doc and round_tables == tables          # 200 tables in 11 packs, whole and in order
+    # a close's read: cut at table packs, queries at once, pages of 2 (DynamoDB's 1 MB made short), a range
+    # past its page cut again; whether the field's hint is above the tables (400) or below (60)
     from chalicelib.store import dynamo, rounds as rounds_store
     one_query = repo.get_round_stamped("E1", 0, 1)
-    monkeypatch.setattr(dynamo, "PAGE_ITEMS", 4)
+    monkeypatch.setattr(dynamo, "PAGE_ITEMS", 2)
     monkeypatch.setattr(rounds_store, "TABLES_PER_QUERY", 5)
-    for hint in (40, 12):
+    for hint in (400, 60):
         assert repo.get_round_stamped("E1", 0, 1, tables_hint=hint) == one_query
     monkeypatch.setattr(dynamo, "PAGE_ITEMS", None)
     poll_doc, one = repo.get_table("E1", 0, 1, 3)               # a phone's poll: no 6,000 byes with it
@@ -133,8 +133,8 @@ def test_a_crashed_draw_leaves_nothing_its_retry_does_not_clean(any_repos):
     doc = {"event_id": "E5", "stage": 0, "number": 1, "stage_round": 1, "seed": 5, "status": "open", "format": "swiss",
            "byes": [], "notes": []}
     state = {"rounds": [{"n": 1, "stage": 0, "stage_round": 1}], "open_round": 1, "stage": 0, "plans": {"0": _plan(ids)}}
-    # the crashed attempt: 55 tables and a stray part written, no transaction
-    repo._batch_put([repo.table_item("E5", 0, 1, t) for t in tables(55, "crashed")])
+    # the crashed attempt: 75 tables (4 packs of 20) and a stray part written, no transaction
+    repo._batch_put(repo.table_items("E5", 0, 1, tables(75, "crashed")))
     repo._batch_put([{"PK": "EVENT#E5", "SK": parts.part_sk("ROUND#0#001", "0" * 20, 0), "kind": "part", "blob": b"x"}])
     assert repo.get_round("E5", 0, 1) == (None, [])            # nothing visible
     repo.create_round("E5", doc, tables(50, "retry"), state, 0)
@@ -142,7 +142,8 @@ def test_a_crashed_draw_leaves_nothing_its_retry_does_not_clean(any_repos):
     assert got_doc["seed"] == 5 and [t["number"] for t in got] == list(range(1, 51))
     assert {t["reason"] for t in got} == {"retry"}
     under = any_repos.table.query("EVENT#E5", "ROUND#0#001#", projection="SK")
-    assert len(under) == 50                                      # the 5 extra tables and the part are gone
+    assert [u["SK"] for u in under] == [f"ROUND#0#001#TABLES#00{k}" for k in range(3)]   # tables 1-50: the 4th
+    # pack (tables 60-75) and the part are gone
     with pytest.raises(errors.RoundOpen):
         repo.create_round("E5", doc, tables(60, "late"), {**state}, 1)
     assert [t["reason"] for t in repo.get_round("E5", 0, 1)[1]] == ["retry"] * 50

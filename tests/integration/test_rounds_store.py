@@ -45,3 +45,47 @@ def test_round_state_tables_results_and_audit(any_repos):
     after = repo.state("E1")
     repo.delete_round("E1", 0, 1, rounds[0][1], {**after, "rounds": []}, after["version"])
     assert repo.get_round("E1", 0, 1) == (None, []) and repo.state("E1")["rounds"] == []
+
+
+def test_tables_packed_twenty_to_an_item_keep_their_own_versions(any_repos):
+    """Tables share items (keys.table_pack) but not conditions: results at two tables of one pack at once both
+    land; a pairing edit changing two tables of a pack, removing one and adding one in a new pack is one
+    transaction, refused whole when any of them moved since it was read."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from chalicelib.store import keys
+    repo = any_repos.rounds
+    state = {"rounds": [{"n": 1, "stage": 0, "stage_round": 1}], "open_round": 1, "stage": 0, "plans": {"0": {"rounds": 3}}}
+    repo.create_round("E7", _round(1), _tables(45), state, 0)
+    packs = any_repos.table.query("EVENT#E7", "ROUND#0#001#", projection="SK")
+    assert [p["SK"] for p in packs] == [keys.table_pack("E7", 0, 1, k)["SK"] for k in range(3)]   # 1-19, 20-39, 40-45
+    _, tables = repo.get_round("E7", 0, 1)
+
+    def result(k):
+        repo.save_table("E7", 0, 1, dict(tables[k - 1], status="entered", version=1), 0,
+                        {"id": f"01R{k:02d}", "action": "result_entered", "who": "x", "at": "t"})
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(result, [2, 3, 4, 5]))              # one pack, four writers
+    _, tables = repo.get_round("E7", 0, 1)
+    assert [t["status"] for t in tables[:6]] == ["pending"] + ["entered"] * 4 + ["pending"]
+
+    doc, state = _round(1), repo.state("E7")
+    moved = [(dict(tables[1], home="b2", version=2), 1), (dict(tables[6], home="b7", version=1), 0),
+             ({**_tables(1)[0], "number": 61, "home": "a61"}, None)]
+    audit = {"id": "01E1", "action": "pairing_edited", "who": "x", "at": "t"}
+    with pytest.raises(errors.VersionConflict):           # table 7 is at version 0, not 3: nothing is written
+        repo.edit_round("E7", doc, [*moved[:1], (moved[1][0], 3), moved[2]], [(8, 0)], state, state["version"], audit)
+    assert repo.get_round("E7", 0, 1)[1] == tables and repo.state("E7")["version"] == state["version"]
+    with pytest.raises(errors.VersionConflict):           # table 61 is new: only where the number is free
+        repo.edit_round("E7", doc, [moved[0], ({**_tables(1)[0], "number": 9}, None)], [], state, state["version"], audit)
+    repo.edit_round("E7", doc, moved, [(8, 0)], state, state["version"], audit)
+    _, edited = repo.get_round("E7", 0, 1)
+    assert [t["number"] for t in edited] == [*range(1, 8), *range(9, 46), 61]
+    assert edited[1]["home"] == "b2" and edited[6]["home"] == "b7" and edited[-1]["home"] == "a61"
+    assert repo.get_table("E7", 0, 1, 8)[1] is None and repo.get_table("E7", 0, 1, 61)[1]["home"] == "a61"
+    with pytest.raises(errors.VersionConflict):           # the edit moved table 2 to version 2
+        repo.save_table("E7", 0, 1, dict(edited[1], version=2), 1, {"id": "01R99", "action": "x", "who": "x", "at": "t"})
+
+    state = repo.state("E7")
+    repo.delete_round("E7", 0, 1, edited, {**state, "rounds": [], "open_round": 0}, state["version"])
+    assert any_repos.table.query("EVENT#E7", "ROUND#0#001", projection="SK") == []
