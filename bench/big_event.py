@@ -63,13 +63,15 @@ def run() -> None:
     from chalicelib.publish.sinks import LocalSink
     from chalicelib.services import publish_requests, results
     from chalicelib.services import rounds as svc
+    from chalicelib.services import publishing
     from chalicelib.services.publishing import publish_tournament
     from chalicelib.services.reads import entries_read_once
     from chalicelib.store import dynamo
     from tests.bigday import ItemSizes, largest_stored, results_for_round, seed_event
 
     asked = []
-    publish_requests.request_publish = lambda deps, tid, change=None: asked.append(tid)   # the queue's message, in AWS
+    ask_publish = publish_requests.request_publish
+    publish_requests.request_publish = lambda deps, tid, change=None: asked.append((tid, change))   # the queue's message, in AWS
     from chalicelib.store.entries import EntryRepo
     from chalicelib.store.rounds import RoundRepo
     _timed(EntryRepo, "roster", "roster")
@@ -138,16 +140,21 @@ def run() -> None:
     full = time.perf_counter() - t0
     print(f"full publish: {stats['files']:,} files, {stats['bytes'] / 2**20:.1f} MiB in {full:.1f} s (target < 10 s); "
           f"largest page {stats['largest'][0]} {stats['largest'][1] / 1024:.0f} KiB")
+    publishing.publish_latest(d, tournament.id)   # through the lease, as every publish of the day: its count is known
     _, last = repos.rounds.get_round(event.id, 0, ROUNDS)
     table = last[SAMPLE + 1]
     a, b = (s["entry_id"] for s in table["sides"])
     results.submit_result(d, event.id, ROUNDS, table["number"],
                           {"version": table["version"], "final": {"levels": {a: 2, b: 14}}, "reason": "bench"},
                           results.Actor("organiser", organiser.id))
+    # the publish the correction asked for, as the publisher takes it from the queue (by event: only its table is
+    # read again)
+    tid, change = asked[-1]
     t0 = time.perf_counter()
-    one = publish_tournament(d, tournament.id)
+    ask_publish(d, tid, change)
+    one = publishing.LAST_STATS[tid]
     print(f"publish after one corrected result: {time.perf_counter() - t0:.2f} s (target < 1 s), "
-          f"{one['written']} of {one['files']:,} files written")
+          f"{one['written']} of {one['files']:,} files written, by event {one.get('by_event')}")
     stored = largest_stored(repos)
     print(f"largest item written: {sizes.largest[0] / 1024:.1f} KiB ({sizes.largest[1]}), of {sizes.count:,} items put; "
           f"largest stored now {stored[0] / 1024:.1f} KiB ({stored[1]}); DynamoDB's limit 400 KiB, ours 100 KiB")

@@ -45,8 +45,51 @@ def client():
                 made.meta.events.register("before-call.dynamodb.*", _refuse_while_down)
                 made.meta.events.register("after-call-error.dynamodb.*", _note_failure)
                 made.meta.events.register("after-call.dynamodb.*", _note_answer)
+                for op in ("Query", "BatchGetItem"):
+                    made.meta.events.register(f"before-parse.dynamodb.{op}", _items_without_the_shape_walk)
                 _client = made
     return _client
+
+
+def _items_without_the_shape_walk(response_dict=None, customized_response_dict=None, **_):
+    """The items of a Query or BatchGetItem answer taken from its JSON as they are: botocore's parser walks the
+    output's shape attribute by attribute, most of a publish's read of 45,000 tables in 2,250 packs (boto/boto3
+    #2928). Its only change to an item's values is base64 blobs to bytes, done here; the rest of the answer
+    (LastEvaluatedKey, UnprocessedKeys, errors) is still parsed by botocore."""
+    if not response_dict or response_dict.get("status_code") != 200 or customized_response_dict is None:
+        return
+    import json
+    body = json.loads(response_dict["body"])
+    if "Items" in body:
+        customized_response_dict["Items"] = [_blobs_decoded(i) for i in body.pop("Items")]
+    elif "Responses" in body:
+        customized_response_dict["Responses"] = {t: [_blobs_decoded(i) for i in items]
+                                                 for t, items in body.pop("Responses").items()}
+    else:
+        return
+    response_dict["body"] = json.dumps(body).encode()
+
+
+def _blobs_decoded(item: dict) -> dict:
+    for value in item.values():
+        if len(value) != 1 or "S" in value or "N" in value:
+            continue
+        _blob_value(value)
+    return item
+
+
+def _blob_value(value: dict) -> None:
+    import base64
+    if "B" in value:
+        value["B"] = base64.b64decode(value["B"])
+    elif "BS" in value:
+        value["BS"] = [base64.b64decode(b) for b in value["BS"]]
+    elif "M" in value:
+        for v in value["M"].values():
+            _blob_value(v)
+    elif "L" in value:
+        for v in value["L"]:
+            _blob_value(v)
 
 
 def _unreachable(exc: BaseException) -> bool:

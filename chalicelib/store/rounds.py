@@ -14,6 +14,7 @@ _ROUND_CACHE: dict[tuple, tuple] = {}   # (table, event, stage, round) → ((rev
 HEAD_ONLY = "head_only"                 # marks a state read without its plans' long fields
 WRITERS = 8                             # threads writing a round's batches at once
 READERS = 8                             # queries at once reading a round's tables (get_round_stamped)
+ROUNDS_AT_ONCE = 3                      # rounds a publisher reads at once (rounds_for_publishing)
 TABLES_PER_QUERY = 1_000                # about a 1 MB page of tables
 
 
@@ -36,7 +37,7 @@ def _is_table_attr(name: str) -> bool:
 
 def tables_of_pack(item: dict) -> list[dict]:
     """The tables a raw pack item holds (keys.table_pack), in no particular order."""
-    return [json.loads(v["S"]) for k, v in item.items() if _is_table_attr(k)]
+    return json.loads("[" + ",".join(v["S"] for k, v in item.items() if _is_table_attr(k)) + "]")   # one parse a pack
 
 
 def _stamp(head_item: dict) -> list:
@@ -240,23 +241,27 @@ class RoundRepo:
 
     def get_round_stamped(self, eid: str, stage: int, n: int,
                           tables_hint: int | None = None) -> tuple[dict | None, list[dict], list | None]:
-        """The round, its tables and its stamp as read (see `round_stamps`), in one query; or, given `tables_hint`
-        (about how many tables there are at most: a close knows the field), by READERS queries at once."""
-        prefix = keys.round_prefix(stage, n)
+        """The round, its tables and its stamp as read (see `round_stamps`): a small round in one query; a big one
+        (past a first page of TABLES_PER_QUERY tables; or at once, given `tables_hint`: about how many tables there
+        are at most, which a close knows from the field) by READERS queries at once, cut at table packs."""
+        prefix, pk = keys.round_prefix(stage, n), keys.event_partition(eid)
+        end = prefix + "#~"   # past every "#…" key under the round: what begins_with would read
         if tables_hint and tables_hint > TABLES_PER_QUERY:
-            # the head and its parts ("#PART#" sorts before "#TABLE#") in the first range, then tables cut at their
-            # numbers; the last range ends past every "#…" key under the round (what begins_with would read)
-            packs = keys.table_pack_no(tables_hint) + 1
-            step = -(-packs // READERS)
-            cuts = [keys.table_pack(eid, stage, n, k)["SK"] for k in range(step, packs, step)]
-            bounds = [prefix, *cuts, prefix + "#~"]
-            items = self.t.query_ranges(keys.event_partition(eid), list(zip(bounds, bounds[1:])),
-                                        lambda low, high: _between_packs(prefix, low, high), workers=READERS)
+            # the head and its parts ("#PART#" sorts before "#TABLES#") in the first range, then the packs
+            items = self._packs_at_once(eid, stage, n, prefix, 0, keys.table_pack_no(tables_hint) + 1)
         else:
-            items = self.t.query(keys.event_partition(eid), prefix, raw=True)
-        head, tables, blobs = None, [], {}
+            items, last = self.t.query_page(pk, prefix, end, limit=TABLES_PER_QUERY // keys.TABLES_PER_ITEM)
+            if last is not None:   # more than a page: the rest at once, up to the round's last pack
+                tail = self.t.query(pk, prefix + "#TABLES#", forward=False, limit=1, raw=True, projection="SK")
+                top = int(tail[0]["SK"]["S"].rsplit("#", 1)[1]) + 1 if tail else 1
+                first = int(last.rsplit("#", 1)[1]) if "#TABLES#" in last else 0
+                items += self._packs_at_once(eid, stage, n, last, first, top)   # `last` is read twice: kept once below
+        head, tables, blobs, seen = None, [], {}, set()
         for item in items:   # raw items: the generic deserialiser is most of the time of 5,000 tables
-            kind = item["kind"]["S"]
+            kind, sk = item["kind"]["S"], item["SK"]["S"]
+            if sk in seen:
+                continue
+            seen.add(sk)
             if kind == "round":
                 head = from_item(item)
             elif kind == "tables":
@@ -266,6 +271,15 @@ class RoundRepo:
         if head is None:   # tables without their round: a crashed draw's, which its retry cleans
             return None, [], None
         return self._round_doc(head, blobs), sorted(tables, key=lambda t: t["number"]), _stamp(head)
+
+    def _packs_at_once(self, eid: str, stage: int, n: int, low: str, first: int, top: int) -> list[dict]:
+        """Raw items from `low` to the end of the round, by READERS queries at once cut at packs first … top."""
+        prefix = keys.round_prefix(stage, n)
+        step = max(1, -(-(top - first) // READERS))
+        cuts = [keys.table_pack(eid, stage, n, k)["SK"] for k in range(first + step, top, step)]
+        bounds = [low, *(c for c in cuts if c > low), prefix + "#~"]
+        return self.t.query_ranges(keys.event_partition(eid), list(zip(bounds, bounds[1:])),
+                                   lambda lo, hi: _between_packs(prefix, lo, hi), workers=READERS)
 
     def round_stamps(self, eid: str, refs: list[dict]) -> dict[int, list]:
         """Round number → [rev, drawn_at] of each round named (small head items, one batch read): `rev` moves
@@ -326,7 +340,8 @@ class RoundRepo:
         items = []
         for batch in chunks([keys.round_(eid, r["stage"], r["n"]) for r in refs], 100):
             items.extend(self.t.get_many(batch))
-        out = []
+        out: list = []
+        misses = []
         for ref, item in zip(refs, items):
             if not item:
                 continue
@@ -335,13 +350,19 @@ class RoundRepo:
             hit = _ROUND_CACHE.get(key)
             if hit and hit[0] == stamp:
                 out.append((hit[1], hit[2]))
-                continue
-            doc, tables = self.get_round(eid, ref["stage"], ref["n"])
+            else:
+                misses.append((len(out), key, stamp, ref))
+                out.append(None)
+        # the rounds not cached read at once (a cold publish of nine 5,000-table rounds: one after another they
+        # wait on each other's pages)
+        with ThreadPoolExecutor(max_workers=max(1, min(ROUNDS_AT_ONCE, len(misses)))) as pool:
+            read = list(pool.map(lambda m: self.get_round(eid, m[3]["stage"], m[3]["n"]), misses))
+        for (at, key, stamp, _), (doc, tables) in zip(misses, read):
             if doc and doc.get("status") == "closed":
                 _ROUND_CACHE[key] = (stamp, doc, tables)
                 while len(_ROUND_CACHE) > 200:
                     _ROUND_CACHE.pop(next(iter(_ROUND_CACHE)))
-            out.append((doc, tables))
+            out[at] = (doc, tables)
         return out
 
     def round_revs(self, eid: str, refs: list[dict]) -> dict[tuple[int, int], tuple[int, str]]:

@@ -69,7 +69,7 @@ def test_a_ten_thousand_entry_plan_and_round_in_bounded_items(any_repos, monkeyp
     one_query = repo.get_round_stamped("E1", 0, 1)
     monkeypatch.setattr(dynamo, "PAGE_ITEMS", 2)
     monkeypatch.setattr(rounds_store, "TABLES_PER_QUERY", 5)
-    for hint in (400, 60):
+    for hint in (400, 60, None):    # None: a first page, then the rest at once up to the last pack
         assert repo.get_round_stamped("E1", 0, 1, tables_hint=hint) == one_query
     monkeypatch.setattr(dynamo, "PAGE_ITEMS", None)
     poll_doc, one = repo.get_table("E1", 0, 1, 3)               # a phone's poll: no 6,000 byes with it

@@ -271,3 +271,6 @@ def test_a_roster_longer_than_a_page_is_read_by_spans_at_once_each_entry_once(an
         got = any_repos.entries.roster(event.id, known)
         assert [[r.id, r.status, r.checked_in, r.name, r.club, [m.gender for m in r.members]] for r in got] == expected
     assert len(pages) > 2 * 41 / 3                               # pages were short indeed
+    whole = [Entry.model_validate_json(i["data"]["S"]) for i in any_repos.table.query(
+        keys.event_partition(event.id), keys.ENTRY_PREFIX, raw=True)]
+    assert any_repos.entries.list(event.id) == whole             # the publisher's read: whole entries, the same way
