@@ -37,16 +37,13 @@ def _span(xs: list[float]) -> str:
 
 def run() -> None:
     from chalicelib import bootstrap
-    from chalicelib.engine.games import game
     from chalicelib.engine.types import Side
     from chalicelib.ids import new_id
-    from chalicelib.models import Entry, Event, EventConfig, Member, Tournament
     from chalicelib.publish.render import render
     from chalicelib.publish.sinks import LocalSink
     from chalicelib.services import publishing
     from chalicelib.services.publish_requests import request_publish, table_change
     from chalicelib.store import dynamo
-    from chalicelib.store.entries import entry_item
     from tests.bigday import ItemSizes
 
     repos = repos_on("bench_publish")
@@ -55,47 +52,8 @@ def run() -> None:
     out_dir = tempfile.mkdtemp(prefix="publish-bench-")
     d = bootstrap.Deps(repos=repos, clock=clock, publisher=LocalSink(out_dir))
     bootstrap.override(d)
-    t = Tournament(id=new_id(), organiser_id="bench", name="联合会年度掼蛋大赛", venue="南宁", timezone="Asia/Shanghai",
-                   currency="CNY", starts_on=date(2026, 12, 12), ends_on=date(2026, 12, 13), created_at=clock())
-    repos.tournaments.create(t)
-    cfg = EventConfig.model_validate({"name": "掼蛋公开赛", "game": "guandan", "entry": "pair", "capacity": N,
-                                      "stages": [{"format": "swiss", "rounds": ROUNDS, "scoring": {"method": "match_points"}}]})
-    ev = Event(id=new_id(), tournament_id=t.id, organiser_id="bench", config=cfg, created_at=clock())
-    repos.events.create(ev)
     t0 = time.perf_counter()
-    ids = [new_id() for _ in range(N)]
-    repos.rounds._batch_put([entry_item(Entry(id=e, event_id=ev.id, tournament_id=t.id, name=f"第{i + 1}对", club=f"商会{i % 97}",
-                                              members=[Member(name=f"甲{i}", phone=f"139{i:08d}"), Member(name=f"乙{i}")],
-                                              status="confirmed", checked_in=True, created_at=clock()))
-                             for i, e in enumerate(ids)])
-    rng = random.Random(1)
-    rules = game("guandan")
-    state = {"rounds": [], "open_round": 0, "stage": 0, "version": 0,
-             "plans": {"0": {"stage": 0, "format": "swiss", "entries": ids, "numbers": {e: i + 1 for i, e in enumerate(ids)},
-                             "carry": {}, "seed": 1, "rounds": ROUNDS}}}
-    score_of = dict.fromkeys(ids, 0.0)
-    for n in range(1, ROUNDS + 1):
-        # Score groups paired top down (the publisher does not care how good the draw is, only how big)
-        order = sorted(ids, key=lambda e: (-score_of[e], rng.random()))
-        tables = []
-        for k in range(len(order) // 2):
-            a, b = order[2 * k], order[2 * k + 1]
-            la, lb = rng.randint(2, 14), rng.randint(2, 14)
-            score = rules.score({"final": {"levels": {a: la, b: lb}}}, [Side(a, ("N", "S")), Side(b, ("E", "W"))],
-                                cfg.stages[0].scoring)
-            tables.append({"number": k + 1, "home": a, "reason": "", "status": "confirmed", "version": 2,
-                           "sides": [{"entry_id": a, "seats": ["N", "S"]}, {"entry_id": b, "seats": ["E", "W"]}],
-                           "points": score.points, "outcome": score.outcome, "winner": score.winner, "details": {}})
-            score_of[a] += score.points[a]["match_points"]
-            score_of[b] += score.points[b]["match_points"]
-        last = n == ROUNDS   # the last round is still being played: results come in
-        doc = {"event_id": ev.id, "stage": 0, "number": n, "stage_round": n, "seed": n,
-               "status": "open" if last else "closed", "format": "swiss", "byes": [], "notes": [],
-               "drawn_at": clock().isoformat()}
-        new_state = {**state, "rounds": [*state["rounds"], {"n": n, "stage": 0, "stage_round": n}],
-                     "open_round": n if last else 0}
-        repos.rounds.create_round(ev.id, doc, tables, new_state, state["version"])
-        state = {**new_state, "version": state["version"] + 1}
+    t, ev, cfg, ids, rules = seed(repos, clock, N, ROUNDS, new_id)
     print(f"seeded {N:,} entries × {ROUNDS} rounds ({ROUNDS * (N // 2):,} tables, the last round open) in "
           f"{time.perf_counter() - t0:.0f} s; load average {os.getloadavg()[0]:.1f} (2 cores shared)")
 
@@ -146,6 +104,8 @@ def run() -> None:
         prof.enable()
         publishing.publish_tournament(d, t.id, force=True, fork_over=10**9)
         prof.disable()
+        if os.environ.get("PUBLISH_PROFILE_OUT"):   # for a closer look: python -m pstats FILE
+            prof.dump_stats(os.environ["PUBLISH_PROFILE_OUT"])
         pstats.Stats(prof).sort_stats("cumulative").print_stats(45)
         pstats.Stats(prof).sort_stats("tottime").print_stats(25)
     cold_times, cold_stats = [], None
@@ -205,6 +165,57 @@ def run() -> None:
     largest = cold_stats["largest"]
     print(f"largest page: {largest[0].rsplit('/', 1)[-1]} {largest[1] / 1024:.0f} KiB; largest item the store was "
           f"given: {sizes.largest[0] / 1024:.1f} KiB ({sizes.largest[1]})")
+
+
+def seed(repos, clock, n_entries: int, rounds: int, new_id):
+    """A Guandan pairs event of `n_entries` confirmed entries and `rounds` Swiss rounds of results, the last one
+    still open (seeded through the repositories; `new_id` makes the ids: tests/publish_golden.py passes a counter)."""
+    from chalicelib.engine.games import game
+    from chalicelib.engine.types import Side
+    from chalicelib.models import Entry, Event, EventConfig, Member, Tournament
+    from chalicelib.store.entries import entry_item
+    N, ROUNDS = n_entries, rounds  # noqa: N806
+    t = Tournament(id=new_id(), organiser_id="bench", name="联合会年度掼蛋大赛", venue="南宁", timezone="Asia/Shanghai",
+                   currency="CNY", starts_on=date(2026, 12, 12), ends_on=date(2026, 12, 13), created_at=clock())
+    repos.tournaments.create(t)
+    cfg = EventConfig.model_validate({"name": "掼蛋公开赛", "game": "guandan", "entry": "pair", "capacity": N,
+                                      "stages": [{"format": "swiss", "rounds": ROUNDS, "scoring": {"method": "match_points"}}]})
+    ev = Event(id=new_id(), tournament_id=t.id, organiser_id="bench", config=cfg, created_at=clock())
+    repos.events.create(ev)
+    ids = [new_id() for _ in range(N)]
+    repos.rounds._batch_put([entry_item(Entry(id=e, event_id=ev.id, tournament_id=t.id, name=f"第{i + 1}对", club=f"商会{i % 97}",
+                                              members=[Member(name=f"甲{i}", phone=f"139{i:08d}"), Member(name=f"乙{i}")],
+                                              status="confirmed", checked_in=True, created_at=clock()))
+                             for i, e in enumerate(ids)])
+    rng = random.Random(1)
+    rules = game("guandan")
+    state = {"rounds": [], "open_round": 0, "stage": 0, "version": 0,
+             "plans": {"0": {"stage": 0, "format": "swiss", "entries": ids, "numbers": {e: i + 1 for i, e in enumerate(ids)},
+                             "carry": {}, "seed": 1, "rounds": ROUNDS}}}
+    score_of = dict.fromkeys(ids, 0.0)
+    for n in range(1, ROUNDS + 1):
+        # Score groups paired top down (the publisher does not care how good the draw is, only how big)
+        order = sorted(ids, key=lambda e: (-score_of[e], rng.random()))
+        tables = []
+        for k in range(len(order) // 2):
+            a, b = order[2 * k], order[2 * k + 1]
+            la, lb = rng.randint(2, 14), rng.randint(2, 14)
+            score = rules.score({"final": {"levels": {a: la, b: lb}}}, [Side(a, ("N", "S")), Side(b, ("E", "W"))],
+                                cfg.stages[0].scoring)
+            tables.append({"number": k + 1, "home": a, "reason": "", "status": "confirmed", "version": 2,
+                           "sides": [{"entry_id": a, "seats": ["N", "S"]}, {"entry_id": b, "seats": ["E", "W"]}],
+                           "points": score.points, "outcome": score.outcome, "winner": score.winner, "details": {}})
+            score_of[a] += score.points[a]["match_points"]
+            score_of[b] += score.points[b]["match_points"]
+        last = n == ROUNDS   # the last round is still being played: results come in
+        doc = {"event_id": ev.id, "stage": 0, "number": n, "stage_round": n, "seed": n,
+               "status": "open" if last else "closed", "format": "swiss", "byes": [], "notes": [],
+               "drawn_at": clock().isoformat()}
+        new_state = {**state, "rounds": [*state["rounds"], {"n": n, "stage": 0, "stage_round": n}],
+                     "open_round": n if last else 0}
+        repos.rounds.create_round(ev.id, doc, tables, new_state, state["version"])
+        state = {**new_state, "version": state["version"] + 1}
+    return t, ev, cfg, ids, rules
 
 
 def _timing(stats: dict) -> str:

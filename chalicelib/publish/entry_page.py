@@ -7,6 +7,8 @@ the page's definition: tests/unit/test_entry_page.py renders both over varied en
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from math import copysign
 
 from markupsafe import escape
 
@@ -32,10 +34,12 @@ def _e(value) -> str:
 
 
 def points_words(lang: str):
-    """glossary.points_text for one language, with each point's name looked up once (it runs for every row)."""
+    """glossary.points_text for one language, with each point's name looked up once and each text kept by the
+    values it shows (it runs for every row of 45,000 tables and 90,000 history rows: a few hundred texts)."""
     words: dict[str, str] = {}
+    kept: dict[tuple, str] = {}
 
-    def text(points: dict, names: list[str]) -> str:
+    def worded(points: dict, names) -> str:
         out = []
         for n in names:
             if n in points:
@@ -46,7 +50,29 @@ def points_words(lang: str):
                 out.append(f"{word} {f'{v:g}' if isinstance(v, (int, float)) else v}")
         return " · ".join(out)
 
+    def text(points: dict, names: list[str]) -> str:
+        for v in points.values():   # kept only where equal values are worded alike (not -0.0 and 0.0, say)
+            tv = type(v)
+            if tv is float:
+                if v == 0 and copysign(1.0, v) < 0:
+                    return worded(points, names)
+            elif tv is not int:
+                return worded(points, names)
+        key = (*names, None, *points.items())
+        hit = kept.get(key)
+        if hit is None:
+            if len(kept) > 20_000:
+                kept.clear()
+            hit = kept[key] = worded(points, names)
+        return hit
+
     return text
+
+
+@lru_cache(maxsize=1 << 16)
+def entry_link(entry_id: str, name: str) -> str:
+    """An entry's name linking to its page (the same in every language: each one is written 20 times a publish)."""
+    return f'<a href="entry-{_e(entry_id)}.html">{_e(name)}</a>'
 
 
 class EntryPages:
@@ -90,8 +116,7 @@ class EntryPages:
             if h["bye"]:
                 out.append(self.bye)
             else:
-                out.append(", ".join(f'<a href="entry-{_e(o["entry_id"])}.html">{_e(o["name"])}</a>'
-                                     for o in h["opponents"]))
+                out.append(", ".join([entry_link(o["entry_id"], o["name"]) for o in h["opponents"]]))
             out += ["</td><td>", _e(self._points(h["points"] or {}, h["point_names"])), ' <span class="tag ',
                     _e(h["status"]), '">', self._status_word(h["status"]), "</span></td></tr>"]
         out.append("</table>\n")

@@ -5,9 +5,16 @@ compares the bytes. Each table's row is kept while its worded table is the same 
 of a 5,000-table round is written again)."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..glossary import bye_text, points_text, reason_text, term
-from .entry_page import _e, points_words
+from .entry_page import _e, entry_link, points_words
 from .i18n import translator
+
+
+@lru_cache(maxsize=256)
+def _seats(*codes) -> str:
+    return _e("".join(codes))
 
 
 class RoundTables:
@@ -59,11 +66,14 @@ class RoundTables:
     def _row(self, tb: dict) -> str:
         lang = self.lang
         sides = tb["sides"]
-        draw = "<br>".join(f'<a href="entry-{_e(s["entry_id"])}.html">{_e(s["name"])}</a> '
-                           f'<span class="muted">{_e("".join(s["seats"]))}</span>' for s in sides)
+        draw = "<br>".join([f'{entry_link(s["entry_id"], s["name"])} <span class="muted">{_seats(*s["seats"])}</span>'
+                            for s in sides])
         points = tb["points"]
-        shown = ("<br>".join(_e(self._points(points.get(s["entry_id"]) or {}, tb["point_names"])) for s in sides)
-                 if points else "")
+        if points:
+            pnames, words = tb["point_names"], self._points
+            shown = "<br>".join([_e(words(points.get(s["entry_id"]) or {}, pnames)) for s in sides])
+        else:
+            shown = ""
         out = [f'<tr><td class="n">{_e(tb["number"])}</td>\n<td>{draw}</td>\n<td>{shown} <span class="tag '
                f'{_e(tb["status"])}">{self.word("status_" + tb["status"])}</span>']
         if tb["rooms"]:
