@@ -40,12 +40,22 @@ def event_site_data(deps: Deps, event, tournament, warm: dict | None = None,
     from .reads import entries_known
     warm = {} if warm is None else warm
     cached = tables is not None and all(k in warm for k in ("entries", "state", "rounds", "revs"))
-    entry_list = warm["entries"] if cached else deps.repos.entries.list(event.id)
+    if cached:
+        entry_list, read = warm["entries"], None
+    else:   # the entries read beside the rounds: the store works on one while this process parses the other
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            later = pool.submit(deps.repos.entries.list, event.id)
+            state = deps.repos.rounds.state(event.id)
+            # the revs before the rounds: a write between the two reads makes the next publish re-read, never miss it
+            revs = deps.repos.rounds.round_revs(event.id, state.get("rounds", []))
+            read = (state, revs, deps.repos.rounds.rounds_for_publishing(event.id, state))
+            entry_list = later.result()
     with entries_known(event.id, entry_list):   # the standings and charts read the same entries, not again
-        return _event_site_data(deps, event, tournament, warm, tables if cached else None, entry_list)
+        return _event_site_data(deps, event, tournament, warm, tables if cached else None, entry_list, read)
 
 
-def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_list) -> dict:
+def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_list, read) -> dict:
     """What one event's pages show. `warm`: this publisher's cache of the event (kept between publishes in this
     process: its entries, state, rounds and each round's worded rows); with `tables`, only those tables' results
     changed since the cache was filled (a result's publish: the event's other items are not read again)."""
@@ -55,10 +65,7 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
         state = warm["state"]
         all_rounds = _patched_rounds(deps, event.id, warm, tables)
     else:
-        state = deps.repos.rounds.state(event.id)
-        # the revs before the rounds: a write between the two reads makes the next publish re-read, never miss it
-        warm["revs"] = deps.repos.rounds.round_revs(event.id, state.get("rounds", []))
-        all_rounds = deps.repos.rounds.rounds_for_publishing(event.id, state)
+        state, warm["revs"], all_rounds = read   # (event_site_data's reads)
         warm["names_token"] = None
     warm.update(entries=entry_list, state=state, rounds=all_rounds)
     hit = warm.get("entry_maps")
