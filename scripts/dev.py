@@ -136,6 +136,9 @@ def run() -> None:
     from chalicelib.store import dynamo, schema
     if schema.ensure_table(dynamo.client(), TABLE):
         print(f"Created table {TABLE}.")
+    from chalicelib.store import migrations
+    if moved := migrations.pack_tables(dynamo.Table(TABLE)):   # data of an earlier version, before the API serves
+        print(f"Moved {moved} tables into this version's layout.")
     demo = load_demo()
     env = local_env()
     site, api = public_urls()

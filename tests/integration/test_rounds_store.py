@@ -90,3 +90,26 @@ def test_tables_packed_twenty_to_an_item_keep_their_own_versions(any_repos, requ
     state = repo.state("E7")
     repo.delete_round("E7", 0, 1, edited, {**state, "rounds": [], "open_round": 0}, state["version"])
     assert any_repos.table.query("EVENT#E7", "ROUND#0#001", projection="SK") == []
+
+
+def test_tables_stored_one_to_an_item_by_an_earlier_version_move_into_packs(any_repos):
+    """scripts/dev.py runs store/migrations.pack_tables when it opens a store: old table items become packs (a table
+    already packed stays), results can be written again, and a second run finds nothing to do."""
+    import json
+
+    from chalicelib.store import migrations
+    repo = any_repos.rounds
+    state = {"rounds": [{"n": 1, "stage": 0, "stage_round": 1}], "open_round": 1, "stage": 0, "plans": {"0": {"rounds": 3}}}
+    repo.create_round("E8", _round(1), _tables(3), state, 0)     # tables 1-3 in this version's layout
+    old = [dict(t, number=k, version=2, status="confirmed") for k, t in zip(range(3, 26), _tables(23))]
+    for t in old:                                                # tables 3-25 as an earlier version wrote them
+        any_repos.table.put({"PK": "EVENT#E8", "SK": f"ROUND#0#001#TABLE#{t['number']:04d}", "kind": "table",
+                             "data": json.dumps(t), "version": t["version"]})
+    assert migrations.pack_tables(any_repos.table) == 23
+    _, tables = repo.get_round("E8", 0, 1)
+    assert [t["number"] for t in tables] == list(range(1, 26))
+    assert tables[2]["status"] == "pending" and tables[3] == old[1]   # table 3 was packed already: it stays
+    assert not any("#TABLE#" in i["SK"] for i in any_repos.table.query("EVENT#E8", "ROUND#", projection="SK"))
+    repo.save_table("E8", 0, 1, dict(tables[10], version=3), 2, {"id": "01M1", "action": "x", "who": "x", "at": "t"})
+    assert repo.get_table("E8", 0, 1, 11)[1]["version"] == 3
+    assert migrations.pack_tables(any_repos.table) == 0

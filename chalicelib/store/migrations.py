@@ -1,0 +1,41 @@
+"""One-off changes of stored layout, run where a store with older data is opened (the local and venue runner,
+scripts/dev.py) and safe to run again: each finds what is left to do and does only that."""
+from __future__ import annotations
+
+import json
+
+from .dynamo import Table, chunks, client, from_item, to_item
+
+
+def pack_tables(table: Table) -> int:
+    """Tables stored one to an item (`ROUND#s#nnn#TABLE#tttt`, kind "table", before session 5) moved into their packs
+    (keys.table_pack): each round's packs written with every old table of it (an existing pack's tables kept), then the
+    old items deleted. Run before the API serves (nothing writes tables meanwhile); a crash in between leaves the old
+    items, and the next run writes the same packs again. Returns how many tables moved."""
+    from .rounds import RoundRepo
+    old: dict[tuple[str, int, int], list[dict]] = {}
+    kwargs = {"TableName": table.name, "FilterExpression": "#k = :t", "ExpressionAttributeNames": {"#k": "kind"},
+              "ExpressionAttributeValues": {":t": {"S": "table"}}}
+    while True:
+        resp = client().scan(**kwargs)
+        for raw in resp.get("Items", []):
+            item = from_item(raw)
+            _, stage, n, _, _ = item["SK"].split("#")
+            old.setdefault((item["PK"].split("#", 1)[1], int(stage), int(n)), []).append(item)
+        if "LastEvaluatedKey" not in resp:
+            break
+        kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+    repo = RoundRepo(table)
+    for (eid, stage, n), items in sorted(old.items()):
+        tables = [{**json.loads(i["data"]), "version": int(i.get("version", 0))} for i in items]
+        packs = repo.table_items(eid, stage, n, tables)
+        current = table.get_many([{"PK": p["PK"], "SK": p["SK"]} for p in packs])
+        for pack, there in zip(packs, current):
+            for attr, value in (there or {}).items():   # a table already packed (a draw after the upgrade) stays
+                if attr[:1] in ("t", "v") and attr[1:].isdigit():
+                    pack[attr] = value
+        repo._batch_put(packs)
+        for batch in chunks([{"DeleteRequest": {"Key": to_item({"PK": i["PK"], "SK": i["SK"]})}} for i in items], 25):
+            repo._write_batch(batch)
+    return sum(len(v) for v in old.values())
+
