@@ -33,9 +33,10 @@ def _e(value) -> str:
             .replace('"', "&#34;"))
 
 
-def points_words(lang: str):
+def points_words(lang: str, escaped: bool = False):
     """glossary.points_text for one language, with each point's name looked up once and each text kept by the
-    values it shows (it runs for every row of 45,000 tables and 90,000 history rows: a few hundred texts)."""
+    values it shows (it runs for every row of 45,000 tables and 90,000 history rows: a few hundred texts).
+    `escaped`: the text as the page shows it (_e)."""
     words: dict[str, str] = {}
     kept: dict[tuple, str] = {}
 
@@ -48,7 +49,7 @@ def points_words(lang: str):
                     word = words[n] = term("point", n, lang)
                 v = points[n]
                 out.append(f"{word} {f'{v:g}' if isinstance(v, (int, float)) else v}")
-        return " · ".join(out)
+        return _e(" · ".join(out)) if escaped else " · ".join(out)
 
     def text(points: dict, names: list[str]) -> str:
         for v in points.values():   # kept only where equal values are worded alike (not -0.0 and 0.0, say)
@@ -98,7 +99,9 @@ class EntryPages:
         self.levels_h3 = _e(t("chart_levels"))
         self._round: dict[int, str] = {}
         self._status: dict[str, str] = {}
-        self._points = points_words(lang)
+        self._points = points_words(lang, escaped=True)
+        self._row_heads: dict[int, str] = {}
+        self._row_tails: dict[str, str] = {}
 
     def render(self, entry: dict, history: list[dict], entry_id: str) -> str:
         name = _e(entry["name"])
@@ -111,14 +114,17 @@ class EntryPages:
         if chart:
             out += [self.chart_h3, '<figure class="chart-box" data-chart="place">', str(chart), "</figure>"]
         out.append(self.table_head)
-        for h in history:
-            out += ["<tr><td>", self._round_word(h["round"]), "</td><td>"]
-            if h["bye"]:
-                out.append(self.bye)
-            else:
-                out.append(", ".join([entry_link(o["entry_id"], o["name"]) for o in h["opponents"]]))
-            out += ["</td><td>", _e(self._points(h["points"] or {}, h["point_names"])), ' <span class="tag ',
-                    _e(h["status"]), '">', self._status_word(h["status"]), "</span></td></tr>"]
+        heads, tails, points = self._row_heads, self._row_tails, self._points
+        for h in history:   # a row in one f-string: its head (the round) and tail (the status) kept per language
+            n, status = h["round"], h["status"]
+            head = heads.get(n)
+            if head is None:
+                head = heads[n] = f"<tr><td>{self._round_word(n)}</td><td>"
+            tail = tails.get(status)
+            if tail is None:
+                tail = tails[status] = f' <span class="tag {_e(status)}">{self._status_word(status)}</span></td></tr>'
+            vs = self.bye if h["bye"] else ", ".join([entry_link(o["entry_id"], o["name"]) for o in h["opponents"]])
+            out.append(f'{head}{vs}</td><td>{points(h["points"] or {}, h["point_names"])}{tail}')
         out.append("</table>\n")
         for h in history:
             if h.get("levels"):

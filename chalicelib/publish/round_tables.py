@@ -31,7 +31,8 @@ class RoundTables:
         self.penalty = f'<br><span class="tag penalty">{_e(t("penalty"))}</span> '
         self._words: dict[str, str] = {}
         self._rows: dict[int, tuple[dict, str]] = {}   # the latest round's rows by table number
-        self._points = points_words(lang)
+        self._points = points_words(lang, escaped=True)
+        self._tags: dict[str, str] = {}
 
     def word(self, key: str) -> str:
         w = self._words.get(key)
@@ -71,11 +72,17 @@ class RoundTables:
         points = tb["points"]
         if points:
             pnames, words = tb["point_names"], self._points
-            shown = "<br>".join([_e(words(points.get(s["entry_id"]) or {}, pnames)) for s in sides])
+            shown = "<br>".join([words(points.get(s["entry_id"]) or {}, pnames) for s in sides])
         else:
             shown = ""
-        out = [f'<tr><td class="n">{_e(tb["number"])}</td>\n<td>{draw}</td>\n<td>{shown} <span class="tag '
-               f'{_e(tb["status"])}">{self.word("status_" + tb["status"])}</span>']
+        status = tb["status"]
+        tag = self._tags.get(status)
+        if tag is None:
+            tag = self._tags[status] = f' <span class="tag {_e(status)}">{self.word("status_" + status)}</span>'
+        start = f'<tr><td class="n">{_e(tb["number"])}</td>\n<td>{draw}</td>\n<td>{shown}{tag}'
+        if not (tb["rooms"] or tb["edited"] or tb["penalties"] or tb["why"]):   # most rows: in one piece
+            return f'{start}</td>\n<td class="muted reason">{_e(tb["reason"])}</td></tr>\n'
+        out = [start]
         if tb["rooms"]:
             rooms = " · ".join(f'{self.word("room_" + rm["room"])} {_e(rm["levels"])}' for rm in tb["rooms"])
             out.append(f'<br><span class="muted">{rooms}</span>')

@@ -329,6 +329,10 @@ def _round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_m
     return {"round": rnd, "history": history, "parts": parts, "digest": digest}
 
 
+# json.dumps(x, sort_keys=True, default=str), without a new encoder for each of 45,000 tables
+_PIECE_JSON = json.JSONEncoder(sort_keys=True, default=str)
+
+
 def _table_site(doc: dict, t: dict, names: dict, name_map: dict, pnames: list[str]):
     """One table worded: (its row, its sides' history rows, the entry pages' part, its digest piece)."""
     sides = [{"entry_id": s["entry_id"], "name": names.get(s["entry_id"], "?"), "seats": s["seats"]} for s in t["sides"]]
@@ -347,8 +351,7 @@ def _table_site(doc: dict, t: dict, names: dict, name_map: dict, pnames: list[st
         "opponents": [o for o in sides if o["entry_id"] != s["entry_id"]],
         "points": t.get("points", {}).get(s["entry_id"], {}) if shown else {}, "point_names": pnames,
         "levels": _mine_first(levels, sides, s["entry_id"]) if levels else None}) for s in sides]
-    piece = json.dumps([t["number"], t["status"], row["points"], [s["entry_id"] for s in sides]], sort_keys=True,
-                       default=str)
+    piece = _PIECE_JSON.encode([t["number"], t["status"], row["points"], [s["entry_id"] for s in sides]])
     return row, history, part, piece
 
 
