@@ -24,23 +24,31 @@ def lines(series: list[dict], x_labels: list[str], *, y_min: float, y_max: float
     span = (y_max - y_min) or 1
     scale = H - TOP - BOTTOM
     out = [head]
+    # each x and its text once per chart size; each y's text once per point (30,000 entry pages)
+    xs = _xs(n, max((len(s["values"]) for s in series), default=0))
     for k, s in enumerate(series):
         colour = COLOURS[k % len(COLOURS)]
-        points = [(_x(i, n), TOP + scale * ((v - y_min) / span if invert else 1 - (v - y_min) / span))
-                  for i, v in enumerate(s["values"]) if v is not None]
+        points = [(xs[i], py, f"{py:.1f}")
+                  for i, v in enumerate(s["values"]) if v is not None
+                  for py in (TOP + scale * ((v - y_min) / span if invert else 1 - (v - y_min) / span),)]
         if len(points) > 1:
-            path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
+            path = " ".join([f"{x[1]},{ty}" for x, _, ty in points])
             out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2.5" '
                        f'stroke-linejoin="round" stroke-linecap="round"/>')
-        for px, py in points:
-            out.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3.5" fill="{colour}"/>')
+        out.extend([f'<circle cx="{x[1]}" cy="{ty}" r="3.5" fill="{colour}"/>' for x, _, ty in points])
         if points and s.get("end_label"):
-            px, py = points[-1]
+            px, py = points[-1][0][0], points[-1][1]
             ly = py - 8 if py - 8 > 14 else py + 20   # above the last point, or below it at the top edge
             out.append(f'<text x="{min(px, W - RIGHT - 2):.1f}" y="{ly:.1f}" text-anchor="end" fill="{colour}" '
                        f'font-weight="700">{escape(s["end_label"])}</text>')
     out.append("</svg>")
     return Markup("".join(out))
+
+
+@lru_cache(maxsize=64)
+def _xs(n: int, m: int) -> tuple:
+    """The x of points 0 … m-1 on an axis of n labels, each with its text."""
+    return tuple((x, f"{x:.1f}") for x in (_x(i, n) for i in range(m)))
 
 
 @lru_cache(maxsize=256)
