@@ -159,9 +159,18 @@ def table_pack_no(table_no: int) -> int:
     return table_no // TABLES_PER_ITEM
 
 
+TABLE_PACK_MARK = "#TABLES#"   # between a round's sort key and a pack's number
+
+
 def table_pack(eid: str, stage: int, number: int, pack_no: int) -> dict:
     """The item holding tables pack_no × TABLES_PER_ITEM … + TABLES_PER_ITEM - 1 of a round."""
-    return {"PK": f"EVENT#{eid}", "SK": f"ROUND#{stage}#{number:03d}#TABLES#{pack_no:03d}"}
+    return {"PK": f"EVENT#{eid}", "SK": f"ROUND#{stage}#{number:03d}{TABLE_PACK_MARK}{pack_no:03d}"}
+
+
+def pack_no_of(sk: str) -> int | None:
+    """The pack number of a table pack's sort key; None for any other key."""
+    _, mark, k = sk.partition(TABLE_PACK_MARK)
+    return int(k) if mark and k.isdigit() else None
 
 
 def table_attrs(table_no: int) -> tuple[str, str]:

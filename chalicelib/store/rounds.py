@@ -21,14 +21,14 @@ TABLES_PER_QUERY = 1_000                # about a 1 MB page of tables
 def _between_packs(prefix: str, low: str, high: str) -> str | None:
     """A table pack's key halfway between two keys under a round (its head and parts count as pack 0)."""
     def number(sk: str) -> int | None:
-        head, _, k = sk.partition("#TABLES#")
-        if not k:
-            return 0 if sk.startswith(prefix) else None
-        return int(k) if head == prefix and k.isdigit() else None
+        if not sk.startswith(prefix):
+            return None
+        k = keys.pack_no_of(sk)
+        return 0 if k is None else k
     a, b = number(low), number(high)
     if a is None or b is None or b - a < 2:
         return None
-    return f"{prefix}#TABLES#{(a + b) // 2:03d}"
+    return prefix + keys.TABLE_PACK_MARK + f"{(a + b) // 2:03d}"
 
 
 def _is_table_attr(name: str) -> bool:
@@ -252,9 +252,9 @@ class RoundRepo:
         else:
             items, last = self.t.query_page(pk, prefix, end, limit=TABLES_PER_QUERY // keys.TABLES_PER_ITEM)
             if last is not None:   # more than a page: the rest at once, up to the round's last pack
-                tail = self.t.query(pk, prefix + "#TABLES#", forward=False, limit=1, raw=True, projection="SK")
-                top = int(tail[0]["SK"]["S"].rsplit("#", 1)[1]) + 1 if tail else 1
-                first = int(last.rsplit("#", 1)[1]) if "#TABLES#" in last else 0
+                tail = self.t.query(pk, prefix + keys.TABLE_PACK_MARK, forward=False, limit=1, raw=True, projection="SK")
+                top = (keys.pack_no_of(tail[0]["SK"]["S"]) or 0) + 1 if tail else 1
+                first = keys.pack_no_of(last) or 0
                 items += self._packs_at_once(eid, stage, n, last, first, top)   # `last` is read twice: kept once below
         head, tables, blobs, seen = None, [], {}, set()
         for item in items:   # raw items: the generic deserialiser is most of the time of 5,000 tables
