@@ -1,9 +1,13 @@
 """Where published files go: a local folder (served by `make run`) or an S3 bucket behind the CDN."""
 from __future__ import annotations
 
+import logging
 import os
+import struct
 import threading
 from pathlib import Path
+
+log = logging.getLogger("cardgames.publish")
 
 CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".json": "application/json; charset=utf-8",
                  ".css": "text/css; charset=utf-8", ".js": "application/javascript; charset=utf-8",
@@ -49,6 +53,87 @@ class LocalSink:
     def read(self, key: str) -> bytes | None:
         path = self.root / key
         return path.read_bytes() if path.exists() else None
+
+    def writer(self) -> "WriterProcess | None":
+        """For a publish of thousands of files: a process of its own writing them (None where there is no fork)."""
+        return WriterProcess(self) if hasattr(os, "fork") else None
+
+
+_FRAME = struct.Struct("<II")   # a file through the writer's pipe: its key's length and its body's, then both
+
+
+class WriterProcess:
+    """Writes a sink's files in a forked child fed through a pipe (a full publish at 10,000 entries writes 30,700
+    files). Threads in the rendering process did it before: every one of a file's four system calls gave the GIL
+    back and waited to take it again from the renderer, about as much CPU as the kernel's own part (measured). The
+    renderer now pays one pipe write per file; the child makes the calls one after the other without waiting on
+    anybody, and its waits on the disk hold up nothing. `close()` waits for the last file and raises if any write
+    failed (the publisher saves its manifest only after)."""
+
+    PIPE_BYTES = 1 << 20   # a pipe of 1 MiB (Linux allows that much unprivileged): the renderer rarely waits
+
+    def __init__(self, sink: LocalSink):
+        read_end, write_end = os.pipe()
+        try:
+            import fcntl
+            fcntl.fcntl(write_end, getattr(fcntl, "F_SETPIPE_SZ", 1031), self.PIPE_BYTES)
+        except (ImportError, OSError):
+            pass   # the default pipe: slower, not wrong
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                os.close(write_end)
+                code = self._serve(sink, read_end)
+            finally:
+                os._exit(code)
+        os.close(read_end)
+        self.pid = pid
+        self.out = os.fdopen(write_end, "wb", buffering=self.PIPE_BYTES)
+
+    @staticmethod
+    def _serve(sink: LocalSink, fd: int) -> int:
+        failed = None
+        with os.fdopen(fd, "rb", buffering=WriterProcess.PIPE_BYTES) as pipe:
+            while True:
+                head = pipe.read(_FRAME.size)
+                if len(head) < _FRAME.size:
+                    break
+                key_len, body_len = _FRAME.unpack(head)
+                key, body = pipe.read(key_len).decode("utf-8"), pipe.read(body_len)
+                if failed is None:
+                    try:
+                        sink.write(key, body)
+                    except OSError as exc:   # the disk full, say: the rest is read and dropped, the parent told
+                        failed = exc
+        if failed is not None:
+            log.error("writing the published files failed: %s", failed)
+        return 0 if failed is None else 1
+
+    def write(self, key: str, body: bytes) -> None:
+        raw = key.encode("utf-8")
+        try:
+            self.out.write(_FRAME.pack(len(raw), len(body)) + raw)
+            self.out.write(body)
+        except BrokenPipeError:
+            self.close()   # the writer is gone: its status says why
+            raise OSError("the writer process ended before the publish did") from None
+
+    def close(self, abandon: bool = False) -> None:
+        """Waits for every file to be out; raises when one was not. `abandon`: the publish failed, stop at once."""
+        if self.pid is None:
+            return
+        pid, self.pid = self.pid, None
+        if abandon:
+            import signal
+            os.kill(pid, signal.SIGKILL)
+        try:
+            self.out.close()
+        except BrokenPipeError:
+            pass
+        status = os.waitpid(pid, 0)[1]
+        if status != 0 and not abandon:
+            raise OSError(f"writing the published files failed (writer status {status})")
 
 
 class S3Sink:

@@ -20,6 +20,7 @@ from ..bootstrap import Deps
 from ..engine.games import game as game_rules
 from ..publish.i18n import LANGS as PAGE_LANGS, prefix as lang_prefix, translator
 from ..publish.render import render
+from .beside import Beside
 from .gc_pause import gc_paused
 from .names import readable
 
@@ -78,95 +79,103 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
         warm["entry_maps"] = (entry_list, (entries, names, name_map))
     if warm.get("names_token") is None:
         warm["names_token"] = hashlib.sha1(repr(sorted(names.items())).encode()).hexdigest()
-    rounds = []
-    outs = []
-    worded = warm.setdefault("worded", {})
-    digests = []
-    for doc, tables_ in all_rounds:
-        key = (doc["stage"], doc["number"])
-        hit = worded.get(key)
-        if hit and hit[0] is doc and hit[1] is tables_ and hit[2] == warm["names_token"]:
-            out = hit[3]
-        else:   # a round read again (or first seen): worded once, kept while its document and tables stay the same
-            tmemo = warm.setdefault("table_words", {})
-            m = tmemo.get(key)
-            if m is None or m[0] is not doc or m[1] != warm["names_token"]:
-                tmemo[key] = (doc, warm["names_token"], {})   # the table memo holds for one document and names
-            out = _round_site(event, rules, doc, tables_, names, name_map, tournament, tmemo[key][2])
-            worded[key] = (doc, tables_, warm["names_token"], out)
-        rounds.append(out["round"])
-        digests.append(out["digest"])
-        outs.append(out)
     from ..config import get_settings
     from .prizes import event_prizes
     # A big field's standings (the engine's tie-breaks over every record: seconds at 10,000 entries) follow the
     # closed rounds: a result in the open round publishes its round, its entries and the feed, and the
     # standings move when the round closes (or a closed round's result is corrected).
+    settings = get_settings()
     open_rounds = {(doc["stage"], doc["number"]) for doc, _ in all_rounds if doc and doc.get("status") == "open"}
-    later = (tables is not None and len(entry_list) > get_settings().publish_live_standings_max
+    later = (tables is not None and len(entry_list) > settings.publish_live_standings_max
              and all((stage, n) in open_rounds for stage, n, _ in tables) and "standings" in warm)
-    if later:
-        standings, prizes = warm["standings"], warm["prizes"]
-    else:
-        standings = (event_standings(deps, event, state=state, rounds=all_rounds, entries=entry_list)
-                     if state.get("plans") else None)
-        prizes = (event_prizes(deps, event, state=state, rounds=all_rounds, entries=entry_list, standings=standings)
-                  if state.get("plans") else None)
-        warm["standings"], warm["prizes"] = standings, prizes
-    from .charts_data import places_by_round
-    # after each closed round: the charts' data, kept in the publisher's own state beside the pages (a new
-    # publisher process reads it instead of working out the standings once per closed round)
-    closed_key = [(doc, tables_) for doc, tables_ in all_rounds if doc and doc.get("status") == "closed"]
-    hit = warm.get("places_of")
-    if hit and len(hit[0]) == len(closed_key) and all(a is c and b is d for (a, b), (c, d) in zip(hit[0], closed_key)) \
-            and hit[1] == state.get("stage", 0):
-        places = hit[2]   # the same closed rounds (the same objects): the same places
-    else:
-        saved = _saved_places(deps, tournament.id, event.id, warm)
-        keep: dict = {}
-        places = places_by_round(deps, event, state, all_rounds, saved, keep)
-        if set(keep) != set(saved):
-            _save_places(deps, tournament.id, event.id, keep)
-            warm["places"] = keep
-        warm["places_of"] = (closed_key, state.get("stage", 0), places)
-    corrections = _corrections(deps, event, tournament, names, warm)
-    # Appeals on the public page: names, outcome and ruling only (never the text a side wrote or who paid)
-    appeals = [{"round": x["round"], "table": x["table"], "name": names.get(x["entry_id"], ""), "status": x["status"],
-                "outcome": x.get("outcome"), "ruling": x.get("ruling", "")}
-               for x in sorted(deps.repos.rounds.appeals(event.id), key=lambda x: x["lodged_at"])]
-    bonus = bonuses(deps, event, rounds=all_rounds, entries=entry_list) if event.config.game == "doudizhu" else None
-    rows = standings.standings if standings else []
-    hit = warm.get("rows_of")
-    if hit and hit[0] is standings:
-        shown_rows = hit[1]   # the standings as last published (a big field's, during a round): not dumped again
-    else:
-        _lots_as_order(rows)
-        shown_rows = [r.model_dump() for r in rows]
-        warm["rows_of"] = (standings, shown_rows)
-    h = hashlib.sha1()
-    for digest in digests:
-        h.update(digest.encode())
-    version = hashlib.sha1(json.dumps([h.hexdigest(), [(r.entry_id, r.rank) for r in rows], len(corrections), appeals],
-                                      sort_keys=True, default=str).encode()).hexdigest()[:16]
-    page_of = repr((tournament.name, tournament.venue, str(tournament.starts_on), str(tournament.ends_on),
-                    event.id, event.config.name, event.config.game))
-    public_entries, history, entry_inputs = _entry_pages_data(warm, entry_list, entries, outs, places, page_of)
-    stages = event.config.stages
-    ko = bool(standings) and 0 < standings.stage <= len(stages) and stages[standings.stage - 1].format == "knockout"
-    return {"event": {"id": event.id, "name": event.config.name, "game": event.config.game},
-            "rounds": rounds, "standings": shown_rows, "final": bool(standings and standings.final),
-            # a knockout stage's 小组积分 (win 1 / loss 0) says nothing: how far each went does (the `reached` column)
-            "point_names": [p for p in (rules.point_names[standings.method] if standings else []) if not (ko and p == "group_points")],
-            "tiebreak_names": [k for k in (standings.tiebreaks if standings else []) if k not in rules.point_names.get(standings.method, ())
-                               and not (ko and k == "group_points")], "knockout": ko,
-            "has_prizes": any(r.prize for r in rows), "has_decided": any(r.decided_by for r in rows), "histories": history, "corrections": corrections,
-            "appeals": appeals, "prizes": prizes.model_dump() if prizes and prizes.final else None,
-            "bonuses": bonus.model_dump() if bonus else None, "names": names, "version": version,
-            "open_round": state.get("open_round", 0), "places": places,
-            "entries": public_entries, "entry_inputs": entry_inputs,
-            "playing": sum(1 for x in entries.values() if x.status == "confirmed"),
-            "withdrawn": sum(1 for x in entries.values() if x.status == "withdrawn")}
+    wanted = not later and bool(state.get("plans"))
+    # a big field's standings worked out in a child beside the rounds' wording below (each ~1 s of a core)
+    standings_job = Beside(lambda: event_standings(deps, event, state=state, rounds=all_rounds, entries=entry_list),
+                           fork=wanted and len(entry_list) >= settings.publish_beside_min)
+    try:
+        rounds = []
+        outs = []
+        worded = warm.setdefault("worded", {})
+        digests = []
+        for doc, tables_ in all_rounds:
+            key = (doc["stage"], doc["number"])
+            hit = worded.get(key)
+            if hit and hit[0] is doc and hit[1] is tables_ and hit[2] == warm["names_token"]:
+                out = hit[3]
+            else:   # a round read again (or first seen): worded once, kept while its document and tables stay the same
+                tmemo = warm.setdefault("table_words", {})
+                m = tmemo.get(key)
+                if m is None or m[0] is not doc or m[1] != warm["names_token"]:
+                    tmemo[key] = (doc, warm["names_token"], {})   # the table memo holds for one document and names
+                out = _round_site(event, rules, doc, tables_, names, name_map, tournament, tmemo[key][2])
+                worded[key] = (doc, tables_, warm["names_token"], out)
+            rounds.append(out["round"])
+            digests.append(out["digest"])
+            outs.append(out)
+        from .charts_data import places_by_round
+        # after each closed round: the charts' data, kept in the publisher's own state beside the pages (a new
+        # publisher process reads it instead of working out the standings once per closed round)
+        closed_key = [(doc, tables_) for doc, tables_ in all_rounds if doc and doc.get("status") == "closed"]
+        hit = warm.get("places_of")
+        if hit and len(hit[0]) == len(closed_key) and all(a is c and b is d for (a, b), (c, d) in zip(hit[0], closed_key)) \
+                and hit[1] == state.get("stage", 0):
+            places = hit[2]   # the same closed rounds (the same objects): the same places
+        else:
+            saved = _saved_places(deps, tournament.id, event.id, warm)
+            keep: dict = {}
+            places = places_by_round(deps, event, state, all_rounds, saved, keep)
+            if set(keep) != set(saved):
+                _save_places(deps, tournament.id, event.id, keep)
+                warm["places"] = keep
+            warm["places_of"] = (closed_key, state.get("stage", 0), places)
+        corrections = _corrections(deps, event, tournament, names, warm)
+        # Appeals on the public page: names, outcome and ruling only (never the text a side wrote or who paid)
+        appeals = [{"round": x["round"], "table": x["table"], "name": names.get(x["entry_id"], ""), "status": x["status"],
+                    "outcome": x.get("outcome"), "ruling": x.get("ruling", "")}
+                   for x in sorted(deps.repos.rounds.appeals(event.id), key=lambda x: x["lodged_at"])]
+        bonus = bonuses(deps, event, rounds=all_rounds, entries=entry_list) if event.config.game == "doudizhu" else None
+        page_of = repr((tournament.name, tournament.venue, str(tournament.starts_on), str(tournament.ends_on),
+                        event.id, event.config.name, event.config.game))
+        public_entries, history, entry_inputs = _entry_pages_data(warm, entry_list, entries, outs, places, page_of)
+        # the standings last: worked out beside all of the above for a big field
+        if later:
+            standings, prizes = warm["standings"], warm["prizes"]
+        else:
+            standings = standings_job.result() if wanted else None
+            prizes = (event_prizes(deps, event, state=state, rounds=all_rounds, entries=entry_list, standings=standings)
+                      if wanted else None)
+            warm["standings"], warm["prizes"] = standings, prizes
+        rows = standings.standings if standings else []
+        hit = warm.get("rows_of")
+        if hit and hit[0] is standings:
+            shown_rows = hit[1]   # the standings as last published (a big field's, during a round): not dumped again
+        else:
+            _lots_as_order(rows)
+            shown_rows = [r.model_dump() for r in rows]
+            warm["rows_of"] = (standings, shown_rows)
+        h = hashlib.sha1()
+        for digest in digests:
+            h.update(digest.encode())
+        version = hashlib.sha1(json.dumps([h.hexdigest(), [(r.entry_id, r.rank) for r in rows], len(corrections), appeals],
+                                          sort_keys=True, default=str).encode()).hexdigest()[:16]
+        stages = event.config.stages
+        ko = bool(standings) and 0 < standings.stage <= len(stages) and stages[standings.stage - 1].format == "knockout"
+        return {"event": {"id": event.id, "name": event.config.name, "game": event.config.game},
+                "rounds": rounds, "standings": shown_rows, "final": bool(standings and standings.final),
+                # a knockout stage's 小组积分 (win 1 / loss 0) says nothing: how far each went does (the `reached` column)
+                "point_names": [p for p in (rules.point_names[standings.method] if standings else []) if not (ko and p == "group_points")],
+                "tiebreak_names": [k for k in (standings.tiebreaks if standings else []) if k not in rules.point_names.get(standings.method, ())
+                                   and not (ko and k == "group_points")], "knockout": ko,
+                "has_prizes": any(r.prize for r in rows), "has_decided": any(r.decided_by for r in rows), "histories": history, "corrections": corrections,
+                "appeals": appeals, "prizes": prizes.model_dump() if prizes and prizes.final else None,
+                "bonuses": bonus.model_dump() if bonus else None, "names": names, "version": version,
+                "open_round": state.get("open_round", 0), "places": places,
+                "entries": public_entries, "entry_inputs": entry_inputs,
+                "playing": sum(1 for x in entries.values() if x.status == "confirmed"),
+                "withdrawn": sum(1 for x in entries.values() if x.status == "withdrawn")}
 
+    finally:   # the caller failed before taking the standings: the child is not left behind
+        standings_job.close()
 
 def _entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], places: dict, page_of: str):
     """What the entry pages show: (their entries, each one's history, one digest of its page's inputs per entry: the
@@ -653,9 +662,11 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
             folder = f"{lang_prefix(lang)}t/{tid}/{eid}/"
             new.update((k, v) for k, v in old.items() if k.startswith(folder))
             new_inputs.update((k, v) for k, v in old_inputs.items() if k.startswith(folder))
-        # Writes (disk or S3) run beside the rendering: they wait on I/O, rendering on the CPU.
+        # Writes (disk or S3) run beside the rendering: they wait on I/O, rendering on the CPU. Thousands of files
+        # to a folder: a writer process (publish/sinks.py says why); else a few threads (S3's waits are long).
         from concurrent.futures import ThreadPoolExecutor
-        pool = ThreadPoolExecutor(max_workers=8) if getattr(sink, "parallel", False) else None
+        writer = sink.writer() if many and hasattr(sink, "writer") else None
+        pool = ThreadPoolExecutor(max_workers=8) if writer is None and getattr(sink, "parallel", False) else None
         pending = []
 
         def write(key: str, text: str | bytes) -> None:
@@ -669,7 +680,9 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
             if old.get(key) == digest:
                 return
             stats["written"] += 1
-            if pool:
+            if writer:
+                writer.write(key, body)
+            elif pool:
                 pending.append(pool.submit(sink.write, key, body))
             else:
                 sink.write(key, body)
@@ -695,9 +708,16 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
             return False
 
         t1 = time.perf_counter()
-        _render_language(lang, write, tournament, tid, [(e, d) for e, d in datas if e.id not in skip], summaries,
-                         updated, t_version, unchanged, hall, warm["events"], datas)
+        try:
+            _render_language(lang, write, tournament, tid, [(e, d) for e, d in datas if e.id not in skip], summaries,
+                             updated, t_version, unchanged, hall, warm["events"], datas)
+        except BaseException:
+            if writer:
+                writer.close(abandon=True)
+            raise
         t2 = time.perf_counter()
+        if writer:
+            writer.close()   # raises if a file was not written
         if pool:
             pool.shutdown(wait=True)
         for f in pending:
@@ -711,7 +731,8 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
 
     pages = sum(len(d["entries"]) + len(d["rounds"]) + 5 for e, d in datas if e.id not in skip)
     timing["read"] = time.perf_counter() - t0
-    forked = getattr(sink, "forkable", False) and pages > fork_over and hasattr(os, "fork") and by_event is None
+    many = pages > fork_over and by_event is None   # a publish of every page of a big tournament
+    forked = getattr(sink, "forkable", False) and many and hasattr(os, "fork")
     if forked:
         parts = _run_forked(run)
         for lang in LANGS[1:]:   # written by the children: read from the sink next time

@@ -140,6 +140,18 @@ def reset_client() -> None:
     _client, _down_until = None, 0.0
 
 
+def _after_fork_in_child() -> None:
+    """A forked child (the publisher's languages, services/beside.py) makes its own client if it reads: the
+    parent's pool of connections is not the child's to use, and its lock may have been held by another thread."""
+    global _client_lock
+    _client_lock = threading.Lock()
+    reset_client()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 _S = None
 _D = None
 

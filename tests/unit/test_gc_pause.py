@@ -45,3 +45,11 @@ def test_an_error_inside_still_turns_it_back_on():
     except ValueError:
         pass
     assert gc.isenabled()
+
+
+def test_what_a_paused_call_kept_goes_to_the_oldest_generation_without_a_walk():
+    with gc_paused():
+        kept = [[k] for k in range(1000)]
+    young = gc.get_objects(generation=0)
+    assert not any(o is kept for o in young)
+    assert any(o is kept for o in gc.get_objects(generation=2))

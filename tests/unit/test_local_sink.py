@@ -18,3 +18,29 @@ def test_local_sink_writes_folders_rewrites_and_leaves_no_temporary_files(tmp_pa
     assert sink.read("t/T1/missing.html") is None
     names = sorted(str(p.relative_to(tmp_path / "site")) for p in (tmp_path / "site").rglob("*") if p.is_file())
     assert names == ["en/t/T1/find.json", "feed.json", "t/T1/E1/entry-A.html", "t/T1/index.html"]
+
+
+def test_the_writer_process_writes_every_file_and_says_when_one_failed(tmp_path):
+    import pytest
+    sink = LocalSink(str(tmp_path / "site"))
+    writer = sink.writer()
+    big = bytes(range(256)) * 16384   # 4 MiB: more than the pipe holds at once
+    bodies = {f"t/T1/E1/entry-{k}.html": f"<p>{k} 选手</p>".encode() for k in range(500)}
+    for key, body in bodies.items():
+        writer.write(key, body)
+    writer.write("en/t/T1/find.json", big)
+    writer.close()
+    assert all(sink.read(k) == b for k, b in bodies.items()) and sink.read("en/t/T1/find.json") == big
+    assert not [p for p in (tmp_path / "site").rglob(".*.tmp")]
+
+    (tmp_path / "site" / "blocked").write_bytes(b"a file where a folder must go")
+    writer = sink.writer()
+    writer.write("blocked/index.html", b"x")
+    writer.write("t/T1/after.html", b"y")   # read and dropped once a write failed
+    with pytest.raises(OSError, match="writing the published files failed"):
+        writer.close()
+
+    writer = sink.writer()   # a publish that failed: the writer is stopped, nothing raised for it
+    writer.write("t/T1/half.html", b"z")
+    writer.close(abandon=True)
+    writer.close()

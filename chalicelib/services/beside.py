@@ -1,0 +1,107 @@
+"""Work done in a forked child while the caller goes on with its own (issue 29: a cold publish of a 10,000-entry
+event works out its standings, ~1 s of one core, beside the rounds' wording instead of after it; two cores).
+
+The result comes back pickled through a pipe. Where the child fails, dies or takes too long, or the platform has no
+fork, the work is done in the caller instead: what the caller gets never depends on the fork. The child touches no
+shared connection (store/dynamo.py gives a forked child a client of its own) and leaves without running any cleanup.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import select
+import signal
+import time
+from typing import Callable, Generic, TypeVar
+
+log = logging.getLogger("cardgames.beside")
+T = TypeVar("T")
+
+
+class Beside(Generic[T]):
+    """`with Beside(fn) as job: …; value = job.result()` — fn() runs in a child from the `with` on."""
+
+    def __init__(self, fn: Callable[[], T], *, timeout: float = 120.0, fork: bool = True):
+        self.fn, self.timeout = fn, timeout
+        self.pid: int | None = None
+        self.fd: int | None = None
+        self.done = False
+        self.value: T | None = None
+        if fork and hasattr(os, "fork"):
+            self._start()
+
+    def _start(self) -> None:
+        read_end, write_end = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:   # no memory for another process, say: done inline when asked
+            os.close(read_end)
+            os.close(write_end)
+            return
+        if pid == 0:   # the child: work, answer, leave
+            code = 1
+            try:
+                os.close(read_end)
+                view = memoryview(pickle.dumps(self.fn(), protocol=pickle.HIGHEST_PROTOCOL))
+                while view:
+                    view = view[os.write(write_end, view):]
+                code = 0
+            except BaseException:   # noqa: BLE001 — the parent does the work again and meets the error itself
+                pass
+            finally:
+                os._exit(code)
+        os.close(write_end)
+        self.pid, self.fd = pid, read_end
+
+    def result(self) -> T:
+        if self.done:
+            return self.value   # type: ignore[return-value]
+        body = self._collect() if self.pid is not None else None
+        self.value = pickle.loads(body) if body is not None else self.fn()
+        self.done = True
+        return self.value
+
+    def _collect(self) -> bytes | None:
+        chunks, deadline, timed_out = [], time.monotonic() + self.timeout, False
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                    timed_out = True
+                    break
+                chunk = os.read(self.fd, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        finally:
+            status = self._reap(kill=timed_out)
+        if timed_out or status != 0 or not chunks:
+            log.warning("work beside failed (%s): done here instead", "timed out" if timed_out else f"status {status}")
+            return None
+        return b"".join(chunks)
+
+    def _reap(self, kill: bool) -> int:
+        pid, self.pid = self.pid, None
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+        if pid is None:
+            return 0
+        if kill:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        return os.waitpid(pid, 0)[1]
+
+    def close(self) -> None:
+        """Once the caller is done: a child whose result was not taken (the caller failed) is not left behind."""
+        if self.pid is not None:
+            self._reap(kill=True)
+
+    def __enter__(self) -> "Beside[T]":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
