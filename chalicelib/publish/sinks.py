@@ -73,37 +73,40 @@ class WriterProcess:
     PIPE_BYTES = 1 << 20   # a pipe of 1 MiB (Linux allows that much unprivileged): the renderer rarely waits
 
     def __init__(self, sink: LocalSink):
-        read_end, write_end = os.pipe()
-        try:
-            import fcntl
-            fcntl.fcntl(write_end, getattr(fcntl, "F_SETPIPE_SZ", 1031), self.PIPE_BYTES)
-        except (ImportError, OSError):
-            pass   # the default pipe: slower, not wrong
-        pid = os.fork()
+        from ..forked import fork_with_pipe
+        pid, fd = fork_with_pipe(child_reads=True)
         if pid == 0:
             code = 1
             try:
-                os.close(write_end)
-                code = self._serve(sink, read_end)
+                code = self._serve(sink, fd)
             finally:
                 os._exit(code)
-        os.close(read_end)
-        self.pid = pid
-        self.out = os.fdopen(write_end, "wb", buffering=self.PIPE_BYTES)
+        try:
+            import fcntl
+            fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), self.PIPE_BYTES)
+        except (ImportError, OSError):
+            pass   # the default pipe: slower, not wrong
+        self.pid, self.fd = pid, fd
+        self.out = os.fdopen(fd, "wb", buffering=self.PIPE_BYTES)
 
     @staticmethod
     def _serve(sink: LocalSink, fd: int) -> int:
-        failed = None
+        failed, written = None, 0
         with os.fdopen(fd, "rb", buffering=WriterProcess.PIPE_BYTES) as pipe:
             while True:
                 head = pipe.read(_FRAME.size)
                 if len(head) < _FRAME.size:
                     break
                 key_len, body_len = _FRAME.unpack(head)
-                key, body = pipe.read(key_len).decode("utf-8"), pipe.read(body_len)
+                raw, body = pipe.read(key_len), pipe.read(body_len)
+                if len(raw) < key_len or len(body) < body_len:   # the renderer died mid-file: never half a page
+                    log.error("the publisher's pipe ended inside a file: %d of its files written", written)
+                    return 1
+                key = raw.decode("utf-8")
                 if failed is None:
                     try:
                         sink.write(key, body)
+                        written += 1
                     except OSError as exc:   # the disk full, say: the rest is read and dropped, the parent told
                         failed = exc
         if failed is not None:
@@ -127,10 +130,11 @@ class WriterProcess:
         if abandon:
             import signal
             os.kill(pid, signal.SIGKILL)
+        from ..forked import close_kept
         try:
-            self.out.close()
+            close_kept(self.fd, self.out)
         except BrokenPipeError:
-            pass
+            pass   # the writer is gone: its status says why
         status = os.waitpid(pid, 0)[1]
         if status != 0 and not abandon:
             raise OSError(f"writing the published files failed (writer status {status})")

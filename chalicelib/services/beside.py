@@ -1,19 +1,22 @@
 """Work done in a forked child while the caller goes on with its own (issue 29: a cold publish of a 10,000-entry
 event works out its standings, ~1 s of one core, beside the rounds' wording instead of after it; two cores).
 
-The result comes back pickled through a pipe. Where the child fails, dies or takes too long, or the platform has no
-fork, the work is done in the caller instead: what the caller gets never depends on the fork. The child touches no
-shared connection (store/dynamo.py gives a forked child a client of its own) and leaves without running any cleanup.
+The result comes back pickled through a pipe (chalicelib/forked.py: its end is closed in other threads' children).
+Where the child fails, dies or takes too long, or the platform has no fork, the work is done in the caller instead:
+what the caller gets never depends on the fork. The child touches no shared connection (store/dynamo.py gives a
+forked child a client of its own) and leaves without running any cleanup.
 """
 from __future__ import annotations
 
 import logging
 import os
 import pickle
-import select
+import selectors
 import signal
 import time
 from typing import Callable, Generic, TypeVar
+
+from ..forked import close_kept, fork_with_pipe
 
 log = logging.getLogger("cardgames.beside")
 T = TypeVar("T")
@@ -22,7 +25,8 @@ T = TypeVar("T")
 class Beside(Generic[T]):
     """`with Beside(fn) as job: …; value = job.result()` — fn() runs in a child from the `with` on."""
 
-    def __init__(self, fn: Callable[[], T], *, timeout: float = 120.0, fork: bool = True):
+    # well inside the publish lease (60 s): a child stuck on a lock it inherited never holds a publish past it
+    def __init__(self, fn: Callable[[], T], *, timeout: float = 20.0, fork: bool = True):
         self.fn, self.timeout = fn, timeout
         self.pid: int | None = None
         self.fd: int | None = None
@@ -32,27 +36,22 @@ class Beside(Generic[T]):
             self._start()
 
     def _start(self) -> None:
-        read_end, write_end = os.pipe()
         try:
-            pid = os.fork()
+            pid, fd = fork_with_pipe(child_reads=False)
         except OSError:   # no memory for another process, say: done inline when asked
-            os.close(read_end)
-            os.close(write_end)
             return
         if pid == 0:   # the child: work, answer, leave
             code = 1
             try:
-                os.close(read_end)
                 view = memoryview(pickle.dumps(self.fn(), protocol=pickle.HIGHEST_PROTOCOL))
                 while view:
-                    view = view[os.write(write_end, view):]
+                    view = view[os.write(fd, view):]
                 code = 0
             except BaseException:   # noqa: BLE001 — the parent does the work again and meets the error itself
                 pass
             finally:
                 os._exit(code)
-        os.close(write_end)
-        self.pid, self.fd = pid, read_end
+        self.pid, self.fd = pid, fd
 
     def result(self) -> T:
         if self.done:
@@ -65,15 +64,17 @@ class Beside(Generic[T]):
     def _collect(self) -> bytes | None:
         chunks, deadline, timed_out = [], time.monotonic() + self.timeout, False
         try:
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0 or not select.select([self.fd], [], [], left)[0]:
-                    timed_out = True
-                    break
-                chunk = os.read(self.fd, 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
+            with selectors.DefaultSelector() as waiting:
+                waiting.register(self.fd, selectors.EVENT_READ)
+                while True:
+                    left = deadline - time.monotonic()
+                    if left <= 0 or not waiting.select(left):
+                        timed_out = True
+                        break
+                    chunk = os.read(self.fd, 1 << 20)
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
         finally:
             status = self._reap(kill=timed_out)
         if timed_out or status != 0 or not chunks:
@@ -84,7 +85,7 @@ class Beside(Generic[T]):
     def _reap(self, kill: bool) -> int:
         pid, self.pid = self.pid, None
         if self.fd is not None:
-            os.close(self.fd)
+            close_kept(self.fd)
             self.fd = None
         if pid is None:
             return 0

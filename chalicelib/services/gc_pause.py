@@ -8,7 +8,9 @@ collector runs again once the last of them ends (and only if it was on before th
 What the call kept (a publisher's cache: millions of objects) goes straight to the oldest generation when the pause
 ends: otherwise the first young collection after it walks every one of them (0.4 s per 2 million objects, measured,
 and the collections after it more), which a full pass would do only when the oldest generation has grown by a
-quarter.
+quarter. The price: cyclic garbage made during the pause waits for that full pass too — measured, a publish of a
+3,000-entry event leaves 120 such objects after the process's first (which leaves its imports' and templates'
+once), so the wait costs nothing worth the walk.
 """
 from __future__ import annotations
 

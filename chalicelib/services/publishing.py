@@ -880,20 +880,20 @@ def _templates_version() -> str:
 
 def _run_forked(run) -> list[dict]:
     """Each language but Chinese in a child process, Chinese here; the children's figures come back through pipes."""
+    from ..forked import close_kept, fork_with_pipe
     children = []
     for lang in LANGS[1:]:
-        read_end, write_end = os.pipe()
-        pid = os.fork()
+        pid, fd = fork_with_pipe(child_reads=False)
         if pid == 0:  # a child: render and write its language, report, and leave without running any cleanup
             code = 1
             try:
-                os.close(read_end)
-                os.write(write_end, json.dumps(run(lang)).encode())
+                view = memoryview(json.dumps(run(lang)).encode())
+                while view:
+                    view = view[os.write(fd, view):]
                 code = 0
             finally:
                 os._exit(code)
-        os.close(write_end)
-        children.append((lang, pid, read_end))
+        children.append((lang, pid, fd))
     out = []
     try:
         out.append(run(LANGS[0]))
@@ -906,7 +906,7 @@ def _run_forked(run) -> list[dict]:
                 if not chunk:
                     break
                 chunks.append(chunk)
-            os.close(read_end)
+            close_kept(read_end)
             _, status = os.waitpid(pid, 0)
             if status != 0 or not chunks:
                 failed.append(lang)
