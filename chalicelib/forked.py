@@ -30,29 +30,28 @@ def fork_with_pipe(child_reads: bool) -> tuple[int, int]:
             mine, other = (read_end, write_end) if child_reads else (write_end, read_end)
         else:
             mine, other = (write_end, read_end) if child_reads else (read_end, write_end)
-            _kept.add(mine)
+        _kept.add(mine)   # in a child too: its own children (a language's writer) do not hold its pipe
         os.close(other)
         return pid, mine
 
 
 def close_kept(fd: int, file=None) -> None:
-    """Closes a parent's end (or the file object made on it, flushed first) and stops closing it in children. A
-    failed flush (the reader gone) is raised once the end is closed."""
+    """Closes a kept end and stops closing it in children. `file`: a file object made on it with closefd=False
+    (flushed first; the descriptor is closed here, never by the file's own finalizer, so a number in `_kept` is never
+    one the system gave out again). A failed flush (the reader gone) is raised once the end is closed."""
     failed = None
     if file is not None:
         try:
             file.flush()   # outside the lock: it may wait on the reader
         except OSError as exc:
             failed = exc
+        try:
+            file.close()   # with closefd=False: marks it closed, leaves the descriptor to us
+        except OSError:
+            pass
     with _lock:
         _kept.discard(fd)
-        if file is None:
-            os.close(fd)
-        else:
-            try:
-                file.close()   # closes the descriptor even when its flush fails again
-            except OSError:
-                pass
+        os.close(fd)
     if failed is not None:
         raise failed
 

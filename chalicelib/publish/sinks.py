@@ -87,7 +87,7 @@ class WriterProcess:
         except (ImportError, OSError):
             pass   # the default pipe: slower, not wrong
         self.pid, self.fd = pid, fd
-        self.out = os.fdopen(fd, "wb", buffering=self.PIPE_BYTES)
+        self.out = os.fdopen(fd, "wb", buffering=self.PIPE_BYTES, closefd=False)   # closed by close_kept only
 
     @staticmethod
     def _serve(sink: LocalSink, fd: int) -> int:
@@ -135,7 +135,8 @@ class WriterProcess:
             close_kept(self.fd, self.out)
         except BrokenPipeError:
             pass   # the writer is gone: its status says why
-        status = os.waitpid(pid, 0)[1]
+        finally:
+            status = os.waitpid(pid, 0)[1]
         if status != 0 and not abandon:
             raise OSError(f"writing the published files failed (writer status {status})")
 

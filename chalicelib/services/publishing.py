@@ -882,22 +882,22 @@ def _run_forked(run) -> list[dict]:
     """Each language but Chinese in a child process, Chinese here; the children's figures come back through pipes."""
     from ..forked import close_kept, fork_with_pipe
     children = []
-    for lang in LANGS[1:]:
-        pid, fd = fork_with_pipe(child_reads=False)
-        if pid == 0:  # a child: render and write its language, report, and leave without running any cleanup
-            code = 1
-            try:
-                view = memoryview(json.dumps(run(lang)).encode())
-                while view:
-                    view = view[os.write(fd, view):]
-                code = 0
-            finally:
-                os._exit(code)
-        children.append((lang, pid, fd))
     out = []
     try:
+        for lang in LANGS[1:]:
+            pid, fd = fork_with_pipe(child_reads=False)
+            if pid == 0:  # a child: render and write its language, report, and leave without running any cleanup
+                code = 1
+                try:
+                    view = memoryview(json.dumps(run(lang)).encode())
+                    while view:
+                        view = view[os.write(fd, view):]
+                    code = 0
+                finally:
+                    os._exit(code)
+            children.append((lang, pid, fd))
         out.append(run(LANGS[0]))
-    finally:
+    finally:   # every child forked is read and reaped, also when a fork or Chinese failed
         failed = []
         for lang, pid, read_end in children:
             chunks = []
