@@ -145,14 +145,22 @@ class S3Sink:
     parallel = True  # network-bound: the publisher writes from a small thread pool
     forkable = True
 
+    THREADS = 8   # the publisher's pool of PUTs per process (services/publishing.py)
+
     def __init__(self, bucket: str):
         self.bucket = bucket
         self._client = None
+        self._client_pid = None
 
     def client(self):
-        if self._client is None:
+        # One client per process: a forked language (services/publishing._run_forked) must not use the parent's
+        # pooled connections (the parent read .places.json through them before forking; two processes on one
+        # socket read each other's answers). A pool as large as the threads that share it.
+        if self._client is None or self._client_pid != os.getpid():
             import boto3
-            self._client = boto3.client("s3")
+            from botocore.config import Config
+            self._client = boto3.client("s3", config=Config(max_pool_connections=self.THREADS + 2))
+            self._client_pid = os.getpid()
         return self._client
 
     def read(self, key: str) -> bytes | None:
@@ -180,9 +188,16 @@ class MemorySink:
         return self.files.get(key)
 
 
+_DEFAULT_SINKS: dict[tuple, object] = {}
+
+
 def default_sink():
+    """The settings' sink, one per process: the publisher's cache (services/publishing.py) holds for one sink, and
+    a sink made anew for every publish threw it away each time (every result read the whole tournament again)."""
     from ..config import get_settings
     s = get_settings()
-    if s.publish_bucket:
-        return S3Sink(s.publish_bucket)
-    return LocalSink(s.publish_dir or ".data/site")
+    target = ("s3", s.publish_bucket) if s.publish_bucket else ("dir", s.publish_dir or ".data/site")
+    sink = _DEFAULT_SINKS.get(target)
+    if sink is None:
+        sink = _DEFAULT_SINKS[target] = S3Sink(target[1]) if target[0] == "s3" else LocalSink(target[1])
+    return sink

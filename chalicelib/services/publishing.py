@@ -606,8 +606,9 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
     sink = _sink(deps)
     warm = _WARM.get(tid)
     by_event = _by_event(warm, asked)
-    if warm is None or warm.get("sink") is not sink:
+    if warm is None or warm.get("sink") is not sink:   # another sink: nothing cached holds for it
         warm = _WARM[tid] = {"events": {}, "manifests": {}, "sink": sink}
+        by_event = None
     warm["asked"] = None   # until this publish is through
     updated = deps.clock().astimezone(ZoneInfo(tournament.timezone)).strftime("%Y-%m-%d %H:%M")
     summaries = []
@@ -666,7 +667,8 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
         # to a folder: a writer process (publish/sinks.py says why); else a few threads (S3's waits are long).
         from concurrent.futures import ThreadPoolExecutor
         writer = sink.writer() if many and hasattr(sink, "writer") else None
-        pool = ThreadPoolExecutor(max_workers=8) if writer is None and getattr(sink, "parallel", False) else None
+        threads = getattr(sink, "THREADS", 8)
+        pool = ThreadPoolExecutor(max_workers=threads) if writer is None and getattr(sink, "parallel", False) else None
         pending = []
 
         def write(key: str, text: str | bytes) -> None:
