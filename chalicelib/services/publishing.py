@@ -464,7 +464,7 @@ def _local(iso: str, tz: str, fmt: str = "%m-%d %H:%M") -> str:
         return iso
 
 
-LEASE_SECONDS = 60   # longer than a big tournament's publish; renewed before each further publish
+LEASE_SECONDS = 60   # renewed while a publish runs (_LeaseKept) and before each further publish
 
 
 def publish_latest(deps: Deps, tid: str, *, force: bool = False, wait_seconds: float = 0.0,
@@ -514,7 +514,8 @@ def _publish_while_asked(deps: Deps, tid: str, me: str, force: bool, once: bool 
             if once and stats is not None:
                 return _MORE
             seen, taken = leases.take(tid)
-            stats = publish_tournament(deps, tid, force=force, asked=(seen, taken))
+            with _LeaseKept(deps, tid, me):
+                stats = publish_tournament(deps, tid, force=force, asked=(seen, taken))
             if leases.release(tid, me, seen):
                 return stats
             if not leases.acquire_again(tid, me, _epoch(deps), LEASE_SECONDS):   # expired and taken: theirs now
@@ -529,6 +530,37 @@ def _publish_while_asked(deps: Deps, tid: str, me: str, force: bool, once: bool 
             log_failure(tid, exc)
             return None
         raise
+
+
+class _LeaseKept:
+    """Renews the lease while a publish runs, a third of its length apart: a big tournament's publish to S3 takes
+    longer than the lease (bench/publish.py's S3 figures at 10,000 entries), and a lease that ran out under it
+    would let a second publisher write older pages over newer ones. A publisher that dies stops renewing: its
+    lease runs out LEASE_SECONDS later, as before."""
+
+    def __init__(self, deps: Deps, tid: str, me: str):
+        import threading
+        self.deps, self.tid, self.me = deps, tid, me
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._renew, daemon=True, name=f"lease-{tid}")
+
+    def _renew(self) -> None:
+        leases = self.deps.repos.publish_leases
+        while not self.stop.wait(LEASE_SECONDS / 3):
+            try:
+                if not leases.acquire_again(self.tid, self.me, _epoch(self.deps), LEASE_SECONDS):
+                    log.error("publishing tournament %s: the lease was taken by another publisher", self.tid)
+                    return
+            except Exception as exc:   # the store did not answer: tried again a third of a lease later
+                log.warning("publishing tournament %s: the lease not renewed (%s)", self.tid, type(exc).__name__)
+
+    def __enter__(self) -> "_LeaseKept":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.thread.join()
 
 
 def log_failure(tid: str, exc: BaseException) -> None:

@@ -1,0 +1,33 @@
+"""A publish longer than its lease (a 10,000-entry tournament's pages to S3: bench/publish.py) keeps the lease: it
+is renewed while the publish runs, so no second publisher starts beside it and writes older pages over newer ones."""
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime, timezone
+
+from chalicelib import bootstrap
+from chalicelib.services import publishing
+from chalicelib.store import keys
+
+
+def test_the_lease_is_renewed_while_a_long_publish_runs(moto_repos, monkeypatch):
+    monkeypatch.setattr(publishing, "LEASE_SECONDS", 3)   # renewed every second
+    d = bootstrap.deps()
+    d.clock = lambda: datetime.now(timezone.utc)
+    leases = d.repos.publish_leases
+    seen = {}
+
+    def long_publish(deps, tid, *, force=False, asked=None):
+        seen["until"] = int(leases.t.get(keys.publish_lease(tid))["lease_until"])
+        time.sleep(2.5)   # past a renewal or two (moto: the only store call meanwhile is the renewal's)
+        seen["later"] = int(leases.t.get(keys.publish_lease(tid))["lease_until"])
+        seen["other_got_it"] = leases.acquire(tid, "another publisher", seen["until"] + 1, 3)
+        return {"files": 0}
+
+    monkeypatch.setattr(publishing, "publish_tournament", long_publish)
+    assert publishing.publish_latest(d, "T1") == {"files": 0}
+    assert seen["later"] > seen["until"]          # renewed while the publish ran
+    assert seen["other_got_it"] is False          # so nobody else took it once its first term was over
+    assert leases.holder("T1") is None            # given back at the end
+    assert not any(t.name == "lease-T1" for t in threading.enumerate())   # the renewing stops with the publish
