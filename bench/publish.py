@@ -14,6 +14,7 @@ import os
 import random
 import sys
 import tempfile
+import threading
 import time
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -165,6 +166,83 @@ def run() -> None:
     largest = cold_stats["largest"]
     print(f"largest page: {largest[0].rsplit('/', 1)[-1]} {largest[1] / 1024:.0f} KiB; largest item the store was "
           f"given: {sizes.largest[0] / 1024:.1f} KiB ({sizes.largest[1]})")
+    # A publisher process of its own, as a cold Lambda container is: its time from the interpreter's start, and
+    # the memory the publisher function's size must hold (infra/stack.py)
+    import json
+    import subprocess
+    t0 = time.perf_counter()
+    alone = subprocess.run([sys.executable, __file__, "alone", "bench_publish", t.id, tempfile.mkdtemp(prefix="alone-")],
+                           capture_output=True, text=True, check=True)
+    got = json.loads(alone.stdout.strip().splitlines()[-1])
+    print(f"a publisher process of its own (imports, a cold full publish with force): {time.perf_counter() - t0:.2f} s "
+          f"(its publish {got['seconds']:.2f} s, {got['cpu']:.1f} s of CPU); peak memory {got['self_mib']:.0f} MiB, its "
+          f"largest child {got['child_mib']:.0f} MiB (a language or the standings beside, pages shared with the parent "
+          f"until written)")
+    if os.environ.get("PUBLISH_S3", "1") != "0":
+        _to_s3(t.id)
+
+
+def _to_s3(tid: str) -> None:
+    """The same cold full publish as the publisher function does it in AWS: every file a PUT through botocore, to
+    bench/s3_stub.py answering after S3_DELAY_MS (S3's own latency; the default 20 ms is an assumption, not a
+    measurement). Beside it, the reference: the same PUTs made raw (http.client, 8 threads) to the same stub."""
+    import http.client
+    import json
+    import subprocess
+    from concurrent.futures import ThreadPoolExecutor
+    from scripts.ddblocal import free_port
+    delay = os.environ.get("S3_DELAY_MS", "20")
+    port = free_port()
+    stub = subprocess.Popen([sys.executable, str(Path(__file__).parent / "s3_stub.py"), str(port), delay],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        stub.stdout.readline()   # "ready"
+        body = os.urandom(8000)
+        local = threading.local()
+
+        def raw_put(i: int) -> None:
+            if not hasattr(local, "c"):
+                local.c = http.client.HTTPConnection("127.0.0.1", port)
+            local.c.request("PUT", f"/ref/r{i}.html", body=body)
+            local.c.getresponse().read()
+
+        n = 3000
+        t0, c0 = time.perf_counter(), time.process_time()
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(raw_put, range(n)))
+        raw_s, raw_cpu = time.perf_counter() - t0, time.process_time() - c0
+        env = {**os.environ, "AWS_ENDPOINT_URL_S3": f"http://127.0.0.1:{port}"}
+        alone = subprocess.run([sys.executable, __file__, "alone", "bench_publish", tid, "s3:bench-site"],
+                               capture_output=True, text=True, check=True, env=env)
+        got = json.loads(alone.stdout.strip().splitlines()[-1])
+        print(f"reference: raw PUTs of 8 KB to the S3 stand-in ({delay} ms an answer), 8 threads: {n / raw_s:,.0f}/s, "
+              f"{raw_cpu / n * 1000:.2f} ms of CPU each")
+        print(f"to S3 (the publisher function's way): a cold full publish with force {got['seconds']:.1f} s, "
+              f"{got['files']:,} PUTs through botocore, {got['cpu']:.1f} s of CPU in the publisher's processes "
+              f"({got['cpu'] / max(got['files'], 1) * 1000:.2f} ms a file, everything included); peak memory "
+              f"{got['self_mib']:.0f} MiB + largest child {got['child_mib']:.0f} MiB")
+    finally:
+        stub.kill()
+        stub.wait()
+
+
+def alone(table: str, tid: str, target: str) -> None:
+    """A cold publisher in this process: the figures as one JSON line. `target`: a folder, or s3:BUCKET."""
+    import json
+    import resource
+    from chalicelib import bootstrap
+    from chalicelib.publish.sinks import LocalSink, S3Sink
+    from chalicelib.services import publishing
+    sink = S3Sink(target[3:]) if target.startswith("s3:") else LocalSink(target)
+    d = bootstrap.Deps(repos=repos_on(table), publisher=sink,
+                       clock=lambda: datetime(2026, 12, 12, 10, tzinfo=timezone.utc))
+    bootstrap.override(d)
+    t0 = time.perf_counter()
+    stats = publishing.publish_tournament(d, tid, force=True)
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(json.dumps({"seconds": time.perf_counter() - t0, "files": stats["written"],
+                      "cpu": me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime,
+                      "self_mib": me.ru_maxrss / 1024, "child_mib": kids.ru_maxrss / 1024}))
 
 
 def seed(repos, clock, n_entries: int, rounds: int, new_id):
@@ -224,4 +302,7 @@ def _timing(stats: dict) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["alone"]:   # the endpoint of the DynamoDB Local started by the parent is in the environment
+        alone(*sys.argv[2:5])
+    else:
+        main()
