@@ -29,6 +29,14 @@ from chalicelib.store import schema
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "frontend" / "dist"    # the built front end: `make site` (make synth and make deploy run it first)
 
+# The publisher function, sized for a 10,000-entry event (issue 29; bench/publish.py, docs/scaling.md): a cold full
+# publish to S3 peaks at ~1.1 GB in the publisher and up to ~0.9 GB in each forked language (shared until written),
+# and takes ~78 s of CPU (30,700 PUTs through botocore, ~2.5 ms each with the rendering). 3,008 MB (~1.7 vCPU; the
+# largest size every account may set without asking for more) holds it and ends it in about a minute; the timeout
+# leaves room for a slower day. The API's 1,024 MB stays: its requests are small.
+PUBLISHER_MEMORY_MB = 3008
+PUBLISHER_TIMEOUT_S = 300
+
 
 class CheckedChalice(Chalice):
     """Chalice's construct, its package finished before CDK stages it as the functions' code: checked to
@@ -168,7 +176,10 @@ class PlatformStack(cdk.Stack):
                                       removal_policy=removal)
         dlq = sqs.Queue(self, "PublishDLQ", retention_period=cdk.Duration.days(14), enforce_ssl=True)
         queue_name = f"cardgames-{stage}-publish"
-        queue = sqs.Queue(self, "PublishQueue", queue_name=queue_name, visibility_timeout=cdk.Duration.seconds(180),
+        # A message stays hidden six times the publisher's timeout (AWS's advice for an SQS event source), so a
+        # slow publish is never handed to a second consumer while it runs.
+        queue = sqs.Queue(self, "PublishQueue", queue_name=queue_name,
+                          visibility_timeout=cdk.Duration.seconds(6 * PUBLISHER_TIMEOUT_S),
                           enforce_ssl=True, dead_letter_queue=sqs.DeadLetterQueue(queue=dlq, max_receive_count=3))
 
         # ------------------------------------------------------------ the Chalice app (API, sweeper, publisher)
@@ -192,11 +203,16 @@ class PlatformStack(cdk.Stack):
             "lambda_memory_size": 1024,
             "lambda_timeout": 30,
             "reserved_concurrency": 200 if prod else 20,
-            "lambda_functions": {
-                "publish_from_queue": {"lambda_timeout": 120, "reserved_concurrency": 5},
-                "sweep_holds": {"lambda_timeout": 120, "reserved_concurrency": 1},
-            },
         })
+        # The other two functions' own sizes. Not through stage_config's "lambda_functions": Chalice reads those only
+        # from .chalice/config.json, under a stage named after this stack, and the values above (given here) win
+        # over everything else — so they were ignored, and the publisher ran with 30 s and 1,024 MB, 200 at once.
+        for name, props in {"PublishFromQueue": {"Timeout": PUBLISHER_TIMEOUT_S, "MemorySize": PUBLISHER_MEMORY_MB,
+                                                 "ReservedConcurrentExecutions": 5},
+                            "SweepHolds": {"Timeout": 120, "ReservedConcurrentExecutions": 1}}.items():
+            function = self.api.get_resource(name)
+            for key, value in props.items():
+                function.add_property_override(key, value)
         # Each function has its own role, granted only what it uses (no hand-written policies, no wildcards).
         api_role = self.api.get_role("ApiHandlerRole")
         publisher_role = self.api.get_role("PublishFromQueueRole")

@@ -185,3 +185,26 @@ def test_the_cdk_toolchain_runs_on_a_node_it_supports(template):
     log = synth_log(stage)
     assert "Creating deployment package" in log   # the log is this synth's
     assert "end-of-life" not in log and "not supported" not in log, log[:2000]
+
+
+def test_the_publisher_is_sized_for_a_ten_thousand_entry_event(template):
+    """bench/publish.py at 10,000 entries: a cold full publish to S3 peaks at 1,076 MiB in the publisher (with
+    forked languages beside it) and takes 78 s of CPU; at 1,024 MB (0.58 vCPU) it was killed or timed out."""
+    _, tpl = template
+    functions = resources(tpl, "AWS::Serverless::Function") or resources(tpl, "AWS::Lambda::Function")
+    publisher = next(f["Properties"] for f in functions.values() if "SQS" in json.dumps(f))
+    assert publisher["MemorySize"] >= 3008 and publisher["Timeout"] >= 300
+    queue = next(q["Properties"] for q in resources(tpl, "AWS::SQS::Queue").values() if "RedrivePolicy" in q["Properties"])
+    assert queue["VisibilityTimeout"] >= 6 * publisher["Timeout"]   # never handed to a second consumer mid-publish
+
+
+def test_each_function_has_its_own_concurrency_and_timeout(template):
+    """docs/scaling.md: the API reserved 20 (dev) or 200 (prod), the publisher 5 (it rewrites whole tournaments:
+    more would only race), the sweeper 1."""
+    stage, tpl = template
+    functions = resources(tpl, "AWS::Serverless::Function") or resources(tpl, "AWS::Lambda::Function")
+    by_handler = {f["Properties"]["Handler"]: f["Properties"] for f in functions.values()}
+    api, publisher, sweeper = by_handler["app.app"], by_handler["app.publish_from_queue"], by_handler["app.sweep_holds"]
+    assert api["ReservedConcurrentExecutions"] == (200 if stage == "prod" else 20) and api["Timeout"] == 30
+    assert publisher["ReservedConcurrentExecutions"] == 5 and sweeper["ReservedConcurrentExecutions"] == 1
+    assert sweeper["Timeout"] == 120
