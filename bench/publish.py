@@ -237,8 +237,16 @@ def alone(table: str, tid: str, target: str) -> None:
     d = bootstrap.Deps(repos=repos_on(table), publisher=sink,
                        clock=lambda: datetime(2026, 12, 12, 10, tzinfo=timezone.utc))
     bootstrap.override(d)
+    prof = None
+    if os.environ.get("PUBLISH_ALONE_PROFILE"):   # a file for python -m pstats: where a cold process's time goes
+        import cProfile
+        prof = cProfile.Profile()
+        prof.enable()
     t0 = time.perf_counter()
     stats = publishing.publish_tournament(d, tid, force=True)
+    if prof is not None:
+        prof.disable()
+        prof.dump_stats(os.environ["PUBLISH_ALONE_PROFILE"])
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     print(json.dumps({"seconds": time.perf_counter() - t0, "files": stats["written"],
                       "cpu": me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime,

@@ -473,9 +473,10 @@ def test_every_page_speaks_in_words_at_two_sizes_and_two_languages(store, stack,
     for width, height in ((390, 844), (1280, 900)):
         for lang in ("zh", "en"):
             ctx = browser.new_context(viewport={"width": width, "height": height}, locale="zh-CN")
+            # before any page script: a page's own first load writes its language there once its words are in,
+            # which could land after a setItem made from the test and put it back to Chinese
+            ctx.add_init_script(f"localStorage.setItem('organiserToken', '{token}'); localStorage.setItem('lang', '{lang}')")
             page = ctx.new_page()
-            page.goto(f"{stack['site']}/organiser.html")
-            page.evaluate(f"localStorage.setItem('organiserToken', '{token}'); localStorage.setItem('lang', '{lang}')")
             for name, path in pages:
                 if lang == "en" and path.startswith("/t/"):
                     path = "/en" + path

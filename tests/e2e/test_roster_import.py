@@ -46,9 +46,9 @@ def test_a_bad_row_is_shown_before_anything_is_written(stack, store, browser, sh
         ctx = browser.new_context(viewport={"width": width, "height": height}, locale="zh-CN",
                                   is_mobile=width < 500, has_touch=width < 500, accept_downloads=True)
         blocked = _no_csp_violations(ctx)
+        # before the page's scripts (a setItem after a first load could lose to the page writing its own language)
+        ctx.add_init_script(f"localStorage.setItem('organiserToken', '{token}'); localStorage.setItem('lang', 'zh')")
         page = ctx.new_page()
-        page.goto(f"{stack['site']}/index.html")
-        page.evaluate(f"localStorage.setItem('organiserToken', '{token}'); localStorage.setItem('lang', 'zh')")
         page.goto(f"{stack['site']}/organiser.html")
         page.get_by_role("tab", name="名单导入").click()
         if width > 500:

@@ -352,10 +352,11 @@ def test_my_day_after_the_last_round_shows_place_prize_and_bomb_bonus(store, sta
     shot(page, "my-day-after-zh-390")
     for lang, place in (("en", "Final place: 1 of 3"), ("vi", "Hạng chung cuộc: 1 / 3")):
         small = _phone(browser, width=360)
+        # before the page's scripts (a setItem after its first load could lose to the page writing its own language)
+        small.add_init_script(f"localStorage.setItem('lang', '{lang}'); "
+                              f"localStorage.setItem('manage-reg-{reg.registration.id}', '{reg.manage_token}')")
         p = small.new_page()
         p.goto(f"{stack['site']}/entry.html?reg={reg.registration.id}")
-        p.evaluate(f"localStorage.setItem('lang', '{lang}'); localStorage.setItem('manage-reg-{reg.registration.id}', '{reg.manage_token}')")
-        p.reload()
         expect(p.get_by_test_id("place")).to_contain_text(place)
         assert p.evaluate("document.documentElement.scrollWidth") <= 360
         shot(p, f"my-day-after-{lang}-360")
