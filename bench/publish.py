@@ -171,7 +171,15 @@ def run() -> None:
     import json
     import subprocess
     t0 = time.perf_counter()
-    alone = subprocess.run([sys.executable, __file__, "alone", "bench_publish", t.id, tempfile.mkdtemp(prefix="alone-")],
+    # A new folder holding what the publishes before left beside the pages (the charts' places), as the bucket
+    # does for a new container: without them a cold process works out the standings after every closed round.
+    import shutil
+    alone_dir = tempfile.mkdtemp(prefix="alone-")
+    kept = [p.relative_to(out_dir) for p in Path(out_dir).rglob(".places.json")]
+    for rel in kept:
+        (Path(alone_dir) / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(Path(out_dir) / rel, Path(alone_dir) / rel)
+    alone = subprocess.run([sys.executable, __file__, "alone", "bench_publish", t.id, alone_dir],
                            capture_output=True, text=True, check=True)
     got = json.loads(alone.stdout.strip().splitlines()[-1])
     print(f"a publisher process of its own (imports, a cold full publish with force): {time.perf_counter() - t0:.2f} s "
@@ -179,10 +187,10 @@ def run() -> None:
           f"largest child {got['child_mib']:.0f} MiB (a language or the standings beside, pages shared with the parent "
           f"until written)")
     if os.environ.get("PUBLISH_S3", "1") != "0":
-        _to_s3(t.id)
+        _to_s3(t.id, {str(rel): (Path(out_dir) / rel).read_bytes() for rel in kept})
 
 
-def _to_s3(tid: str) -> None:
+def _to_s3(tid: str, kept: dict[str, bytes]) -> None:
     """The same cold full publish as the publisher function does it in AWS: every file a PUT through botocore, to
     bench/s3_stub.py answering after S3_DELAY_MS (S3's own latency; the default 20 ms is an assumption, not a
     measurement). Beside it, the reference: the same PUTs made raw (http.client, 8 threads) to the same stub."""
@@ -206,6 +214,11 @@ def _to_s3(tid: str) -> None:
             local.c.request("PUT", f"/ref/r{i}.html", body=body)
             local.c.getresponse().read()
 
+        for key, body_ in kept.items():   # what earlier publishes left in the bucket (the charts' places)
+            conn = http.client.HTTPConnection("127.0.0.1", port)
+            conn.request("PUT", f"/bench-site/{key}", body=body_)
+            conn.getresponse().read()
+            conn.close()
         n = 3000
         t0, c0 = time.perf_counter(), time.process_time()
         with ThreadPoolExecutor(8) as pool:

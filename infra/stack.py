@@ -30,10 +30,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "frontend" / "dist"    # the built front end: `make site` (make synth and make deploy run it first)
 
 # The publisher function, sized for a 10,000-entry event (issue 29; bench/publish.py, docs/scaling.md): a cold full
-# publish to S3 peaks at ~1.1 GB in the publisher and up to ~0.9 GB in each forked language (shared until written),
-# and takes ~78 s of CPU (30,700 PUTs through botocore, ~2.5 ms each with the rendering). 3,008 MB (~1.7 vCPU; the
-# largest size every account may set without asking for more) holds it and ends it in about a minute; the timeout
-# leaves room for a slower day. The API's 1,024 MB stays: its requests are small.
+# publish to S3 peaks at ~1.1 GB in the publisher and up to ~0.8 GB in each forked language (shared until written),
+# and takes ~79 s of CPU (30,700 PUTs through botocore, ~2.5 ms each with the rendering). 3,008 MB (~1.7 vCPU;
+# some newer accounts cannot set more until AWS raises their limit) holds it and ends it in about a minute; the
+# timeout leaves room for a slower day. The API's 1,024 MB stays: its requests are small.
 PUBLISHER_MEMORY_MB = 3008
 PUBLISHER_TIMEOUT_S = 300
 
