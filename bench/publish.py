@@ -182,7 +182,7 @@ def run() -> None:
     alone = subprocess.run([sys.executable, __file__, "alone", "bench_publish", t.id, alone_dir],
                            capture_output=True, text=True, check=True)
     got = json.loads(alone.stdout.strip().splitlines()[-1])
-    print(f"a publisher process of its own (imports, a cold full publish with force): {time.perf_counter() - t0:.2f} s "
+    print(f"a publisher process of its own (start, imports, a cold full publish with force, exit): {time.perf_counter() - t0:.2f} s "
           f"(its publish {got['seconds']:.2f} s, {got['cpu']:.1f} s of CPU); peak memory {got['self_mib']:.0f} MiB, its "
           f"largest child {got['child_mib']:.0f} MiB (a language or the standings beside, pages shared with the parent "
           f"until written)")
