@@ -9,7 +9,9 @@ which every fork in the process also takes (`os.register_at_fork`), so no other 
 from __future__ import annotations
 
 import os
+import selectors
 import threading
+import time
 
 _lock = threading.RLock()   # re-entrant: os.fork inside it runs the `before` hook in the same thread
 _kept: set[int] = set()     # the pipe ends parents hold: closed in every child
@@ -54,6 +56,22 @@ def close_kept(fd: int, file=None) -> None:
         os.close(fd)
     if failed is not None:
         raise failed
+
+
+def read_until(fd: int, deadline: float) -> bytes | None:
+    """Everything a child writes to its pipe until it closes it, or None once time.monotonic() passes `deadline`
+    (a child stuck, say on a lock some other thread of the parent held when it was forked: the caller kills it)."""
+    chunks = []
+    with selectors.DefaultSelector() as waiting:
+        waiting.register(fd, selectors.EVENT_READ)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not waiting.select(left):
+                return None
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
 
 
 def _before_fork() -> None:

@@ -176,10 +176,12 @@ class PlatformStack(cdk.Stack):
                                       removal_policy=removal)
         dlq = sqs.Queue(self, "PublishDLQ", retention_period=cdk.Duration.days(14), enforce_ssl=True)
         queue_name = f"cardgames-{stage}-publish"
-        # A message stays hidden six times the publisher's timeout (AWS's advice for an SQS event source), so a
-        # slow publish is never handed to a second consumer while it runs.
+        # A message stays hidden a minute longer than the publisher may run, so a slow publish is not handed to a
+        # second consumer meanwhile. Not AWS's six times (for throttled retries): a message handled twice costs one
+        # more publish of the latest state (the lease keeps them apart), while a failed publish's retry would wait
+        # that long — the day's last standings 30 minutes stale.
         queue = sqs.Queue(self, "PublishQueue", queue_name=queue_name,
-                          visibility_timeout=cdk.Duration.seconds(6 * PUBLISHER_TIMEOUT_S),
+                          visibility_timeout=cdk.Duration.seconds(PUBLISHER_TIMEOUT_S + 60),
                           enforce_ssl=True, dead_letter_queue=sqs.DeadLetterQueue(queue=dlq, max_receive_count=3))
 
         # ------------------------------------------------------------ the Chalice app (API, sweeper, publisher)

@@ -41,7 +41,12 @@ class LocalSink:
             os.makedirs(folder, exist_ok=True)
             self._made.add(folder)
         tmp = f"{folder}/.{name}.{os.getpid()}.{threading.get_ident()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o666)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
+        try:
+            fd = os.open(tmp, flags, 0o666)
+        except FileNotFoundError:   # the folder was deleted since (the sink lives as long as the server)
+            os.makedirs(folder, exist_ok=True)
+            fd = os.open(tmp, flags, 0o666)
         try:
             view = memoryview(body)
             while view:
@@ -141,6 +146,18 @@ class WriterProcess:
             raise OSError(f"writing the published files failed (writer status {status})")
 
 
+_client_lock = threading.Lock()
+
+
+def _new_client_lock() -> None:   # a child's copy may have been held by another thread of the parent
+    global _client_lock
+    _client_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_client_lock)
+
+
 class S3Sink:
     parallel = True  # network-bound: the publisher writes from a small thread pool
     forkable = True
@@ -157,10 +174,12 @@ class S3Sink:
         # pooled connections (the parent read .places.json through them before forking; two processes on one
         # socket read each other's answers). A pool as large as the threads that share it.
         if self._client is None or self._client_pid != os.getpid():
-            import boto3
-            from botocore.config import Config
-            self._client = boto3.client("s3", config=Config(max_pool_connections=self.THREADS + 2))
-            self._client_pid = os.getpid()
+            with _client_lock:   # the pool's threads all ask at once in a new process (boto3's session is not
+                if self._client is None or self._client_pid != os.getpid():   # safe to share while it makes one)
+                    import boto3
+                    from botocore.config import Config
+                    self._client = boto3.client("s3", config=Config(max_pool_connections=self.THREADS + 2))
+                    self._client_pid = os.getpid()
         return self._client
 
     def read(self, key: str) -> bytes | None:

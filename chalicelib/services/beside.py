@@ -11,12 +11,11 @@ from __future__ import annotations
 import logging
 import os
 import pickle
-import selectors
 import signal
 import time
 from typing import Callable, Generic, TypeVar
 
-from ..forked import close_kept, fork_with_pipe
+from ..forked import close_kept, fork_with_pipe, read_until
 
 log = logging.getLogger("cardgames.beside")
 T = TypeVar("T")
@@ -62,25 +61,15 @@ class Beside(Generic[T]):
         return self.value
 
     def _collect(self) -> bytes | None:
-        chunks, deadline, timed_out = [], time.monotonic() + self.timeout, False
+        body = None
         try:
-            with selectors.DefaultSelector() as waiting:
-                waiting.register(self.fd, selectors.EVENT_READ)
-                while True:
-                    left = deadline - time.monotonic()
-                    if left <= 0 or not waiting.select(left):
-                        timed_out = True
-                        break
-                    chunk = os.read(self.fd, 1 << 20)
-                    if not chunk:
-                        break
-                    chunks.append(chunk)
+            body = read_until(self.fd, time.monotonic() + self.timeout)
         finally:
-            status = self._reap(kill=timed_out)
-        if timed_out or status != 0 or not chunks:
-            log.warning("work beside failed (%s): done here instead", "timed out" if timed_out else f"status {status}")
+            status = self._reap(kill=body is None)
+        if body is None or status != 0 or not body:
+            log.warning("work beside failed (%s): done here instead", "timed out" if body is None else f"status {status}")
             return None
-        return b"".join(chunks)
+        return body
 
     def _reap(self, kill: bool) -> int:
         pid, self.pid = self.pid, None

@@ -465,6 +465,7 @@ def _local(iso: str, tz: str, fmt: str = "%m-%d %H:%M") -> str:
 
 
 LEASE_SECONDS = 60   # renewed while a publish runs (_LeaseKept) and before each further publish
+LEASE_RENEWED_FOR_S = 600   # at most: a publish still running then is stuck (one of 10,000 entries to S3: ~1 min)
 
 
 def publish_latest(deps: Deps, tid: str, *, force: bool = False, wait_seconds: float = 0.0,
@@ -535,8 +536,8 @@ def _publish_while_asked(deps: Deps, tid: str, me: str, force: bool, once: bool 
 class _LeaseKept:
     """Renews the lease while a publish runs, a third of its length apart: a big tournament's publish to S3 takes
     longer than the lease (bench/publish.py's S3 figures at 10,000 entries), and a lease that ran out under it
-    would let a second publisher write older pages over newer ones. A publisher that dies stops renewing: its
-    lease runs out LEASE_SECONDS later, as before."""
+    would let a second publisher write older pages over newer ones. A publisher that dies stops renewing, and one
+    stuck stops after LEASE_RENEWED_FOR_S: its lease runs out LEASE_SECONDS later, as before."""
 
     def __init__(self, deps: Deps, tid: str, me: str):
         import threading
@@ -545,8 +546,14 @@ class _LeaseKept:
         self.thread = threading.Thread(target=self._renew, daemon=True, name=f"lease-{tid}")
 
     def _renew(self) -> None:
+        import time
         leases = self.deps.repos.publish_leases
+        until = time.monotonic() + LEASE_RENEWED_FOR_S
         while not self.stop.wait(LEASE_SECONDS / 3):
+            if time.monotonic() > until:   # a publish this long is stuck: its lease runs out, the next ask publishes
+                log.error("publishing tournament %s: still running after %d s, its lease left to run out", self.tid,
+                          LEASE_RENEWED_FOR_S)
+                return
             try:
                 if not leases.acquire_again(self.tid, self.me, _epoch(self.deps), LEASE_SECONDS):
                     log.error("publishing tournament %s: the lease was taken by another publisher", self.tid)
@@ -912,9 +919,16 @@ def _templates_version() -> str:
     return _TEMPLATES_VERSION
 
 
+FORKED_LANGUAGE_S = 240   # a language's child answers within this (a 10,000-entry one to S3 takes about a minute)
+
+
 def _run_forked(run) -> list[dict]:
-    """Each language but Chinese in a child process, Chinese here; the children's figures come back through pipes."""
-    from ..forked import close_kept, fork_with_pipe
+    """Each language but Chinese in a child process, Chinese here; the children's figures come back through pipes.
+    A child that has not answered by the deadline is killed and its language fails the publish (the lease is given
+    back; the next ask publishes again): a child forked while another thread held a lock it needs never would."""
+    import signal
+    import time
+    from ..forked import close_kept, fork_with_pipe, read_until
     children = []
     out = []
     try:
@@ -933,19 +947,18 @@ def _run_forked(run) -> list[dict]:
         out.append(run(LANGS[0]))
     finally:   # every child forked is read and reaped, also when a fork or Chinese failed
         failed = []
+        deadline = time.monotonic() + FORKED_LANGUAGE_S
         for lang, pid, read_end in children:
-            chunks = []
-            while True:
-                chunk = os.read(read_end, 65536)
-                if not chunk:
-                    break
-                chunks.append(chunk)
+            body = read_until(read_end, deadline)
             close_kept(read_end)
+            if body is None:
+                log.error("publishing the pages in %s: no answer in %d s, the child stopped", lang, FORKED_LANGUAGE_S)
+                os.kill(pid, signal.SIGKILL)
             _, status = os.waitpid(pid, 0)
-            if status != 0 or not chunks:
+            if status != 0 or not body:
                 failed.append(lang)
                 continue
-            part = json.loads(b"".join(chunks))
+            part = json.loads(body)
             out.append({**part, "largest": tuple(part["largest"])})
     if failed:
         raise RuntimeError(f"publishing the pages in {', '.join(failed)} failed")

@@ -44,3 +44,16 @@ def test_the_writer_process_writes_every_file_and_says_when_one_failed(tmp_path)
     writer.write("t/T1/half.html", b"z")
     writer.close(abandon=True)
     writer.close()
+
+
+def test_a_folder_deleted_under_a_running_server_is_made_again(tmp_path):
+    """The settings' sink lives as long as the server (publish/sinks.default_sink): it remembers the folders it
+    made, and the site folder may be wiped meanwhile."""
+    import shutil
+
+    from chalicelib.publish.sinks import LocalSink
+    sink = LocalSink(str(tmp_path / "site"))
+    sink.write("t/x/index.html", b"one")
+    shutil.rmtree(tmp_path / "site")
+    sink.write("t/x/index.html", b"two")
+    assert sink.read("t/x/index.html") == b"two"

@@ -32,3 +32,43 @@ def test_forked_and_serial_publishing_write_the_same_pages(moto_repos):
     ta, tb = _tree(serial), _tree(forked)
     assert set(ta) == set(tb) and any(k.startswith("en/") for k in ta)
     assert all(filecmp.cmp(ta[k], tb[k], shallow=False) for k in ta)
+
+
+def test_a_language_child_that_never_answers_is_stopped_and_fails_the_publish(monkeypatch):
+    """A child forked while another thread held a lock it needs (Jinja's template cache, say) would wait forever:
+    past the deadline it is killed and reaped, and the publish fails (its lease is then given back)."""
+    import time
+
+    import pytest
+
+    from chalicelib.services import publishing
+    monkeypatch.setattr(publishing, "FORKED_LANGUAGE_S", 1)
+
+    def run(lang):
+        if lang != "zh":
+            time.sleep(60)   # stuck in the child
+        return {"files": 1, "written": 1, "bytes": 1, "largest": ["x", 1]}
+
+    before = _forks_of_this_process()
+    t0 = time.monotonic()
+    with pytest.raises(RuntimeError, match="en, vi"):
+        publishing._run_forked(run)
+    assert time.monotonic() - t0 < 10
+    assert _forks_of_this_process() <= before   # both children killed and reaped (no zombie, none running)
+
+
+def _forks_of_this_process() -> set[int]:
+    """This process's children that are forks of it (same command line; a test worker may have others)."""
+    from pathlib import Path
+    mine = Path("/proc/self/cmdline").read_bytes()
+    pids = set()
+    for task in Path("/proc/self/task").iterdir():
+        pids.update(int(x) for x in (task / "children").read_text().split())
+    out = set()
+    for pid in pids:
+        try:
+            if Path(f"/proc/{pid}/cmdline").read_bytes() in (mine, b""):   # a zombie's command line is empty
+                out.add(pid)
+        except FileNotFoundError:
+            pass
+    return out
