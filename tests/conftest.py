@@ -71,8 +71,21 @@ def moto_repos(request, clock):
         repos = Repos(dynamo.Table(name))
         bootstrap.override(bootstrap.Deps(repos=repos, clock=clock, publisher=MemorySink()))
         yield repos
+        _join_background_publishes()
         bootstrap.override(None)
         dynamo.reset_client()
+
+
+def _join_background_publishes(timeout_s: float = 60.0) -> None:
+    """A publish a request handed to a thread (services/publish_requests: asks came in while it published) ends
+    inside the test's mocked AWS: after it, its store calls would go to the real endpoint, fail as unreachable,
+    and open the store's breaker (store/dynamo.py) under the next test's set-up — seen once as a 503 there."""
+    import threading
+    import time
+    deadline = time.monotonic() + timeout_s
+    for thread in threading.enumerate():
+        if thread.name.startswith("publish-") and thread is not threading.current_thread():
+            thread.join(max(0.0, deadline - time.monotonic()))
 
 
 @pytest.fixture(scope="session")
