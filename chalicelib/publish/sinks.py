@@ -5,6 +5,7 @@ import logging
 import os
 import struct
 import threading
+from functools import lru_cache
 from pathlib import Path
 
 log = logging.getLogger("cardgames.publish")
@@ -207,16 +208,14 @@ class MemorySink:
         return self.files.get(key)
 
 
-_DEFAULT_SINKS: dict[tuple, object] = {}
-
-
 def default_sink():
     """The settings' sink, one per process: the publisher's cache (services/publishing.py) holds for one sink, and
     a sink made anew for every publish threw it away each time (every result read the whole tournament again)."""
     from ..config import get_settings
     s = get_settings()
-    target = ("s3", s.publish_bucket) if s.publish_bucket else ("dir", s.publish_dir or ".data/site")
-    sink = _DEFAULT_SINKS.get(target)
-    if sink is None:
-        sink = _DEFAULT_SINKS[target] = S3Sink(target[1]) if target[0] == "s3" else LocalSink(target[1])
-    return sink
+    return _sink_for(s.publish_bucket or None, s.publish_dir or ".data/site")
+
+
+@lru_cache(maxsize=None)
+def _sink_for(bucket: str | None, folder: str):
+    return S3Sink(bucket) if bucket else LocalSink(folder)

@@ -706,8 +706,7 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
         # to a folder: a writer process (publish/sinks.py says why); else a few threads (S3's waits are long).
         from concurrent.futures import ThreadPoolExecutor
         writer = sink.writer() if many and hasattr(sink, "writer") else None
-        threads = getattr(sink, "THREADS", 8)
-        pool = ThreadPoolExecutor(max_workers=threads) if writer is None and getattr(sink, "parallel", False) else None
+        pool = ThreadPoolExecutor(max_workers=getattr(sink, "THREADS", 8)) if writer is None and getattr(sink, "parallel", False) else None
         pending = []
 
         def write(key: str, text: str | bytes) -> None:

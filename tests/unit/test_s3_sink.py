@@ -25,7 +25,7 @@ def test_a_forked_child_makes_its_own_client(monkeypatch):
 
 
 def test_the_settings_sink_is_one_per_process(monkeypatch, tmp_path):
-    monkeypatch.setattr(sinks, "_DEFAULT_SINKS", {})
+    sinks._sink_for.cache_clear()
     monkeypatch.setenv("PUBLISH_DIR", str(tmp_path))
     get_settings.cache_clear()
     first = sinks.default_sink()
@@ -34,3 +34,4 @@ def test_the_settings_sink_is_one_per_process(monkeypatch, tmp_path):
     get_settings.cache_clear()
     s3 = sinks.default_sink()
     assert isinstance(s3, sinks.S3Sink) and s3.bucket == "site" and sinks.default_sink() is s3
+    sinks._sink_for.cache_clear()
