@@ -40,7 +40,7 @@ def _table_as_the_api_says(stack, ev, code):
 
 def _controlled(page):
     """The page's own worker is installed (its precache complete) and controls the page."""
-    page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=20_000)
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=20_000)
 
 
 def test_a_table_phone_reloaded_offline_shows_its_table_and_queue_and_sends_once_online(store, stack, browser):
@@ -133,3 +133,25 @@ def test_the_desk_console_opens_offline(stack, browser):
     expect(page.locator("#app")).to_contain_text(before.strip().splitlines()[0])
     page.screenshot(path=str(SHOTS / "offline-desk-reloaded.png"))
     ctx.close()
+
+
+def test_each_offline_page_has_its_own_worker_served_fresh_and_allowed_by_the_policy(stack):
+    """sw-score.js and sw-organiser.js: JavaScript, never cached by the browser (a new build's worker is seen at the
+    next visit), allowed by the site's CSP; each precaches its own page and files that exist, not the other's."""
+    import re
+    from scripts.site_build import built_site
+    dist = built_site()
+    lists = {}
+    for page in ("score", "organiser"):
+        with urllib.request.urlopen(f"{stack['site']}/sw-{page}.js", timeout=10) as resp:
+            assert resp.headers["Content-Type"].startswith("application/javascript")
+            assert resp.headers["Cache-Control"] == "no-cache"
+            assert "worker-src 'self'" in resp.headers["Content-Security-Policy"]
+            text = resp.read().decode()
+        lists[page] = set(re.findall(r'\{url:"([^"]+)"', text))
+        assert f"{page}.html" in lists[page] and all((dist / u).is_file() for u in lists[page]), lists[page]
+        assert any(u.endswith(".woff2") for u in lists[page]) and any("catalog-en" in u for u in lists[page])
+    assert "organiser.html" not in lists["score"] and "score.html" not in lists["organiser"]
+    assert not any(re.match(r"assets/organiser-.*\.js$", u) for u in lists["score"])
+    with urllib.request.urlopen(f"{stack['site']}/score.html", timeout=10) as resp:
+        assert resp.headers["Cache-Control"] == "max-age=5"      # the pages themselves as before
