@@ -3,5 +3,5 @@ import { installOffline } from "../../shared/offline.js";
 import ScorePage from "./ScorePage.vue";
 import { firstTable } from "./useTable.js";
 
-mountPage(ScorePage, { first: firstTable });
-installOffline("score");
+const mounted = mountPage(ScorePage, { first: firstTable });
+installOffline("score", mounted);
