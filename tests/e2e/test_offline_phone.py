@@ -88,10 +88,14 @@ def test_a_table_phone_reloaded_offline_shows_its_table_and_queue_and_sends_once
     assert puts == [200], puts
     assert len([a for a in store.repos.rounds.audit(ev.id) if a["action"] == "result_entered"]) == 1
     assert page.evaluate(READ_QUEUE) == []
-    page.reload()                                        # online again: nothing left to send
-    expect(page.get_by_test_id("review-text")).to_be_visible()
-    page.wait_for_timeout(1500)
-    assert puts == [200], puts
+    ctx.set_offline(True)                                # offline again: the entered table, its points named
+    page.reload()
+    expect(page.get_by_test_id("kept")).to_be_visible()
+    expect(page.get_by_test_id("review-points")).to_contain_text("Table points")
+    page.screenshot(path=str(SHOTS / "offline-phone-en-entered-offline.png"), full_page=True)
+    ctx.set_offline(False)                               # the next poll answers 304: the kept table is the server's
+    expect(page.get_by_test_id("kept")).to_have_count(0, timeout=20_000)
+    assert puts == [200], puts                           # and nothing was sent again
     ctx.close()
 
 
