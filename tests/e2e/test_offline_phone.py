@@ -129,6 +129,24 @@ def test_a_result_queued_by_the_older_page_in_local_storage_is_sent_once(store, 
     ctx.close()
 
 
+def test_a_phone_whose_storage_refuses_the_queue_still_sends_its_result(store, stack, browser):
+    """IndexedDB opens but refuses to write the queue (a full phone): the result is kept in memory and sent."""
+    ev, table = _table(store, "二打一满盘", "1363300")
+    ctx = _phone(browser)
+    ctx.add_init_script("""const put = IDBObjectStore.prototype.put;
+      IDBObjectStore.prototype.put = function (...a) {
+        if (this.name === "outbox") throw new DOMException("full", "QuotaExceededError");
+        return put.apply(this, a);
+      };""")
+    page = ctx.new_page()
+    page.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={table.codes[0]}")
+    _ddz_deal(page)
+    page.get_by_test_id("submit").click()
+    expect(page.get_by_test_id("sync-state")).to_contain_text("已发送")
+    assert rounds.load_round(store, ev.id, 1)[2][0]["version"] == 1
+    ctx.close()
+
+
 def test_the_desk_console_opens_offline(stack, browser):
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
     page = ctx.new_page()

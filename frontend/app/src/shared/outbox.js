@@ -9,19 +9,34 @@ import { phoneDb } from "./phoneDb.js";
 
 const BACKOFF_MS = [2000, 4000, 8000, 15000, 30000, 60000];
 
+// A request the phone's storage refused (full, or blocked mid-way): kept in memory for the page's life and sent
+// the same way, rather than lost with the tap that made it.
+const unsaved = new Map();
+async function store(key, req) {
+  try {
+    await phoneDb.put("outbox", key, req);
+    unsaved.delete(key);
+  } catch (e) {
+    unsaved.set(key, req);
+  }
+}
+
 const oneAtATime = (key, fn) => (typeof navigator !== "undefined" && navigator.locks
   ? navigator.locks.request(`outbox:${key}`, fn) : fn());
 
 export const outbox = {
   async get(key) {
-    return (await phoneDb.get("outbox", key)) || null;
+    if (unsaved.has(key)) return unsaved.get(key);
+    try { return (await phoneDb.get("outbox", key)) || null; } catch (e) { return null; }
   },
   async put(key, req) {
     // as JSON: the request goes out as JSON anyway, and IndexedDB refuses Vue's reactive copies of the deals
-    await phoneDb.put("outbox", key, JSON.parse(JSON.stringify({ tries: 0, nextAt: 0, at: Date.now(), ...req })));
+    await store(key, JSON.parse(JSON.stringify({ tries: 0, nextAt: 0, at: Date.now(), ...req })));
   },
   async drop(key) {
-    await phoneDb.delete("outbox", key);
+    unsaved.delete(key);
+    // a copy the storage failed to delete is sent again later: refused as version_conflict, recognised as ours
+    try { await phoneDb.delete("outbox", key); } catch (e) { /* see above */ }
   },
   /** When the kept request may be sent again (ms since the epoch), or null when nothing is kept. */
   async due(key) {
@@ -47,7 +62,7 @@ export const outbox = {
         const wait = e.retryAfter !== null && e.retryAfter !== undefined
           ? Math.min(300000, e.retryAfter * 1000) : BACKOFF_MS[Math.min(tries - 1, BACKOFF_MS.length - 1)];
         const at = Date.now() + wait;
-        if (await this.get(key)) await phoneDb.put("outbox", key, { ...req, tries, nextAt: at });
+        if (await this.get(key)) await store(key, { ...req, tries, nextAt: at });
         return { state: "later", at, error: e };
       }
     });
