@@ -40,6 +40,19 @@ def bundle_sizes(dist: Path) -> dict[str, tuple[int, int, int]]:
     return out
 
 
+def print_workers(dist: Path) -> None:
+    """The offline pages' service workers (issue 36): each worker's size and what it precaches once the page is up
+    (gzipped; the files the page itself already loaded mostly come from the browser's cache)."""
+    def gz(p):
+        return len(gzip.compress(p.read_bytes(), 9))
+    workers = sorted(dist.glob("sw-*.js"))
+    if not workers:
+        print("  offline workers: none in this build")
+    for w in workers:
+        files = [dist / u for u in re.findall(r'\{url:"([^"]+)"', w.read_text())]
+        print(f"  {w.name:<24} {gz(w) / 1024:8.1f} KB, precaches {len(files)} files, {sum(map(gz, files)) / 1024:.1f} KB")
+
+
 def main() -> None:
     from scripts.site_build import built_site
     # BENCH_DIST: measure another build (an older commit's frontend/dist, say) under the same conditions
@@ -50,6 +63,7 @@ def main() -> None:
         print(f"  {name:<24} {js / 1024:8.1f} KB {css / 1024:8.1f} KB   (+{later / 1024:.1f} KB)")
     table_js = sum(sizes["score.html"][::2]) / 1024
     print(f"  table page JavaScript, all of it {table_js:.1f} KB against the {BUDGET_KB} KB budget: {'OK' if table_js < BUDGET_KB else 'OVER'}")
+    print_workers(dist)
     on_ddb_local(lambda: first_render(dist))
 
 

@@ -48,11 +48,12 @@ _INLINE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.S)
 
 
 def site_csp(api_origin: str, script_hashes: Iterable[str] = ()) -> str:
-    """The site's policy: scripts and styles from the site itself (and the build's inline scripts by hash); calls to
-    the API's origin."""
+    """The site's policy: scripts, workers and styles from the site itself (and the build's inline scripts by hash);
+    calls to the API's origin."""
     connect = " ".join(x for x in ("'self'", api_origin) if x)
     scripts = " ".join(("'self'", *script_hashes))
-    return (f"default-src 'self'; script-src {scripts}; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+    # worker-src: the offline pages' service workers (sw-score.js, sw-organiser.js), from the site itself
+    return (f"default-src 'self'; script-src {scripts}; worker-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
             f"connect-src {connect}; frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'")
 
 

@@ -6,4 +6,4 @@ import { finish, pageConfig, pages } from "./vite.config.mjs";
 const at = process.argv.indexOf("--logLevel");
 const logLevel = at > 0 ? process.argv[at + 1] : "info";
 for (const [i, page] of pages.entries()) await build(pageConfig(page, { first: i === 0, logLevel }));
-finish();
+await finish();

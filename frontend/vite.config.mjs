@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { baseCompile } from "@intlify/message-compiler";
 import vue from "@vitejs/plugin-vue";
 import { defineConfig } from "vite";
+import { generateSW } from "workbox-build";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const app = join(here, "app");
@@ -164,6 +165,41 @@ function precompress() {
   };
 }
 
+// The pages a phone must be able to reload without the hall's Wi-Fi: the table page and the desk's console. Each
+// has a service worker of its own (sw-score.js, sw-organiser.js), its scope the page itself (shared/offline.js), its
+// precache exactly the files that page's build emitted (its hashed assets, its catalogs, the icon font): a table
+// phone never downloads the console, and no other page (a player registering from home) installs anything.
+export const OFFLINE_PAGES = ["score.html", "organiser.html"];
+const offlineFiles = new Map();
+function collectOfflineFiles(page) {
+  return {
+    name: "collect-offline-files",
+    writeBundle(_, bundle) {
+      if (OFFLINE_PAGES.includes(page)) offlineFiles.set(page, Object.keys(bundle).filter((f) => !f.startsWith(".")).sort());
+    },
+  };
+}
+export const workerOf = (page) => `sw-${page.replace(/\.html$/, "")}.js`;
+
+// A page's worker is Workbox's generated one (its runtime inlined: one file, allowed by the CSP's script-src 'self').
+// It serves the precached page and files cache-first, the page's query (?e=…&c=…) ignored; everything else (the API,
+// the published /t/ pages, feed.json) it leaves to the network, untouched. A new build's worker takes over at once
+// (skipWaiting, clientsClaim): the open page already has every chunk it needs (shared/later.js prefetches them).
+async function offlineWorker(page) {
+  const globPatterns = offlineFiles.get(page);
+  if (!globPatterns || !globPatterns.includes(page)) throw new Error(`${page}: not built, no offline worker`);
+  const { count, size, warnings } = await generateSW({
+    swDest: join(out, workerOf(page)), globDirectory: out, globPatterns,
+    dontCacheBustURLsMatching: /^assets\//,        // their names carry their hash
+    ignoreURLParametersMatching: [/./],
+    directoryIndex: null, cleanupOutdatedCaches: true, clientsClaim: true, skipWaiting: true,
+    inlineWorkboxRuntime: true, sourcemap: false, mode: "production",
+    maximumFileSizeToCacheInBytes: 4 * 1024 * 1024,
+  });
+  if (warnings.length) throw new Error(warnings.join("\n"));
+  return { count, size };
+}
+
 // What a page's first screen runs (everything its entry imports statically) in one chunk, beside the chunks of what
 // shared/later.js loads after it: left to itself, Rolldown splits the modules the entry shares with a later chunk
 // into several common chunks (rolldown#10731), each one more request before the first screen.
@@ -195,7 +231,8 @@ export function pageConfig(page, { first, logLevel }) {
     base: "./",
     publicDir: false,
     logLevel,
-    plugins: [vantIconFont(), vantByComponent(), routesForTheBrowser(), catalogsFor(page), vue(), inlineScripts(page)],
+    plugins: [vantIconFont(), vantByComponent(), routesForTheBrowser(), catalogsFor(page), vue(), inlineScripts(page),
+              collectOfflineFiles(page)],
     define: {
       __VUE_OPTIONS_API__: "false",
       __VUE_PROD_DEVTOOLS__: "false",
@@ -218,9 +255,12 @@ export function pageConfig(page, { first, logLevel }) {
   });
 }
 
-// After the last page: the gzipped copies.
-export function finish() {
+// After the last page: the offline pages' service workers, then the gzipped copies (the workers' too).
+export async function finish() {
+  const workers = {};
+  for (const page of OFFLINE_PAGES) workers[workerOf(page)] = await offlineWorker(page);
   precompress().closeBundle();
+  return workers;
 }
 
 // The table page last: scripts/site_build.py takes its age as the build's.

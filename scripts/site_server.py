@@ -6,12 +6,16 @@ import functools
 import gzip
 import http.server
 import os
+import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from chalicelib.security_headers import built_pages, inline_script_hashes, site_headers, with_api  # noqa: E402
+
+
+_SERVICE_WORKER = re.compile(r"/sw-[\w-]+\.js")
 
 
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
@@ -80,8 +84,10 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     def end_headers(self):
         for name, value in self.security.items():
             self.send_header(name, value)
-        # feed.json is polled by open pages: never cache it; the build's assets carry their hash: cache them long.
-        if self.path.split("?")[0].endswith("feed.json"):
+        # feed.json is polled by open pages: never cache it; nor the offline pages' service workers (a phone must
+        # see a new build's worker at its next visit); the build's assets carry their hash: cache them long.
+        clean = self.path.split("?")[0]
+        if clean.endswith("feed.json") or _SERVICE_WORKER.fullmatch(clean):
             self.send_header("Cache-Control", "no-cache")
         elif self.path.startswith("/assets/"):
             self.send_header("Cache-Control", "public, max-age=31536000, immutable")

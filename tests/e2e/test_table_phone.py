@@ -19,6 +19,14 @@ from scripts.site_build import built_site
 from tests.e2e.conftest import ROOT
 from tests.e2e.test_browser import make_tournament, token_sign_in
 
+# The phone's result queue (frontend/app/src/shared/outbox.js), read from its IndexedDB as the page keeps it.
+READ_QUEUE = """() => new Promise((ok, no) => {
+  const r = indexedDB.open("cardgames-phone");
+  r.onerror = () => no(r.error);
+  r.onsuccess = () => { const q = r.result.transaction("outbox").objectStore("outbox").getAll();
+                        q.onsuccess = () => { r.result.close(); ok(q.result); }; };
+})"""
+
 
 def _phone(browser, locale="zh-CN", width=390):
     return browser.new_context(viewport={"width": width, "height": 844}, is_mobile=True, has_touch=True, locale=locale)
@@ -250,8 +258,8 @@ def test_a_result_sent_while_the_store_is_stopped_arrives_once_it_is_back(own_st
     ddblocal.stop(own_stack["ddb"]["proc"])                 # the store is gone: the API answers 503
     page.get_by_test_id("submit").click()
     expect(page.get_by_test_id("sync-state")).to_contain_text("未发送", timeout=20_000)
-    page.wait_for_function("() => { const k = Object.keys(localStorage).find((x) => x.startsWith('outbox:'));"
-                           " return k && JSON.parse(localStorage.getItem(k)).tries >= 2; }", timeout=60_000)
+    page.wait_for_function(f"async () => {{ const q = await ({READ_QUEUE})(); return q.length === 1 && q[0].tries >= 2; }}",
+                           timeout=60_000)
     assert 503 in answers and 200 not in answers, answers
     expect(page.get_by_test_id("deals").locator("li")).to_have_count(2)   # still on screen, still kept
     shot(page, "store-stopped-unsent")
@@ -267,7 +275,7 @@ def test_a_result_sent_while_the_store_is_stopped_arrives_once_it_is_back(own_st
     assert [d["landlord"] for d in tables[0]["result"]["deals"]] == ["S", "E"]
     audit = [a for a in store.repos.rounds.audit(ev.id) if a["action"] == "result_entered"]
     assert len(audit) == 1
-    assert not page.evaluate("Object.keys(localStorage).filter((k) => k.startsWith('outbox:'))")
+    assert page.evaluate(READ_QUEUE) == []
     ctx.close()
     assert json.dumps(answers)
 
@@ -438,7 +446,7 @@ def test_the_outbox_waits_as_long_as_a_429_asks_and_keeps_the_deals_on_a_definit
     expect(page.get_by_test_id("notice")).to_contain_text("服务器未接受这份成绩")
     expect(page.get_by_test_id("error")).to_contain_text("成绩不合规则")
     expect(page.get_by_test_id("deals").locator("li")).to_have_count(2)
-    assert not page.evaluate("Object.keys(localStorage).filter((k) => k.startsWith('outbox:'))")
+    assert page.evaluate(READ_QUEUE) == []
     shot(page, "refused-deals-kept")
     page.reload()
     expect(page.get_by_test_id("deals").locator("li")).to_have_count(2)

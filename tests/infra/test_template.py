@@ -114,6 +114,7 @@ def test_every_page_of_the_cdn_carries_the_security_headers(template):
     # scripts: the site's own files, and exactly the build's inline scripts by their hashes
     assert "frame-ancestors 'none'" in csp and f"script-src {' '.join([repr('self').replace(chr(34), ''), *hashes])};" in csp
     assert "unsafe-inline" not in csp.split("style-src")[0]
+    assert "worker-src 'self';" in csp          # the offline pages' service workers (sw-score.js, sw-organiser.js)
     assert sec["ContentTypeOptions"]["Override"] and sec["FrameOptions"]["FrameOption"] == "DENY"
     assert sec["ReferrerPolicy"]["ReferrerPolicy"] == "strict-origin-when-cross-origin"
     (dist,) = resources(tpl, "AWS::CloudFront::Distribution").values()

@@ -7,11 +7,23 @@ import { langOf } from "./i18n.js";
 
 const terms = ref(null);
 let loading = null;
+// The last answer, kept on the device (9 KB) for a page opened without network (the table page's worker serves no
+// API answer): its points and statuses keep their names offline.
+const KEPT = "glossary";
+function keep(g) {
+  try { localStorage.setItem(KEPT, JSON.stringify(g)); } catch (e) { /* storage full: online only */ }
+}
+function kept() {
+  try { return JSON.parse(localStorage.getItem(KEPT) || "null"); } catch (e) { return null; }
+}
 
 export function useGlossary() {
   const { locale } = useI18n();
   if (!loading) {
-    loading = call("glossary").then((g) => { terms.value = g; }).catch(() => { loading = null; });
+    loading = call("glossary").then((g) => { terms.value = g; keep(g); }).catch(() => {
+      loading = null;
+      if (!terms.value) terms.value = kept();
+    });
   }
   function term(kind, code) {
     const t = terms.value && terms.value[kind] && terms.value[kind][code];

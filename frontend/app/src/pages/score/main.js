@@ -1,5 +1,7 @@
 import { mountPage } from "../../shared/mount.js";
+import { installOffline } from "../../shared/offline.js";
 import ScorePage from "./ScorePage.vue";
 import { firstTable } from "./useTable.js";
 
-mountPage(ScorePage, { first: firstTable });
+const mounted = mountPage(ScorePage, { first: firstTable });
+installOffline("score", mounted);

@@ -1,7 +1,10 @@
 // The table as this phone sees it: loaded once, then followed with a cheap poll (If-None-Match → 304 when
 // nothing changed) so the other phone's entry, confirmation or dispute and the referee's ruling arrive by themselves.
+// Every answer is kept on the phone (keptTable.js): with no answer (offline, the store down) the page shows the
+// kept one, `keptAt` saying since when, until the network answers again.
 import { onBeforeUnmount, ref } from "vue";
-import { call } from "../../shared/api.js";
+import { call, retryLater } from "../../shared/api.js";
+import { keepTable, keptTable } from "./keptTable.js";
 
 // The table's first answer, read before the page first draws (main.js waits for it, up to a moment): the first
 // screen a player sees is the table, not an empty frame followed by the table one frame or more later. The page's
@@ -14,7 +17,11 @@ export function firstTable(wait = 1000) {
   if (!where.eid || !where.n || !where.t || !code) return null;
   let etag = null;
   const asked = call("tableView", { params: where, as: { tableCode: code }, retries: 1, onEtag: (e) => { etag = e; } })
-    .then((v) => { first = { code, view: v, etag }; }, () => { /* the page asks again and shows why */ });
+    .then((v) => { first = { code, view: v, etag }; keepTable(where, code, v, etag); }, async (e) => {
+      const kept = retryLater(e.status) ? await keptTable(where, code) : null;
+      if (kept) first = { code, view: kept.view, etag: kept.etag, keptAt: kept.at };
+      /* else the page asks again and shows why */
+    });
   return Promise.race([asked, new Promise((r) => setTimeout(r, wait))]);
 }
 
@@ -22,16 +29,30 @@ export function useTable(where, code) {
   const ready = first && first.code === code.value ? first : null;
   first = null;
   const view = ref(ready ? ready.view : null);
+  const keptAt = ref(ready ? ready.keptAt || null : null);   // the shown table is the phone's copy from then
   let etag = ready ? ready.etag : null;
   let timer = null;
   let preloaded = !!ready;
 
   const opts = () => ({ params: where, as: { tableCode: code.value }, onEtag: (e) => { etag = e; } });
+  function fresh(v) {
+    view.value = v;
+    keptAt.value = null;
+    keepTable(where, code.value, v, etag);
+  }
 
   async function load() {
     if (preloaded) { preloaded = false; return view.value; }   // the page's first open: already here
     etag = null;
-    view.value = await call("tableView", opts());
+    try {
+      fresh(await call("tableView", opts()));
+    } catch (e) {
+      const kept = retryLater(e.status) ? await keptTable(where, code.value) : null;
+      if (!kept) throw e;
+      view.value = kept.view;
+      etag = kept.etag;
+      keptAt.value = kept.at;
+    }
     return view.value;
   }
 
@@ -44,14 +65,14 @@ export function useTable(where, code) {
       if (!view.value) { if (code.value) { try { await load(); } catch (e) { /* still down */ } } return; }
       try {
         const next = await call("tableView", { ...opts(), etag, retries: 1 });
-        if (!next) return;
+        if (!next) { keptAt.value = null; return; }    // 304: what is shown is the server's table
         const before = view.value.table;
         const moved = next.table.version !== before.version || next.table.status !== before.status;
         if (moved && busy() && next.table.status === "pending") return;
-        view.value = next;      // the table moved, or something beside it did (an appeal's ruling)
+        fresh(next);      // the table moved, or something beside it did (an appeal's ruling)
       } catch (e) { /* offline for a moment: the next tick tries again */ }
     }, every);
   }
   onBeforeUnmount(() => clearInterval(timer));
-  return { view, load, follow };
+  return { view, keptAt, load, follow };
 }
