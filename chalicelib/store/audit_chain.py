@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import random
 import secrets
+import threading
 import time
 from typing import Sequence
 
@@ -21,13 +22,18 @@ from .. import auditchain, errors
 from . import keys
 from .dynamo import Op, Table, TransientConflict
 
-APPEND_ATTEMPTS = 40   # head moved meanwhile: read it again and retry (each loses only to a commit: progress)
+APPEND_ATTEMPTS = 100   # head moved meanwhile (another process appended): retry from the head as it is
 PUBLIC_REASONS = ("result_corrected", "result_overridden", "forfeit_recorded", "force_majeure", "dispute_settled",
                   "pairing_edited", "appeal_decided")   # reasons the corrections page shows already; others stay private
 
 
 class ChainMoved(errors.Conflict):
-    """Another record was appended since this writer read the head."""
+    """Another record was appended since this writer read the head; `head`: the head as it is (when the store
+    returned it with the cancellation), else None (read it)."""
+
+    def __init__(self, head: tuple[int, str] | None = None):
+        super().__init__()
+        self.head = head
 
 
 class AlreadyAppended(errors.Conflict):
@@ -88,28 +94,66 @@ def _ops(eid: str, record: dict, at: tuple[int, str], legacy: bool) -> tuple[dic
         rec = Op.put({**key, "kind": "audit", "data": json.dumps(record, ensure_ascii=False, default=str), **chain},
                      condition="attribute_not_exists(PK)", on_fail=AlreadyAppended)
     new_head = {**keys.audit_head(eid), "kind": "audit_head", "seq": seq, "hash": entry["hash"], "last": record["id"]}
+    moved = {"on_fail": ChainMoved, "on_fail_item": lambda item: ChainMoved((int(item["seq"]), item["hash"]))}
     if at[0] == 0:
-        head_op = Op.put(new_head, condition="attribute_not_exists(PK)", on_fail=ChainMoved)
+        head_op = Op.put(new_head, condition="attribute_not_exists(PK)", **moved)
     else:
-        head_op = Op.put(new_head, condition="seq = :s", values={":s": at[0]}, on_fail=ChainMoved)
+        head_op = Op.put(new_head, condition="seq = :s", values={":s": at[0]}, **moved)
     return entry, [rec, head_op]
+
+
+_LOCKS: dict[str, threading.Lock] = {}
+_LOCKS_LOCK = threading.Lock()
+_HEADS: dict[str, tuple[int, str]] = {}   # the head this process last wrote, per event: a guess the condition checks
+LOCK_WAIT_S = 15.0
+
+
+def _lock(eid: str) -> threading.Lock:
+    with _LOCKS_LOCK:
+        lock = _LOCKS.get(eid)
+        if lock is None:
+            if len(_LOCKS) > 1000:   # a long-lived server: events of other days
+                for k in [k for k, v in _LOCKS.items() if not v.locked()][:500]:
+                    _LOCKS.pop(k, None)
+                    _HEADS.pop(k, None)
+            lock = _LOCKS[eid] = threading.Lock()
+        return lock
 
 
 def append(table: Table, eid: str, record: dict, ops: Sequence[Op] = (), *, legacy: bool = False) -> dict | None:
     """`record` appended to the event's chain in one transaction with `ops` (the change it records; their own
     failures raise as they would without the audit, first). Returns its entry (None: it was appended before)."""
-    at = head(table, eid)
-    for attempt in range(APPEND_ATTEMPTS):
-        entry, chain_ops = _ops(eid, record, at, legacy)
-        try:
-            table.transact([*ops, *chain_ops])
+    # The writers of one process take turns (a venue's API is one process of many threads): racing each other for
+    # the head they would mostly cancel each other's transactions, and an unlucky one could lose every time. Across
+    # processes (Lambda) the head's condition decides, with retries.
+    lock = _lock(eid)
+    if not lock.acquire(timeout=LOCK_WAIT_S):
+        raise TransientConflict(BUSY)
+    try:
+        at = _HEADS.get(eid) or head(table, eid)
+        for attempt in range(APPEND_ATTEMPTS):
+            entry, chain_ops = _ops(eid, record, at, legacy)
+            try:
+                table.transact([*ops, *chain_ops])
+            except ChainMoved as moved:
+                time.sleep(random.uniform(0, min(0.1, 0.002 * 2 ** attempt)))   # a burst of writers spreads out
+                at = moved.head or head(table, eid)
+                continue
+            except AlreadyAppended:
+                _HEADS.pop(eid, None)
+                return None
+            except BaseException:
+                _HEADS.pop(eid, None)   # a timeout may have committed: read the head next time
+                raise
+            _HEADS[eid] = (entry["seq"], entry["hash"])
             return entry
-        except AlreadyAppended:
-            return None
-        except ChainMoved:
-            time.sleep(random.uniform(0, min(0.05, 0.002 * 2 ** attempt)))   # a burst of writers spreads out
-            at = head(table, eid)
-    raise TransientConflict("审计记录繁忙，请重试 · The audit log is busy: try again.")
+        _HEADS.pop(eid, None)
+        raise TransientConflict(BUSY)
+    finally:
+        lock.release()
+
+
+BUSY = "审计记录繁忙，请重试 · The audit log is busy: try again."
 
 
 def entries(items: Sequence[dict]) -> list[dict]:

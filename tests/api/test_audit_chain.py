@@ -199,6 +199,15 @@ def test_appending_twice_appends_once_and_old_records_are_chained_by_the_migrati
     assert audit_chain.append(table, "E1", record) is not None
     assert audit_chain.append(table, "E1", record) is None   # a retry of a committed append (SDK or caller)
     assert moto_repos.rounds.audit_head("E1")[0] == 1
+    # another process appended meanwhile: this one's remembered head is stale; its append moves on from the real one
+    assert audit_chain.append(table, "E1", {**record, "id": "01JZZZZZZZZZZZZZZZZZZZZZZ2"})["seq"] == 2
+    stale = dict(audit_chain._HEADS)
+    assert stale["E1"][0] == 2
+    audit_chain._HEADS.clear()
+    audit_chain.append(table, "E1", {**record, "id": "01JZZZZZZZZZZZZZZZZZZZZZZ3"})
+    audit_chain._HEADS.update(stale)
+    assert audit_chain.append(table, "E1", {**record, "id": "01JZZZZZZZZZZZZZZZZZZZZZZ4"})["seq"] == 4
+    assert audit_chain.check_items("E1", moto_repos.rounds.audit_items("E1")) == 4
     # records written before the chain (no seq): chained in id order, once
     for i in range(3):
         old = {**record, "id": f"01JAAAAAAAAAAAAAAAAAAAAAA{i}", "action": "round_closed"}
@@ -210,10 +219,15 @@ def test_appending_twice_appends_once_and_old_records_are_chained_by_the_migrati
     assert [json.loads(i["chain"])["id"][-1] for i in sorted(items, key=lambda i: int(i["seq"]))] == ["0", "1", "2"]
 
 
-def test_writers_at_once_make_one_unbroken_chain(local_repos):
-    """8 threads appending at once (as results confirmed together do): every record in one chain, no fork. On
-    DynamoDB Local: moto's store is not safe for threads (its own dicts change under a concurrent query)."""
+@pytest.mark.parametrize("processes", [False, True], ids=["one process", "as many processes"])
+def test_writers_at_once_make_one_unbroken_chain(local_repos, monkeypatch, processes):
+    """8 threads appending at once (as results confirmed together do): every record in one chain, no fork. Within
+    one process they take turns; as separate processes would (Lambda: no lock shared, no head known) only the
+    head's condition keeps them apart. On DynamoDB Local: moto's store is not safe for threads."""
     repos = local_repos
+    if processes:
+        monkeypatch.setattr(audit_chain, "_lock", lambda eid: threading.Lock())
+        monkeypatch.setattr(audit_chain, "_HEADS", {})
     threads, each = 8, 4
     barrier = threading.Barrier(threads)
     errors: list[BaseException] = []
