@@ -277,10 +277,9 @@ def _corrections(deps: Deps, event, tournament, names: dict, warm: dict) -> list
         items = deps.repos.rounds.audit_items(event.id)
     for item in items:
         a = json.loads(item["data"])
-        if item.get("chain"):
-            entry = json.loads(item["chain"])
-            chain[entry["seq"]] = entry
-            seq_of[a["id"]] = entry["seq"]
+        if item.get("chain"):   # kept as the stored JSON text: a big day's chain is 100,000 records
+            seq_of[a["id"]] = seq = int(item["seq"])
+            chain[seq] = item["chain"]
         if a["action"] not in _CORRECTING:
             continue
         if a["action"] in ("result_entered", "result_changed") and not penalties_of_table(
@@ -322,18 +321,17 @@ def _chain_whole(chain: dict, items: list[dict], count: int) -> bool:
 
 
 def _chain_view(eid: str, chain: dict, warm: dict) -> None:
-    """The event's audit chain as published (audit.json, the corrections page's footer): its entries from record 1
-    to the first gap (none in a whole store), rebuilt only when it grew."""
+    """The event's audit chain as published (audit.json, the corrections page's footer): its entries (JSON text)
+    from record 1 to the first gap (none in a whole store), rebuilt only when it grew."""
     from ..auditchain import genesis
+    n = 0
+    while n + 1 in chain:
+        n += 1
     view = warm.get("chain_view")
-    if view is not None and view["count"] == len(chain) and (not chain or view["head"] == chain[len(chain)]["hash"]):
+    if view is not None and view["count"] == n:
         return
-    entries = []
-    for seq in range(1, len(chain) + 1):
-        if seq not in chain:
-            break
-        entries.append(chain[seq])
-    warm["chain_view"] = {"count": len(entries), "head": entries[-1]["hash"] if entries else genesis(eid),
+    entries = [chain[seq] for seq in range(1, n + 1)]
+    warm["chain_view"] = {"count": n, "head": json.loads(entries[-1])["hash"] if entries else genesis(eid),
                           "entries": entries}
 
 
@@ -1129,23 +1127,25 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
 def _write_chain(write, unchanged, tid: str, eid: str, ep: str, chain: dict) -> None:
     """audit.json (what the chain holds, the segment files, and the records past the last full segment) and the full
     segments audit-<k>.json of SEGMENT records each: a full segment never changes again, so it is not even rendered
-    again (its last hash stands for everything in it)."""
+    again (its last hash stands for everything in it). Records are spliced in as stored (JSON text), not re-encoded."""
     from ..auditchain import FORMAT, SEGMENT, genesis
     entries = chain["entries"]
     full = len(entries) // SEGMENT
+
+    def with_records(head: dict, records: list[str]) -> str:
+        return json.dumps(head, ensure_ascii=False, separators=(",", ":"))[:-1] + ',"records":[' + ",".join(records) + "]}"
     segments = []
     for k in range(full):
         part = entries[k * SEGMENT:(k + 1) * SEGMENT]
-        name = f"audit-{k + 1}.json"
-        if not unchanged(ep + name, part[-1]["hash"]):
-            write(ep + name, json.dumps({"format": FORMAT, "event_id": eid, "first": k * SEGMENT + 1, "records": part},
-                                        ensure_ascii=False, separators=(",", ":")))
-        segments.append({"href": name, "first": k * SEGMENT + 1, "last": (k + 1) * SEGMENT, "last_hash": part[-1]["hash"]})
+        name, last_hash = f"audit-{k + 1}.json", json.loads(part[-1])["hash"]
+        if not unchanged(ep + name, last_hash):
+            write(ep + name, with_records({"format": FORMAT, "event_id": eid, "first": k * SEGMENT + 1}, part))
+        segments.append({"href": name, "first": k * SEGMENT + 1, "last": (k + 1) * SEGMENT, "last_hash": last_hash})
     if unchanged(ep + "audit.json", f"{chain['count']}:{chain['head']}"):
         return
-    index = {"format": FORMAT, "hash": "sha256", "tournament_id": tid, "event_id": eid, "genesis": genesis(eid),
-             "count": chain["count"], "head": chain["head"], "segments": segments, "records": entries[full * SEGMENT:]}
-    write(ep + "audit.json", json.dumps(index, ensure_ascii=False, separators=(",", ":")))
+    write(ep + "audit.json", with_records({"format": FORMAT, "hash": "sha256", "tournament_id": tid, "event_id": eid,
+                                           "genesis": genesis(eid), "count": chain["count"], "head": chain["head"],
+                                           "segments": segments}, entries[full * SEGMENT:]))
 
 
 def page_rows() -> int:

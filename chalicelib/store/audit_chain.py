@@ -12,6 +12,7 @@ event's, and the events of a day confirm results side by side without waiting on
 from __future__ import annotations
 
 import json
+import os
 import random
 import secrets
 import threading
@@ -106,6 +107,17 @@ _LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_LOCK = threading.Lock()
 _HEADS: dict[str, tuple[int, str]] = {}   # the head this process last wrote, per event: a guess the condition checks
 LOCK_WAIT_S = 15.0
+
+
+def _after_fork_in_child() -> None:   # a lock another thread held at the fork would stay held in the child
+    global _LOCKS_LOCK
+    _LOCKS_LOCK = threading.Lock()
+    _LOCKS.clear()
+    _HEADS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _lock(eid: str) -> threading.Lock:
