@@ -105,7 +105,6 @@ def _ops(eid: str, record: dict, at: tuple[int, str], legacy: bool) -> tuple[dic
 
 _LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_LOCK = threading.Lock()
-_HEADS: dict[str, tuple[int, str]] = {}   # the head this process last wrote, per event: a guess the condition checks
 LOCK_WAIT_S = 15.0
 
 
@@ -113,7 +112,6 @@ def _after_fork_in_child() -> None:   # a lock another thread held at the fork w
     global _LOCKS_LOCK
     _LOCKS_LOCK = threading.Lock()
     _LOCKS.clear()
-    _HEADS.clear()
 
 
 if hasattr(os, "register_at_fork"):
@@ -127,7 +125,6 @@ def _lock(eid: str) -> threading.Lock:
             if len(_LOCKS) > 1000:   # a long-lived server: events of other days
                 for k in [k for k, v in _LOCKS.items() if not v.locked()][:500]:
                     _LOCKS.pop(k, None)
-                    _HEADS.pop(k, None)
             lock = _LOCKS[eid] = threading.Lock()
         return lock
 
@@ -142,24 +139,19 @@ def append(table: Table, eid: str, record: dict, ops: Sequence[Op] = (), *, lega
     if not lock.acquire(timeout=LOCK_WAIT_S):
         raise TransientConflict(BUSY)
     try:
-        at = _HEADS.get(eid) or head(table, eid)
+        # read, not remembered from this process's last append: on AWS other containers append to the same event,
+        # and a transaction cancelled on a stale head costs more than the read
+        at = head(table, eid)
         for attempt in range(APPEND_ATTEMPTS):
             entry, chain_ops = _ops(eid, record, at, legacy)
             try:
                 table.transact([*ops, *chain_ops])
+                return entry
             except ChainMoved as moved:
                 time.sleep(random.uniform(0, min(0.1, 0.002 * 2 ** attempt)))   # a burst of writers spreads out
                 at = moved.head or head(table, eid)
-                continue
             except AlreadyAppended:
-                _HEADS.pop(eid, None)
                 return None
-            except BaseException:
-                _HEADS.pop(eid, None)   # a timeout may have committed: read the head next time
-                raise
-            _HEADS[eid] = (entry["seq"], entry["hash"])
-            return entry
-        _HEADS.pop(eid, None)
         raise TransientConflict(BUSY)
     finally:
         lock.release()

@@ -190,7 +190,7 @@ def test_segments_hold_long_chains(api, tmp_path, monkeypatch):
     assert code == 1 and "segment audit-2.json is missing" in line, line
 
 
-def test_appending_twice_appends_once_and_old_records_are_chained_by_the_migration(moto_repos):
+def test_appending_twice_appends_once_and_old_records_are_chained_by_the_migration(moto_repos, monkeypatch):
     from chalicelib.store import keys, migrations
     from chalicelib.store.dynamo import Op
     table = moto_repos.table
@@ -199,14 +199,21 @@ def test_appending_twice_appends_once_and_old_records_are_chained_by_the_migrati
     assert audit_chain.append(table, "E1", record) is not None
     assert audit_chain.append(table, "E1", record) is None   # a retry of a committed append (SDK or caller)
     assert moto_repos.rounds.audit_head("E1")[0] == 1
-    # another process appended meanwhile: this one's remembered head is stale; its append moves on from the real one
+    # another process appended between this one's read of the head and its write: it moves on from the real head
     assert audit_chain.append(table, "E1", {**record, "id": "01JZZZZZZZZZZZZZZZZZZZZZZ2"})["seq"] == 2
-    stale = dict(audit_chain._HEADS)
-    assert stale["E1"][0] == 2
-    audit_chain._HEADS.clear()
-    audit_chain.append(table, "E1", {**record, "id": "01JZZZZZZZZZZZZZZZZZZZZZZ3"})
-    audit_chain._HEADS.update(stale)
+    real_head, reads = audit_chain.head, []
+
+    def late_read(t, eid):
+        reads.append(eid)
+        if len(reads) == 1:   # the first read: then the other process appends
+            seen = real_head(t, eid)
+            other = {**record, "id": "01JZZZZZZZZZZZZZZZZZZZZZZ3"}
+            t.transact(audit_chain._ops(eid, other, seen, False)[1])
+            return seen
+        return real_head(t, eid)
+    monkeypatch.setattr(audit_chain, "head", late_read)
     assert audit_chain.append(table, "E1", {**record, "id": "01JZZZZZZZZZZZZZZZZZZZZZZ4"})["seq"] == 4
+    monkeypatch.setattr(audit_chain, "head", real_head)
     assert audit_chain.check_items("E1", moto_repos.rounds.audit_items("E1")) == 4
     # records written before the chain (no seq): chained in id order, once
     for i in range(3):
@@ -227,7 +234,6 @@ def test_writers_at_once_make_one_unbroken_chain(local_repos, monkeypatch, proce
     repos = local_repos
     if processes:
         monkeypatch.setattr(audit_chain, "_lock", lambda eid: threading.Lock())
-        monkeypatch.setattr(audit_chain, "_HEADS", {})
     threads, each = 8, 4
     barrier = threading.Barrier(threads)
     errors: list[BaseException] = []
