@@ -8,8 +8,6 @@ import shutil
 import subprocess
 import sys
 import threading
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -147,11 +145,16 @@ def test_the_verifier_passes_the_site_and_names_the_first_bad_record(day):
     assert verify(str(site / f"t/{tid}/{eid}/audit.json"), head=index["head"])[0] == 0
     assert verify(str(site / f"t/{tid}/{eid}/audit.json"), head="0" * 64)[0] == 1
 
-    # over HTTP, from the tournament's address (its feed names the events)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # over HTTP from the site server (a real process), from the tournament's address (its feed names the events)
+    from scripts import ddblocal
+    port = ddblocal.free_port()
+    (site.parent / "frontend").mkdir()
+    server = subprocess.Popen([sys.executable, "-m", "scripts.site_server", "--port", str(port), "--frontend",
+                               str(site.parent / "frontend"), "--published", str(site)], cwd=ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        url = f"http://127.0.0.1:{server.server_port}/t/{tid}/"
+        ddblocal.wait_for_port(port, 30)
+        url = f"http://127.0.0.1:{port}/t/{tid}/"
         code, line = verify(url)
         assert code == 0 and f"{eid}:" in line, line
         path = site / f"t/{tid}/{eid}/corrections.html"
@@ -161,12 +164,7 @@ def test_the_verifier_passes_the_site_and_names_the_first_bad_record(day):
         code, line = verify(url)   # the page's head is not the hash of the record it names
         assert code == 1 and "corrections.html: the page's head" in line, line
     finally:
-        server.shutdown()
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+        ddblocal.stop(server)
 
 
 def test_segments_hold_long_chains(api, tmp_path, monkeypatch):
