@@ -269,11 +269,12 @@ def _corrections(deps: Deps, event, tournament, names: dict, warm: dict) -> list
     since = warm.get("audit_since")
     read_at = int(_time.time() * 1000)   # the ids' clock: the writers' own, not the tournament's
     chain, seq_of = warm.setdefault("chain", {}), warm.setdefault("chain_seq", {})
-    count, head = deps.repos.rounds.audit_head(event.id)   # before the records: they hold at least this much
+    count, _ = deps.repos.rounds.audit_head(event.id)   # before the records: they hold at least this much
     items = deps.repos.rounds.audit_items(event.id, since)
     if since is not None and not _chain_whole(chain, items, count):
         # a record that committed later than the margin allows for (a long-retried append): the whole log again
-        kept.clear(), chain.clear(), seq_of.clear()
+        for held in (kept, chain, seq_of):
+            held.clear()
         items = deps.repos.rounds.audit_items(event.id)
     for item in items:
         a = json.loads(item["data"])
