@@ -79,6 +79,7 @@ bench: deps site chromium
 	$(PY) bench/standings.py
 	$(PY) bench/pairing.py
 	$(PY) bench/registration.py
+	$(PY) bench/audit_chain.py
 	$(PY) bench/publish.py
 	$(PY) bench/venue_load.py
 	$(PY) bench/draw_exactness.py

@@ -139,6 +139,8 @@ def run() -> None:
     from chalicelib.store import migrations
     if moved := migrations.pack_tables(dynamo.Table(TABLE)):   # data of an earlier version, before the API serves
         print(f"Moved {moved} tables into this version's layout.")
+    if chained := migrations.chain_audit(dynamo.Table(TABLE)):   # audit records of before the hash chain
+        print(f"Chained {chained} earlier audit records (docs/audit-chain.md).")
     demo = load_demo()
     env = local_env()
     site, api = public_urls()
