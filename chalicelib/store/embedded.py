@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS tables(name TEXT PRIMARY KEY, definition TEXT NOT NUL
 CREATE TABLE IF NOT EXISTS items(tbl TEXT NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, gpk BLOB, gsk BLOB,
                                  item TEXT NOT NULL, PRIMARY KEY (tbl, pk, sk)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS items_gsi ON items(tbl, gpk, gsk) WHERE gpk IS NOT NULL;
+CREATE TABLE IF NOT EXISTS imports(source TEXT PRIMARY KEY, items INTEGER NOT NULL, at REAL NOT NULL);
 """
 
 
@@ -338,6 +339,37 @@ class EmbeddedClient:
     def get_waiter(self, name: str) -> _Waiter:
         return _Waiter(self)
 
+    # -- an earlier store's data carried over (scripts/store_import.py)
+    def imported(self, source: str) -> bool:
+        return self._conn().execute("SELECT 1 FROM imports WHERE source = ?", (source,)).fetchone() is not None
+
+    def import_tables(self, tables: list[tuple[dict, list[dict]]], source: str) -> int:
+        """Tables (a CreateTable definition and items) written with the marker `source` in one transaction: all or
+        nothing, and never twice. An item already here (same key) is kept as it is."""
+        infos = []
+        for definition, items in tables:
+            known = self._conn().execute("SELECT definition FROM tables WHERE name = ?",
+                                         (definition["TableName"],)).fetchone()
+            infos.append((definition, items, known))
+
+        def run(conn):
+            if conn.execute("SELECT 1 FROM imports WHERE source = ?", (source,)).fetchone():
+                return 0
+            count = 0
+            for definition, items, known in infos:
+                if not known:
+                    conn.execute("INSERT INTO tables(name, definition, created) VALUES (?, ?, ?)",
+                                 (definition["TableName"], json.dumps(definition), time.time()))
+                table = _TableInfo(definition["TableName"], definition if not known else json.loads(known[0]))
+                for item in items:
+                    pk, sk = table.check_key(table.key_of(item))
+                    if self._read(conn, table, pk, sk) is None:
+                        self._store(conn, table, item)
+                        count += 1
+            conn.execute("INSERT INTO imports(source, items, at) VALUES (?, ?, ?)", (source, count, time.time()))
+            return count
+        return self._write("Import", run)
+
     # -- single items
     @_operation("GetItem")
     def get_item(self, TableName: str, Key: dict, ConsistentRead: bool = False, ProjectionExpression: str | None = None,
@@ -534,14 +566,15 @@ class EmbeddedClient:
                 if filt is None or ex.evaluate(filt.tree, item, names, values):
                     items.append(item if projection is None or count_only else ex.project(item, projection, names))
                 if (limit and scanned >= limit) or size >= PAGE_BYTES:
-                    last = item
+                    # a key to go on from only when there is more to read (as DynamoDB Local does at a Limit)
+                    last = item if next(cur, None) is not None else None
                     break
         finally:
             cur.close()
         out: dict[str, Any] = {"Count": len(items), "ScannedCount": scanned}
         if not count_only:
             out["Items"] = items
-        if last is not None:   # DynamoDB too gives one when a page stops at its Limit, even at the very end
+        if last is not None:
             lek = table.key_of(last)
             if index:
                 lek.update({table.ghash: last[table.ghash], table.grange: last[table.grange]})
@@ -634,27 +667,26 @@ class EmbeddedClient:
 
             def run(conn):
                 olds = [self._read(conn, t, *c["key"]) for _, t, _, c in plans]
-                reasons, failed = [], False
-                for (kind, table, body, check), old in zip(plans, olds):
+                reasons, news, failed = [], [], False
+                for (kind, table, body, check), old in zip(plans, olds):   # each item judged on its own
+                    reason, new = {"Code": "None"}, None
                     cond = check["condition"]
-                    if cond and not ex.evaluate(cond.tree, old or {}, check["names"], check["values"]):
-                        reason = {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"}
-                        if check["old_on_fail"] and old:
-                            reason["Item"] = old
-                        reasons.append(reason)
-                        failed = True
-                        continue
-                    reasons.append({"Code": "None"})
-                news = []
-                if not failed:
-                    for k, ((kind, table, body, check), old) in enumerate(zip(plans, olds)):
-                        try:
-                            news.append(self._updated(table, check, old, body["Key"]) if kind == "Update" else None)
-                            if kind == "Put" and ex.item_size(check["item"]) > MAX_ITEM_BYTES:
-                                raise ValidationError("Item size has exceeded the maximum allowed size")
-                        except ValidationError as exc:
-                            reasons[k] = {"Code": "ValidationError", "Message": str(exc)}
-                            failed = True
+                    try:
+                        if cond and not ex.evaluate(cond.tree, old or {}, check["names"], check["values"]):
+                            reason = {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"}
+                            if check["old_on_fail"] and old:
+                                reason["Item"] = old
+                        elif kind == "Update":
+                            new = self._updated(table, check, old, body["Key"])[0]
+                            if ex.item_size(new) > MAX_ITEM_BYTES:
+                                raise ValidationError("Item size to update has exceeded the maximum allowed size")
+                        elif kind == "Put" and ex.item_size(check["item"]) > MAX_ITEM_BYTES:
+                            raise ValidationError("Item size has exceeded the maximum allowed size")
+                    except ValidationError as exc:
+                        reason = {"Code": "ValidationError", "Message": str(exc)}
+                    failed = failed or reason["Code"] != "None"
+                    reasons.append(reason)
+                    news.append(new)
                 if failed:
                     codes = ", ".join(r["Code"] for r in reasons)
                     raise Exceptions.TransactionCanceledException(
@@ -664,7 +696,7 @@ class EmbeddedClient:
                     if kind == "Put":
                         self._store(conn, table, check["item"])
                     elif kind == "Update":
-                        self._store(conn, table, new[0])
+                        self._store(conn, table, new)
                     elif kind == "Delete":
                         self._remove(conn, table, *check["key"])
             self._write("TransactWriteItems", run)

@@ -157,7 +157,9 @@ class _Parser:
             self.take()
             inner = self.condition()
             self.expect("op", ")")
-            return inner
+            if inner[0] == "group":
+                raise ValidationError("Invalid ConditionExpression: The expression has redundant parentheses;")
+            return ("group", inner)
         if self.is_("ident") and self.is_("op", "(", 1) and self.peek()[1] in _BOOL_FUNCTIONS:
             fn = self.take()[1]
             self.take()
@@ -395,8 +397,8 @@ def _ordered(v: dict):
 def _compare(op: str, a: dict | None, b: dict | None) -> bool:
     if op == "=":
         return equal(a, b)
-    if op == "<>":
-        return a is not None and b is not None and not equal(a, b)
+    if op == "<>":   # an attribute the item lacks differs from any value
+        return not equal(a, b)
     if a is None or b is None:
         return False
     oa, ob = _ordered(a), _ordered(b)
@@ -409,8 +411,8 @@ def _size(v: dict | None) -> dict | None:
     if v is None:
         return None
     (t, x), = v.items()
-    if t == "S":
-        return {"N": str(len(x.encode()))}
+    if t == "S":   # in characters, as DynamoDB Local counts (tests/integration/test_expressions_conformance.py)
+        return {"N": str(len(x))}
     if t in ("B", "L", "M", "SS", "NS", "BS"):
         return {"N": str(len(x))}
     return None
@@ -473,6 +475,8 @@ def _static_check(node: tuple, values: dict, op: str) -> None:
 def evaluate(tree: tuple, item: dict, names: dict, values: dict) -> bool:
     """A condition on an item ({} when there is none)."""
     kind = tree[0]
+    if kind == "group":
+        return evaluate(tree[1], item, names, values)
     if kind == "and":
         left = evaluate(tree[1], item, names, values)
         right = evaluate(tree[2], item, names, values)   # both: a bad operand on the right is refused either way
@@ -548,11 +552,17 @@ def _function(fn: str, args: tuple, item: dict, names: dict, values: dict) -> bo
 
 
 # -- key conditions
+def _ungrouped(tree: tuple) -> tuple:
+    while tree[0] == "group":
+        tree = tree[1]
+    return tree
+
+
 def key_condition(parsed: Parsed, hash_name: str, range_name: str | None, names: dict, values: dict) -> tuple:
     """(hash value, range condition or None) of a Query's KeyConditionExpression: `hash = :v` and at most one of
     =, <, <=, >, >=, BETWEEN, begins_with on the sort key. The range condition: (op, value[, value2])."""
-    tree = parsed.tree
-    terms = [tree[1], tree[2]] if tree[0] == "and" else [tree]
+    tree = _ungrouped(parsed.tree)
+    terms = [_ungrouped(tree[1]), _ungrouped(tree[2])] if tree[0] == "and" else [tree]
     if len(terms) == 2 and terms[0][0] == "and" or any(t[0] in ("or", "not", "and", "in") for t in terms):
         raise ValidationError("Invalid operator used in KeyConditionExpression: " + ("OR" if tree[0] == "or" else tree[0].upper()))
     hash_value, cond = None, None
@@ -765,9 +775,7 @@ def _assign(item: dict, path: tuple, v: dict, names: dict) -> None:
 
 
 def _remove(item: dict, path: tuple, names: dict) -> None:
-    container, last = _parent(item, path, names, for_remove=True)
-    if container is None:
-        return
+    container, last = _parent(item, path, names)   # a nested path's parent must be there, as for SET
     if isinstance(container, list):
         if last < len(container):
             del container[last]
