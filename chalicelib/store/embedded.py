@@ -202,7 +202,9 @@ class EmbeddedClient:
         self._pid = os.getpid()
         self.meta = _Meta()
         self._local = threading.local()
-        self._write_lock = threading.Lock()
+        self._write_lock = threading.Lock()     # held by the writer committing a batch
+        self._pending_lock = threading.Lock()
+        self._pending: list[_Job] = []
         self._tables: dict[str, _TableInfo] = {}
         self._mine: list[sqlite3.Connection] = []
         folder = os.path.dirname(self.path)
@@ -239,25 +241,50 @@ class EmbeddedClient:
         self._mine.clear()
 
     def _write(self, op: str, fn):
-        """fn(conn) inside one SQLite write transaction, committed (on disk) before this returns."""
+        """fn(conn) inside a SQLite write transaction, committed (on disk) before this returns.
+
+        Group commit: writers that arrive while another's COMMIT waits on its fsync are run together by the next
+        of them, each in a savepoint of one transaction (a failed one undone alone, the others' writes seen in
+        order), so one fsync acknowledges them all. Each still answers only after that COMMIT."""
+        job = _Job(fn)
+        with self._pending_lock:
+            self._pending.append(job)
         with self._write_lock:
-            conn = self._conn()
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise _unavailable(exc) from None
-            try:
-                out = fn(conn)
-            except BaseException:
+            if not job.done:
+                with self._pending_lock:
+                    batch, self._pending = self._pending, []
+                self._run(batch)
+        if job.error is not None:
+            raise job.error
+        return job.result
+
+    def _run(self, batch: list["_Job"]) -> None:
+        conn = self._conn()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            for job in batch:
+                job.finish(error=_unavailable(exc))
+            return
+        try:
+            for k, job in enumerate(batch):
+                conn.execute(f"SAVEPOINT w{k}")
+                try:
+                    job.result = job.fn(conn)
+                    conn.execute(f"RELEASE w{k}")
+                except BaseException as exc:   # this write alone is undone and answers its error
+                    conn.execute(f"ROLLBACK TO w{k}")
+                    conn.execute(f"RELEASE w{k}")
+                    job.error = exc
+            conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:   # the disk full or failing: nothing of the batch was written
+            if conn.in_transaction:
                 conn.execute("ROLLBACK")
-                raise
-            try:
-                conn.execute("COMMIT")
-            except sqlite3.OperationalError as exc:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise _unavailable(exc) from None
-            return out
+            for job in batch:
+                job.finish(error=_unavailable(exc))
+            return
+        for job in batch:
+            job.finish()
 
     def _table(self, name: str, op: str = "") -> _TableInfo:
         info = self._tables.get(name)
@@ -701,6 +728,18 @@ class EmbeddedClient:
                         self._remove(conn, table, *check["key"])
             self._write("TransactWriteItems", run)
             return {}
+
+
+class _Job:
+    __slots__ = ("fn", "result", "error", "done")
+
+    def __init__(self, fn):
+        self.fn, self.result, self.error, self.done = fn, None, None, False
+
+    def finish(self, error: BaseException | None = None) -> None:
+        if error is not None:
+            self.error, self.result = error, None
+        self.done = True
 
 
 class _answers:
