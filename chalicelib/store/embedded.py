@@ -211,8 +211,15 @@ class EmbeddedClient:
         os.makedirs(folder, mode=0o700, exist_ok=True)
         os.chmod(folder, 0o700)
         # The file made 0600 before SQLite opens it: its -wal and -shm files take the database file's mode.
+        created = not os.path.exists(self.path)
         os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
         os.chmod(self.path, 0o600)
+        if created:   # the new file's name on disk too, before anything is acknowledged into it (a power cut)
+            fd = os.open(folder, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
         self._conn().executescript(_SCHEMA)
 
     # -- connections
