@@ -485,15 +485,15 @@ class EmbeddedClient:
             parsed.append(upd)
         names, values = kw.get("ExpressionAttributeNames"), kw.get("ExpressionAttributeValues")
         ex.check_placeholders(parsed, names, values)
-        if item is not None:
-            for v in item.values():
-                ex.check_value(v)
+        values = {k: ex.normalised(v) for k, v in (values or {}).items()}   # stored as DynamoDB would keep them
         return {"key": table.check_key(key), "condition": condition, "update": upd, "names": names or {},
                 "values": values or {}, "item": item, "old_on_fail": kw.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"}
 
     def _prepare_put(self, table: _TableInfo, item: dict, kw: dict) -> dict:
         if table.hash not in item or table.range not in item:
             raise ValidationError("One or more parameter values were invalid: Missing the key in the item")
+        for v in item.values():
+            ex.check_value(v)
         item = {k: ex.normalised(v) for k, v in item.items()}
         return self._prepare(table, table.key_of(item), kw, item=item)
 
@@ -653,9 +653,10 @@ class EmbeddedClient:
                 seen = set()
                 for request in requests:
                     if "PutRequest" in request:
-                        item = {k: ex.normalised(v) for k, v in request["PutRequest"]["Item"].items()}
+                        item = request["PutRequest"]["Item"]
                         for v in item.values():
                             ex.check_value(v)
+                        item = {k: ex.normalised(v) for k, v in item.items()}
                         if table.hash not in item or table.range not in item:
                             raise ValidationError("One or more parameter values were invalid: Missing the key in the item")
                         key = table.check_key(table.key_of(item))
