@@ -138,7 +138,8 @@ def run() -> None:
     if EMBEDDED:
         print(f"Store: {STORE_PATH} (embedded in the API: no network port) …", flush=True)
     else:
-        print(f"Starting DynamoDB Local on 127.0.0.1:{DDB_PORT} (data in {DATA}/ddb) …", flush=True)
+        print(f"Starting DynamoDB Local on port {DDB_PORT} — every interface: it has no bind option; the embedded store "
+              f"(the default) has no port (data in {DATA}/ddb) …", flush=True)
         store = Supervised("DynamoDB Local", lambda: ddblocal.start(DDB_PORT, db_path=str(DATA / "ddb"),
                                                                       log_path=str(DATA / "ddblocal.log")), DDB_PORT)
         store.start()
