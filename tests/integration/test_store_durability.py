@@ -8,6 +8,7 @@ its COMMIT has run: docs/venue-store.md). That variant is a demonstration, not a
 where the kill lands — run it with STORE_DURABILITY_DDB=<trials>; its figures are in docs/venue-store.md."""
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
@@ -39,7 +40,7 @@ def _call(method: str, url: str, body=None, headers: dict | None = None, timeout
             return r.status, json.loads(r.read() or b"{}")
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read() or b"{}")
-    except OSError:   # refused, reset, timed out: no answer, so nothing was promised
+    except (OSError, http.client.HTTPException):   # refused, reset, cut short: no whole answer, nothing promised
         return 0, {}
 
 
