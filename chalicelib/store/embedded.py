@@ -9,17 +9,20 @@ botocore's `.response`: CancellationReasons, the item of ReturnValuesOnCondition
 and evaluated as DynamoDB does (store/expressions.py). Items are stored as their wire JSON beside their key columns;
 keys are BLOBs of UTF-8, so sort keys order by UTF-8 bytes as DynamoDB's do.
 
-Thread-safe (a connection per thread; writers of this process take turns under a lock, other processes wait on
-SQLite's lock) and fork-safe (a forked child opens its own connections: SQLite's must not cross a fork).
+Thread-safe (a pool of connections, each used by one thread at a time; this process's writers take turns under a
+lock, other processes wait on SQLite's lock) and fork-safe (a forked child opens its own connections: SQLite's must
+not cross a fork).
 """
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import sqlite3
 import threading
 import time
+import weakref
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -201,12 +204,13 @@ class EmbeddedClient:
         self.path = os.path.abspath(path)
         self._pid = os.getpid()
         self.meta = _Meta()
-        self._local = threading.local()
         self._write_lock = threading.Lock()     # held by the writer committing a batch
         self._pending_lock = threading.Lock()
         self._pending: list[_Job] = []
         self._tables: dict[str, _TableInfo] = {}
-        self._mine: list[sqlite3.Connection] = []
+        self._idle_lock = threading.Lock()
+        self._idle: list[sqlite3.Connection] = []
+        self._all: list[sqlite3.Connection] = []
         folder = os.path.dirname(self.path)
         os.makedirs(folder, mode=0o700, exist_ok=True)
         os.chmod(folder, 0o700)
@@ -220,32 +224,51 @@ class EmbeddedClient:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-        self._conn().executescript(_SCHEMA)
+        with self._borrow() as conn:
+            conn.executescript(_SCHEMA)
 
-    # -- connections
-    def _conn(self) -> sqlite3.Connection:
+    # -- connections: a pool, each connection used by one thread at a time and handed back, never closed while the
+    # client lives (SQLite keeps a closed connection's file open while others in the process hold locks on the
+    # file: a connection per short-lived thread — /health, parallel reads — was a descriptor leaked each time)
+    @contextlib.contextmanager
+    def _borrow(self):
         if os.getpid() != self._pid:
             raise RuntimeError("an embedded store client used across fork(): make a new one in the child")
-        conn = getattr(self._local, "conn", None)
+        with self._idle_lock:
+            conn = self._idle.pop() if self._idle else None
         if conn is None:
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
-                                   timeout=BUSY_TIMEOUT_MS / 1000)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")   # the WAL is on disk before COMMIT returns
-            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            self._local.conn = conn
-            _LIVE[id(conn)] = conn
-            self._mine.append(conn)
+            conn = self._open()
+        try:
+            yield conn
+        finally:
+            if conn.in_transaction:   # never handed on mid-transaction
+                conn.execute("ROLLBACK")
+            with self._idle_lock:
+                self._idle.append(conn)
+
+    def _open(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                               timeout=BUSY_TIMEOUT_MS / 1000, factory=_Connection)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")   # the WAL is on disk before COMMIT returns
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        with self._idle_lock:
+            self._all.append(conn)
+        _LIVE.add(conn)
         return conn
+
+    def _one(self, sql: str, args: tuple = ()):
+        with self._borrow() as conn:
+            return conn.execute(sql, args).fetchone()
 
     def close(self) -> None:
         """Closes every connection this client opened (in the process that opened them only)."""
         if os.getpid() != self._pid:
             return
-        for conn in self._mine:
-            _LIVE.pop(id(conn), None)
+        with self._idle_lock:
+            conns, self._all, self._idle = self._all, [], []
+        for conn in conns:
             conn.close()
-        self._mine.clear()
 
     def _write(self, op: str, fn):
         """fn(conn) inside a SQLite write transaction, committed (on disk) before this returns.
@@ -266,7 +289,10 @@ class EmbeddedClient:
         return job.result
 
     def _run(self, batch: list["_Job"]) -> None:
-        conn = self._conn()
+        with self._borrow() as conn:
+            self._run_on(conn, batch)
+
+    def _run_on(self, conn, batch: list["_Job"]) -> None:
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
@@ -296,7 +322,7 @@ class EmbeddedClient:
     def _table(self, name: str, op: str = "") -> _TableInfo:
         info = self._tables.get(name)
         if info is None:
-            row = self._conn().execute("SELECT definition FROM tables WHERE name = ?", (name,)).fetchone()
+            row = self._one("SELECT definition FROM tables WHERE name = ?", (name,))
             if row is None:
                 raise Exceptions.ResourceNotFoundException("Requested resource not found", op)
             info = self._tables[name] = _TableInfo(name, json.loads(row[0]))
@@ -341,7 +367,7 @@ class EmbeddedClient:
 
     def _description(self, name: str) -> dict:
         info = self._table(name, "DescribeTable")
-        count = self._conn().execute("SELECT count(*) FROM items WHERE tbl = ?", (name,)).fetchone()[0]
+        count = self._one("SELECT count(*) FROM items WHERE tbl = ?", (name,))[0]
         return {**info.definition, "TableStatus": "ACTIVE", "ItemCount": count,
                 "TableArn": f"arn:aws:dynamodb:local:000000000000:table/{name}"}
 
@@ -362,7 +388,8 @@ class EmbeddedClient:
 
     @_operation("ListTables")
     def list_tables(self, **_) -> dict:
-        return {"TableNames": [r[0] for r in self._conn().execute("SELECT name FROM tables ORDER BY name")]}
+        with self._borrow() as conn:
+            return {"TableNames": [r[0] for r in conn.execute("SELECT name FROM tables ORDER BY name")]}
 
     @_operation("UpdateTimeToLive")
     def update_time_to_live(self, TableName: str, TimeToLiveSpecification: dict, **_) -> dict:
@@ -375,15 +402,14 @@ class EmbeddedClient:
 
     # -- an earlier store's data carried over (scripts/store_import.py)
     def imported(self, source: str) -> bool:
-        return self._conn().execute("SELECT 1 FROM imports WHERE source = ?", (source,)).fetchone() is not None
+        return self._one("SELECT 1 FROM imports WHERE source = ?", (source,)) is not None
 
     def import_tables(self, tables: list[tuple[dict, list[dict]]], source: str) -> int:
         """Tables (a CreateTable definition and items) written with the marker `source` in one transaction: all or
         nothing, and never twice. An item already here (same key) is kept as it is."""
         infos = []
         for definition, items in tables:
-            known = self._conn().execute("SELECT definition FROM tables WHERE name = ?",
-                                         (definition["TableName"],)).fetchone()
+            known = self._one("SELECT definition FROM tables WHERE name = ?", (definition["TableName"],))
             infos.append((definition, items, known))
 
         def run(conn):
@@ -412,7 +438,9 @@ class EmbeddedClient:
             table = self._table(TableName, "GetItem")
             projection = ex.parse_projection(ProjectionExpression) if ProjectionExpression else None
             ex.check_placeholders([projection] if projection else [], ExpressionAttributeNames, None)
-            item = self._read(self._conn(), table, *table.check_key(Key))
+            key = table.check_key(Key)
+            with self._borrow() as conn:
+                item = self._read(conn, table, *key)
             if item is None:
                 return {}
             return {"Item": ex.project(item, projection, ExpressionAttributeNames or {}) if projection else item}
@@ -589,8 +617,12 @@ class EmbeddedClient:
         limit = kw.get("Limit")
         names, values = kw.get("ExpressionAttributeNames") or {}, kw.get("ExpressionAttributeValues") or {}
         count_only = kw.get("Select") == "COUNT"
+        with self._borrow() as conn:
+            return self._page_on(conn, sql, args, table, kw, filt, projection, index, limit, names, values, count_only)
+
+    def _page_on(self, conn, sql, args, table, kw, filt, projection, index, limit, names, values, count_only) -> dict:
         items, scanned, size, last = [], 0, 0, None
-        cur = self._conn().execute(sql, args)
+        cur = conn.execute(sql, args)
         try:
             for row in cur:
                 text = row[2]
@@ -621,22 +653,24 @@ class EmbeddedClient:
             if sum(len(r["Keys"]) for r in RequestItems.values()) > 100:
                 raise ValidationError("Too many items requested for the BatchGetItem call")
             out: dict[str, list] = {}
-            conn = self._conn()
+            wanted = []
             for name, request in RequestItems.items():
                 table = self._table(name, "BatchGetItem")
                 projection = ex.parse_projection(request["ProjectionExpression"]) if request.get("ProjectionExpression") else None
                 ex.check_placeholders([projection] if projection else [], request.get("ExpressionAttributeNames"), None)
-                names = request.get("ExpressionAttributeNames") or {}
                 keys = [table.check_key(k) for k in request["Keys"]]
                 if len(set(keys)) != len(keys):
                     raise ValidationError("Provided list of item keys contains duplicates")
-                found = out.setdefault(name, [])
+                wanted.append((name, table, projection, request.get("ExpressionAttributeNames") or {}, keys))
+            with self._borrow() as conn:
                 conn.execute("BEGIN")   # one snapshot for the whole batch
                 try:
-                    for pk, sk in keys:
-                        item = self._read(conn, table, pk, sk)
-                        if item is not None:
-                            found.append(ex.project(item, projection, names) if projection else item)
+                    for name, table, projection, names, keys in wanted:
+                        found = out.setdefault(name, [])
+                        for pk, sk in keys:
+                            item = self._read(conn, table, pk, sk)
+                            if item is not None:
+                                found.append(ex.project(item, projection, names) if projection else item)
                 finally:
                     conn.execute("COMMIT")
             return {"Responses": out, "UnprocessedKeys": {}}
@@ -779,14 +813,18 @@ def _unavailable(exc: Exception) -> Exception:
     return err
 
 
-_LIVE: dict[int, sqlite3.Connection] = {}   # this process's open connections
-_INHERITED: list[sqlite3.Connection] = []   # a forked child's copies of its parent's: never used, never closed
+class _Connection(sqlite3.Connection):
+    """sqlite3's connection, weakly referable: the threads' connections are known without being kept alive."""
+
+
+_LIVE: weakref.WeakSet = weakref.WeakSet()   # this process's open connections
+_INHERITED: list[sqlite3.Connection] = []     # a forked child's copies of its parent's: never used, never closed
 
 
 def _after_fork_in_child() -> None:
     # Closing a copy would run SQLite's close in the child on the parent's file (it may checkpoint, or drop locks
     # SQLite believes it holds): kept referenced instead, so no garbage collection closes them.
-    _INHERITED.extend(_LIVE.values())
+    _INHERITED.extend(list(_LIVE))
     _LIVE.clear()
 
 

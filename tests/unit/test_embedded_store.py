@@ -115,3 +115,17 @@ def test_a_forked_child_reads_with_its_own_connection_and_leaves_the_parents_alo
         assert t.get({"PK": "P", "SK": "S"})["n"] == 3
     finally:
         dynamo.reset_client()
+
+
+def test_short_lived_threads_leave_no_open_files(c):
+    """/health and the parallel reads run in threads made for them: their connections close when they end."""
+    from concurrent.futures import ThreadPoolExecutor
+    fds = lambda: len(os.listdir("/proc/self/fd"))  # noqa: E731
+    c.get_item(TableName="t", Key=KEY)
+    before = fds()
+    for _ in range(30):
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(lambda _: c.get_item(TableName="t", Key=KEY), range(4)))
+    import gc
+    gc.collect()
+    assert fds() - before < 10
