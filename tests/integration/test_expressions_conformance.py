@@ -31,10 +31,14 @@ def _value(rng: random.Random, kind: str) -> dict:
         return {"SS": rng.sample(["a", "b", "c", "d"], rng.randint(1, 3))}
     if kind == "M":
         return {"M": {"x": _value(rng, "N"), "y": _value(rng, "S")}}
+    if kind == "NS":
+        return {"NS": rng.sample(["1", "2", "3.5", "-4"], rng.randint(1, 3))}
+    if kind == "NULL":
+        return {"NULL": True}
     return {"BOOL": rng.random() < 0.5}
 
 
-ATTRS = {"n": "N", "s": "S", "l": "L", "ss": "SS", "m": "M", "f": "BOOL"}
+ATTRS = {"n": "N", "s": "S", "l": "L", "ss": "SS", "m": "M", "f": "BOOL", "ns": "NS", "z": "NULL"}
 
 
 class _Gen:
@@ -50,7 +54,7 @@ class _Gen:
         return name
 
     def attr(self) -> str:
-        a = self.rng.choice(list(ATTRS) + ["m.x", "l[0]", "nope"])
+        a = self.rng.choice(list(ATTRS) + ["m.x", "l[0]", "l[2]", "m.nope", "nope"])
         if self.rng.random() < 0.3 and "." not in a and "[" not in a:
             self.names[f"#{a}"] = a
             return f"#{a}"
@@ -74,6 +78,10 @@ class _Gen:
             return f"begins_with({a}, {self.val('S')})"
         if pick == 6:
             return f"contains({a}, {self.val(r.choice(['S', 'N']))})"
+        if pick == 7 and r.random() < 0.3:
+            t = f":t{len(self.values)}"
+            self.values[t] = {"S": r.choice(["S", "N", "L", "M", "SS", "NS", "BOOL", "NULL"])}
+            return f"attribute_type({a}, {t})"
         if pick == 7:
             kind = r.choice(["N", "S"])
             lo, hi = sorted([_value(r, kind), _value(r, kind)], key=lambda v: (float(v["N"]) if kind == "N" else v["S"].encode()))
@@ -104,7 +112,7 @@ class _Gen:
             used.add(a)
             return True
         for _ in range(r.randint(1, 3)):
-            pick = r.randrange(9)
+            pick = r.randrange(14)
             if pick == 0 and free("s"):
                 sets.append(f"s = {self.val('S')}")
             elif pick == 1 and free("n"):
@@ -125,6 +133,19 @@ class _Gen:
                 adds.append(f"ss {self.val('SS')}")
             elif pick == 8 and free("ss"):
                 deletes.append(f"ss {self.val('SS')}")
+            elif pick == 9 and free("ns"):
+                (adds if r.random() < 0.5 else deletes).append(f"ns {self.val('NS')}")
+            elif pick == 10:
+                a = r.choice(["l[0]", "l[1]", "l[5]"])
+                if free(a):
+                    sets.append(f"{a} = {self.val('N')}")
+            elif pick == 11 and free("l"):
+                removes.append(r.choice(["l[0], l[1]", "l[1], l[0]", "l[3]"]))
+            elif pick == 12 and free("m.y"):
+                self.names["#y"] = "y"
+                sets.append(f"m.#y = if_not_exists(m.#y, {self.val('S')})")
+            elif pick == 13 and free("s"):
+                sets.append(f"s = {self.val()}")
         parts = []
         for word, actions in (("SET", sets), ("REMOVE", removes), ("ADD", adds), ("DELETE", deletes)):
             if actions:
