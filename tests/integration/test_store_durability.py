@@ -204,7 +204,8 @@ def _registrations_then_results(store: Store) -> dict:
         return "confirmed" if status == 200 and after.get("status") == "confirmed" else "entered"
 
     done = _burst(jobs, enter_then_confirm, len(jobs) // 3, store.kill_store)
-    store.restart()
+    if store.kind != "embedded":   # the embedded store is its file: opened afresh below, as a restarted API opens it
+        store.restart()
     dynamo.reset_client()
     from chalicelib.services.rounds import load_round
     _, _, tables = load_round(d, eid, rnd["number"])
