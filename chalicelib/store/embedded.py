@@ -329,7 +329,8 @@ class EmbeddedClient:
         return info
 
     def _read(self, conn, table: _TableInfo, pk: bytes, sk: bytes) -> dict | None:
-        row = conn.execute("SELECT item FROM items WHERE tbl = ? AND pk = ? AND sk = ?", (table.name, pk, sk)).fetchone()
+        row = conn.execute("SELECT item FROM items WHERE tbl = ? AND pk = ? AND sk = ?",
+                           (table.name, pk, sk)).fetchone()
         return _load(row[0]) if row else None
 
     def _store(self, conn, table: _TableInfo, item: dict) -> None:
@@ -498,7 +499,8 @@ class EmbeddedClient:
             return {}
 
     # conditions and updates of one write, parsed before the write begins (a bad request never takes the lock)
-    def _prepare(self, table: _TableInfo, key: dict, kw: dict, update: str | None = None, item: dict | None = None) -> dict:
+    def _prepare(self, table: _TableInfo, key: dict, kw: dict, update: str | None = None,
+                 item: dict | None = None) -> dict:
         known = {"ConditionExpression", "ExpressionAttributeNames", "ExpressionAttributeValues", "ReturnValues",
                  "ReturnValuesOnConditionCheckFailure", "UpdateExpression", "TableName", "Key", "Item",
                  "ReturnConsumedCapacity", "ReturnItemCollectionMetrics"}
@@ -515,7 +517,8 @@ class EmbeddedClient:
         ex.check_placeholders(parsed, names, values)
         values = {k: ex.normalised(v) for k, v in (values or {}).items()}   # stored as DynamoDB would keep them
         return {"key": table.check_key(key), "condition": condition, "update": upd, "names": names or {},
-                "values": values or {}, "item": item, "old_on_fail": kw.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"}
+                "values": values or {}, "item": item,
+                "old_on_fail": kw.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"}
 
     def _prepare_put(self, table: _TableInfo, item: dict, kw: dict) -> dict:
         if table.hash not in item or table.range not in item:
@@ -656,7 +659,8 @@ class EmbeddedClient:
             wanted = []
             for name, request in RequestItems.items():
                 table = self._table(name, "BatchGetItem")
-                projection = ex.parse_projection(request["ProjectionExpression"]) if request.get("ProjectionExpression") else None
+                projection = (ex.parse_projection(request["ProjectionExpression"])
+                              if request.get("ProjectionExpression") else None)
                 ex.check_placeholders([projection] if projection else [], request.get("ExpressionAttributeNames"), None)
                 keys = [table.check_key(k) for k in request["Keys"]]
                 if len(set(keys)) != len(keys):

@@ -113,7 +113,8 @@ class _Parser:
             return word
         if kind == "ident":
             if word.upper() in reserved_words():
-                raise ValidationError(f"Invalid expression: Attribute name is a reserved keyword; reserved keyword: {word}")
+                raise ValidationError("Invalid expression: Attribute name is a reserved keyword; reserved keyword: "
+                                      f"{word}")
             return word
         raise ValidationError(f'Invalid expression: Syntax error; token: "{word}", near: "{self.text[:40]}"')
 
@@ -204,7 +205,8 @@ class _Parser:
         while self.peek() is not None:
             kind, word = self.take()
             if kind != "kw" or word not in ("SET", "REMOVE", "ADD", "DELETE"):
-                raise ValidationError(f'Invalid UpdateExpression: Syntax error; token: "{word}", near: "{self.text[:40]}"')
+                raise ValidationError(f'Invalid UpdateExpression: Syntax error; token: "{word}", '
+                                      f'near: "{self.text[:40]}"')
             if word in clauses:
                 raise ValidationError(f'Invalid UpdateExpression: The "{word}" section can only be used once in an '
                                       "update expression;")
@@ -292,9 +294,11 @@ def check_placeholders(parsed: list[Parsed], names: dict | None, values: dict | 
         raise ValidationError(f"Invalid expression: An expression attribute value used in expression is not defined; "
                               f"attribute value: {missing[0]}")
     if unused := sorted(set(names) - used_names):
-        raise ValidationError(f"Value provided in ExpressionAttributeNames unused in expressions: keys: {{{', '.join(unused)}}}")
+        raise ValidationError("Value provided in ExpressionAttributeNames unused in expressions: "
+                              f"keys: {{{', '.join(unused)}}}")
     if unused := sorted(set(values) - used_values):
-        raise ValidationError(f"Value provided in ExpressionAttributeValues unused in expressions: keys: {{{', '.join(unused)}}}")
+        raise ValidationError("Value provided in ExpressionAttributeValues unused in expressions: "
+                              f"keys: {{{', '.join(unused)}}}")
     for v in values.values():
         check_value(v)
 
@@ -314,7 +318,8 @@ def number_text(d: Decimal) -> str:
     """A number as DynamoDB gives it back: no exponent, no trailing zeros."""
     d = _NUMBERS.plus(d)
     if abs(d.adjusted()) > 125 and d != 0:
-        raise ValidationError("Number overflow. Attempting to store a number with magnitude larger than supported range")
+        raise ValidationError("Number overflow. Attempting to store a number with magnitude larger than supported "
+                              "range")
     if d == 0:
         return "0"
     out = format(d.normalize(_NUMBERS), "f")
@@ -564,7 +569,8 @@ def key_condition(parsed: Parsed, hash_name: str, range_name: str | None, names:
     tree = _ungrouped(parsed.tree)
     terms = [_ungrouped(tree[1]), _ungrouped(tree[2])] if tree[0] == "and" else [tree]
     if len(terms) == 2 and terms[0][0] == "and" or any(t[0] in ("or", "not", "and", "in") for t in terms):
-        raise ValidationError("Invalid operator used in KeyConditionExpression: " + ("OR" if tree[0] == "or" else tree[0].upper()))
+        raise ValidationError("Invalid operator used in KeyConditionExpression: "
+                              + ("OR" if tree[0] == "or" else tree[0].upper()))
     hash_value, cond = None, None
 
     def key_of(node: tuple) -> str:
