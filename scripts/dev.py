@@ -1,5 +1,6 @@
-"""The local stack: DynamoDB Local + the API (waitress) + the static site, with a demo tournament; each is
-started again if it stops on its own.
+"""The local stack: the API (waitress, with the embedded store inside it: no store port) + the static site, with a
+demo tournament; each is started again if it stops on its own. STORE=ddblocal runs DynamoDB Local on loopback
+instead, as earlier versions did (docs/venue-store.md says why the embedded store is the default).
 
     python -m scripts.dev run              start everything, print the URLs, stop all on Ctrl-C
     python -m scripts.dev organiser NAME   create an organiser on the running stack; token last
@@ -23,6 +24,9 @@ DDB_PORT = int(os.environ.get("DDB_PORT", "8001"))
 API_PORT = int(os.environ.get("API_PORT", "8000"))
 SITE_PORT = int(os.environ.get("SITE_PORT", "8080"))
 TABLE = os.environ.get("TABLE_NAME", "cardgames")
+# The store: a SQLite file the API opens itself (chalicelib/store/embedded.py), in a folder only this user reads.
+EMBEDDED = os.environ.get("STORE", "embedded") != "ddblocal"
+STORE_PATH = DATA / "store" / "store.sqlite3"
 # Venue mode: HOST=0.0.0.0 serves every phone in the hall from this laptop (make venue).
 HOST = os.environ.get("HOST", "") or "127.0.0.1"
 
@@ -59,7 +63,6 @@ def local_env() -> dict:
         "AWS_DEFAULT_REGION": env.get("AWS_DEFAULT_REGION", "ap-east-1"),
         "AWS_ACCESS_KEY_ID": env.get("AWS_ACCESS_KEY_ID", "local"),
         "AWS_SECRET_ACCESS_KEY": env.get("AWS_SECRET_ACCESS_KEY", "local"),
-        "AWS_ENDPOINT_URL_DYNAMODB": f"http://127.0.0.1:{DDB_PORT}",
         "TABLE_NAME": TABLE,
         "STAGE": "local",
         "PUBLISH_DIR": str(DATA / "site"),
@@ -67,6 +70,11 @@ def local_env() -> dict:
         "SITE_URL": site,
         "PUBLIC_URL": site,   # table cards, QR codes, manage and staff links (chalicelib/services/links.py)
     })
+    if EMBEDDED:
+        env.update({"STORE": "embedded", "STORE_PATH": str(STORE_PATH)})
+        env.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
+    else:
+        env.update({"STORE": "ddblocal", "AWS_ENDPOINT_URL_DYNAMODB": f"http://127.0.0.1:{DDB_PORT}"})
     env.update(ensure_secrets(DATA))   # this installation's own, never a built-in value
     return env
 
@@ -122,18 +130,24 @@ def run() -> None:
     def stop_all(*_):
         for svc in reversed(services):
             svc.stop()
-        print("\nStopped DynamoDB Local, the API and the site. 已停止。")
+        print("\nStopped the API and the site. 已停止。")
         sys.exit(0)
 
     signal.signal(signal.SIGINT, stop_all)
     signal.signal(signal.SIGTERM, stop_all)
-    print(f"Starting DynamoDB Local on 127.0.0.1:{DDB_PORT} (data in {DATA}/ddb) …", flush=True)
-    store = Supervised("DynamoDB Local", lambda: ddblocal.start(DDB_PORT, db_path=str(DATA / "ddb"),
-                                                                  log_path=str(DATA / "ddblocal.log")), DDB_PORT)
-    store.start()
-    services.append(store)
+    if EMBEDDED:
+        print(f"Store: {STORE_PATH} (embedded in the API: no network port) …", flush=True)
+    else:
+        print(f"Starting DynamoDB Local on port {DDB_PORT} — every interface: it has no bind option; the embedded store "
+              f"(the default) has no port (data in {DATA}/ddb) …", flush=True)
+        store = Supervised("DynamoDB Local", lambda: ddblocal.start(DDB_PORT, db_path=str(DATA / "ddb"),
+                                                                      log_path=str(DATA / "ddblocal.log")), DDB_PORT)
+        store.start()
+        services.append(store)
     _apply_env()
     from chalicelib.store import dynamo, schema
+    if EMBEDDED:
+        import_earlier_store(dynamo.client())
     if schema.ensure_table(dynamo.client(), TABLE):
         print(f"Created table {TABLE}.")
     from chalicelib.store import migrations
@@ -153,7 +167,7 @@ def run() -> None:
         [sys.executable, "-m", "scripts.site_server", "--host", HOST, "--port", str(SITE_PORT), "--frontend",
          str(ROOT / "frontend" / "dist"), "--published", str(DATA / "site"), "--api", api], cwd=str(ROOT), env=env,
         start_new_session=True), SITE_PORT))
-    for svc in services[1:]:
+    for svc in services[0 if EMBEDDED else 1:]:
         svc.start()
     ddblocal.wait_for_port(API_PORT, 60)
     ddblocal.wait_for_port(SITE_PORT, 30)
@@ -167,11 +181,11 @@ Ready. 已启动。{"  Venue mode: phones on this network open the addresses bel
   Demo tournament page                    {site}/?t={tid}
   Published results                       {site}/t/{tid}/index.html
   API                                     {api}/   (OpenAPI: /openapi.json)
-  DynamoDB Local                          http://127.0.0.1:{DDB_PORT}/
+  Store                                   {STORE_PATH if EMBEDDED else f"DynamoDB Local, http://127.0.0.1:{DDB_PORT}/"}
   Demo organiser token                    {demo['token']}
 
 Try:  curl -H 'Authorization: Bearer {demo['token']}' {api}/tournaments
-Logs in {DATA}/api.log and {DATA}/ddblocal.log. A process that stops is started again; Ctrl-C stops everything.
+Logs in {DATA}/api.log. A process that stops is started again; Ctrl-C stops everything.
 """, flush=True)
     if venue:
         import segno
@@ -181,6 +195,20 @@ Logs in {DATA}/api.log and {DATA}/ddblocal.log. A process that stops is started 
         for svc in services:
             svc.check()
         time.sleep(0.25)
+
+
+def import_earlier_store(client) -> None:
+    """A venue's data in DynamoDB Local's files (earlier versions) carried into the embedded store, once."""
+    from .store_import import ImportRefused, import_folder
+    try:
+        moved = import_folder(DATA / "ddb", client)
+    except ImportRefused as exc:
+        raise SystemExit(f"The earlier store in {DATA / 'ddb'} could not be carried over, nothing was changed: {exc}\n"
+                         "Run it once more with STORE=ddblocal (the earlier store) and ask for help. "
+                         "旧数据无法迁移，未做任何更改。")
+    if moved is not None:
+        print(f"Carried {moved} items over from DynamoDB Local's files into {STORE_PATH} "
+              f"(the old folder is kept as {DATA / 'ddb.imported'}). 已迁移旧数据。", flush=True)
 
 
 def load_demo() -> dict:
@@ -226,7 +254,7 @@ def organiser(name: str) -> None:
         else:
             org, token = create_organiser(deps(), name.strip())
     except Exception as exc:
-        raise SystemExit(f"Could not create the organiser (is `make run` running on port {DDB_PORT}?): {exc}")
+        raise SystemExit(f"Could not create the organiser (has `make run` been started once?): {exc}")
     print(f"Organiser {org.name} ({org.id}) created.")
     if login:
         print(f"Sign in at {site_url()}/organiser.html with {login} and the password given.")

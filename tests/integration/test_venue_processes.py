@@ -189,6 +189,28 @@ def _pids_of(needle: list[str]) -> list[int]:
     return out
 
 
+def _assert_the_store_has_no_port(runner_pid: int, api_pid: int, data: str, ports: dict) -> None:
+    """Issue 36: the stack listens on the API's and the site's ports and nothing else (the store is a file inside
+    the API's process, 0600 in a 0700 folder); from the machine's network address the store's old port refuses."""
+    from scripts.dev import lan_address
+    from tests.integration.listeners import descendants, listening
+    pids = descendants(runner_pid) | descendants(api_pid) | set(_pids_of(["scripts.site_server", ports["SITE_PORT"]]))
+    found = listening(pids)
+    assert {port for _, _, port in found} == {int(ports["API_PORT"]), int(ports["SITE_PORT"])}, found
+    store = Path(data) / "store" / "store.sqlite3"
+    assert any(fd.resolve() == store.resolve() for fd in Path(f"/proc/{api_pid}/fd").iterdir()), "the API holds the store"
+    assert store.stat().st_mode & 0o777 == 0o600 and store.parent.stat().st_mode & 0o777 == 0o700
+    for pid in pids:   # no DynamoDB Local among the stack's processes
+        try:
+            assert b"DynamoDBLocal.jar" not in Path(f"/proc/{pid}/cmdline").read_bytes()
+        except FileNotFoundError:
+            pass
+    lan = lan_address()
+    if lan != "127.0.0.1":   # a machine with no network has no such address: the listener check above still holds
+        with pytest.raises(OSError):
+            socket.create_connection((lan, int(ports["DDB_PORT"])), timeout=1).close()
+
+
 def test_the_runner_brings_a_killed_api_back_and_the_site_never_stops():
     data = tempfile.mkdtemp(prefix="venue-run-")
     ports = {k: str(ddblocal.free_port()) for k in ("DDB_PORT", "API_PORT", "SITE_PORT")}
@@ -207,6 +229,7 @@ def test_the_runner_brings_a_killed_api_back_and_the_site_never_stops():
             time.sleep(0.2)
         assert (Path(data) / "secrets.json").exists()
         (api_pid,) = _pids_of(["scripts.api_server", ports["API_PORT"]])
+        _assert_the_store_has_no_port(runner.pid, api_pid, data, ports)
         site_down, stop = [], threading.Event()
 
         def watch_site():
