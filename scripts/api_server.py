@@ -25,21 +25,28 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("STAGE", "local")
     logging.basicConfig(level=logging.WARNING)
-    from waitress import serve
-
     import app
     from chalicelib.store import dynamo
+    from scripts.guarded_waitress import serve
     from scripts.wsgi import MAX_REQUEST_BYTES, wsgi_app
     dynamo.client()   # built once before the first phone arrives, not by the first burst of requests
     # What exists now (modules, route table, pydantic schemas, the boto3 client) lives as long as the process:
     # moved out of the cyclic collector's reach, so its full passes stop walking it on every request.
     gc.collect()
     gc.freeze()
-    # backlog: connections the kernel queues while every thread is busy (a hall of phones at the same
-    # moment); connection_limit: open keep-alive connections before new ones wait.
     _json_server_errors()
+    # backlog: connections the kernel queues while every thread is busy (a hall of phones at the same moment).
+    # per_address: a phone's browser opens at most 6 connections, a desk laptop a few tabs' worth; 256 lets a
+    # hall's router that puts phones behind one address (or the 256-client bench) through, and stops one client
+    # from holding the thousands of places the rest of the hall needs.
+    # channel_timeout: an open page polls every few seconds, so its connection is never idle that long; a
+    # connection silent for 15 s is a phone asleep or a client holding places, and closing it costs a phone one
+    # TCP handshake on its next request (browsers resend a request that meets a connection closed while idle).
+    # Checked every third of that (cleanup_interval), so a silent connection lives 15–20 s, not waitress's 120–150.
+    idle = int(os.environ.get("API_IDLE_TIMEOUT_S", "15"))
     serve(wsgi_app(app.app), host=args.host, port=args.port, threads=args.threads, backlog=2048,
-          connection_limit=2000, channel_timeout=60, clear_untrusted_proxy_headers=True, ident="cardgames",
+          per_address=int(os.environ.get("API_CONNECTIONS_PER_ADDRESS", "256")), channel_timeout=idle,
+          cleanup_interval=max(1, idle // 3), clear_untrusted_proxy_headers=True, ident="cardgames",
           max_request_body_size=MAX_REQUEST_BYTES + 1)
 
 
