@@ -76,6 +76,25 @@ def _apply_env() -> None:
     sys.path.insert(0, str(ROOT))
 
 
+# What the stack writes under DATA is this user's alone: the store's files (every player's phone), demo.json (an
+# organiser token), secrets.json, the logs. The published pages are public, but only through the site server,
+# which runs as this user, so nothing there needs to be readable by others either.
+PRIVATE_UMASK = 0o077
+
+
+def make_data_private(data: Path) -> None:
+    """DATA 0700 and everything under it without group or other bits, including what an earlier version left
+    0644 (from then on the umask keeps new files 0600 and folders 0700)."""
+    data.mkdir(parents=True, exist_ok=True)
+    os.chmod(data, 0o700)
+    for folder, dirs, files in os.walk(data):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            mode = os.lstat(path).st_mode
+            if mode & 0o077 and not os.path.islink(path):
+                os.chmod(path, mode & 0o700)
+
+
 class Supervised:
     """A process of the stack that is started again when it stops on its own (a crash, kill -9, the OOM
     killer): after 0.5 s, then with a doubling back-off up to 10 s while it keeps failing; a minute of running
@@ -115,7 +134,7 @@ class Supervised:
 
 
 def run() -> None:
-    DATA.mkdir(parents=True, exist_ok=True)
+    make_data_private(DATA)
     (DATA / "site").mkdir(exist_ok=True)
     services: list[Supervised] = []
 
@@ -248,6 +267,8 @@ def reset_password(login: str) -> None:
 
 
 if __name__ == "__main__":
+    # Inherited by DynamoDB Local, the API, the site server and the publisher: every file any of them makes is 0600.
+    os.umask(PRIVATE_UMASK)
     cmd = sys.argv[1] if len(sys.argv) > 1 else "run"
     if cmd == "run":
         run()

@@ -235,3 +235,17 @@ def test_the_site_serves_files_never_a_folder_listing_or_a_dotfile(tmp_path):
             assert e.value.code == 404
     finally:
         ddblocal.stop(site)
+
+
+def test_the_runner_makes_its_data_folder_private_including_what_an_earlier_version_left_readable(tmp_path):
+    from scripts.dev import make_data_private
+    data = tmp_path / "data"
+    (data / "ddb").mkdir(parents=True, mode=0o755)
+    (data / "ddb" / "local.db").write_text("phones")
+    (data / "demo.json").write_text("{}")
+    for p in (data / "ddb" / "local.db", data / "demo.json"):
+        os.chmod(p, 0o644)
+    os.chmod(data, 0o755)
+    make_data_private(data)
+    assert {str(p.relative_to(tmp_path)): oct(p.stat().st_mode & 0o777) for p in [data, *data.rglob("*")]} == {
+        "data": "0o700", "data/ddb": "0o700", "data/ddb/local.db": "0o600", "data/demo.json": "0o600"}

@@ -191,6 +191,10 @@ def _pids_of(needle: list[str]) -> list[int]:
 
 def test_the_runner_brings_a_killed_api_back_and_the_site_never_stops():
     data = tempfile.mkdtemp(prefix="venue-run-")
+    os.chmod(data, 0o755)
+    (Path(data) / "site").mkdir(mode=0o755)
+    (Path(data) / "api.log").write_text("left readable by an earlier version\n")
+    os.chmod(Path(data) / "api.log", 0o644)
     ports = {k: str(ddblocal.free_port()) for k in ("DDB_PORT", "API_PORT", "SITE_PORT")}
     env = dict(os.environ, DATA_DIR=data, HOST="127.0.0.1", TABLE_NAME="cardgames", **ports)
     env.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
@@ -206,6 +210,12 @@ def test_the_runner_brings_a_killed_api_back_and_the_site_never_stops():
             assert runner.poll() is None and time.monotonic() - t0 < 180, "".join(lines)[-3000:]
             time.sleep(0.2)
         assert (Path(data) / "secrets.json").exists()
+        # the store's files, demo.json (a token), the secrets, the logs, the pages: this user's alone
+        assert os.stat(data).st_mode & 0o777 == 0o700
+        readable = {str(p.relative_to(data)): oct(p.stat().st_mode & 0o777) for p in Path(data).rglob("*")
+                    if p.stat().st_mode & 0o077}
+        assert not readable, readable
+        assert {"demo.json", "secrets.json", "api.log", "site"} <= {p.name for p in Path(data).iterdir()}
         (api_pid,) = _pids_of(["scripts.api_server", ports["API_PORT"]])
         site_down, stop = [], threading.Event()
 
