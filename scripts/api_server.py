@@ -1,7 +1,11 @@
 """Serves the API locally with waitress, a production WSGI server: a worker pool, a large listen backlog and
 many open connections, where `chalice local` (http.server) reset connections under a hall's load.
 
-    python -m scripts.api_server --host 0.0.0.0 --port 8000 [--threads 32]
+    python -m scripts.api_server --host 0.0.0.0 --port 8000 [--threads 32] [--fd N]
+
+--fd: serve on an inherited listening socket instead of binding one: scripts/dev.py makes the API's socket once
+and hands it to every API process it starts, so phones' connections wait in its queue while a crashed API is
+started again, instead of being refused.
 
 The environment (table, endpoints, stage) comes from scripts/dev.py's local_env()."""
 from __future__ import annotations
@@ -10,6 +14,7 @@ import argparse
 import gc
 import logging
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -21,6 +26,7 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--threads", type=int, default=int(os.environ.get("API_THREADS", "32")))
+    parser.add_argument("--fd", type=int, default=None, help="an inherited listening socket to serve on")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("STAGE", "local")
@@ -47,7 +53,8 @@ def main() -> None:
     serve(wsgi_app(app.app), host=args.host, port=args.port, threads=args.threads, backlog=2048,
           per_address=int(os.environ.get("API_CONNECTIONS_PER_ADDRESS", "256")), channel_timeout=idle,
           cleanup_interval=max(1, idle // 3), clear_untrusted_proxy_headers=True, ident="cardgames",
-          max_request_body_size=MAX_REQUEST_BYTES + 1)
+          max_request_body_size=MAX_REQUEST_BYTES + 1,
+          sock=socket.socket(fileno=args.fd) if args.fd is not None else None)
 
 
 def _json_server_errors() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -95,6 +96,39 @@ def make_data_private(data: Path) -> None:
                 os.chmod(path, mode & 0o700)
 
 
+def listening_socket(host: str, port: int, backlog: int = 2048) -> socket.socket:
+    """The API's listening socket, made once by the runner and handed to each API process it starts (--fd). While
+    one API process is gone (a crash, kill -9, the OOM killer) and the next one starts, the kernel keeps accepting
+    phones' connections into this socket's queue and the next process answers them: a wait of a few seconds
+    instead of a refused connection. (Connections the dead process had accepted are lost with it: reset.)"""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((host, port))
+    s.listen(backlog)
+    return s
+
+
+def api_command(sock: socket.socket, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "scripts.api_server", "--fd", str(sock.fileno()), *extra]
+
+
+def wait_for_http(url: str, timeout: float = 60.0) -> None:
+    """Until the server answers anything at all (a connection alone proves nothing: the runner's held socket
+    accepts before the API is up)."""
+    import urllib.error
+    import urllib.request
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=5).close()
+            return
+        except urllib.error.HTTPError:
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{url} did not answer within {timeout} s")
+
+
 class Supervised:
     """A process of the stack that is started again when it stops on its own (a crash, kill -9, the OOM
     killer): after 0.5 s, then with a doubling back-off up to 10 s while it keeps failing; a minute of running
@@ -163,16 +197,17 @@ def run() -> None:
     site, api = public_urls()
     print(f"Starting the API on {HOST}:{API_PORT} (waitress) …", flush=True)
     api_log = open(DATA / "api.log", "ab")
+    api_socket = listening_socket(HOST, API_PORT)
     services.append(Supervised("The API", lambda: subprocess.Popen(
-        [sys.executable, "-m", "scripts.api_server", "--host", HOST, "--port", str(API_PORT)],
-        cwd=str(ROOT), env=env, stdout=api_log, stderr=subprocess.STDOUT, start_new_session=True), API_PORT))
+        api_command(api_socket), cwd=str(ROOT), env=env, stdout=api_log, stderr=subprocess.STDOUT,
+        pass_fds=(api_socket.fileno(),), start_new_session=True), API_PORT))
     services.append(Supervised("The site", lambda: subprocess.Popen(
         [sys.executable, "-m", "scripts.site_server", "--host", HOST, "--port", str(SITE_PORT), "--frontend",
          str(ROOT / "frontend" / "dist"), "--published", str(DATA / "site"), "--api", api], cwd=str(ROOT), env=env,
         start_new_session=True), SITE_PORT))
     for svc in services[1:]:
         svc.start()
-    ddblocal.wait_for_port(API_PORT, 60)
+    wait_for_http(f"http://{'127.0.0.1' if HOST == '0.0.0.0' else HOST}:{API_PORT}/health", 60)
     ddblocal.wait_for_port(SITE_PORT, 30)
     publish_demo(demo)
     tid = demo["tournament_id"]

@@ -54,13 +54,14 @@ class CappedChannel(HTTPChannel):
 class GuardedServer(TcpWSGIServer):
     channel_class = CappedChannel
 
-    def __init__(self, application, *, per_address: int, **adjustments):
+    def __init__(self, application, *, per_address: int, _sock=None, bind_socket=True, **adjustments):
         self.per_address = per_address
         self.open_by_address: Counter = Counter()
         self._count_lock = threading.Lock()   # a worker thread may close a channel while the loop accepts
         self._refused_logged_at = 0.0
         self._accept_paused_until = 0.0
-        super().__init__(application, asyncore_use_poll=True, log_socket_errors=False, **adjustments)
+        super().__init__(application, _sock=_sock, bind_socket=bind_socket, asyncore_use_poll=True,
+                         log_socket_errors=False, **adjustments)
 
     def readable(self):
         if time.monotonic() < self._accept_paused_until:
@@ -131,11 +132,17 @@ class GuardedServer(TcpWSGIServer):
             log.warning("a client reached its %d open connections: its new ones are reset", self.per_address)
 
 
-def serve(application, *, host: str, port: int, per_address: int, **adjustments) -> None:
-    """Runs the server until the process is stopped (prints waitress's own "Serving on …" line first)."""
+def serve(application, *, host: str, port: int, per_address: int, sock: socket.socket | None = None,
+          **adjustments) -> None:
+    """Runs the server until the process is stopped (prints waitress's own "Serving on …" line first).
+    `sock`: a listening socket made by whoever started this process (scripts/dev.py holds the API's across
+    restarts), served as it is instead of binding a new one."""
     limit = raise_open_files_limit()
     # Room for the connections below the open-files limit: the store, the logs and the publisher's files need some.
     adjustments.setdefault("connection_limit", max(64, min(4000, limit - 256)))
+    if sock is not None:
+        host, port = sock.getsockname()[:2]
+        adjustments.update(_sock=sock, bind_socket=False)
     server = GuardedServer(application, host=host, port=port, per_address=per_address, **adjustments)
     server.print_listen("Serving on http://{}:{}")
     server.run()
