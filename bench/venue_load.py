@@ -42,15 +42,13 @@ def main() -> None:
 ONLY_FAULTS = sys.argv[1:] == ["faults"]   # `python -m bench.venue_load faults`: the set-up and the fault row only
 
 
-def run() -> None:
-    import requests
-
+def make_hall(table: str = "venue"):
+    """A tournament with an open event (15 places) and a played one (200 pairs checked in, round 1 drawn):
+    (repos, t, open_event, played, tables as (number, codes, entry ids))."""
     from chalicelib import bootstrap
     from chalicelib.models import EventConfig, RegistrationIn, TournamentIn
     from chalicelib.services import organisers, registration, rounds, tournaments
-    from scripts import ddblocal
 
-    table = "venue"
     repos = repos_on(table)
     d = bootstrap.Deps(repos=repos, clock=lambda: datetime.now(timezone.utc))
     bootstrap.override(d)
@@ -68,6 +66,16 @@ def run() -> None:
         registration.check_in(d, played.id, r.entry.id)
     rnd, _ = rounds.draw_next(d, org, played.id, 7)
     tables = [(tb.number, tb.codes, [s.entry_id for s in tb.sides]) for tb in rnd.tables]
+    return repos, t, open_event, played, tables
+
+
+def run() -> None:
+    import requests
+
+    from scripts import ddblocal
+
+    table = "venue"
+    repos, t, open_event, played, tables = make_hall(table)
 
     port = ddblocal.free_port()
     env = dict(os.environ, TABLE_NAME=table, STAGE="local", API_THREADS="64")

@@ -31,6 +31,9 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("STAGE", "local")
     logging.basicConfig(level=logging.WARNING)
+    # waitress warns "Task queue depth is N" for every request that waits for a free thread: under a hall's load
+    # thousands of lines a minute, written from the loop that serves every connection, saying only "busy".
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     import app
     from chalicelib.store import dynamo
     from scripts.guarded_waitress import serve
