@@ -81,6 +81,7 @@ bench: deps site chromium
 	$(PY) bench/registration.py
 	$(PY) bench/publish.py
 	$(PY) bench/venue_load.py
+	$(PY) bench/api_server.py
 	$(PY) bench/draw_exactness.py
 	$(PY) bench/frontend.py
 	$(PY) bench/package.py
