@@ -106,6 +106,10 @@ def test_2000_idle_connections_from_one_client_leave_the_api_serving_others_in_t
         assert _get(f"http://127.0.0.1:{port}/no-such-route") == 404
         (pid,) = _listening_pid(port)
         assert pid == api.pid
+        # started with a soft limit of 1,024 open files, it raised its own to the hard limit
+        (line,) = [x for x in Path(f"/proc/{pid}/limits").read_text().splitlines() if x.startswith("Max open files")]
+        soft, hard = line.split()[3:5]
+        assert soft == hard and int(soft) > 1024, line
         for _ in range(2000):
             held.append(_connect_from(ATTACKER, port))   # the kernel completes each handshake; then they sit idle
         t0 = time.monotonic()
