@@ -344,7 +344,8 @@ def faults(hall, server, repos, seconds: float = 30.0) -> None:
                 label = "hung (no answer in 10 s)"
                 with lock:
                     hung_sent.append((t0 - start, kind))
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError):
+                # refused, or cut mid-answer by the kill (a phone's thread ended on the latter before)
                 label = "refused or reset (API restarting)"
             with lock:
                 outcomes[label] += 1
