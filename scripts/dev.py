@@ -101,11 +101,8 @@ def listening_socket(host: str, port: int, backlog: int = 2048) -> socket.socket
     one API process is gone (a crash, kill -9, the OOM killer) and the next one starts, the kernel keeps accepting
     phones' connections into this socket's queue and the next process answers them: a wait of a few seconds
     instead of a refused connection. (Connections the dead process had accepted are lost with it: reset.)"""
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind((host, port))
-    s.listen(backlog)
-    return s
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family, backlog=backlog)   # SO_REUSEADDR set on POSIX
 
 
 def api_command(sock: socket.socket, *extra: str) -> list[str]:
