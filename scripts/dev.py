@@ -204,7 +204,8 @@ def run() -> None:
         start_new_session=True), SITE_PORT))
     for svc in services[1:]:
         svc.start()
-    wait_for_http(f"http://{'127.0.0.1' if HOST == '0.0.0.0' else HOST}:{API_PORT}/health", 60)
+    probe = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(HOST, HOST)
+    wait_for_http(f"http://{f'[{probe}]' if ':' in probe else probe}:{API_PORT}/health", 60)
     ddblocal.wait_for_port(SITE_PORT, 30)
     publish_demo(demo)
     tid = demo["tournament_id"]
