@@ -127,6 +127,8 @@ def serve(port: int, frontend: str, published: str, api: str = "", host: str = "
                               ".js": "application/javascript; charset=utf-8", ".html": "text/html; charset=utf-8",
                               ".json": "application/json; charset=utf-8", ".css": "text/css; charset=utf-8",
                               ".woff2": "font/woff2", ".svg": "image/svg+xml"}
+    from scripts.guarded_waitress import raise_open_files_limit
+    raise_open_files_limit()   # a connection is a descriptor and a thread here: 1,024 is a hall's phones and a few
     with SiteServer((host, port), functools.partial(handler)) as httpd:
         httpd.serve_forever()
 

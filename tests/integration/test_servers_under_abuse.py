@@ -254,3 +254,32 @@ def test_the_runner_makes_its_data_folder_private_including_what_an_earlier_vers
     make_data_private(data)
     assert {str(p.relative_to(tmp_path)): oct(p.stat().st_mode & 0o777) for p in [data, *data.rglob("*")]} == {
         "data": "0o700", "data/ddb": "0o700", "data/ddb/local.db": "0o600", "data/demo.json": "0o600"}
+
+
+def test_1500_idle_connections_leave_the_site_serving_pages(tmp_path):
+    """The site server (a thread a connection) with a soft limit of 1,024 open files that it raises itself."""
+    front, published = tmp_path / "front", tmp_path / "published"
+    front.mkdir()
+    published.mkdir()
+    (front / "index.html").write_text("<!doctype html><title>x</title>")
+    port = ddblocal.free_port()
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    site = subprocess.Popen([sys.executable, "-m", "scripts.site_server", "--port", str(port), "--frontend",
+                             str(front), "--published", str(published)], cwd=str(ROOT), stdout=subprocess.DEVNULL,
+                            stderr=open(tmp_path / "site.err", "wb"), start_new_session=True,
+                            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard)))
+    held = []
+    try:
+        ddblocal.wait_for_port(port, 30)
+        for _ in range(1500):
+            held.append(_connect_from(ATTACKER, port))
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        assert _get(f"http://127.0.0.1:{port}/index.html") == 200
+        assert time.monotonic() - t0 < 2.0
+        assert site.poll() is None
+        assert "Traceback" not in (tmp_path / "site.err").read_text(errors="replace")
+    finally:
+        for s in held:
+            s.close()
+        ddblocal.stop(site)
