@@ -84,6 +84,7 @@ bench: deps java site chromium
 	$(PY) bench/audit_chain.py
 	$(PY) bench/publish.py
 	$(PY) bench/venue_load.py
+	$(PY) bench/api_server.py
 	$(PY) bench/draw_exactness.py
 	$(PY) bench/frontend.py
 	$(PY) bench/package.py

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -84,6 +85,55 @@ def _apply_env() -> None:
     sys.path.insert(0, str(ROOT))
 
 
+# What the stack writes under DATA is this user's alone: the store's files (every player's phone), demo.json (an
+# organiser token), secrets.json, the logs. The published pages are public, but only through the site server,
+# which runs as this user, so nothing there needs to be readable by others either.
+PRIVATE_UMASK = 0o077
+
+
+def make_data_private(data: Path) -> None:
+    """DATA 0700 and everything under it without group or other bits, including what an earlier version left
+    0644 (from then on the umask keeps new files 0600 and folders 0700)."""
+    data.mkdir(parents=True, exist_ok=True)
+    os.chmod(data, 0o700)
+    for folder, dirs, files in os.walk(data):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            mode = os.lstat(path).st_mode
+            if mode & 0o077 and not os.path.islink(path):
+                os.chmod(path, mode & 0o700)
+
+
+def listening_socket(host: str, port: int, backlog: int = 2048) -> socket.socket:
+    """The API's listening socket, made once by the runner and handed to each API process it starts (--fd). While
+    one API process is gone (a crash, kill -9, the OOM killer) and the next one starts, the kernel keeps accepting
+    phones' connections into this socket's queue and the next process answers them: a wait of a few seconds
+    instead of a refused connection. (Connections the dead process had accepted are lost with it: reset.)"""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family, backlog=backlog)   # SO_REUSEADDR set on POSIX
+
+
+def api_command(sock: socket.socket, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "scripts.api_server", "--fd", str(sock.fileno()), *extra]
+
+
+def wait_for_http(url: str, timeout: float = 60.0) -> None:
+    """Until the server answers anything at all (a connection alone proves nothing: the runner's held socket
+    accepts before the API is up)."""
+    import urllib.error
+    import urllib.request
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=5).close()
+            return
+        except urllib.error.HTTPError:
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{url} did not answer within {timeout} s")
+
+
 class Supervised:
     """A process of the stack that is started again when it stops on its own (a crash, kill -9, the OOM
     killer): after 0.5 s, then with a doubling back-off up to 10 s while it keeps failing; a minute of running
@@ -123,7 +173,7 @@ class Supervised:
 
 
 def run() -> None:
-    DATA.mkdir(parents=True, exist_ok=True)
+    make_data_private(DATA)
     (DATA / "site").mkdir(exist_ok=True)
     services: list[Supervised] = []
 
@@ -160,16 +210,18 @@ def run() -> None:
     site, api = public_urls()
     print(f"Starting the API on {HOST}:{API_PORT} (waitress) …", flush=True)
     api_log = open(DATA / "api.log", "ab")
+    api_socket = listening_socket(HOST, API_PORT)
     services.append(Supervised("The API", lambda: subprocess.Popen(
-        [sys.executable, "-m", "scripts.api_server", "--host", HOST, "--port", str(API_PORT)],
-        cwd=str(ROOT), env=env, stdout=api_log, stderr=subprocess.STDOUT, start_new_session=True), API_PORT))
+        api_command(api_socket), cwd=str(ROOT), env=env, stdout=api_log, stderr=subprocess.STDOUT,
+        pass_fds=(api_socket.fileno(),), start_new_session=True), API_PORT))
     services.append(Supervised("The site", lambda: subprocess.Popen(
         [sys.executable, "-m", "scripts.site_server", "--host", HOST, "--port", str(SITE_PORT), "--frontend",
          str(ROOT / "frontend" / "dist"), "--published", str(DATA / "site"), "--api", api], cwd=str(ROOT), env=env,
         start_new_session=True), SITE_PORT))
     for svc in services[0 if EMBEDDED else 1:]:
         svc.start()
-    ddblocal.wait_for_port(API_PORT, 60)
+    probe = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(HOST, HOST)
+    wait_for_http(f"http://{f'[{probe}]' if ':' in probe else probe}:{API_PORT}/health", 60)
     ddblocal.wait_for_port(SITE_PORT, 30)
     publish_demo(demo)
     tid = demo["tournament_id"]
@@ -278,6 +330,8 @@ def reset_password(login: str) -> None:
 
 
 if __name__ == "__main__":
+    # Inherited by DynamoDB Local, the API, the site server and the publisher: every file any of them makes is 0600.
+    os.umask(PRIVATE_UMASK)
     cmd = sys.argv[1] if len(sys.argv) > 1 else "run"
     if cmd == "run":
         run()

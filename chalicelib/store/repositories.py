@@ -157,6 +157,11 @@ class RateRepo:
         except _Refused:
             return False
 
+    def count(self, scope: str, key: str, window: int, expires_epoch: int) -> None:
+        """Counts one event (a failure) in the window, with no limit on the write itself."""
+        self.t.update(keys.rate_counter(scope, key, window), "ADD hits :one SET expires_at = :exp",
+                      values={":one": 1, ":exp": expires_epoch})
+
     def give_back(self, scope: str, key: str, window: int) -> None:
         """Uncounts an attempt that turned out right (a correct password is not a failure)."""
         try:
