@@ -38,6 +38,22 @@ def _body_hash(body: DayRegistrationIn) -> str:
     return hashlib.sha256(json.dumps(who, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
+def register_day_public(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | None,
+                        client_ip: str) -> DayRegistrationAnswer:
+    """A day's registration from the public form: counted first against the client's address, its phones and each
+    event's places (services/limits.py: 429 rate_limited past a limit), then registered as any other."""
+    from . import limits
+    _, events = deps.repos.tournaments.get_with_events(tid)
+    asked = {item.event_id for item in body.items}
+    phones = [body.contact.phone] + [m.phone for item in body.items for m in item.members]
+    taken = limits.registration(deps, client_ip, phones, [e for e in events if e.id in asked])
+    answer = register_day(deps, tid, body, idem_key, client_ip=client_ip)
+    for item in answer.registration.items:
+        if item.entry.status == "waitlisted":
+            limits.not_a_place(deps, taken, item.event_id)
+    return answer
+
+
 def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | None,
                  client_ip: str | None = None, attempts: int = 2) -> DayRegistrationAnswer:
     tournament, events = deps.repos.tournaments.get_with_events(tid)

@@ -14,7 +14,8 @@ from datetime import datetime, timedelta
 from .. import errors
 from ..bootstrap import Deps
 from ..ids import hash_secret, new_id, new_token, same_secret
-from ..models.entries import refunded
+from ..models.entries import normalise_phone, refunded
+from ..phones import key_form
 from ..models import (
     Entry,
     EntryPatch,
@@ -307,6 +308,19 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     # that grows with the waitlist on every registration. The manage page counts it exactly.
     return RegistrationAnswer(entry=view(deps, entry, event, tournament, count_position=False), manage_token=token,
                               checkout_url=checkout_url)
+
+
+def register_public(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, client: str) -> RegistrationAnswer:
+    """A registration from the public form: first counted against the client's address, its phones and the
+    event's places (services/limits.py: 429 rate_limited past a limit), then registered as any other."""
+    from . import limits
+    event = event_config(deps, eid)
+    taken = limits.registration(deps, client, [m.phone for m in body.members],
+                                [] if body.partner_wanted else [event])
+    answer = register(deps, eid, body, idem_key)
+    if answer.entry.status == "waitlisted":
+        limits.not_a_place(deps, taken, eid)
+    return answer
 
 
 def _refusal(event: Event, body: RegistrationIn, now: datetime, *, window: bool = True) -> errors.DomainError | None:
@@ -627,9 +641,18 @@ def list_entries(deps: Deps, eid: str, q: str | None = None, status: str | None 
         entries = [e for e in entries if e.status == status]
     if q:
         needle = q.strip().lower()
+        number = _phone_or_none(q)   # a whole number, however typed (+86, 0086, dashes): found in any stored form
         entries = [e for e in entries if needle in e.name.lower() or needle in e.club.lower()
-                   or any(needle in m.name.lower() or (m.phone and needle in m.phone) for m in e.members)]
+                   or any(needle in m.name.lower() or (m.phone and (needle in m.phone or (
+                       number is not None and key_form(m.phone) == number))) for m in e.members)]
     return entries
+
+
+def _phone_or_none(text: str) -> str | None:
+    try:
+        return normalise_phone(text)
+    except ValueError:
+        return None
 
 
 def _own_entry(deps: Deps, eid: str, entry_id: str) -> Entry:

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from .. import errors
 from ..bootstrap import Deps
 from ..models import Event, OfflinePaymentIn, RegistrationIn
+from ..phones import key_form
 from .export import neutralise
 
 MAX_ROWS = 1000
@@ -286,8 +287,8 @@ def plan(event: Event, rows: list[list[str]], existing: list, now) -> list[RowPl
     for entry in existing:
         if entry.status in ACTIVE:
             for m in entry.members:
-                if m.phone:
-                    people[m.phone] = entry
+                if m.phone:   # in today's key form: an entry stored with +86… is the same person
+                    people[key_form(m.phone)] = entry
     seen: dict[str, int] = {}           # phone → the earlier row of this sheet
     free = max(0, event.config.capacity - event.counters.taken)
     out: list[RowPlan] = []
@@ -343,7 +344,7 @@ def _phone_field(p: RowPlan, phone: str) -> str | None:
 def _same_entry(entry, p: RowPlan) -> bool:
     """The row is this entry, imported before: the same people (phones and names) under the same name."""
     mine = sorted((m.name, m.phone or "") for m in p.body.members)
-    theirs = sorted((m.name, m.phone or "") for m in entry.members)
+    theirs = sorted((m.name, key_form(m.phone) or "") for m in entry.members)
     expected_name = p.body.name or (p.body.members[0].name if len(p.body.members) == 1 else p.body.members[0].name + "队")
     return mine == theirs and entry.name == expected_name
 

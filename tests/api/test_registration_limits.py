@@ -1,0 +1,164 @@
+"""Limits on the public registration routes (issue 36): one script behind an address is stopped, a hall's players
+behind one address (the venue's NAT) all register; phones are one key however they are typed."""
+from __future__ import annotations
+
+import pytest
+
+from chalicelib.config import get_settings
+from chalicelib.services import limits
+from tests.factories import doudizhu_event, guandan_event, tournament_body
+
+HALL = "203.0.113.7"
+
+
+@pytest.fixture
+def behind_proxy(monkeypatch):
+    """Our own proxy in front of the API (TRUSTED_PROXY_HOPS=1): the test names each request's client address in
+    X-Forwarded-For, as that proxy would. (The in-process client's own source is loopback, which is exempt.)"""
+    monkeypatch.setattr(get_settings(), "trusted_proxy_hops", 1)
+
+
+@pytest.fixture
+def tid(api):
+    return api.post("/tournaments", tournament_body()).data["id"]
+
+
+def make_event(api, tid, factory=guandan_event, **kw):
+    r = api.post(f"/tournaments/{tid}/events", factory(**kw))
+    assert r.status_code == 201, r.data
+    return r.data["id"]
+
+
+def player(n: int) -> dict:
+    return {"name": f"选手{n}队", "members": [{"name": f"甲{n}", "phone": f"139{n:08d}"}, {"name": f"乙{n}"}]}
+
+
+def register(api, eid, body, address=HALL):
+    return api.post(f"/events/{eid}/entries", body, token=None, headers={"X-Forwarded-For": address})
+
+
+def taken(api, eid) -> int:
+    return api.get(f"/events/{eid}").data["counters"]["taken"]
+
+
+def test_forty_registrations_at_once_from_one_address_are_limited(api, tid, behind_proxy, clock):
+    eid = make_event(api, tid, capacity=100, fee={"amount": 0})
+    answers = [register(api, eid, player(n)) for n in range(40)]
+    codes = [a.status_code for a in answers]
+    assert codes[:limits.ADDRESS_BURST] == [201] * limits.ADDRESS_BURST
+    assert set(codes[limits.ADDRESS_BURST:]) == {429}, codes
+    refused = answers[-1]
+    assert refused.data["code"] == "rate_limited" and refused.data["details"]["limit"] == "address"
+    assert "报名过于频繁" in refused.data["message"] and "Too many registrations" in refused.data["message"]
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert taken(api, eid) == limits.ADDRESS_BURST
+    # another address is not held up by this one; this one gets a token back after the sustained interval
+    assert register(api, eid, player(100), address="198.51.100.9").status_code == 201
+    clock.advance(seconds=limits.ADDRESS_EVERY_S)
+    assert register(api, eid, player(101)).status_code == 201
+    assert register(api, eid, player(102)).status_code == 429
+
+
+def test_a_script_cannot_take_a_small_events_places_in_two_seconds(api, tid, behind_proxy, clock):
+    """Before: 20 registrations in 1.7 s took 16 of 16 places. Now a burst from one address takes a quarter."""
+    eid = make_event(api, tid, capacity=16)
+    codes = []
+    for n in range(20):   # 20 requests in 2 s, each with its own made-up phone
+        codes.append(register(api, eid, player(n)).status_code)
+        clock.advance(seconds=0.1)
+    assert taken(api, eid) == limits.place_burst(16) == 4
+    assert codes.count(201) == 4 and codes.count(429) == 16
+    # the hall's other players, later, still find the rest of the places
+    clock.advance(minutes=1)
+    assert register(api, eid, player(50)).status_code == 201
+
+
+def test_a_halls_200_players_behind_one_address_all_register_in_ten_minutes(api, tid, behind_proxy, clock,
+                                                                             moto_repos, monkeypatch):
+    """A rush of 20 as the QR code goes up, then the other 180 over the rest of the 10 minutes. The limits' own
+    writes are real; the entry's transaction is left out (moto copies the whole table for each transaction, so
+    200 of them cost ~25 s here; the 40-registration test above writes its entries)."""
+    eid = make_event(api, tid, capacity=200, fee={"amount": 0})
+    written = []
+    monkeypatch.setattr(moto_repos.entries, "create", lambda entry, **kw: written.append(entry.id))
+    refused = []
+    for n in range(200):
+        if n >= 20:
+            clock.advance(seconds=570 / 180)
+        r = register(api, eid, player(n))
+        if r.status_code != 201:
+            refused.append((n, r.status_code, r.data))
+    assert refused == []
+    assert len(set(written)) == 200
+
+
+def test_a_halls_waitlist_does_not_use_the_events_share(api, tid, behind_proxy, clock):
+    """A full event's waitlist takes no place: its registrations give their event token back."""
+    eid = make_event(api, tid, capacity=4, fee={"amount": 0})
+    statuses = []
+    for n in range(12):
+        r = register(api, eid, player(n))
+        assert r.status_code == 201, r.data
+        statuses.append(r.data["entry"]["status"])
+    assert statuses.count("confirmed") == 4 and statuses.count("waitlisted") == 8
+
+
+def test_one_phone_from_many_addresses_is_limited(api, tid, behind_proxy):
+    eid = make_event(api, tid, capacity=100, fee={"amount": 0})
+    codes = [register(api, eid, player(7), address=f"198.51.100.{n}").status_code for n in range(limits.PHONE_BURST + 1)]
+    assert codes == [201] + [409] * (limits.PHONE_BURST - 1) + [429]
+
+
+def test_a_days_registrations_are_limited_by_address(api, tid, behind_proxy):
+    eid = make_event(api, tid, capacity=100, fee={"amount": 0})
+    codes = []
+    for n in range(limits.ADDRESS_BURST + 1):
+        body = {"contact": {"name": f"甲{n}", "phone": f"137{n:08d}"},
+                "items": [{"event_id": eid, **player(n)}]}
+        codes.append(api.post(f"/tournaments/{tid}/registrations", body, token=None,
+                              headers={"X-Forwarded-For": HALL}).status_code)
+    assert codes == [201] * limits.ADDRESS_BURST + [429]
+
+
+def test_a_forwarded_for_header_is_not_trusted_without_a_proxy_of_ours():
+    """A client writing X-Forwarded-For itself cannot choose its address (and so cannot escape its limit)."""
+    from types import SimpleNamespace
+
+    from chalicelib.api.routing import Ctx
+    request = SimpleNamespace(headers={"x-forwarded-for": "10.9.9.9"}, context={"identity": {"sourceIp": "198.51.100.4"}})
+    assert get_settings().trusted_proxy_hops == 0
+    assert Ctx(request=request, deps=None).client == "198.51.100.4"
+    assert limits._exempt("127.0.0.1") and limits._exempt("::1") and not limits._exempt("198.51.100.4")
+
+
+def test_one_person_however_the_phone_is_typed(api, tid):
+    eid = make_event(api, tid, factory=doudizhu_event)
+    first = api.post(f"/events/{eid}/entries", {"members": [{"name": "张三", "phone": "13812345678"}]}, token=None)
+    assert first.status_code == 201, first.data
+    for typed in ("+8613812345678", "0086 138-1234-5678", "86 138 1234 5678", "+86 (138) 1234-5678"):
+        again = api.post(f"/events/{eid}/entries", {"members": [{"name": "张三", "phone": typed}]}, token=None)
+        assert again.status_code == 409 and again.data["code"] == "duplicate_entry", (typed, again.data)
+    foreign = api.post(f"/events/{eid}/entries", {"members": [{"name": "Bình", "phone": "+84 0912 345 678"}]}, token=None)
+    assert foreign.status_code == 201 and foreign.data["entry"]["members"][0]["phone"] == "+84912345678"
+    assert api.post(f"/events/{eid}/entries", {"members": [{"name": "Bình", "phone": "0084912345678"}]},
+                    token=None).data["code"] == "duplicate_entry"
+    assert api.get(f"/events/{eid}/entries?q=%2B86%20138-1234-5678").data["entries"][0]["members"][0]["name"] == "张三"
+
+
+def test_an_entry_stored_before_phones_were_normalised_is_still_the_same_person(api, tid, moto_repos):
+    """Data of an earlier version: an entry (and its person item) stored with +86…. Not rewritten: a new
+    registration checks that form too, and the desk's search finds it by any form."""
+    eid = make_event(api, tid, factory=doudizhu_event)
+    first = api.post(f"/events/{eid}/entries", {"members": [{"name": "张三", "phone": "13812345678"}]}, token=None)
+    entry = moto_repos.entries.get(eid, first.data["entry"]["id"])
+    from chalicelib.store import keys
+    from chalicelib.store.entries import phone_hash
+    # as an earlier version wrote it: the phone as typed, its person item under that form
+    old = entry.model_copy(update={"members": [entry.members[0].model_copy(update={"phone": "+8613812345678"})]})
+    moto_repos.table.delete(keys.person_in_event(eid, phone_hash("13812345678")))
+    moto_repos.table.put({**keys.person_in_event(eid, phone_hash("+8613812345678")), "kind": "person", "entry_id": entry.id})
+    moto_repos.entries.transition(entry, old.model_copy(update={"version": entry.version + 1}))
+    again = api.post(f"/events/{eid}/entries", {"members": [{"name": "张三", "phone": "138 1234 5678"}]}, token=None)
+    assert again.status_code == 409 and again.data["code"] == "duplicate_entry"
+    found = api.get(f"/events/{eid}/entries?q=13812345678").data["entries"]
+    assert [e["id"] for e in found] == [entry.id]
