@@ -118,6 +118,8 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
             e.hold_expires_at = now + timedelta(minutes=single.deps_hold_minutes(deps))
             if payment:
                 e.payment_id, e.payment_state = payment.id, "pending"
+        for e in [] if hold_places else holding:   # paid at the desk or by transfer: held for a bounded time
+            e.hold_expires_at = single.offline_hold_until(deps, by_id[e.event_id], now)
         record = {"id": reg_id, "tournament_id": tid, "contact": body.contact.model_dump(),
                   "items": [{"event_id": e.event_id, "entry_id": e.id} for e in entries],
                   "payment_id": payment.id if payment else None, "manage_token_hash": hash_secret(token),
