@@ -71,3 +71,17 @@ def test_a_days_offline_places_are_held_for_the_bound_too(api, tid, clock):
     assert item["status"] == "pending_payment" and item["hold_expires_at"] == "2026-12-02T02:00:00Z"
     clock.advance(hours=25)
     assert sweep_expired_holds(bootstrap.deps())["released"] == 1
+
+
+def test_the_local_runner_sweeps_holds_as_aws_schedule_does(api, tid, clock, monkeypatch):
+    """make run / make venue have no scheduler: the runner's loop sweeps every 5 minutes (scripts/dev.py)."""
+    from scripts import dev
+    eid = make_event(api, tid, fee={"amount": 2000, "offline_hold_hours": 1})
+    register(api, eid, 1)
+    clock.advance(hours=2)
+    assert dev.sweep_holds()["released"] == 1
+
+    def down(*_):
+        raise ConnectionError("store down")
+    monkeypatch.setattr("chalicelib.services.payments.sweep_expired_holds", down)
+    assert dev.sweep_holds() is None   # the runner keeps running
