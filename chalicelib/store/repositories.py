@@ -204,19 +204,21 @@ class RateRepo:
         k = keys.rate_counter(scope, key, 0)
         latest = now_ms + (burst - 1) * every_ms        # the latest `tat` that still leaves a token for this call
         expires = (now_ms + (burst + 1) * every_ms) // 1000 + 60
-        for _ in range(3):
-            try:   # the bucket in use (`tat` ahead of now) with room left: one step on
-                self.t.update(k, "ADD tat :every SET expires_at = :exp", condition="tat >= :now AND tat <= :latest",
-                              values={":every": every_ms, ":exp": expires, ":now": now_ms, ":latest": latest},
-                              on_fail_item=_Paced)
+        for _ in range(5):   # each lost race means another call passed: a crowd still gets through
+            # Idle first (no bucket yet, or full again): most callers (one registration from a home, one phone)
+            # find it so, and pass in one write.
+            try:
+                self.t.update(k, "SET tat = :next, expires_at = :exp", condition="attribute_not_exists(tat) OR tat < :now",
+                              values={":next": now_ms + every_ms, ":exp": expires, ":now": now_ms}, on_fail_item=_Paced)
                 return 0
             except _Paced as seen:
-                tat = int(seen.item["tat"]) if "tat" in seen.item else None
-            if tat is not None and tat > latest:
+                tat = int(seen.item.get("tat", 0))
+            if tat > latest:
                 return tat - latest
-            try:   # idle (no bucket yet, or full again): starts from now
-                self.t.update(k, "SET tat = :next, expires_at = :exp", condition="attribute_not_exists(tat) OR tat < :now",
-                              values={":next": now_ms + every_ms, ":exp": expires, ":now": now_ms}, on_fail=_Refused)
+            try:   # in use, with room left: one step on
+                self.t.update(k, "ADD tat :every SET expires_at = :exp", condition="tat >= :now AND tat <= :latest",
+                              values={":every": every_ms, ":exp": expires, ":now": now_ms, ":latest": latest},
+                              on_fail=_Refused)
                 return 0
             except _Refused:
                 continue   # another call moved it meanwhile: decide again on what it wrote

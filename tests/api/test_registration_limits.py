@@ -109,7 +109,8 @@ def test_one_phone_from_many_addresses_is_limited(api, tid, behind_proxy):
     assert codes == [201] + [409] * (limits.PHONE_BURST - 1) + [429]
 
 
-def test_a_days_registrations_are_limited_by_address(api, tid, behind_proxy):
+def test_a_days_registrations_are_limited_by_address(api, tid, behind_proxy, monkeypatch):
+    monkeypatch.setattr(limits, "ADDRESS_BURST", 3)   # fewer registrations to write
     eid = make_event(api, tid, capacity=100, fee={"amount": 0})
     codes = []
     for n in range(limits.ADDRESS_BURST + 1):
@@ -162,3 +163,25 @@ def test_an_entry_stored_before_phones_were_normalised_is_still_the_same_person(
     assert again.status_code == 409 and again.data["code"] == "duplicate_entry"
     found = api.get(f"/events/{eid}/entries?q=13812345678").data["entries"]
     assert [e["id"] for e in found] == [entry.id]
+
+
+def test_the_local_servers_peer_address_is_the_client_and_a_forged_header_changes_nothing(api, tid, moto_repos,
+                                                                                          monkeypatch):
+    """Through scripts/wsgi.py (what waitress serves locally): the peer's REMOTE_ADDR is the client; a phone
+    rotating X-Forwarded-For is still one client; this machine itself (loopback) is not limited. (A burst of 3
+    here: fewer registrations to write.)"""
+    monkeypatch.setattr(limits, "ADDRESS_BURST", 3)
+    import app
+    from werkzeug.test import Client
+
+    from scripts.wsgi import wsgi_app
+    eid = make_event(api, tid, capacity=100, fee={"amount": 0})
+    client = Client(wsgi_app(app.app))
+
+    def post(n, peer):
+        return client.post(f"/events/{eid}/entries", json=player(n), headers={"X-Forwarded-For": f"10.0.0.{n}"},
+                           environ_base={"REMOTE_ADDR": peer})
+    codes = [post(n, "192.168.1.23").status_code for n in range(limits.ADDRESS_BURST + 1)]
+    assert codes == [201] * limits.ADDRESS_BURST + [429]
+    assert post(60, "192.168.1.24").status_code == 201
+    assert all(post(n, "127.0.0.1").status_code == 201 for n in range(61, 61 + limits.ADDRESS_BURST + 1))
