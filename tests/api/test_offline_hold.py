@@ -46,6 +46,8 @@ def test_an_offline_hold_ends_after_the_events_hours_and_its_place_goes_to_the_w
     # the waitlist's first gets the place, held for the desk in turn (6 h from now)
     assert promoted["status"] == "pending_payment" and promoted["hold_expires_at"] == "2026-12-01T14:01:00Z"
     assert "前到报名台付款" in promoted["notices"][-1]
+    # released, its player may register again (the person is freed as by a cancellation)
+    assert api.post(f"/events/{eid}/entries", pair(1), token=None).data["entry"]["status"] == "waitlisted"
 
 
 def test_the_hold_never_runs_past_the_registration_deadline(api, tid, clock):
