@@ -5,60 +5,22 @@ bound named in the answer."""
 from __future__ import annotations
 
 import io
-import struct
 import time
 import zipfile
-import zlib
 
 import pytest
 
 from chalicelib.services import sheet_reader
 from tests.api.test_roster_import import PAIR_HEADER, csv_bytes, row, send, xlsx
 from tests.factories import guandan_event, tournament_body
-
-SHEET = "xl/worksheets/sheet1.xml"
-STRINGS = "xl/sharedStrings.xml"
-NS = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+from tests.hostile_sheets import (NS, SHEET, base, billion_laughs, lying_about_size, long_cell, many_cells,
+                                  thousand_teams, with_part, xxe, zip_bomb)
 
 
 @pytest.fixture
 def eid(api):
     tid = api.post("/tournaments", tournament_body()).data["id"]
     return api.post(f"/tournaments/{tid}/events", guandan_event()).data["id"]
-
-
-def with_part(content: bytes, name: str, data: bytes | None = None, *, chunks=None) -> bytes:
-    """The workbook with one part replaced: `data`, or inflated from `chunks` (made lazily: a bomb's 100 MB of
-    XML never sits in this test's memory whole)."""
-    src = zipfile.ZipFile(io.BytesIO(content))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            if info.filename != name:
-                dst.writestr(info, src.read(info))
-        if chunks is None:
-            dst.writestr(name, data)
-        else:
-            info = zipfile.ZipInfo(name)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            with dst.open(info, "w", force_zip64=True) as part:
-                for chunk in chunks:
-                    part.write(chunk)
-    return out.getvalue()
-
-
-def lying_about_size(content: bytes, name: str, declared: int) -> bytes:
-    """The zip's headers (local and central) say `name` inflates to `declared` bytes."""
-    data = bytearray(content)
-    raw = name.encode()
-    for sig, size_at, name_len_at, name_at in ((b"PK\x03\x04", 22, 26, 30), (b"PK\x01\x02", 24, 28, 46)):
-        at = data.find(sig)
-        while at != -1:
-            n = struct.unpack_from("<H", data, at + name_len_at)[0]
-            if bytes(data[at + name_at:at + name_at + n]) == raw:
-                struct.pack_into("<I", data, at + size_at, declared)
-            at = data.find(sig, at + 4)
-    return bytes(data)
 
 
 def rss_growth_mb(fn):
@@ -85,20 +47,15 @@ def refused(api, eid, content: bytes, code: str, limit: str | None = None):
     return r.data
 
 
-def base() -> bytes:
-    return xlsx([row("一队", "13800000001")])
-
-
 def test_a_zip_bomb_is_refused_by_its_declared_size(api, eid):
-    bomb = with_part(base(), SHEET, chunks=(b" " * (1 << 20) for _ in range(100)))
+    bomb = zip_bomb(100)
     assert len(bomb) < 600 * 1024
     answer = refused(api, eid, bomb, "import_too_large", "unzipped_bytes")
     assert "20 MB" in answer["message"]
 
 
 def test_a_zip_bomb_lying_about_its_size_is_refused_as_it_inflates(api, eid):
-    bomb = with_part(base(), SHEET, chunks=(b" " * (1 << 20) for _ in range(100)))
-    liar = lying_about_size(bomb, SHEET, 1000)
+    liar = lying_about_size(zip_bomb(100), SHEET, 1000)
     assert zipfile.ZipFile(io.BytesIO(liar)).getinfo(SHEET).file_size == 1000
     refused(api, eid, liar, "import_unreadable")   # zipfile stops at the declared size: the part's checksum fails
 
@@ -109,13 +66,7 @@ def test_a_zip_bomb_lying_about_its_size_is_refused_as_it_inflates(api, eid):
     (300_000, 1, b"<c/>", "lines"),                        # 300,000 rows: read until the 5,001st
 ])
 def test_three_million_cells_in_a_small_xlsx(api, eid, rows, per_row, cell, limit):
-    def sheet():
-        yield f'<worksheet {NS}><sheetData>'.encode()
-        cells = cell * per_row
-        for r in range(rows):
-            yield b"<row>" + cells + b"</row>"
-        yield b"</sheetData></worksheet>"
-    small = with_part(base(), SHEET, chunks=sheet())
+    small = many_cells(rows, per_row, cell)
     assert len(small) < 600 * 1024
     refused(api, eid, small, "import_too_large", limit)
 
@@ -130,12 +81,7 @@ def test_one_cell_far_to_the_right_or_far_down(api, eid):
 
 
 def test_a_50_mb_cell(api, eid):
-    def strings():
-        yield f'<sst {NS} count="1" uniqueCount="1"><si><t>'.encode()
-        for _ in range(50):
-            yield b"A" * (1 << 20)
-        yield b"</t></si></sst>"
-    big = with_part(base(), STRINGS, chunks=strings())
+    big = long_cell(50)
     assert len(big) < 600 * 1024
     refused(api, eid, big, "import_too_large", "unzipped_bytes")
 
@@ -154,15 +100,9 @@ def test_a_cell_longer_than_the_bound_and_what_an_answer_quotes(api, eid):
 
 
 def test_xxe_and_billion_laughs_are_refused_unread(api, eid):
-    xxe = (f'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>'
-           f'<worksheet {NS}><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>&e;</t></is></c></row>'
-           f'</sheetData></worksheet>').encode()
-    answer = refused(api, eid, with_part(base(), SHEET, xxe), "import_unreadable")
+    answer = refused(api, eid, xxe(), "import_unreadable")
     assert "DTD" in answer["message"] and "root:" not in answer["message"]
-    laughs = ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
-              + "".join(f'<!ENTITY lol{i} "{("&lol%s;" % (i - 1 if i > 1 else "")) * 10}">' for i in range(1, 10))
-              + f']><sst {NS}><si><t>&lol9;</t></si></sst>').encode()
-    refused(api, eid, with_part(base(), STRINGS, laughs), "import_unreadable")
+    refused(api, eid, billion_laughs(), "import_unreadable")
     # without a DOCTYPE an entity cannot be declared; one used undeclared is not XML
     refused(api, eid, with_part(base(), "[Content_Types].xml", b'<?xml version="1.0"?><Types>&x;</Types>'),
             "import_unreadable")
@@ -177,11 +117,8 @@ def test_csv_bounds(api, eid):
 
 def test_a_real_sheet_of_a_thousand_teams_passes_the_bounds():
     """The bounds leave room for the largest sheet the import takes: 1,000 teams of six on the template."""
-    header = ["队名", "单位"] + [h for k in range(1, 7) for h in (f"队员{k}", f"手机{k}", f"会员码{k}")] + ["已付款"]
-    rows = [[f"{n}队", "南宁河池商会"] + [v for k in range(6) for v in (f"队员{n}-{k}", f"138{n:04d}{k:04d}", "")] + ["否"]
-            for n in range(sheet_reader.MAX_ROWS)]
-    content = xlsx(rows, header=header)
+    content = thousand_teams()
     started = time.monotonic()
     got = sheet_reader.xlsx_rows(content, lambda v: "" if v is None else str(v))
     assert len(got) == sheet_reader.MAX_ROWS + 1 and time.monotonic() - started < sheet_reader.MAX_SECONDS
-    assert zlib.crc32(content) and len(content) < 600 * 1024
+    assert len(content) < 600 * 1024
