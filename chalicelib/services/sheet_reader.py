@@ -126,7 +126,7 @@ class _Part:
         self.p.CharacterDataHandler = self._text
         self.rows = self.cells = self.row_cells = self.chars = 0
         self.line = 0
-        self.in_text = False
+        self.in_text = self.started = False
 
     def _doctype(self, *_):
         raise _Refused(_unreadable(f"{self.name}: 含 DTD，不予读取 · it has a DTD, which is refused"))
@@ -139,6 +139,9 @@ class _Part:
 
     def _start(self, tag, attrs):
         local = tag.rsplit("}", 1)[-1].rsplit(":", 1)[-1]
+        if self.kind == "other" and not self.started:   # known by its root, wherever the workbook put it
+            self.kind = {"worksheet": "sheet", "sst": "strings"}.get(local, "other")
+        self.started = True
         if self.kind == "sheet":
             if local == "row":
                 self.rows += 1
@@ -189,14 +192,6 @@ class _Part:
             raise _unreadable(f"{self.name}: {expat.errors.messages.get(exc.code, 'not XML')}") from None
 
 
-def _kind(name: str) -> str:
-    if re.fullmatch(r"xl/worksheets/[^/]+\.xml", name):
-        return "sheet"
-    if name == "xl/sharedStrings.xml":
-        return "strings"
-    return "other"
-
-
 def check_xlsx(content: bytes) -> None:
     """Every part of the zip within the bounds (see the module's doc), or the refusal that names the bound."""
     clock = _Clock()
@@ -216,8 +211,8 @@ def check_xlsx(content: bytes) -> None:
     for info in infos:
         if info.is_dir():
             continue
-        xml = info.filename.endswith((".xml", ".rels", ".vml")) or info.filename == "[Content_Types].xml"
-        part = _Part(info.filename, _kind(info.filename)) if xml else None
+        # XML parts are parsed (VML, Excel's legacy drawings, is not always well-formed XML: only counted)
+        part = _Part(info.filename, "other") if info.filename.endswith((".xml", ".rels")) else None
         try:
             with archive.open(info) as stream:
                 while chunk := stream.read(_CHUNK):
@@ -246,7 +241,9 @@ def xlsx_rows(content: bytes, cell_text) -> list[list[str]]:
         try:
             ws = wb.worksheets[0]
             for n, row in enumerate(ws.iter_rows(max_row=MAX_LINES, max_col=MAX_COLUMNS, values_only=True), start=1):
-                rows.append([cell_text(v) for v in row])
+                texts = [cell_text(v) for v in row]
+                _check_row(n, 0, max(map(len, texts), default=0))   # whatever the parts' check could not see
+                rows.append(texts)
                 if n % 200 == 0:
                     clock.check()
         finally:

@@ -78,6 +78,10 @@ def test_one_cell_far_to_the_right_or_far_down(api, eid):
     deep = with_part(base(), SHEET, f'<worksheet {NS}><sheetData><row r="1048576"><c r="A1048576"><v>1</v></c>'
                                     f'</row></sheetData></worksheet>'.encode())
     refused(api, eid, deep, "import_too_large", "lines")
+    # a worksheet is known by its root element, wherever the workbook's relationships put it
+    elsewhere = with_part(base(), "xl/sheets-of-mine/roster.xml", f'<worksheet {NS}><sheetData><row r="1"><c r="XFD1">'
+                                                                 f'<v>1</v></c></row></sheetData></worksheet>'.encode())
+    refused(api, eid, elsewhere, "import_too_large", "columns")
 
 
 def test_a_50_mb_cell(api, eid):
