@@ -216,8 +216,8 @@ class RateRepo:
             if tat > latest:
                 return tat - latest
             try:   # in use, with room left: one step on
-                self.t.update(k, "ADD tat :every SET expires_at = :exp", condition="tat >= :now AND tat <= :latest",
-                              values={":every": every_ms, ":exp": expires, ":now": now_ms, ":latest": latest},
+                self.t.update(k, "ADD tat :every SET expires_at = :exp", condition="tat > :before AND tat <= :latest",
+                              values={":every": every_ms, ":exp": expires, ":before": now_ms - 1, ":latest": latest},
                               on_fail=_Refused)
                 return 0
             except _Refused:
