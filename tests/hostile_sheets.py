@@ -6,21 +6,11 @@ import io
 import struct
 import zipfile
 
-from openpyxl import Workbook
+from tests.api.test_roster_import import xlsx
 
 SHEET = "xl/worksheets/sheet1.xml"
 STRINGS = "xl/sharedStrings.xml"
 NS = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
-
-
-def xlsx(rows, header) -> bytes:
-    wb = Workbook()
-    ws = wb.active
-    for row in [header, *rows]:
-        ws.append(row)
-    out = io.BytesIO()
-    wb.save(out)
-    return out.getvalue()
 
 
 def base() -> bytes:

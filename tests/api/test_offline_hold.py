@@ -2,22 +2,9 @@
 released by the sweeper as an unpaid online hold is, and its place goes to the waitlist."""
 from __future__ import annotations
 
-import pytest
-
 from chalicelib import bootstrap
 from chalicelib.services.payments import sweep_expired_holds
-from tests.factories import guandan_event, tournament_body
-
-
-@pytest.fixture
-def tid(api):
-    return api.post("/tournaments", tournament_body()).data["id"]
-
-
-def make_event(api, tid, **kw):
-    r = api.post(f"/tournaments/{tid}/events", guandan_event(**kw))
-    assert r.status_code == 201, r.data
-    return r.data["id"]
+from tests.api.test_registration import make_event, tid  # noqa: F401  (tid: the fixture)
 
 
 def pair(n):

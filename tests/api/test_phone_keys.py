@@ -7,18 +7,8 @@ import pytest
 from chalicelib import bootstrap
 from chalicelib.phones import normalise
 from chalicelib.services.organisers import create_account, login_key
-from tests.factories import doudizhu_event, tournament_body
-
-
-@pytest.fixture
-def tid(api):
-    return api.post("/tournaments", tournament_body()).data["id"]
-
-
-def make_event(api, tid, factory=doudizhu_event, **kw):
-    r = api.post(f"/tournaments/{tid}/events", factory(**kw))
-    assert r.status_code == 201, r.data
-    return r.data["id"]
+from tests.api.test_registration_limits import make_event, tid  # noqa: F401  (tid: the fixture)
+from tests.factories import doudizhu_event
 
 
 @pytest.mark.parametrize("typed, key", [
