@@ -88,6 +88,7 @@ bench: deps java site chromium
 	$(PY) bench/draw_exactness.py
 	$(PY) bench/frontend.py
 	$(PY) bench/package.py
+	$(PY) bench/import_bounds.py
 
 clean:
 	rm -rf $(VENV) node_modules .data frontend/dist

@@ -243,9 +243,13 @@ Logs in {DATA}/api.log. A process that stops is started again; Ctrl-C stops ever
         import segno
         print("Scan to open the organiser console 扫码打开组委会后台:")
         segno.make(f"{site}/organiser.html", error="m").terminal(compact=True)
+    next_sweep = time.monotonic() + 60
     while True:
         for svc in services:
             svc.check()
+        if time.monotonic() >= next_sweep:   # what AWS's 5-minute schedule does (app.py sweep_holds)
+            next_sweep = time.monotonic() + SWEEP_EVERY_S
+            sweep_holds()
         time.sleep(0.25)
 
 
@@ -261,6 +265,24 @@ def import_earlier_store(client) -> None:
     if moved is not None:
         print(f"Carried {moved} items over from DynamoDB Local's files into {STORE_PATH} "
               f"(the old folder is kept as {DATA / 'ddb.imported'}). 已迁移旧数据。", flush=True)
+
+
+SWEEP_EVERY_S = 300
+
+
+def sweep_holds() -> dict | None:
+    """Releases the holds whose time ran out (unpaid online checkouts, places kept for the desk past their bound)
+    and gives their places to the waitlist, as the scheduled job does in AWS. A store that does not answer now
+    is tried again at the next sweep."""
+    from chalicelib.api.jobs import sweep_holds as job
+    try:
+        result = job()
+    except Exception as exc:   # the runner keeps running: the next sweep tries again
+        print(f"Hold sweep failed ({type(exc).__name__}); trying again in {SWEEP_EVERY_S // 60} minutes.", flush=True)
+        return None
+    if result.get("released") or result.get("confirmed"):
+        print(f"Hold sweep: {result['released']} released, {result['confirmed']} confirmed.", flush=True)
+    return result
 
 
 def load_demo() -> dict:

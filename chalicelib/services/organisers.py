@@ -74,12 +74,19 @@ def list_tokens(deps: Deps, organiser_id: str, current: str | None = None) -> li
 # --------------------------------------------------------------------------- accounts and sign-in
 
 def normalise_login(value: str) -> str:
-    """A phone number (digits, optional +) or an e-mail (lower case); anything else is refused."""
+    """A phone number (its key form, chalicelib/phones.py: +86, 0086, spaces and dashes folded) or an e-mail (lower
+    case); anything else is refused."""
     import re
+
+    from ..phones import normalise
     value = (value or "").strip()
     digits = re.sub(r"[\s\-]", "", value)
-    if re.fullmatch(r"\+?\d{7,15}", digits):
-        return digits
+    if re.fullmatch(r"\+?\d{7,15}", digits) or re.fullmatch(r"[\d\s\-.()+]{7,30}", value):
+        try:
+            return normalise(value)
+        except ValueError:
+            if re.fullmatch(r"\+?\d{7,15}", digits):
+                return digits   # what an earlier version took (a landline, a short number): its accounts still sign in
     if re.fullmatch(r"[^@\s]{1,64}@[^@\s]{1,190}\.[^@\s]{2,24}", value):
         return value.lower()
     raise errors.InvalidRequest("请填写手机号或邮箱 · Give a phone number or an e-mail address.")
@@ -87,6 +94,14 @@ def normalise_login(value: str) -> str:
 
 def login_key(normalised: str) -> str:
     return lookup_hash("login", normalised)
+
+
+def _account(deps: Deps, key: str) -> dict | None:
+    """The login item of a normalised login; one an earlier version keyed under another form of the same phone
+    number (+8613812345678, 008613812345678, in clear or hashed) is found and moved under today's key."""
+    from ..phones import legacy_forms
+    older = [key] + [f(old) for old in ([] if "@" in key else legacy_forms(key)) for f in (login_key, str)]
+    return deps.repos.organisers.login(login_key(key), *older)
 
 
 def _hasher():
@@ -103,7 +118,7 @@ def create_account(deps: Deps, name: str, login: str, password: str) -> tuple[Or
     """An organiser who signs in with a phone number or e-mail and a password (and its first API token)."""
     check_password_strength(password)
     key = normalise_login(login)
-    if deps.repos.organisers.login(login_key(key), key):
+    if _account(deps, key):
         raise errors.DuplicateEntry("这个手机号或邮箱已有账号 · An account with this phone number or e-mail exists.")
     organiser, token = create_organiser(deps, name)
     deps.repos.organisers.set_login(organiser.id, login_key(key), _hasher().hash(password), create=True)
@@ -114,7 +129,7 @@ def reset_password(deps: Deps, login: str, password: str) -> None:
     """The platform operator's reset (make reset-password); SMS/e-mail reset is described in docs/auth.md."""
     check_password_strength(password)
     key = normalise_login(login)
-    item = deps.repos.organisers.login(login_key(key), key)
+    item = _account(deps, key)
     if not item:
         raise errors.NotFound("没有这个账号 · No such account.")
     deps.repos.organisers.set_login(item["organiser_id"], login_key(key), _hasher().hash(password), create=False)
@@ -153,7 +168,7 @@ def sign_in(deps: Deps, login: str, password: str, source: str, device: str) -> 
     wait = rates.pace("signin-account", account, account_window, epoch, free, epoch + 7200)
     if wait:
         raise _limited(wait)
-    item = deps.repos.organisers.login(login_key(key), key) if key else None
+    item = _account(deps, key) if key else None
     hasher = _hasher()
     try:
         if item is None:
