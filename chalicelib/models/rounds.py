@@ -126,7 +126,9 @@ class RoundOut(Out):
     warnings: list[dict] = Field(default_factory=list, description="pairing edit: rematch, same_club, second_bye, "
                                  "score_gap, seat_balance — from the draw's cost function")
     early_finish: list[dict] = Field(default_factory=list, description="entries certain of a place and no longer "
-                                     "drawn: entry_id, name, place, average, from_round (rules.md §5)")
+                                     "drawn: entry_id, name, place, average, from_round, and why (rules.md §9): "
+                                     "score (its points then), rounds_left, worst (its total had it lost every "
+                                     "remaining match), best_other (the most another could reach), chaser, chaser_name")
     late_entries: list[dict] = Field(default_factory=list, description="entries drawn in from this round "
                                      "(checked in late): entry_id, name, score")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.engine.formats.early_finish import averages_of_played, certain_places
+from chalicelib.engine.formats.early_finish import averages_of_played
 from chalicelib.engine.formats.knockout import next_round, redrawn_round
 from chalicelib.engine.formats.stages import carry_over
 from chalicelib.engine.games import game
@@ -60,12 +60,6 @@ def test_average_rounds_half_up(case):
 
 
 # --------------------------------------------------------------------------- early finish (000)
-
-@pytest.mark.parametrize("case", S8["early_finish"]["places"], ids=names(S8["early_finish"]["places"]))
-def test_early_finish_places(case):
-    got = certain_places(case["scores"], case["averages"], case["rounds_left"], case["max"], case.get("decided", ()))
-    assert got == case["expected"]
-
 
 @pytest.mark.parametrize("case", S8["early_finish"]["average_over_played"], ids=names(S8["early_finish"]["average_over_played"]))
 def test_early_finish_average_over_matches_played(case):

@@ -219,6 +219,10 @@ class Guandan:
             return float(max(options.win, options.withdrawal_match_points, options.bye_match_points))
         return float(max(options.pass_a_points, 14, options.bye_level_points))
 
+    def min_round_points(self, options: Any) -> float:
+        # a forfeit scores 0 whatever the method; a loss under match points scores `loss`
+        return float(min(options.loss, 0.0)) if options.method == "match_points" else 0.0
+
     def bye(self, entry_id: str, options: Any) -> dict[str, float]:
         if options.method == "match_points":
             rooms = 2 if getattr(options, "team_rooms", False) else 1   # a team match: 级差分 of both rooms

@@ -1,0 +1,117 @@
+"""rules.md §9 (v1.3), rule by rule: golden cases in cases/rules_s9.json (worked out by hand in the case itself)
+and a brute force that an entry found certain of a place really cannot be caught."""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chalicelib.engine.formats.early_finish import certain_places, decide_places
+
+S9 = json.loads((Path(__file__).parent / "cases" / "rules_s9.json").read_text())
+EF = S9["early_finish"]["places"]
+
+
+# --------------------------------------------------------------------------- early finish: the certainty test (000 §26.7)
+
+@pytest.mark.parametrize("case", EF, ids=[c["name"] for c in EF])
+def test_early_finish_places(case):
+    got = decide_places(case["scores"], case["rounds_left"], case["max"], case["min"], case.get("decided", ()))
+    assert [c.entry for c in got] == case["expected"]
+    if "reason" in case:
+        reason = got[-1].reason()
+        assert {k: reason[k] for k in case["reason"]} == case["reason"]
+
+
+def test_the_average_never_enters_the_test():
+    # the old signature took the averages; a leader on 4 with one round left and a chaser on 2 is a tie (4 v 2 + 2)
+    assert certain_places({"A": 4, "B": 2}, 1, 2.0) == []
+    assert certain_places({"A": 4.5, "B": 2}, 1, 2.0) == ["A"]
+
+
+# --------------------------------------------------------------------------- the brute force
+#
+# The model. Later rounds' pairings are not known when the test is made, so every way of playing the remaining
+# rounds is allowed: in each round the open entries (those not already finished early) are split into any
+# matches of two (rematches allowed, which only adds outcomes) with one bye when their number is odd, and each
+# match ends in a win (2 : 0), a draw (1 : 1) or a loss; a bye scores 1.5 (Guandan 场分, seed 000). This is a
+# superset of what a Swiss draw can produce, so "never caught here" implies "never caught in the event". The
+# entries already certain of the places above are out of the field (not drawn); the one tested plays on, so
+# that its worst case is a real loss. And the other way round: when the engine says "not certain", the brute
+# force must find a way of playing on in which somebody ties or passes it (the test is exact, not only safe).
+
+WIN, DRAW, BYE = 2.0, 1.0, 1.5
+
+
+def _matchings(people: tuple[int, ...]):
+    """Every split of `people` into pairs (and one bye when odd): (pairs, bye or None)."""
+    if not people:
+        yield (), None
+        return
+    if len(people) % 2:
+        for i, b in enumerate(people):
+            for pairs, _ in _matchings(people[:i] + people[i + 1:]):
+                yield pairs, b
+        return
+    first, rest = people[0], people[1:]
+    for i, other in enumerate(rest):
+        for pairs, bye in _matchings(rest[:i] + rest[i + 1:]):
+            yield ((first, other), *pairs), bye
+
+
+@lru_cache(maxsize=None)
+def _round_gains(n: int) -> tuple[tuple[float, ...], ...]:
+    """Every vector of one round's points for n open entries."""
+    out = set()
+    for pairs, bye in _matchings(tuple(range(n))):
+        vecs = [[0.0] * n]
+        for a, b in pairs:
+            nxt = []
+            for v in vecs:
+                for pa, pb in ((WIN, 0.0), (DRAW, DRAW), (0.0, WIN)):
+                    w = list(v)
+                    w[a], w[b] = pa, pb
+                    nxt.append(w)
+            vecs = nxt
+        for v in vecs:
+            if bye is not None:
+                v[bye] = BYE
+            out.add(tuple(v))
+    return tuple(out)
+
+
+def _finals(start: tuple[float, ...], rounds: int) -> set[tuple[float, ...]]:
+    states = {start}
+    for _ in range(rounds):
+        states = {tuple(s + g for s, g in zip(state, gain)) for state in states for gain in _round_gains(len(start))}
+    return states
+
+
+scores = st.lists(st.sampled_from([x / 2 for x in range(0, 21)]), min_size=2, max_size=5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(scores, st.integers(1, 2), st.integers(0, 2))
+def test_an_entry_found_certain_cannot_be_caught(values, rounds_left, already_out):
+    ids = [f"e{i}" for i in range(len(values))]
+    pts = dict(zip(ids, values))
+    ranked = sorted(ids, key=lambda e: -pts[e])
+    decided = ranked[:min(already_out, len(ids) - 2)]    # the best ones finished early in an earlier round
+    certain = certain_places(pts, rounds_left, WIN, 0.0, decided)
+    out = list(decided)
+    for e in certain:           # each certain entry, with the places above it out of the field, is never caught
+        field = [x for x in ids if x not in out]
+        finals = _finals(tuple(pts[x] for x in field), rounds_left)
+        me = field.index(e)
+        assert all(f[me] > max(v for i, v in enumerate(f) if i != me) for f in finals), (e, pts, rounds_left)
+        out.append(e)
+    field = [x for x in ids if x not in out]
+    if len(field) >= 2:         # the next open leader was not certain: some way of playing on ties or passes it
+        leader = max(field, key=lambda x: (pts[x], x))
+        me = field.index(leader)
+        finals = _finals(tuple(pts[x] for x in field), rounds_left)
+        assert any(f[me] <= max(v for i, v in enumerate(f) if i != me) for f in finals), (leader, pts, rounds_left)
