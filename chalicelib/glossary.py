@@ -55,7 +55,10 @@ TERMS: dict[str, dict[str, tuple[str, str]]] = {
                          "out_quarter_final": ("止步1/4决赛", "Out in the quarter-finals"),
                          "out_round_of_16": ("止步1/8决赛", "Out in the round of 16"),
                          "out_round_of_32": ("止步1/16决赛", "Out in the round of 32"),
-                         "out_round_of_64": ("止步1/32决赛", "Out in the round of 64")},
+                         "out_round_of_64": ("止步1/32决赛", "Out in the round of 64"),
+                         "out_groups": ("小组赛出局", "Out in the group stage"),
+                         "out_stage": ("前一阶段出局", "Out in an earlier stage"),
+                         "disqualified": ("取消比赛资格（不排名次）", "Disqualified (not ranked)")},
     "knockout_draw": {"bracket": ("固定签表（按种子）", "Fixed seeded bracket"),
                       "redraw": ("晋级后重新抽签", "Redrawn among the winners each round"),
                       "choice": ("名次靠前者依次选择对手", "Better-placed entries choose their opponents in order")},
@@ -182,7 +185,9 @@ VI: dict[str, dict[str, str]] = {
     "knockout_reached": {"champion": "Vô địch", "runner_up": "Á quân", "third": "Hạng ba (thắng trận tranh hạng ba)",
                          "fourth": "Hạng tư (thua trận tranh hạng ba)", "out_semi_final": "Dừng ở bán kết",
                          "out_quarter_final": "Dừng ở tứ kết", "out_round_of_16": "Dừng ở vòng 1/8",
-                         "out_round_of_32": "Dừng ở vòng 1/16", "out_round_of_64": "Dừng ở vòng 1/32"},
+                         "out_round_of_32": "Dừng ở vòng 1/16", "out_round_of_64": "Dừng ở vòng 1/32",
+                         "out_groups": "Bị loại ở vòng bảng", "out_stage": "Bị loại ở giai đoạn trước",
+                         "disqualified": "Bị truất quyền thi đấu (không xếp hạng)"},
 }
 
 

@@ -235,7 +235,7 @@ class PrizesOut(Out):
 
 
 class StandingRow(Out):
-    rank: int
+    rank: int | None = Field(description="the place; None for a disqualified entry (listed, not ranked)")
     entry_id: str
     name: str
     club: str = ""
@@ -249,7 +249,13 @@ class StandingRow(Out):
                                                              "placed this one ahead (glossary point)")
     decided_values: list[float] = Field(default_factory=list, description="that tie-break's value here and in the next row")
     reached: str | None = Field(default=None, description="a knockout stage: how far the entry went (glossary "
-                                "knockout_reached: champion, runner_up, third, fourth, out_semi_final, …)")
+                                "knockout_reached: champion, runner_up, third, fourth, out_semi_final, …; in a "
+                                "multi-stage event's last stage also out_groups / out_stage for entries out in an "
+                                "earlier stage, and disqualified)")
+    out_in_stage: int | None = Field(default=None, description="the last stage's standings of a multi-stage event: "
+                                     "the stage (1-based) this entry went out in, ranked below the last stage's entries "
+                                     "by its results there (rules.md §9)")
+    disqualified: bool = Field(default=False, description="disqualified: listed last, not ranked, no prize")
 
 
 class StandingsOut(Out):

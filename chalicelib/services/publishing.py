@@ -160,12 +160,13 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
                                           sort_keys=True, default=str).encode()).hexdigest()[:16]
         stages = event.config.stages
         ko = bool(standings) and 0 < standings.stage <= len(stages) and stages[standings.stage - 1].format == "knockout"
+        reached = ko or any(r.reached for r in rows)   # a multi-stage event's final ranking says where each went out
         return {"event": {"id": event.id, "name": event.config.name, "game": event.config.game},
                 "rounds": rounds, "standings": shown_rows, "final": bool(standings and standings.final),
                 # a knockout stage's 小组积分 (win 1 / loss 0) says nothing: how far each went does (the `reached` column)
                 "point_names": [p for p in (rules.point_names[standings.method] if standings else []) if not (ko and p == "group_points")],
                 "tiebreak_names": [k for k in (standings.tiebreaks if standings else []) if k not in rules.point_names.get(standings.method, ())
-                                   and not (ko and k == "group_points")], "knockout": ko,
+                                   and not (ko and k == "group_points")], "knockout": reached,
                 "has_prizes": any(r.prize for r in rows), "has_decided": any(r.decided_by for r in rows), "histories": history, "corrections": corrections,
                 "appeals": appeals, "prizes": prizes.model_dump() if prizes and prizes.final else None,
                 "bonuses": bonus.model_dump() if bonus else None, "names": names, "version": version,
@@ -1022,7 +1023,8 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
         standings_pages = _pages(data["standings"], rows)
         standings_table = None   # its rows written without the template engine (publish/standings_table.py)
         s_pager = [{"n": i, "href": _page_name("standings", i),
-                    "label": t_("ranks_from_to", a=chunk[0]["rank"], b=chunk[-1]["rank"]) if chunk else ""}
+                    "label": t_("ranks_from_to", a=chunk[0]["rank"] or "", b=next((r["rank"] for r in reversed(chunk)
+                                                                                       if r["rank"]), "")) if chunk else ""}
                    for i, chunk in enumerate(standings_pages, start=1)]
         for i, chunk in enumerate(standings_pages, start=1):
             key = ep + _page_name("standings", i)

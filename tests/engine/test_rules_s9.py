@@ -115,3 +115,32 @@ def test_an_entry_found_certain_cannot_be_caught(values, rounds_left, already_ou
         me = field.index(leader)
         finals = _finals(tuple(pts[x] for x in field), rounds_left)
         assert any(f[me] <= max(v for i, v in enumerate(f) if i != me) for f in finals), (leader, pts, rounds_left)
+
+
+# --------------------------------------------------------------------------- every entry has a final place (003)
+
+def test_final_ranking_knockout_then_group_outs_then_the_disqualified():
+    from chalicelib.engine.formats.final_ranking import final_ranking, outs_in_order
+    from chalicelib.engine.standings import Row
+    # the knockout's eight, in its own order (champion … quarter-final losers)
+    last = [Row(rank=k, entry_id=f"K{k}", points={"group_points": 0.0}) for k in range(1, 9)]
+    # out in the groups: G1 3rd of group A on 1 point, G2 3rd of group B on 0, G3 4th of group A on 2 (a 4th is
+    # below every 3rd, whatever its points); D was disqualified in the groups
+    groups = [["K1", "K2", "G1", "G3"], ["K3", "K4", "G2"]]
+    outs = [Row(rank=4, entry_id="G3", points={"group_points": 2.0}), Row(rank=3, entry_id="G2", points={"group_points": 0.0}),
+            Row(rank=3, entry_id="G1", points={"group_points": 1.0})]
+    ordered = outs_in_order(outs, groups, ["group_points", "games_won", "lots"])
+    assert [r.entry_id for r in ordered] == ["G1", "G2", "G3"]
+    placed = final_ranking(last, [(0, ordered)], {"D"}, [Row(rank=0, entry_id="D", points={})])
+    assert [(p.row.entry_id, p.rank, p.out_in_stage, p.disqualified) for p in placed] == [
+        *[(f"K{k}", k, None, False) for k in range(1, 9)],
+        ("G1", 9, 0, False), ("G2", 10, 0, False), ("G3", 11, 0, False), ("D", None, None, True)]
+
+
+def test_final_ranking_three_stages_the_later_out_ranks_higher():
+    from chalicelib.engine.formats.final_ranking import final_ranking
+    from chalicelib.engine.standings import Row
+    row = lambda e, r=1: Row(rank=r, entry_id=e, points={})   # noqa: E731
+    placed = final_ranking([row("A"), row("B", 2)], [(1, [row("C"), row("D", 2)]), (0, [row("E")])], set())
+    assert [(p.row.entry_id, p.rank, p.out_in_stage) for p in placed] == [
+        ("A", 1, None), ("B", 2, None), ("C", 3, 1), ("D", 4, 1), ("E", 5, 0)]
