@@ -620,13 +620,20 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, see
     if fmt == "knockout":
         notes = []
         third = None
-        if stage_round == 1:
+        redraw = getattr(stage, "knockout_draw", None) == "redraw"
+        if stage_round == 1 and redraw and plan["stage"] > 0:
+            # seed 003 "晋级后重新抽签比赛": the first knockout round after the groups is drawn by lot among those
+            # through too, not seeded 1 v 8 (a first stage's bracket is already the draw's: entries shuffled by lot)
+            bracket = [list(m) for m in redrawn_round(plan["entries"], seed, stage_round)]
+            plan["bracket"] = bracket
+            notes = [f"knockout round {stage_round} drawn by lot among the {len(plan['entries'])} entries through (seed {seed})"]
+        elif stage_round == 1:
             bracket = plan["bracket"]
         else:
             alive = _knockout_alive(plan, last_tables)
             if stage.third_place:   # the semi-finals just played: their losers meet beside the final
                 third = third_place_match(plan["bracket"], alive)
-            if getattr(stage, "knockout_draw", None) == "redraw":
+            if redraw:
                 bracket = [list(m) for m in redrawn_round(alive, seed, stage_round)]
                 notes = [f"knockout round {stage_round} redrawn by lot among the winners (seed {seed})"]
             else:
@@ -636,10 +643,11 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, see
         numbers = plan["numbers"]
         for a, b in bracket:
             if b is None:
-                byes.append((a, "bye: top seed advances"))
+                byes.append((a, "bye: drawn by lot" if redraw and (stage_round > 1 or plan["stage"] > 0)
+                             else "bye: top seed advances"))
             else:
                 home, away = (a, b) if numbers.get(a, 0) <= numbers.get(b, 0) else (b, a)
-                redrawn = stage_round > 1 and getattr(stage, "knockout_draw", None) == "redraw"
+                redrawn = redraw and (stage_round > 1 or plan["stage"] > 0)
                 chosen = stage_round == 1 and [home, away] in [sorted(c, key=lambda e: numbers.get(e, 0))
                                                                for c in plan.get("choices", [])]
                 label = "knockout (redrawn): " if redrawn else "knockout (chosen): " if chosen else "knockout: "

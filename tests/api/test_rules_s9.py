@@ -84,3 +84,31 @@ def test_early_finish_can_be_turned_off_per_stage(local_api):
     pts = sorted((r["points"]["match_points"] for r in api.get(f"/events/{eid}/standings").data["standings"]), reverse=True)
     assert pts == [6, 2, 2, 2]
     assert everyone_drawn(draw(api, eid, seed=4), ids)
+
+
+def test_tractor_knockout_after_the_groups_is_drawn_by_lot_from_its_first_round(local_api):
+    # seed 003 "胜者晋级，负者淘汰，晋级后重新抽签比赛" (003's default knockout_draw "redraw"): the first knockout round
+    # after the groups is drawn by lot among the four through, as every later round is — not seeded 1 v 4
+    from chalicelib.engine.formats.knockout import redrawn_round
+    api = local_api
+    cfg = {"name": "拖拉机", "game": "tractor", "entry": "pair", "capacity": 16, "fee": {"amount": 0},
+           "stages": [{"name": "小组赛", "format": "round_robin", "groups": 2},
+                      {"name": "淘汰赛", "format": "knockout", "advance": {"per_group": 2}}]}
+    _, eid, ids = setup_event(api, cfg, people(6, 2, "对"))
+    number = {e: i for i, e in enumerate(ids)}
+    n = 0
+    while True:
+        n += 1
+        rnd = draw(api, eid, seed=40 + n)
+        if rnd["stage"] == 2:
+            break
+        for t in rnd["tables"]:
+            a, b = (s["entry_id"] for s in t["sides"])
+            win, lose = (a, b) if number[a] < number[b] else (b, a)
+            enter_and_confirm(api, eid, rnd, t, {"final": {"games_won": {win: 2, lose: 0}}})
+        close(api, eid, rnd["number"])
+    through = {s["entry_id"] for t in rnd["tables"] for s in t["sides"]}
+    assert len(through) == 4 and rnd["stage_round"] == 1
+    drawn = {frozenset(m) for m in redrawn_round(sorted(through), 40 + n, 1)}   # the published seed's lot
+    assert {frozenset(s["entry_id"] for s in t["sides"]) for t in rnd["tables"]} == drawn
+    assert all(t["why"].get("redrawn") for t in rnd["tables"]) and any("drawn by lot" in x for x in rnd["notes"])
