@@ -60,6 +60,20 @@ def correction_open(event: Event, doc: dict, now: datetime) -> bool:
 
 # --------------------------------------------------------------------------- lateness
 
+AT_LIMIT_GAMES = ("tractor", "doudizhu")   # rules.md §9: "迟到15分钟者视为弃权", "开始后五分钟…没有到场的": at 15:00 / 5:00
+
+
+def forfeit_at_limit(game: str, rule) -> bool:
+    """Whether an arrival exactly at the forfeit limit is a forfeit (≥) or not yet (>): the event's setting,
+    else the game's reading of its seed."""
+    at = getattr(rule, "forfeit_at_limit", None)
+    return game in AT_LIMIT_GAMES if at is None else bool(at)
+
+
+def _past_limit(late_s: float, limit_s: float, inclusive: bool) -> bool:
+    return late_s >= limit_s if inclusive else late_s > limit_s
+
+
 def lateness_effect(event: Event, doc: dict, table: dict, entry_id: str, arrived_at: datetime) -> dict:
     """Pure: what an arrival at `arrived_at` does under the event's lateness rule."""
     start = _parse(doc.get("starts_at")) or _parse(doc.get("drawn_at"))
@@ -69,7 +83,8 @@ def lateness_effect(event: Event, doc: dict, table: dict, entry_id: str, arrived
     ids = [s["entry_id"] for s in table["sides"]]
     if late_s <= 0 or doc.get("stage_round", 1) < rule.from_round:
         return {"late_minutes": late_minutes, "effect": "none", "start_levels": {}}
-    if rule.forfeit_after_minutes is not None and late_s > rule.forfeit_after_minutes * 60:
+    if rule.forfeit_after_minutes is not None and _past_limit(late_s, rule.forfeit_after_minutes * 60,
+                                                              forfeit_at_limit(event.config.game, rule)):
         return {"late_minutes": late_minutes, "effect": "forfeit", "start_levels": {}}
     steps = [s for s in sorted(rule.start_level, key=lambda s: s.after_minutes) if late_s > s.after_minutes * 60]
     if steps and len(ids) == 2:

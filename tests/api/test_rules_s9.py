@@ -112,3 +112,72 @@ def test_tractor_knockout_after_the_groups_is_drawn_by_lot_from_its_first_round(
     drawn = {frozenset(m) for m in redrawn_round(sorted(through), 40 + n, 1)}   # the published seed's lot
     assert {frozenset(s["entry_id"] for s in t["sides"]) for t in rnd["tables"]} == drawn
     assert all(t["why"].get("redrawn") for t in rnd["tables"]) and any("drawn by lot" in x for x in rnd["notes"])
+
+
+# --------------------------------------------------------------------------- lateness at the limit, force majeure
+
+SCHEDULE = {"first_round_at": "2026-12-01T10:00:00", "round_minutes": 50, "break_minutes": 10}   # the test clock's 10:00
+
+
+def arrive(api, eid, n, t, entry, at):
+    r = api.post(f"/events/{eid}/rounds/{n}/tables/{t}/arrival", {"entry_id": entry, "arrived_at": at})
+    assert r.status_code == 200, r.data
+    return r.data
+
+
+def test_tractor_late_exactly_15_minutes_forfeits(local_api, clock):
+    # seed 003 "迟到15分钟者视为弃权": at 15:00 (≥), not only after; 14:59 is still in time
+    api = local_api
+    cfg = {"name": "拖拉机", "game": "tractor", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
+           "stages": [{"format": "round_robin", "schedule": SCHEDULE}]}
+    _, eid, _ = setup_event(api, cfg, people(4, 2, "对"))
+    rnd = draw(api, eid)
+    clock.advance(minutes=20)
+    (a, _), (c, _) = ([s["entry_id"] for s in t["sides"]] for t in rnd["tables"])
+    assert arrive(api, eid, 1, 1, a, "2026-12-01T10:14:59")["effect"] == "none"
+    exact = arrive(api, eid, 1, 2, c, "2026-12-01T10:15:00")
+    assert (exact["late_minutes"], exact["effect"], exact["table"]["status"]) == (15, "forfeit", "forfeit")
+
+
+def test_doudizhu_late_exactly_5_minutes_from_round_two_forfeits(local_api, clock):
+    # seed 001 "从第二轮比赛开始…开始后五分钟选手没有到场的，判该名选手本轮比赛弃权": at 5:00
+    api = local_api
+    cfg = {"name": "二打一", "game": "doudizhu", "entry": "individual", "capacity": 15, "fee": {"amount": 0},
+           "stages": [{"format": "swiss", "rounds": 3, "schedule": SCHEDULE}]}
+    _, eid, _ = setup_event(api, cfg, people(6))
+    r1 = draw(api, eid)
+    for t in r1["tables"]:
+        x, y, z = (s["entry_id"] for s in t["sides"])
+        enter_and_confirm(api, eid, r1, t, {"final": {"small_points": {x: 6, y: -3, z: -3}}})
+    close(api, eid, 1)
+    r2 = draw(api, eid, seed=2)
+    clock.advance(minutes=70)    # round 2 starts 11:00
+    p, q = r2["tables"][0]["sides"][0]["entry_id"], r2["tables"][1]["sides"][0]["entry_id"]
+    assert arrive(api, eid, 2, 1, p, "2026-12-01T11:04:59")["effect"] == "none"
+    assert arrive(api, eid, 2, 2, q, "2026-12-01T11:05:00")["effect"] == "forfeit"
+
+
+def test_guandan_late_exactly_10_minutes_is_not_yet_a_forfeit(local_api, clock):
+    # seed 000: "more than 10 minutes" → forfeit; at 10:00 the other side starts from 4 (the event may say ≥)
+    api = local_api
+    cfg = {"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
+           "stages": [{"format": "swiss", "rounds": 2, "early_finish": False, "schedule": SCHEDULE}]}
+    _, eid, _ = setup_event(api, cfg, people(4, 2, "队"))
+    rnd = draw(api, eid)
+    clock.advance(minutes=20)
+    a, b = (s["entry_id"] for s in rnd["tables"][0]["sides"])
+    r = arrive(api, eid, 1, 1, a, "2026-12-01T10:10:00")
+    assert (r["effect"], r["start_levels"]) == ("start_level", {b: 4})
+    c = rnd["tables"][1]["sides"][0]["entry_id"]
+    assert arrive(api, eid, 1, 2, c, "2026-12-01T10:10:01")["effect"] == "forfeit"
+
+
+def test_force_majeure_opponent_scored_as_a_draw_when_the_event_says_so(local_api):
+    # the configurable side of seed 000 §36: force_majeure_opponent "draw" scores both a draw (1 / 13 each)
+    api = local_api
+    _, eid, _ = setup_event(api, {**swiss(), "force_majeure_opponent": "draw"}, people(4, 2, "队"))
+    rnd = draw(api, eid)
+    c, d = (s["entry_id"] for s in rnd["tables"][0]["sides"])
+    fm = api.post(f"/events/{eid}/rounds/1/tables/1/forfeit", {"entry_id": c, "force_majeure": True, "reason": "暴雨"})
+    assert fm.status_code == 200, fm.data
+    assert fm.data["points"][c] == fm.data["points"][d] == {"match_points": 1, "level_diff_points": 13}

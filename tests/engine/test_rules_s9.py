@@ -144,3 +144,48 @@ def test_final_ranking_three_stages_the_later_out_ranks_higher():
     placed = final_ranking([row("A"), row("B", 2)], [(1, [row("C"), row("D", 2)]), (0, [row("E")])], set())
     assert [(p.row.entry_id, p.rank, p.out_in_stage) for p in placed] == [
         ("A", 1, None), ("B", 2, None), ("C", 3, 1), ("D", 4, 1), ("E", 5, 0)]
+
+
+# --------------------------------------------------------------------------- team match 级差分: one scale (000)
+
+def _team(result, **options):
+    from chalicelib.engine.games import game
+    from chalicelib.engine.types import Side
+    from chalicelib.models import MatchPointsScoring
+    return game("guandan").score(result, [Side("H", ("N", "S")), Side("V", ("E", "W"))],
+                                 MatchPointsScoring(team_rooms=True, **options))
+
+
+def _rooms(open_, closed, **extra):
+    return {"rooms": {"open": {"final": {"levels": open_}, **extra}, "closed": {"final": {"levels": closed}}}}
+
+
+def test_team_match_level_diff_is_one_scale_over_both_rooms():
+    # open H 9 : 5, closed H 4 : 6 — gained H 7 + 2 = 9, V 3 + 4 = 7: d = 2 → 15 : 11 (the sum would be 17 + 11 : 9 + 15)
+    s = _team(_rooms({"H": 9, "V": 5}, {"H": 4, "V": 6}))
+    assert s.points == {"H": {"match_points": 2, "level_diff_points": 15}, "V": {"match_points": 0, "level_diff_points": 11}}
+    assert _team(_rooms({"H": 9, "V": 5}, {"H": 4, "V": 6}), team_level_diff="sum").points["H"]["level_diff_points"] == 28
+
+
+def test_a_drawn_team_match_is_13_13_and_a_bye_is_worth_a_little_more():
+    # the walk: open H 10 : 6, closed H 6 : 10 — level: 13 : 13 (the old sum gave 26 each, more than a bye's 17)
+    s = _team(_rooms({"H": 10, "V": 6}, {"H": 6, "V": 10}))
+    assert s.points == {"H": {"match_points": 1, "level_diff_points": 13}, "V": {"match_points": 1, "level_diff_points": 13}}
+    from chalicelib.engine.games import game
+    from chalicelib.models import MatchPointsScoring
+    assert game("guandan").bye("H", MatchPointsScoring(team_rooms=True)) == {"match_points": 1.5, "level_diff_points": 17}
+    assert game("guandan").bye("H", MatchPointsScoring(team_rooms=True, team_level_diff="sum"))["level_diff_points"] == 34
+
+
+def test_a_rooms_deduction_stays_with_the_team_under_one_scale():
+    # "从总分扣除违规方1个级差分" in the open room: H 15 − 1 = 14 : 11
+    s = _team(_rooms({"H": 9, "V": 5}, {"H": 4, "V": 6},
+                     penalties=[{"kind": "level_diff_point", "entry_id": "H"}]))
+    assert s.points["H"]["level_diff_points"] == 14 and s.points["V"]["level_diff_points"] == 11
+
+
+def test_the_combined_difference_is_capped_to_the_26_point_scale():
+    # open H passes A (15) : 2, closed H 14 : 2 — d = 13 + 12 = 25 → 26 : 0
+    s = _team({"rooms": {"open": {"final": {"levels": {"H": 14, "V": 2}, "passed_a": "H"}},
+                         "closed": {"final": {"levels": {"H": 14, "V": 2}}}}})
+    assert (s.points["H"]["level_diff_points"], s.points["V"]["level_diff_points"]) == (26, 0)

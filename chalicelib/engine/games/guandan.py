@@ -225,7 +225,7 @@ class Guandan:
 
     def bye(self, entry_id: str, options: Any) -> dict[str, float]:
         if options.method == "match_points":
-            rooms = 2 if getattr(options, "team_rooms", False) else 1   # a team match: 级差分 of both rooms
+            rooms = team_rooms_counted(options)   # a team match: the 级差分 of one scale, or of both rooms summed
             return {"match_points": float(options.bye_match_points),
                     "level_diff_points": float(options.bye_level_diff_points) * rooms}
         # Level points: rules.md is silent, so the event config carries it (default 10, a typical won round).
@@ -233,7 +233,7 @@ class Guandan:
 
     def forfeit(self, winner: str | None, loser: str, options: Any, during: bool = False) -> MatchScore:
         if options.method == "match_points":
-            rooms = 2 if getattr(options, "team_rooms", False) else 1
+            rooms = team_rooms_counted(options)
             win = {"match_points": float(options.withdrawal_match_points),
                    "level_diff_points": float(options.withdrawal_level_diff_points) * rooms}
             lose = {"match_points": 0.0, "level_diff_points": 0.0}
@@ -248,6 +248,14 @@ class Guandan:
         opponents = {winner: [loser], loser: [winner]} if winner else {loser: []}
         return MatchScore(points=points, outcome=outcome, opponents=opponents,
                           details={"forfeit": loser, "during_match": during}, winner=winner)
+
+
+def team_rooms_counted(options) -> int:
+    """How many rooms' worth of 级差分 a team event's bye or forfeit scores: one when the team match's 级差分 is one
+    26-point scale over both rooms (rules.md §9, the default), two when it is the sum of the rooms'."""
+    if not getattr(options, "team_rooms", False):
+        return 1
+    return 2 if getattr(options, "team_level_diff", "combined") == "sum" else 1
 
 
 def _outcome(values: Sequence[float], ids: Sequence[str]) -> dict[str, float]:
