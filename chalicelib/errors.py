@@ -201,6 +201,21 @@ class RosterSize(RuleViolation):
     code, default_message = "roster_size", "The roster has the wrong number of members for this event."
 
 
+class MixedPairGenders(RuleViolation):
+    code, default_message = ("mixed_pair_genders", "混合双人赛须由一名男选手和一名女选手组成（填写每人性别） · "
+                             "A mixed pair is one man and one woman: give each member's gender.")
+
+
+class MixedTeamGenders(RuleViolation):
+    code, default_message = ("mixed_team_genders", "混合团体赛须填写每名队员性别，且至少两名男选手、两名女选手 · "
+                             "A mixed team gives every member's gender and has at least two men and two women.")
+
+
+class MixedLineup(RuleViolation):
+    code, default_message = ("mixed_lineup", "混合团体赛上场阵容须为一对男选手（坐东西）和一对女选手（坐南北） · "
+                             "A mixed team's lineup is a men's pair (E–W) and a women's pair (N–S).")
+
+
 class PhoneRequired(RuleViolation):
     code, default_message = "phone_required", "Give at least one contact phone number."
 
