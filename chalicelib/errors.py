@@ -128,6 +128,13 @@ class InvalidResult(RuleViolation):
     code, default_message = "invalid_result", "The result is not possible."
 
 
+class InvalidTribute(InvalidResult):
+    """Seed 004 / rules.md §9: a deal's tribute (贡牌) must follow the previous deal's finishing order — a 双下 makes
+    a double tribute (双贡), any other order a single one (单贡); refused (抗贡) is always allowed; the first deal
+    has none. Details: deal, given, expected, reason (first_deal / after_double_down / after_single)."""
+    code, default_message = "invalid_tribute", "The tribute does not follow the previous deal's finishing order."
+
+
 class PlayOn(InvalidResult):
     """Tractor (seed 003): "1.5小时结束时打平的则继续进行，直到一方领先" — a time-up result while level is refused."""
     code, default_message = "play_on", "The two pairs are level: play on until one leads."
@@ -147,6 +154,12 @@ class LineupMismatch(RuleViolation):
 class LineupMissing(RuleViolation):
     """A room's result from a team's phone for a team that announced no lineup and named no players."""
     code, default_message = "lineup_missing", "This team announced no lineup: name the members who played."
+
+
+class PlayersConsentRequired(RuleViolation):
+    """Seed 000: "双人赛必须两名运动员均同意，方可提出申诉" — a pairs event's appeal needs both players' agreement."""
+    code, default_message = ("players_consent_required", "双人赛申诉须两名队员均同意 · In a pairs event an appeal "
+                             "needs both players' agreement: send \"players_agreed\": [0, 1].")
 
 
 class CaptainConsentRequired(RuleViolation):

@@ -173,6 +173,9 @@ class AppealIn(Strict):
     text: str = Field(min_length=1, max_length=2000)
     captain_consent: bool = Field(default=False, description="Guandan team event: the captain agrees (seed 000 "
                                   "\"集体赛必须经领队同意\", rules.md §8)")
+    players_agreed: list[int] = Field(default_factory=list, max_length=2, description="a pairs event: the members "
+                                      "(0, 1) who agree to the appeal — both are needed (seed 000 \"双人赛必须两名运动员"
+                                      "均同意\", rules.md §9); on a phone the partner confirms, or the director records it")
 
 
 class AppealFeeIn(Strict):
@@ -210,6 +213,12 @@ class Appeal(Out):
     lodged_by: str = ""
     decided_by: str = ""
     version: int = 1
+    captain_consent: bool = Field(default=False, description="a team event: the captain agreed (seed 000)")
+    players_agreed: list[dict] = Field(default_factory=list, description="a pairs event: both players' agreement, "
+                                       "[{member, name}] (seed 000 \"双人赛必须两名运动员均同意\")")
+    consent_recorded_by: Literal["phone", "director"] | None = Field(
+        default=None, description="who recorded the players' or captain's agreement: the table's phone (the partner "
+                                  "confirmed on it) or the director")
 
 
 class AppealList(Out):

@@ -181,3 +181,68 @@ def test_force_majeure_opponent_scored_as_a_draw_when_the_event_says_so(local_ap
     fm = api.post(f"/events/{eid}/rounds/1/tables/1/forfeit", {"entry_id": c, "force_majeure": True, "reason": "暴雨"})
     assert fm.status_code == 200, fm.data
     assert fm.data["points"][c] == fm.data["points"][d] == {"match_points": 1, "level_diff_points": 13}
+
+
+# --------------------------------------------------------------------------- a pairs appeal: both players agree (000)
+
+def test_a_pairs_appeal_records_both_players_agreement(local_api):
+    # seed 000 §55 "双人赛必须两名运动员均同意，方可提出申诉": the phone asks the partner too; the director may record it
+    api = local_api
+    _, eid, _ = setup_event(api, swiss(), people(4, 2, "队"))
+    rnd = draw(api, eid)
+    table = rnd["tables"][0]
+    me = table["sides"][1]["entry_id"]
+    base = f"/events/{eid}/rounds/1/tables/1/appeals"
+    phone = {"token": None, "headers": {"X-Table-Code": table["codes"][1]}}
+    view = api.get(f"/events/{eid}/rounds/1/tables/1", **phone).data
+    assert view["appeal_window"]["players_consent"] is True and view["appeal_window"]["captain_consent"] is False
+    alone = api.post(base, {"entry_id": me, "text": "对方违规"}, **phone)
+    assert (alone.status_code, alone.data["code"]) == (422, "players_consent_required")
+    one = api.post(base, {"entry_id": me, "text": "对方违规", "players_agreed": [0]}, **phone)
+    assert one.data["code"] == "players_consent_required"
+    both = api.post(base, {"entry_id": me, "text": "对方违规", "players_agreed": [1, 0]}, **phone)
+    assert both.status_code == 201, both.data
+    entry = next(e for e in api.get(f"/events/{eid}/entries").data["entries"] if e["id"] == me)
+    names = [m["name"] for m in entry["members"]]
+    assert both.data["players_agreed"] == [{"member": 0, "name": names[0]}, {"member": 1, "name": names[1]}]
+    assert both.data["consent_recorded_by"] == "phone"
+    other = table["sides"][0]["entry_id"]
+    by_director = api.post(base, {"entry_id": other, "text": "记分有误", "players_agreed": [0, 1]})
+    assert by_director.status_code == 201 and by_director.data["consent_recorded_by"] == "director"
+    listed = {a["id"]: a for a in api.get(f"/events/{eid}/appeals").data["appeals"]}
+    assert len(listed[both.data["id"]]["players_agreed"]) == 2
+
+
+# --------------------------------------------------------------------------- tribute on a Guandan deal (004)
+
+def test_a_guandan_deals_tribute_is_checked_against_the_previous_deal_and_kept(local_api):
+    # seed 004 "Cống bài" / 003's attachment: after a 双下 a double tribute, otherwise a single one; 抗贡 always
+    # allowed; none on the first deal. N–S is one side, E–W the other (the draw's seats).
+    api = local_api
+    _, eid, _ = setup_event(api, swiss(), people(4, 2, "队"))
+    rnd = draw(api, eid)
+    table = rnd["tables"][0]
+    put = lambda deals, v=0: api.put(f"/events/{eid}/rounds/1/tables/1/result", {"version": v, "deals": deals},   # noqa: E731
+                                     token=None, headers={"X-Table-Code": table["codes"][0]})
+    double_down = {"order": ["N", "S", "E", "W"]}            # N first, S second: N–S 双下 E–W
+    single = {"order": ["E", "N", "W", "S"]}                 # E first, W third: not a 双下
+    first = put([{**double_down, "tribute": "single"}])
+    assert (first.status_code, first.data["code"], first.data["details"]["reason"]) == (422, "invalid_tribute", "first_deal")
+    wrong = put([double_down, {**single, "tribute": "single"}])
+    assert (wrong.status_code, wrong.data["code"]) == (422, "invalid_tribute")
+    assert wrong.data["details"] == {"deal": 2, "given": "single", "expected": "double", "reason": "after_double_down"}
+    also_wrong = put([single, {**double_down, "tribute": "double"}])
+    assert also_wrong.data["details"]["expected"] == "single"
+    unknown = put([single, {**double_down, "tribute": "half"}])
+    assert (unknown.status_code, unknown.data["code"]) == (422, "invalid_tribute")
+    ok = put([double_down, {**single, "tribute": "double"}, {**single, "tribute": "refused"}, {**double_down, "tribute": "single"}])
+    assert ok.status_code == 200, ok.data
+    view = api.get(f"/events/{eid}/rounds/1/tables/1", token=None, headers={"X-Table-Code": table["codes"][1]}).data
+    assert [d.get("tribute") for d in view["table"]["result"]["deals"]] == [None, "double", "refused", "single"]
+
+
+def test_the_guandan_score_sheet_has_a_tribute_column(local_api):
+    api = local_api
+    _, eid, _ = setup_event(api, swiss(), people(2, 2, "队"))
+    sheet = api.get(f"/events/{eid}/score-sheet", token=None).body.decode()
+    assert "贡牌 Tribute（单/双/抗）" in sheet

@@ -189,3 +189,37 @@ def test_the_combined_difference_is_capped_to_the_26_point_scale():
     s = _team({"rooms": {"open": {"final": {"levels": {"H": 14, "V": 2}, "passed_a": "H"}},
                          "closed": {"final": {"levels": {"H": 14, "V": 2}}}}})
     assert (s.points["H"]["level_diff_points"], s.points["V"]["level_diff_points"]) == (26, 0)
+
+
+# --------------------------------------------------------------------------- tribute (004)
+
+SEAT_SIDE = {"N": 0, "S": 0, "E": 1, "W": 1}
+
+
+@pytest.mark.parametrize("previous, tribute, ok", [
+    (["N", "S", "E", "W"], "double", True),     # 双下: N–S first and second
+    (["N", "S", "E", "W"], "single", False),
+    (["N", "E", "S", "W"], "single", True),     # partner third: no 双下
+    (["N", "E", "W", "S"], "double", False),    # partner last
+    (["E", "W", "S", "N"], "refused", True),    # 抗贡 is always allowed
+    (["E", "S", "N", "W"], "refused", True),
+])
+def test_tribute_follows_the_previous_deals_order(previous, tribute, ok):
+    from chalicelib.engine.games.guandan import check_tributes
+    from chalicelib.errors import InvalidTribute
+    deals = [{"order": previous}, {"order": ["N", "E", "S", "W"], "tribute": tribute}]
+    if ok:
+        assert check_tributes(deals, [d["order"] for d in deals], SEAT_SIDE) == [None, tribute]
+    else:
+        with pytest.raises(InvalidTribute):
+            check_tributes(deals, [d["order"] for d in deals], SEAT_SIDE)
+
+
+def test_a_scored_deal_log_carries_its_tribute():
+    from chalicelib.engine.games import game
+    from chalicelib.engine.types import Side
+    from chalicelib.models import LevelPointsScoring
+    score = game("guandan").score({"deals": [{"order": ["N", "S", "E", "W"]}, {"order": ["E", "N", "W", "S"], "tribute": "double"}]},
+                                  [Side("A", ("N", "S")), Side("B", ("E", "W"))], LevelPointsScoring())
+    assert [d.get("tribute") for d in score.details["deals"]] == [None, "double"]
+    assert score.points == {"A": {"level_points": 5.0}, "B": {"level_points": 4.0}}   # it changes no score: +3, then +2

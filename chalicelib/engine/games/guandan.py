@@ -125,9 +125,48 @@ def _final_values(result: dict, sides: Sequence[Side], options) -> tuple[list[in
             continue
         require(isinstance(d, dict) and "order" in d, f"deal {i} needs an 'order'", deal=i)
         orders.append(d["order"])
+    tributes = check_tributes(deals, orders, seat_side)
     start = start_levels(result, ids)
     play = play_deals(orders, seat_side, start, getattr(options, "a_failure_limit", None), extra)
+    for entry, tribute in zip(play.log, tributes):
+        if tribute:
+            entry["tribute"] = tribute   # the table's history and the score sheet show it
     return play.levels, play.passed, play.log
+
+
+TRIBUTES = ("single", "double", "refused")
+
+
+def check_tributes(deals: Sequence, orders: Sequence[Sequence[str]], seat_side: dict[str, int]) -> list[str | None]:
+    """Each deal's optional `tribute` (seed 004 "Cống bài", 000 附件; rules.md §9): from the second deal on, a 双下
+    in the previous deal (its winners finished first and second) makes a double tribute (双贡), any other order a
+    single one (单贡); refused (抗贡, the paying side holds both big jokers) is always allowed. It changes no
+    score; a wrong one is refused with the reason, so a dispute at the table is settled from the record."""
+    from ...errors import InvalidTribute
+    out: list[str | None] = []
+    for i, d in enumerate(deals, start=1):
+        tribute = d.get("tribute") if isinstance(d, dict) else None
+        out.append(tribute)
+        if tribute is None:
+            continue
+        if tribute not in TRIBUTES:
+            raise InvalidTribute(f"第 {i} 副：贡牌为 single（单贡）、double（双贡）或 refused（抗贡） · Deal {i}: a tribute is "
+                                 f"one of {', '.join(TRIBUTES)}.", {"deal": i, "given": tribute, "reason": "unknown"})
+        if i == 1:
+            raise InvalidTribute(f"第 1 副不进贡 · Deal 1 has no tribute (there is no previous deal).",
+                                 {"deal": 1, "given": tribute, "expected": None, "reason": "first_deal"})
+        prev = orders[i - 2]
+        double_down = seat_side[prev[0]] == seat_side[prev[1]]
+        expected = "double" if double_down else "single"
+        if tribute not in (expected, "refused"):
+            raise InvalidTribute(
+                (f"第 {i} 副：上一副双下，应双贡（或抗贡） · Deal {i}: the previous deal was a double-down, so the tribute "
+                 f"is double (or refused)." if double_down else
+                 f"第 {i} 副：上一副不是双下，应单贡（或抗贡） · Deal {i}: the previous deal was not a double-down, so the "
+                 f"tribute is single (or refused)."),
+                {"deal": i, "given": tribute, "expected": expected,
+                 "reason": "after_double_down" if double_down else "after_single"})
+    return out
 
 
 def start_levels(result: dict, ids: Sequence[str]) -> list[int]:
