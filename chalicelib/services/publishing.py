@@ -11,6 +11,7 @@ import logging
 import os
 from datetime import datetime
 from functools import lru_cache
+from itertools import islice
 from zoneinfo import ZoneInfo
 
 from markupsafe import Markup
@@ -1076,7 +1077,8 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
                     "announcements": hall["announcements"],
                     "rounds": [{"number": r["number"], "status": r["status"]} for r in data["rounds"]],
                     "open_round": data["open_round"],
-                    "top": [{"rank": r["rank"], "name": r["name"], "points": r["points"]} for r in data["standings"][:10]]}
+                    "top": list(islice(({"rank": r["rank"], "name": r["name"], "points": r["points"]}
+                                         for r in data["standings"] if r["rank"] is not None), 10))}
             for x in LANGS:   # every language's pages poll the feed beside them
                 write(f"{lang_prefix(x)}t/{tid}/{event.id}/feed.json", json.dumps(feed, ensure_ascii=False))
         tfeed = json.dumps({"version": t_version, "hall_version": hall["version"], "updated": updated,
