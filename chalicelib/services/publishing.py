@@ -328,7 +328,8 @@ def _round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_m
         history.append((b["entry_id"], {"round": doc["number"], "bye": True, "status": "confirmed",
                                         "opponents": [], "points": {}, "point_names": []}))
     early = [{"name": names.get(e, "?"), "place": info.get("place", 1), "from_round": info.get("from_round"),
-              "average": info.get("average", {})} for e, info in (doc.get("early_finish") or {}).items()]
+              "average": info.get("average", {}), "why": _early_why(info)}
+             for e, info in (doc.get("early_finish") or {}).items()]
     rnd = {"number": doc["number"], "status": doc["status"], "seed": doc["seed"], "tables": rtables,
            "round_name": doc.get("round_name"),   # a knockout round by its size (决赛, 半决赛 …)
            "third_place": any((t.get("why") or {}).get("third_place") for t in tables),
@@ -440,6 +441,15 @@ def penalties_of_table(table: dict, names: dict[str, str], lang: str = "zh") -> 
         out.append({"kind": p.get("kind"), "name": names.get(p.get("entry_id", ""), ""), "deal": p.get("deal"),
                     "game": p.get("game"), "referee": str(p.get("referee") or ""), "text": text})
     return out
+
+
+def _early_why(info: dict) -> dict | None:
+    """rules.md §9, why an entry finished early, for the round page: its points, its worst total, the most any
+    other can reach (None for one decided before the reasons were kept)."""
+    if "worst" not in info:
+        return None
+    return {"score": f"{info['score']:g}", "worst": f"{info['worst']:g}", "best": f"{info['best_other']:g}",
+            "left": info["rounds_left"]}
 
 
 def _short(snapshot, names: dict[str, str] | None = None) -> str:

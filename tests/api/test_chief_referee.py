@@ -196,6 +196,7 @@ def test_early_finish_is_said_on_the_round_and_the_published_pages(local_api):
     page = lambda key: site.files[key].decode() if isinstance(site.files[key], bytes) else site.files[key]  # noqa: E731
     zh = page(f"t/{tid}/{eid}/round-4.html")
     assert f"{name} 已锁定第 1 名，第 4 轮起不再编排，每轮计平均分" in zh and "场分 2" in zh
+    assert "（现 6 分，余下 1 轮全负仍有 6 分，多于其他队最多能到的 4 分）" in zh     # why (rules.md §9)
     en = page(f"en/t/{tid}/{eid}/round-4.html")
     assert f"{name} is certain of place 1: not drawn from round 4 on" in en
 

@@ -223,3 +223,20 @@ def test_a_scored_deal_log_carries_its_tribute():
                                   [Side("A", ("N", "S")), Side("B", ("E", "W"))], LevelPointsScoring())
     assert [d.get("tribute") for d in score.details["deals"]] == [None, "double"]
     assert score.points == {"A": {"level_points": 5.0}, "B": {"level_points": 4.0}}   # it changes no score: +3, then +2
+
+
+def test_final_ranking_eleven_tractor_pairs_ranked_1_to_10_and_the_disqualified_pair():
+    # 003's day: 11 pairs in four groups (3, 3, 3, 2), the top two of each into the knockout (8), one pair
+    # disqualified in a group of three — so two pairs are out in the groups, each 3rd of its group
+    from chalicelib.engine.formats.final_ranking import final_ranking, outs_in_order
+    from chalicelib.engine.standings import Row
+    knockout = ["冠", "亚", "季", "殿", "八1", "八2", "八3", "八4"]
+    last = [Row(rank=k, entry_id=e, points={}) for k, e in enumerate(knockout, start=1)]
+    groups = [["冠", "八1", "三A"], ["亚", "八2", "三B"], ["季", "八3"], ["殿", "八4"]]   # 取消 was in group C
+    outs = outs_in_order([Row(rank=3, entry_id="三B", points={"group_points": 0.0}),
+                          Row(rank=3, entry_id="三A", points={"group_points": 1.0})],
+                         groups, ["group_points", "games_won", "head_to_head", "lots"])
+    placed = final_ranking(last, [(0, outs)], {"取消"}, [Row(rank=0, entry_id="取消", points={})])
+    assert [(p.row.entry_id, p.rank) for p in placed] == [
+        *[(e, k) for k, e in enumerate(knockout, start=1)], ("三A", 9), ("三B", 10), ("取消", None)]
+    assert placed[-1].disqualified and [p.out_in_stage for p in placed[8:10]] == [0, 0]
