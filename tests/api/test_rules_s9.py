@@ -246,3 +246,45 @@ def test_the_guandan_score_sheet_has_a_tribute_column(local_api):
     _, eid, _ = setup_event(api, swiss(), people(2, 2, "队"))
     sheet = api.get(f"/events/{eid}/score-sheet", token=None).body.decode()
     assert "贡牌 Tribute（单/双/抗）" in sheet
+
+
+def test_the_walks_six_team_event_after_two_of_three_rounds_nobody_finishes_early(local_api):
+    # the walk itself: a Guandan team event (集体赛, early finish on by default), 6 teams after 2 rounds on
+    # 上海 4, 江苏 3, 广西 2 — 上海 was "locked 1st" and 江苏 "locked 2nd". By §9: 上海 losing round 3 keeps 4,
+    # 江苏 can reach 5 — nobody is certain, everyone is drawn in round 3.
+    api = local_api
+    cfg = {"name": "掼蛋集体赛", "game": "guandan", "entry": {"kind": "team", "size": 4}, "capacity": 16,
+           "fee": {"amount": 0}, "stages": [{"format": "swiss", "rounds": 3}]}
+    _, eid, ids = setup_event(api, cfg, people(6, 4, "队"))
+
+    def play_team(rnd, outcome):
+        for table in rnd["tables"]:
+            h, a = (s["entry_id"] for s in table["sides"])
+            o = outcome(h, a)
+            won = {"a": {h: 10, a: 8}, "b": {h: 8, a: 10}}.get(o, {h: 8, a: 8})
+            rooms = {"open": {"final": {"levels": won}, "players": {h: [0, 1], a: [0, 1]}},
+                     "closed": {"final": {"levels": {h: 8, a: 8}}, "players": {h: [2, 3], a: [2, 3]}}}
+            put = api.put(f"/events/{eid}/rounds/{rnd['number']}/tables/{table['number']}/result",
+                          {"version": table["version"], "rooms": rooms}, token=None,
+                          headers={"X-Table-Code": table["codes"][0]})
+            assert put.status_code == 200, put.data
+            ok = api.post(f"/events/{eid}/rounds/{rnd['number']}/tables/{table['number']}/confirm", token=None,
+                          headers={"X-Table-Code": table["codes"][1]})
+            assert ok.status_code == 200 and ok.data["status"] == "confirmed", ok.data
+        close(api, eid, rnd["number"])
+
+    r1 = draw(api, eid, seed=1)
+    t1, t2, _ = ([s["entry_id"] for s in t["sides"]] for t in r1["tables"])
+    sh, js, gx = t1[0], t2[0], t2[1]
+    play_team(r1, lambda a, b: "draw" if {a, b} == {js, gx} else "a")
+    r2 = draw(api, eid, seed=2)
+
+    def round2(a, b):
+        for mine, how in ((sh, "win"), (js, "win"), (gx, "draw")):
+            if mine in (a, b):
+                return "draw" if how == "draw" else ("a" if a == mine else "b")
+        return "draw"
+    play_team(r2, round2)
+    pts = {r["entry_id"]: r["points"]["match_points"] for r in api.get(f"/events/{eid}/standings").data["standings"]}
+    assert (pts[sh], pts[js], pts[gx]) == (4, 3, 2)
+    assert everyone_drawn(draw(api, eid, seed=3), ids)
