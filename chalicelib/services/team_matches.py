@@ -120,7 +120,8 @@ def check_played(deps: Deps, eid: str, table: dict, room: str, players, actor: A
             continue
         entry = deps.repos.entries.get(eid, e)
         pair = _pair(given, len(entry.members) if entry else 0, e)
-        if getattr(deps.repos.events.get(eid).config, "mixed_team", False):   # men E–W, women N–S (rules.md §9)
+        from .registration import event_config   # cached: a mixed team stays one once drawn
+        if getattr(event_config(deps, eid).config, "mixed_team", False):   # men E–W, women N–S (rules.md §9)
             _check_mixed_lineup({room: pair}, ids.index(e), entry)
         if announced is not None and sorted(pair) != sorted(announced):
             if actor.kind == "side" or not reason:
