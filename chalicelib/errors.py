@@ -128,6 +128,13 @@ class InvalidResult(RuleViolation):
     code, default_message = "invalid_result", "The result is not possible."
 
 
+class InvalidTribute(InvalidResult):
+    """Seed 004 / rules.md §9: a deal's tribute (贡牌) must follow the previous deal's finishing order — a 双下 makes
+    a double tribute (双贡), any other order a single one (单贡); refused (抗贡) is always allowed; the first deal
+    has none. Details: deal, given, expected, reason (first_deal / after_double_down / after_single)."""
+    code, default_message = "invalid_tribute", "The tribute does not follow the previous deal's finishing order."
+
+
 class PlayOn(InvalidResult):
     """Tractor (seed 003): "1.5小时结束时打平的则继续进行，直到一方领先" — a time-up result while level is refused."""
     code, default_message = "play_on", "The two pairs are level: play on until one leads."
@@ -147,6 +154,12 @@ class LineupMismatch(RuleViolation):
 class LineupMissing(RuleViolation):
     """A room's result from a team's phone for a team that announced no lineup and named no players."""
     code, default_message = "lineup_missing", "This team announced no lineup: name the members who played."
+
+
+class PlayersConsentRequired(RuleViolation):
+    """Seed 000: "双人赛必须两名运动员均同意，方可提出申诉" — a pairs event's appeal needs both players' agreement."""
+    code, default_message = ("players_consent_required", "双人赛申诉须两名队员均同意 · In a pairs event an appeal "
+                             "needs both players' agreement: send \"players_agreed\": [0, 1].")
 
 
 class CaptainConsentRequired(RuleViolation):
@@ -199,6 +212,21 @@ class PaymentError(DomainError):
 
 class RosterSize(RuleViolation):
     code, default_message = "roster_size", "The roster has the wrong number of members for this event."
+
+
+class MixedPairGenders(RuleViolation):
+    code, default_message = ("mixed_pair_genders", "混合双人赛须由一名男选手和一名女选手组成（填写每人性别） · "
+                             "A mixed pair is one man and one woman: give each member's gender.")
+
+
+class MixedTeamGenders(RuleViolation):
+    code, default_message = ("mixed_team_genders", "混合团体赛须填写每名队员性别，且至少两名男选手、两名女选手 · "
+                             "A mixed team gives every member's gender and has at least two men and two women.")
+
+
+class MixedLineup(RuleViolation):
+    code, default_message = ("mixed_lineup", "混合团体赛上场阵容须为一对男选手（坐东西）和一对女选手（坐南北） · "
+                             "A mixed team's lineup is a men's pair (E–W) and a women's pair (N–S).")
 
 
 class PhoneRequired(RuleViolation):

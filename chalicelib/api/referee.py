@@ -30,12 +30,12 @@ def arrival(ctx, eid, n, t):
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/appeals", "POST", summary="Lodge an appeal (申诉) within the window",
        auth="table", body=AppealIn, response=Appeal, status=201, tag=TAG,
-       errors_=("appeal_window_closed", "forbidden", "captain_consent_required"))
+       errors_=("appeal_window_closed", "forbidden", "captain_consent_required", "players_consent_required"))
 def lodge(ctx, eid, n, t):
     n, t = int(n), int(t)
     actor = res.resolve_actor(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"), client=ctx.client)
     return svc.lodge_appeal(ctx.deps, eid, n, t, ctx.body.entry_id, ctx.body.text, actor,
-                            captain_consent=ctx.body.captain_consent)
+                            captain_consent=ctx.body.captain_consent, players_agreed=ctx.body.players_agreed)
 
 
 @route(bp, "/events/{eid}/appeals", "GET", summary="The event's appeals", auth="organiser", response=AppealList, tag=TAG)

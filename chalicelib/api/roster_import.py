@@ -34,6 +34,7 @@ class ImportMember(Out):
     name: str
     phone: str | None = Field(default=None, description="masked: 138****5678")
     member_code: str | None = None
+    gender: str | None = Field(default=None, description="a mixed event's member gender: m / f (rules.md §9)")
 
 
 class ImportRow(Out):

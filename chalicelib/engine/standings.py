@@ -152,6 +152,8 @@ def allocate_prizes(rows: Sequence[Row], prizes: Sequence) -> list[dict]:
     """Prize per final place (seed 001: 1st 5000, 2nd 3000, 3rd 2000, 4th–8th 1000 each)."""
     out = []
     for row in rows:
+        if row.rank is None:    # disqualified: listed, not ranked, no prize (rules.md §8)
+            continue
         for prize in prizes:
             if prize.place_from <= row.rank <= prize.place_to:
                 out.append({"entry_id": row.entry_id, "place": row.rank, "amount": prize.amount, "label": prize.label})

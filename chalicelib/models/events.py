@@ -135,6 +135,11 @@ class MatchPointsScoring(Strict):
     deduction_points: float = Field(default=1, ge=0, le=100)
     team_rooms: bool = Field(default=False, description="set by the event: a Guandan team event (集体赛) scores each "
                              "team match from its open and closed rooms (rules.md §8)")
+    team_level_diff: Literal["combined", "sum"] = Field(
+        default="combined", description="Guandan team match 级差分 (rules.md §9): 'combined' — the 26-point scale "
+                                        "(level_diff_table) applied once to the two rooms' combined level difference, "
+                                        "so a drawn team match is 13 : 13 and a bye (1.5 / 17) stays worth a little "
+                                        "more; 'sum' — the sum of the two rooms' 级差分 (a bye then 34)")
     # rules.md §1 "a knockout match must produce a winner"; for a team match that gains the same levels in both
     # rooms the seeds give no rule (000 is silent). Default: one extra deal (加赛) decides, as seed 002 plays an
     # extra game on a knockout tie ("淘汰賽階段若平局，則加賽"); or the home team (the better placed) goes through.
@@ -335,6 +340,10 @@ class StartLevel(Strict):
 class Lateness(Strict):
     """rules.md §7: what lateness does, from the round's scheduled start."""
     forfeit_after_minutes: float | None = Field(default=None, ge=0, le=600, description="later than this: forfeit")
+    forfeit_at_limit: bool | None = Field(default=None, description="true: arriving exactly at the limit is already "
+                                          "a forfeit (≥; seed 003 \"迟到15分钟者视为弃权\", seed 001 \"开始后五分钟…没有"
+                                          "到场的\"); false: only after it (>). Default: true for Tractor and Dou "
+                                          "Dizhu, false otherwise (rules.md §9)")
     from_round: int = Field(default=1, ge=1, le=60, description="the rule applies from this round of the stage")
     start_level: list[StartLevel] = Field(default_factory=list, max_length=10,
                                           description="Guandan: the other side starts at this level")
@@ -399,6 +408,9 @@ class EventConfig(Strict):
                                     description="results may be corrected this long after the round's scheduled end")
     mixed_pairs: bool = Field(default=False, description="a mixed-pairs event (男女混合双人赛): the man sits N or W, the "
                                                          "woman S or E, from the roster's gender (rules.md §8)")
+    mixed_team: bool = Field(default=False, description="a mixed-team event (混合团体赛, seed 000): every member's gender "
+                             "on the roster; each lineup one men's pair and one women's pair, the men E–W and the "
+                             "women N–S (rules.md §9)")
     late_entry: LateEntry = Field(default_factory=LateEntry)
     substitutes: Substitutes = Field(default_factory=Substitutes)
     late_entries: bool = Field(default=False, description="registration stays open after the first round is drawn "
@@ -407,6 +419,10 @@ class EventConfig(Strict):
         default=None, description="an unexcused forfeit ranks the entry last of the stage and, in its last round, bars "
                                   "it from the next (seed 000, Guandan's default); Dou Dizhu (001) and Tractor (003) "
                                   "only forfeit the round (rules.md §5)")
+    force_majeure_opponent: Literal["forfeit_win", "draw"] = Field(
+        default="forfeit_win", description="force majeure (seed 000 §36 \"缺赛者按平手计分，其对手的分数按第三十四条计分\"): "
+                                           "the absent entry scores a draw; its opponent is scored as against a "
+                                           "forfeit ('forfeit_win', rules.md §9) or as a draw too ('draw')")
     result_entry: Literal["north_south", "either"] = Field(
         default="north_south", description="who enters a table's result from the phones (rules.md §8, electronic "
                                            "entry, seed 000): the side sitting N–S enters and E–W confirms; "
@@ -423,6 +439,8 @@ class EventConfig(Strict):
             self.forfeit_ranks_last = self.game in FORFEIT_RANKS_LAST
         if self.mixed_pairs and self.entry.kind != "pair":
             raise ValueError("mixed_pairs: only a pair event can be mixed pairs")
+        if self.mixed_team and not (self.game == "guandan" and self.entry.kind == "team" and self.entry.size >= 4):
+            raise ValueError("mixed_team: only a Guandan team event of four or more can be a mixed team")
         kinds = GAME_ENTRY_KINDS[self.game]
         if (self.entry.kind not in kinds or self.entry.members not in kinds[self.entry.kind]
                 or self.entry.fewest not in kinds[self.entry.kind]):
@@ -486,7 +504,9 @@ class EventPatch(Strict):
     appeals: Appeals | None = None
     correction_minutes: int | None = Field(default=None, ge=0, le=24 * 60)
     forfeit_ranks_last: bool | None = None
+    force_majeure_opponent: Literal["forfeit_win", "draw"] | None = None
     mixed_pairs: bool | None = None
+    mixed_team: bool | None = None
     late_entries: bool | None = None
     result_entry: Literal["north_south", "either"] | None = None
     late_entry: LateEntry | None = None

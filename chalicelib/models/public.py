@@ -29,6 +29,9 @@ class PublicEvent(Out):
     eligibility: Literal["open", "codes"]
     stages: list[dict]
     prizes: list[Prize]
+    mixed: Literal["pairs", "team"] | None = Field(default=None, description="a mixed event (rules.md §9): the form "
+                                                   "asks every member's gender; 'pairs' one man and one woman, 'team' at "
+                                                   "least two men and two women")
 
 
 class PublicTournament(Out):

@@ -126,7 +126,9 @@ class RoundOut(Out):
     warnings: list[dict] = Field(default_factory=list, description="pairing edit: rematch, same_club, second_bye, "
                                  "score_gap, seat_balance — from the draw's cost function")
     early_finish: list[dict] = Field(default_factory=list, description="entries certain of a place and no longer "
-                                     "drawn: entry_id, name, place, average, from_round (rules.md §5)")
+                                     "drawn: entry_id, name, place, average, from_round, and why (rules.md §9): "
+                                     "score (its points then), rounds_left, worst (its total had it lost every "
+                                     "remaining match), best_other (the most another could reach), chaser, chaser_name")
     late_entries: list[dict] = Field(default_factory=list, description="entries drawn in from this round "
                                      "(checked in late): entry_id, name, score")
 
@@ -171,6 +173,9 @@ class AppealIn(Strict):
     text: str = Field(min_length=1, max_length=2000)
     captain_consent: bool = Field(default=False, description="Guandan team event: the captain agrees (seed 000 "
                                   "\"集体赛必须经领队同意\", rules.md §8)")
+    players_agreed: list[int] = Field(default_factory=list, max_length=2, description="a pairs event: the members "
+                                      "(0, 1) who agree to the appeal — both are needed (seed 000 \"双人赛必须两名运动员"
+                                      "均同意\", rules.md §9); on a phone the partner confirms, or the director records it")
 
 
 class AppealFeeIn(Strict):
@@ -208,6 +213,12 @@ class Appeal(Out):
     lodged_by: str = ""
     decided_by: str = ""
     version: int = 1
+    captain_consent: bool = Field(default=False, description="a team event: the captain agreed (seed 000)")
+    players_agreed: list[dict] = Field(default_factory=list, description="a pairs event: both players' agreement, "
+                                       "[{member, name}] (seed 000 \"双人赛必须两名运动员均同意\")")
+    consent_recorded_by: Literal["phone", "director"] | None = Field(
+        default=None, description="who recorded the players' or captain's agreement: the table's phone (the partner "
+                                  "confirmed on it) or the director")
 
 
 class AppealList(Out):
@@ -233,7 +244,7 @@ class PrizesOut(Out):
 
 
 class StandingRow(Out):
-    rank: int
+    rank: int | None = Field(description="the place; None for a disqualified entry (listed, not ranked)")
     entry_id: str
     name: str
     club: str = ""
@@ -247,7 +258,13 @@ class StandingRow(Out):
                                                              "placed this one ahead (glossary point)")
     decided_values: list[float] = Field(default_factory=list, description="that tie-break's value here and in the next row")
     reached: str | None = Field(default=None, description="a knockout stage: how far the entry went (glossary "
-                                "knockout_reached: champion, runner_up, third, fourth, out_semi_final, …)")
+                                "knockout_reached: champion, runner_up, third, fourth, out_semi_final, …; in a "
+                                "multi-stage event's last stage also out_groups / out_stage for entries out in an "
+                                "earlier stage, and disqualified)")
+    out_in_stage: int | None = Field(default=None, description="the last stage's standings of a multi-stage event: "
+                                     "the stage (1-based) this entry went out in, ranked below the last stage's entries "
+                                     "by its results there (rules.md §9)")
+    disqualified: bool = Field(default=False, description="disqualified: listed last, not ranked, no prize")
 
 
 class StandingsOut(Out):

@@ -44,7 +44,8 @@ class RoundTables:
         """The fragment of round `r` (or of one page's slice of it). `keep`: remember its rows (the round results
         come in to)."""
         lang, t = self.lang, self.t
-        out = [f'<p class="note early-finish">{_e(t("early_finish", name=x["name"], place=x["place"], n=x["from_round"], avg=points_text(x["average"] or {}, r["point_names"], lang)))}</p>'
+        out = [f'<p class="note early-finish">{_e(t("early_finish", name=x["name"], place=x["place"], n=x["from_round"], avg=points_text(x["average"] or {}, r["point_names"], lang)))}'
+               f'{_e(t("early_finish_why", **x["why"])) if x.get("why") else ""}</p>'
                for x in r["early_finish"]]
         out.append(self.head)
         rows = self._rows

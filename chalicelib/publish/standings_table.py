@@ -38,7 +38,7 @@ class StandingsTable:
         cur = _e(currency)
         lots = _e(t("decided_lots"))
         for row in rows:
-            cells = [f'<tr><td class="n">{_e(row["rank"])}</td><td><a href="entry-{_e(row["entry_id"])}.html">'
+            cells = [f'<tr><td class="n">{_e(row["rank"]) if row["rank"] is not None else ""}</td><td><a href="entry-{_e(row["entry_id"])}.html">'
                      f'{_e(row["name"])}</a></td><td class="muted">{_e(row["club"])}</td>']
             if ko:
                 reached = row.get("reached")

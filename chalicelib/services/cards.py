@@ -52,7 +52,8 @@ def table_cards(deps: Deps, organiser: Organiser, eid: str, n: int) -> str:
 
 
 SHEETS = {
-    "guandan": ("掼蛋记分表 Guandan score sheet", ["副 Deal", "上游 1st", "二游 2nd", "三游 3rd", "下游 4th", "南北级 N–S level", "东西级 E–W level"]),
+    # 贡牌 (rules.md §9, seed 004): 单 single / 双 double / 抗 refused, from the second deal on
+    "guandan": ("掼蛋记分表 Guandan score sheet", ["副 Deal", "贡牌 Tribute（单/双/抗）", "上游 1st", "二游 2nd", "三游 3rd", "下游 4th", "南北级 N–S level", "东西级 E–W level"]),
     "doudizhu": ("斗地主记分表 Dou Dizhu score sheet", ["副 Deal", "地主 Landlord", "叫分 Bid", "炸弹 Bombs", "火箭 Rocket", "春天 Spring", "胜方 Winner", "西 W", "南 S", "东 E"]),
     "gouji": ("够级记分表 Gouji score sheet", ["局 Game", "头科", "二科", "三科", "四科", "五科", "六科", "1·3·5", "2·4·6"]),
     "tractor": ("拖拉机记分表 Tractor score sheet", ["副 Deal", "庄家 Banker", "抓分 Points", "亮主张数 Declared", "南北级 N–S", "东西级 E–W"]),

@@ -8,9 +8,10 @@ from ..models import Event, PrizeRow, PrizesOut
 
 
 def counted_entries(deps: Deps, event: Event, entries=None) -> int:
-    """Entries that took part: confirmed ones (withdrawn, cancelled and waiting ones do not count)."""
+    """Entries that took part: confirmed ones, and disqualified ones (registered and drawn: rules.md §9 counts
+    entries registered); withdrawn, cancelled and waiting ones do not count."""
     entries = entries if entries is not None else deps.repos.entries.list(event.id)
-    return sum(1 for e in entries if e.status == "confirmed")
+    return sum(1 for e in entries if e.status in ("confirmed", "disqualified"))
 
 
 def prize_table(event: Event, entries: int) -> tuple[list, bool]:

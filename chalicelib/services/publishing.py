@@ -11,6 +11,7 @@ import logging
 import os
 from datetime import datetime
 from functools import lru_cache
+from itertools import islice
 from zoneinfo import ZoneInfo
 
 from markupsafe import Markup
@@ -161,12 +162,13 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
                                           sort_keys=True, default=str).encode()).hexdigest()[:16]
         stages = event.config.stages
         ko = bool(standings) and 0 < standings.stage <= len(stages) and stages[standings.stage - 1].format == "knockout"
+        reached = ko or any(r.reached for r in rows)   # a multi-stage event's final ranking says where each went out
         return {"event": {"id": event.id, "name": event.config.name, "game": event.config.game},
                 "rounds": rounds, "standings": shown_rows, "final": bool(standings and standings.final),
                 # a knockout stage's 小组积分 (win 1 / loss 0) says nothing: how far each went does (the `reached` column)
                 "point_names": [p for p in (rules.point_names[standings.method] if standings else []) if not (ko and p == "group_points")],
                 "tiebreak_names": [k for k in (standings.tiebreaks if standings else []) if k not in rules.point_names.get(standings.method, ())
-                                   and not (ko and k == "group_points")], "knockout": ko,
+                                   and not (ko and k == "group_points")], "knockout": reached,
                 "has_prizes": any(r.prize for r in rows), "has_decided": any(r.decided_by for r in rows), "histories": history, "corrections": corrections, "chain": chain,
                 "appeals": appeals, "prizes": prizes.model_dump() if prizes and prizes.final else None,
                 "bonuses": bonus.model_dump() if bonus else None, "names": names, "version": version,
@@ -364,7 +366,8 @@ def _round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_m
         history.append((b["entry_id"], {"round": doc["number"], "bye": True, "status": "confirmed",
                                         "opponents": [], "points": {}, "point_names": []}))
     early = [{"name": names.get(e, "?"), "place": info.get("place", 1), "from_round": info.get("from_round"),
-              "average": info.get("average", {})} for e, info in (doc.get("early_finish") or {}).items()]
+              "average": info.get("average", {}), "why": _early_why(info)}
+             for e, info in (doc.get("early_finish") or {}).items()]
     rnd = {"number": doc["number"], "status": doc["status"], "seed": doc["seed"], "tables": rtables,
            "round_name": doc.get("round_name"),   # a knockout round by its size (决赛, 半决赛 …)
            "third_place": any((t.get("why") or {}).get("third_place") for t in tables),
@@ -476,6 +479,15 @@ def penalties_of_table(table: dict, names: dict[str, str], lang: str = "zh") -> 
         out.append({"kind": p.get("kind"), "name": names.get(p.get("entry_id", ""), ""), "deal": p.get("deal"),
                     "game": p.get("game"), "referee": str(p.get("referee") or ""), "text": text})
     return out
+
+
+def _early_why(info: dict) -> dict | None:
+    """rules.md §9, why an entry finished early, for the round page: its points, its worst total, the most any
+    other can reach (None for one decided before the reasons were kept)."""
+    if "worst" not in info:
+        return None
+    return {"score": f"{info['score']:g}", "worst": f"{info['worst']:g}", "best": f"{info['best_other']:g}",
+            "left": info["rounds_left"]}
 
 
 def _short(snapshot, names: dict[str, str] | None = None) -> str:
@@ -1060,7 +1072,8 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
         standings_pages = _pages(data["standings"], rows)
         standings_table = None   # its rows written without the template engine (publish/standings_table.py)
         s_pager = [{"n": i, "href": _page_name("standings", i),
-                    "label": t_("ranks_from_to", a=chunk[0]["rank"], b=chunk[-1]["rank"]) if chunk else ""}
+                    "label": t_("ranks_from_to", a=chunk[0]["rank"] or "", b=next((r["rank"] for r in reversed(chunk)
+                                                                                       if r["rank"]), "")) if chunk else ""}
                    for i, chunk in enumerate(standings_pages, start=1)]
         for i, chunk in enumerate(standings_pages, start=1):
             key = ep + _page_name("standings", i)
@@ -1114,7 +1127,8 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
                     "announcements": hall["announcements"],
                     "rounds": [{"number": r["number"], "status": r["status"]} for r in data["rounds"]],
                     "open_round": data["open_round"],
-                    "top": [{"rank": r["rank"], "name": r["name"], "points": r["points"]} for r in data["standings"][:10]]}
+                    "top": list(islice(({"rank": r["rank"], "name": r["name"], "points": r["points"]}
+                                         for r in data["standings"] if r["rank"] is not None), 10))}
             for x in LANGS:   # every language's pages poll the feed beside them
                 write(f"{lang_prefix(x)}t/{tid}/{event.id}/feed.json", json.dumps(feed, ensure_ascii=False))
         tfeed = json.dumps({"version": t_version, "hall_version": hall["version"], "updated": updated,

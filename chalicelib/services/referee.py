@@ -60,6 +60,20 @@ def correction_open(event: Event, doc: dict, now: datetime) -> bool:
 
 # --------------------------------------------------------------------------- lateness
 
+AT_LIMIT_GAMES = ("tractor", "doudizhu")   # rules.md §9: "迟到15分钟者视为弃权", "开始后五分钟…没有到场的": at 15:00 / 5:00
+
+
+def forfeit_at_limit(game: str, rule) -> bool:
+    """Whether an arrival exactly at the forfeit limit is a forfeit (≥) or not yet (>): the event's setting,
+    else the game's reading of its seed."""
+    at = getattr(rule, "forfeit_at_limit", None)
+    return game in AT_LIMIT_GAMES if at is None else bool(at)
+
+
+def _past_limit(late_s: float, limit_s: float, inclusive: bool) -> bool:
+    return late_s >= limit_s if inclusive else late_s > limit_s
+
+
 def lateness_effect(event: Event, doc: dict, table: dict, entry_id: str, arrived_at: datetime) -> dict:
     """Pure: what an arrival at `arrived_at` does under the event's lateness rule."""
     start = _parse(doc.get("starts_at")) or _parse(doc.get("drawn_at"))
@@ -69,7 +83,8 @@ def lateness_effect(event: Event, doc: dict, table: dict, entry_id: str, arrived
     ids = [s["entry_id"] for s in table["sides"]]
     if late_s <= 0 or doc.get("stage_round", 1) < rule.from_round:
         return {"late_minutes": late_minutes, "effect": "none", "start_levels": {}}
-    if rule.forfeit_after_minutes is not None and late_s > rule.forfeit_after_minutes * 60:
+    if rule.forfeit_after_minutes is not None and _past_limit(late_s, rule.forfeit_after_minutes * 60,
+                                                              forfeit_at_limit(event.config.game, rule)):
         return {"late_minutes": late_minutes, "effect": "forfeit", "start_levels": {}}
     steps = [s for s in sorted(rule.start_level, key=lambda s: s.after_minutes) if late_s > s.after_minutes * 60]
     if steps and len(ids) == 2:
@@ -124,7 +139,7 @@ def appeal_deadline(event: Event, doc: dict, now: datetime) -> datetime:
 
 
 def lodge_appeal(deps: Deps, eid: str, n: int, t: int, entry_id: str, text: str, actor,
-                 captain_consent: bool = False) -> Appeal:
+                 captain_consent: bool = False, players_agreed: list[int] | None = None) -> Appeal:
     from .rounds import load_table
     event, tournament = _event_and_tournament(deps, eid)
     _, doc, table = load_table(deps, eid, n, t)
@@ -136,6 +151,15 @@ def lodge_appeal(deps: Deps, eid: str, n: int, t: int, entry_id: str, text: str,
     if event.config.game == "guandan" and event.config.entry.kind == "team" and not captain_consent:
         raise errors.CaptainConsentRequired("集体赛申诉须经领队同意 · In a team event an appeal needs the captain's "
                                             "consent: send \"captain_consent\": true.")
+    agreed: list[dict] = []
+    if event.config.entry.kind == "pair":
+        # seed 000 "双人赛必须两名运动员均同意": both players, by member number; the phone asks the partner to confirm
+        entry = deps.repos.entries.get(eid, entry_id)
+        members = entry.members if entry else []
+        given = sorted(set(players_agreed or []))
+        if given != list(range(len(members))) or len(members) != 2:
+            raise errors.PlayersConsentRequired(details={"players_agreed": given, "members": [m.name for m in members]})
+        agreed = [{"member": i, "name": members[i].name} for i in given]
     now = deps.clock()
     deadline = appeal_deadline(event, doc, now)
     if now > deadline:
@@ -145,7 +169,10 @@ def lodge_appeal(deps: Deps, eid: str, n: int, t: int, entry_id: str, text: str,
     appeal = {"id": new_id(), "event_id": eid, "round": n, "table": t, "entry_id": entry_id, "text": text,
               "status": "lodged", "lodged_at": now.isoformat(), "deadline": deadline.isoformat(),
               "fee": {"amount": fee, "currency": tournament.currency}, "fee_status": "due" if fee else "none",
-              "lodged_by": actor.ident, "version": 1, **({"captain_consent": True} if captain_consent else {})}
+              "lodged_by": actor.ident, "version": 1, **({"captain_consent": True} if captain_consent else {}),
+              **({"players_agreed": agreed} if agreed else {}),
+              **({"consent_recorded_by": "phone" if actor.kind == "side" else "director"}
+                 if agreed or captain_consent else {})}
     deps.repos.rounds.create_appeal(appeal, _appeal_audit(deps, actor, "appeal_lodged", appeal))
     return _appeal_out(deps, appeal)
 

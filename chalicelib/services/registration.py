@@ -189,6 +189,22 @@ def _check_roster(event: Event, body: RegistrationIn | EntryPatch, partner_wante
                                 {"expected": size, "min": fewest, "got": len(members)})
     if not any(m.phone for m in members):
         raise errors.PhoneRequired()
+    check_mixed(event, [m.gender for m in members], complete=not partner_wanted)
+
+
+def check_mixed(event: Event, genders: list, *, complete: bool = True) -> None:
+    """rules.md §9 (seed 000): a mixed-pairs event takes one man and one woman; a mixed-team event every member's
+    gender and at least two men and two women (a lineup is a men's pair and a women's pair). Registration, the
+    desk, the roster import, joining partners and substitutions all come here."""
+    from ..engine.formats.mixed_pairs import pair_problem, team_problem
+    if event.config.mixed_pairs:
+        problem = pair_problem(genders, complete=complete)
+        if problem:
+            raise errors.MixedPairGenders(details={"problem": problem, "genders": list(genders)})
+    if getattr(event.config, "mixed_team", False) and complete:
+        problem = team_problem(genders)
+        if problem:
+            raise errors.MixedTeamGenders(details={"problem": problem, "genders": list(genders)})
 
 
 # --------------------------------------------------------------------------- register
@@ -753,6 +769,7 @@ def join_partners(deps: Deps, eid: str, body: JoinIn) -> tuple[Entry, str]:
     members = [m for s in sources for m in s.members]
     if len(members) != size:
         raise errors.RosterSize(f"An entry here has {size} members; these seekers make {len(members)}.")
+    check_mixed(event, [m.gender for m in members])
     now = deps.clock()
     token = new_token("mt")
     due = amount_due(event, size)

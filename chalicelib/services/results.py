@@ -140,7 +140,9 @@ def _appeal_window(deps: Deps, event, doc: dict) -> dict:
     return {"minutes": cfg.window_minutes, "fee": {"amount": cfg.fee, "currency": currency},
             "refund_if_upheld": cfg.refund_if_upheld,
             "deadline": (base + timedelta(minutes=cfg.window_minutes)).isoformat() if base else None,
-            "captain_consent": event.config.game == "guandan" and event.config.entry.kind == "team"}
+            "captain_consent": event.config.game == "guandan" and event.config.entry.kind == "team",
+            # seed 000 "双人赛必须两名运动员均同意": the phone asks both players (the partner confirms)
+            "players_consent": event.config.entry.kind == "pair"}
 
 
 def _table_appeals(deps: Deps, eid: str, n: int, table: dict, actor: Actor) -> list[dict]:
@@ -368,33 +370,46 @@ def record_forfeit(deps: Deps, eid: str, n: int, t: int, loser: str | None, reas
     rules = game_rules(event.config.game)
     scoring = event.config.stages[doc["stage"]].scoring
     if force_majeure:
+        # seed 000 §36 "缺赛者按平手计分，其对手的分数按第三十四条计分": the absent entry a draw, its opponent(s) as
+        # against a forfeit (rules.md §9; the event may score them a draw too)
         points, outcome = draw_score(event.config.game, ids, scoring)
-        return _save_forfeit(deps, event, doc, table, actor, n, t, points, outcome, None,
+        winner = None
+        if loser is not None and getattr(event.config, "force_majeure_opponent", "forfeit_win") == "forfeit_win":
+            won, won_outcome, winner = _forfeit_score(rules, ids, loser, scoring)
+            for e in ids:
+                if e != loser:
+                    points[e], outcome[e] = won[e], won_outcome[e]
+        return _save_forfeit(deps, event, doc, table, actor, n, t, points, outcome, winner,
                              {"entry_id": loser, "excused": True, "force_majeure": True, "reason": reason},
                              {"force_majeure": loser}, "force_majeure")
+    points, outcome, winner = _forfeit_score(rules, ids, loser, scoring)
+    return _save_forfeit(deps, event, doc, table, actor, n, t, points, outcome, winner,
+                         {"entry_id": loser, "excused": excused, "force_majeure": False, "reason": reason},
+                         {"forfeit": loser}, "forfeit_recorded")
+
+
+def _forfeit_score(rules, ids: list[str], loser: str | None, scoring) -> tuple[dict, dict, str | None]:
+    """Points, outcome and winner of a table where `loser` does not play (None: nobody does)."""
     if loser is None:  # both absent: each scores a forfeit
         points, outcome = {}, {}
         for e in ids:
             s = rules.forfeit(None, e, scoring)
             points.update(s.points)
             outcome.update(s.outcome)
-        winner = None
-    elif len(ids) == 3:  # Dou Dizhu: the absent player forfeits; the other two score the round as played
+        return points, outcome, None
+    if len(ids) == 3:  # Dou Dizhu: the absent player forfeits; the other two score the round as played
         s = rules.forfeit(None, loser, scoring)
-        points, outcome, winner = dict(s.points), dict(s.outcome), None
+        points, outcome = dict(s.points), dict(s.outcome)
         for e in ids:
             if e != loser:
                 # rules.md is silent: the two present share the top two places (4 each with 5/3/1).
                 points[e] = {"table_points": (scoring.places[0] + scoring.places[1]) / 2, "small_points": 0.0,
                              "landlord_deals": 0.0}
                 outcome[e] = 1.0
-    else:
-        winner = next(e for e in ids if e != loser)
-        s = rules.forfeit(winner, loser, scoring)
-        points, outcome = s.points, s.outcome
-    return _save_forfeit(deps, event, doc, table, actor, n, t, points, outcome, winner,
-                         {"entry_id": loser, "excused": excused, "force_majeure": False, "reason": reason},
-                         {"forfeit": loser}, "forfeit_recorded")
+        return points, outcome, None
+    winner = next(e for e in ids if e != loser)
+    s = rules.forfeit(winner, loser, scoring)
+    return dict(s.points), dict(s.outcome), winner
 
 
 def _save_forfeit(deps, event, doc, table, actor, n, t, points, outcome, winner, forfeit: dict, result: dict,

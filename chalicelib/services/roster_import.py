@@ -48,8 +48,17 @@ def columns(event: Event) -> list[Column]:
         cols += [Column(f"m{k}_name", f"队员{who} 姓名 Member {k} name", (f"队员{k}", f"队员{k}姓名", f"member{k}")),
                  Column(f"m{k}_phone", f"队员{who} 手机 Member {k} phone", (f"手机{k}", f"电话{k}", f"phone{k}")),
                  Column(f"m{k}_code", f"队员{who} 会员码 Member {k} code", (f"会员码{k}", f"code{k}"))]
+        if _mixed(event):   # rules.md §9: a mixed event's roster gives every member's gender
+            cols.append(Column(f"m{k}_gender", f"队员{who} 性别（男/女） Member {k} gender (m/f)", (f"性别{k}", f"gender{k}")))
     cols.append(Column("paid", "已付款（是/否） Paid (yes/no)", ("已付款", "已付", "付款", "paid")))
     return cols
+
+
+def _mixed(event: Event) -> bool:
+    return bool(event.config.mixed_pairs or getattr(event.config, "mixed_team", False))
+
+
+GENDERS = {"男": "m", "m": "m", "male": "m", "man": "m", "女": "f", "f": "f", "female": "f", "woman": "f"}
 
 
 def _norm(text: str) -> str:
@@ -78,6 +87,8 @@ def _example(event: Event) -> list[str]:
     names = ["张三", "李四", "王五", "赵六", "钱七", "孙八", "周九", "吴十", "郑一", "冯二", "陈三", "褚四"]
     for k in range(size):
         row += [names[k], f"1380013{k:04d}" if k == 0 else "", ""]
+        if _mixed(event):
+            row.append("男" if k < max(1, size // 2) else "女")
     return row + ["否"]
 
 
@@ -215,15 +226,21 @@ def _parse(event: Event, row_no: int, values: dict[str, str]) -> RowPlan:
         return plan
     members, k_of_member = [], {}
     for k in range(1, size + 1):
-        name, phone, code = (values.get(f"m{k}_{p}", "") for p in ("name", "phone", "code"))
+        name, phone, code, sex = (values.get(f"m{k}_{p}", "") for p in ("name", "phone", "code", "gender"))
         if not (name or phone or code):
             continue
         if not name:
             plan.status, plan.code, plan.field = "error", "invalid_request", f"m{k}_name"
             plan.message = f"队员{k}缺少姓名 · Member {k} has no name."
             return plan
+        gender = GENDERS.get(_norm(sex)) if sex else None
+        if sex and gender is None:
+            plan.status, plan.code, plan.field = "error", "invalid_request", f"m{k}_gender"
+            plan.message = f"队员{k}性别请填 男 或 女 · Member {k} gender: write m or f."
+            return plan
         k_of_member[len(members)] = k
-        members.append({"name": name, "phone": phone or None, "member_code": code or None})
+        members.append({"name": name, "phone": phone or None, "member_code": code or None,
+                        **({"gender": gender} if gender else {})})
     plan.members = [{"name": m["name"], "phone": m["phone"], "member_code": m["member_code"]} for m in members]
     if not members:
         plan.status, plan.code, plan.field = "error", "roster_size", "m1_name"
@@ -244,7 +261,8 @@ def _parse(event: Event, row_no: int, values: dict[str, str]) -> RowPlan:
         plan.message = first["msg"].removeprefix("Value error, ")
         return plan
     plan.body = body
-    plan.members = [{"name": m.name, "phone": m.phone, "member_code": m.member_code} for m in body.members]
+    plan.members = [{"name": m.name, "phone": m.phone, "member_code": m.member_code, "gender": m.gender}
+                    for m in body.members]
     return plan
 
 
@@ -255,7 +273,8 @@ def _member_error(event: Event, plan: RowPlan, now) -> None:
     if refusal is None:
         return
     plan.status, plan.code, plan.message = "error", refusal.code, refusal.message
-    plan.field = {"roster_size": "m1_name", "phone_required": "m1_phone", "not_eligible": "m1_code"}.get(refusal.code)
+    plan.field = {"roster_size": "m1_name", "phone_required": "m1_phone", "not_eligible": "m1_code",
+                  "mixed_pair_genders": "m1_gender", "mixed_team_genders": "m1_gender"}.get(refusal.code)
 
 
 def plan(event: Event, rows: list[list[str]], existing: list, now) -> list[RowPlan]:
@@ -370,7 +389,9 @@ def _public(p: RowPlan) -> dict:
         if key in out:
             out[key] = clip(out[key])
     out["members"] = [{"name": clip(neutralise(m["name"])), "phone": mask(clip(m["phone"])),
-                       "member_code": clip(m["member_code"])} for m in p.members]
+                       "member_code": clip(m["member_code"]),
+                       **({"gender": m["gender"]} if m.get("gender") else {})}
+                      for m in p.members]
     out.pop("record_payment", None)
     return out
 

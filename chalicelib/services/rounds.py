@@ -150,7 +150,8 @@ def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes:
         "notes": [readable(x, names) for x in doc.get("notes", [])], "drawn_at": doc.get("drawn_at"),
         "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"), "closed_at": doc.get("closed_at"),
         "disputes": [t["number"] for t in tables if t.get("status") == "disputed"],
-        "early_finish": [{"entry_id": e, "name": plain.get(e, ""), **info}
+        "early_finish": [{"entry_id": e, "name": plain.get(e, ""), **info,
+                          **({"chaser_name": plain.get(info["chaser"], "")} if info.get("chaser") else {})}
                          for e, info in (doc.get("early_finish") or {}).items()],
         "late_entries": [{**x, "name": plain.get(x["entry_id"], "")} for x in doc.get("late_entries", [])]})
 
@@ -544,38 +545,37 @@ def _contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: di
     return out
 
 
-class _Averages(dict):
-    """Entry → its average, worked out when first asked: certain_places asks for the leaders' only (of 10,000)."""
-    def __init__(self, of):
-        super().__init__()
-        self._of = of
-
-    def __missing__(self, e):
-        self[e] = value = self._of(e)
-        return value
-
-    def get(self, e, default=None):
-        return self[e]
-
-
 def _early_finish(deps, event, stage_idx, plan, state, cs: list[Contestant], stage_round: int, field: dict):
-    """rules.md §5/§8 (seed 000): entries certain of 1st, then 2nd, … place (以此类推) are not drawn again and
-    score the average of the matches they played (a bye is not one) for each remaining round. Once out they
-    stay out for the rest of the stage (the plan remembers each, with its place and average)."""
-    from ..engine.formats.early_finish import certain_places, played_average
+    """rules.md §9 (seed 000 §26.7): entries certain of 1st, then 2nd, … place (以此类推) — still strictly ahead
+    if they lost every remaining match and every other entry won every one — are not drawn again; only then
+    are they credited the average of the matches they played (a bye is not one) for each remaining round.
+    Once out they stay out for the rest of the stage (the plan remembers each: place, average and the reason:
+    its points, its worst total, the most the nearest other can reach)."""
+    from ..engine.formats.early_finish import decide_places, played_average
     from . import running_totals as totals
     done = plan.setdefault("early_finish", {})
     scoring = scoring_of(event, stage_idx)
     rules = game_rules(event.config.game)
-    primary = rules.point_names[scoring.method][0]
-    averages = _Averages(lambda e: played_average(totals.get(field, e)[totals.PLAYED]))
-    new = certain_places({c.id: c.score for c in cs}, _Averages(lambda e: averages[e].get(primary, 0.0)),
-                         plan["rounds"] - stage_round + 1, rules.max_round_points(scoring), decided=done)
-    for place, e in enumerate(new, start=len(done) + 1):
-        done[e] = {"from_round": stage_round, "average": averages[e], "place": place}
-    notes = [f"finished early: {e} is certain of place {info.get('place', 1)} and scores its average per round"
-             for e, info in done.items()]
+    new = decide_places({c.id: c.score for c in cs}, plan["rounds"] - stage_round + 1, rules.max_round_points(scoring),
+                        rules.min_round_points(scoring), decided=done)
+    for c in new:   # the average is credited after the test, never part of it
+        done[c.entry] = {"from_round": stage_round, "average": played_average(totals.get(field, c.entry)[totals.PLAYED]),
+                         **c.reason()}
+    notes = [early_finish_note(e, info) for e, info in done.items()]
     return [c for c in cs if c.id not in done], notes
+
+
+def early_finish_note(e: str, info: dict) -> str:
+    """The pairing note in words: why `e` is out (its points, its worst total, the most any other can reach)."""
+    if "worst" not in info:     # decided before the reasons were kept
+        return f"finished early: {e} is certain of place {info.get('place', 1)} and scores its average per round"
+    return (f"finished early: {e} is certain of place {info['place']}: on {_num(info['score'])}, it would still have "
+            f"{_num(info['worst'])} after losing its {info['rounds_left']} remaining round(s), more than the "
+            f"{_num(info['best_other'])} {info['chaser']} could reach by winning all of them; it scores its average per round")
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
 
 
 def early_finish_applies(event: Event, stage_idx: int) -> bool:
@@ -620,13 +620,20 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, see
     if fmt == "knockout":
         notes = []
         third = None
-        if stage_round == 1:
+        redraw = getattr(stage, "knockout_draw", None) == "redraw"
+        if stage_round == 1 and redraw and plan["stage"] > 0:
+            # seed 003 "晋级后重新抽签比赛": the first knockout round after the groups is drawn by lot among those
+            # through too, not seeded 1 v 8 (a first stage's bracket is already the draw's: entries shuffled by lot)
+            bracket = [list(m) for m in redrawn_round(plan["entries"], seed, stage_round)]
+            plan["bracket"] = bracket
+            notes = [f"knockout round {stage_round} drawn by lot among the {len(plan['entries'])} entries through (seed {seed})"]
+        elif stage_round == 1:
             bracket = plan["bracket"]
         else:
             alive = _knockout_alive(plan, last_tables)
             if stage.third_place:   # the semi-finals just played: their losers meet beside the final
                 third = third_place_match(plan["bracket"], alive)
-            if getattr(stage, "knockout_draw", None) == "redraw":
+            if redraw:
                 bracket = [list(m) for m in redrawn_round(alive, seed, stage_round)]
                 notes = [f"knockout round {stage_round} redrawn by lot among the winners (seed {seed})"]
             else:
@@ -636,10 +643,11 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, see
         numbers = plan["numbers"]
         for a, b in bracket:
             if b is None:
-                byes.append((a, "bye: top seed advances"))
+                byes.append((a, "bye: drawn by lot" if redraw and (stage_round > 1 or plan["stage"] > 0)
+                             else "bye: top seed advances"))
             else:
                 home, away = (a, b) if numbers.get(a, 0) <= numbers.get(b, 0) else (b, a)
-                redrawn = stage_round > 1 and getattr(stage, "knockout_draw", None) == "redraw"
+                redrawn = redraw and (stage_round > 1 or plan["stage"] > 0)
                 chosen = stage_round == 1 and [home, away] in [sorted(c, key=lambda e: numbers.get(e, 0))
                                                                for c in plan.get("choices", [])]
                 label = "knockout (redrawn): " if redrawn else "knockout (chosen): " if chosen else "knockout: "

@@ -188,25 +188,70 @@ def event_standings(deps: Deps, event: Event, stage: int | None = None, *, state
     if not 0 <= idx < len(event.config.stages):
         from .. import errors
         raise errors.NotFound(f"本项目没有第 {idx + 1} 阶段 · This event has no stage {idx + 1}.")
+    last_stage = idx == len(event.config.stages) - 1
+    if last_stage and idx > 0 and rounds is None:     # the earlier stages are read too: the rounds once
+        rounds = list(deps.repos.rounds.all_rounds(event.id))
     result = stage_standings(deps, event, idx, state, rounds)
     entries = entries if entries is not None else entries_of(deps, event.id)
     names = {e.id: e for e in entries}
+    if last_stage and idx > 0 and not result.get("groups") and state.get("plans", {}).get(str(idx)):
+        result = {**result, "rows": _final_rows(deps, event, idx, result, state, rounds,
+                                                {e.id: e.status for e in entries})}
     scoring = event.config.stages[idx].scoring
-    last_stage = idx == len(event.config.stages) - 1
     plan = state.get("plans", {}).get(str(idx))
     finished = bool(plan) and not state.get("open_round") and \
         len([r for r in state["rounds"] if r["stage"] == idx]) >= plan.get("rounds", 0)
     final = last_stage and finished
-    from .prizes import prize_table
-    table, _ = prize_table(event, sum(1 for e in entries if e.status == "confirmed"))
+    from .prizes import counted_entries, prize_table
+    table, _ = prize_table(event, counted_entries(deps, event, entries))
     prizes = {p["entry_id"]: p["amount"] for p in allocate_prizes(
-        [SimpleNamespace(rank=r["rank"], entry_id=r["entry_id"]) for r in result["rows"]], table)} if final else {}
+        [SimpleNamespace(rank=r["rank"], entry_id=r["entry_id"]) for r in result["rows"] if r["rank"] is not None],
+        table)} if final else {}
     rows = [StandingRow(**r, name=names[r["entry_id"]].name if r["entry_id"] in names else r["entry_id"],
                         club=names[r["entry_id"]].club if r["entry_id"] in names else "",
                         prize=prizes.get(r["entry_id"])) for r in result["rows"]]
     _mark_decided(rows, list(scoring.tiebreaks))
     return StandingsOut(event_id=event.id, stage=idx + 1, method=scoring.method, tiebreaks=list(scoring.tiebreaks),
                         standings=rows, final=final, lots_seed=plan.get("seed") if plan else None)
+
+
+def _final_rows(deps: Deps, event: Event, idx: int, result: dict, state: dict, rounds: list,
+                statuses: dict[str, str]) -> list[dict]:
+    """rules.md §9: every entry of a multi-stage event has a final place — the last stage's rows, then those out
+    in each earlier stage by their results there (engine/formats/final_ranking.py), then the disqualified ones,
+    unranked and listed as such. Rows of earlier stages carry `out_in_stage` (1-based) and what they reached."""
+    from ..engine.formats.final_ranking import final_ranking, outs_in_order
+    from ..engine.standings import Row
+    plans = state.get("plans", {})
+
+    def as_row(r: dict) -> Row:
+        return Row(rank=r["rank"], entry_id=r["entry_id"], points=dict(r["points"]), tiebreaks=dict(r["tiebreaks"]),
+                   played=r["played"], byes=r["byes"])
+
+    later = set(plans[str(idx)]["entries"])
+    dicts = {r["entry_id"]: r for r in result["rows"]}
+    earlier = []
+    for k in range(idx - 1, -1, -1):
+        plan = plans.get(str(k))
+        if not plan:
+            continue
+        stage = stage_standings(deps, event, k, state, rounds)
+        outs = [r for r in stage["rows"] if r["entry_id"] not in later]
+        for r in outs:
+            grouped = event.config.stages[k].format == "round_robin" and stage.get("groups") and len(stage["groups"]) > 1
+            dicts[r["entry_id"]] = {**r, "reached": r.get("reached") or ("out_groups" if grouped else "out_stage")}
+        earlier.append((k, outs_in_order([as_row(r) for r in outs], stage.get("groups"),
+                                         list(event.config.stages[k].scoring.tiebreaks), plan.get("seed", 0))))
+        later |= set(plan["entries"])
+    gone = [e for e in dict.fromkeys(e for k in sorted(plans, key=int) for e in plans[k]["entries"])
+            if statuses.get(e) == "disqualified"]
+    blank = {"points": {}, "tiebreaks": {}, "played": 0, "byes": 0, "forfeited": False}
+    for e in gone:
+        dicts[e] = {"rank": None, "entry_id": e, **blank, "reached": "disqualified"}
+    placed = final_ranking([as_row(r) for r in result["rows"]], earlier, set(gone),
+                           [Row(rank=0, entry_id=e, points={}) for e in gone])
+    return [{**dicts[p.row.entry_id], "rank": p.rank, "disqualified": p.disqualified,
+             "out_in_stage": p.out_in_stage + 1 if p.out_in_stage is not None else None} for p in placed]
 
 
 def _mark_decided(rows: list[StandingRow], chain: list[str]) -> None:

@@ -47,8 +47,11 @@ def substitute(deps: Deps, organiser: Organiser, eid: str, entry_id: str, body: 
     leaving = entry.members[body.out]
     members = list(entry.members)
     members[body.out] = Member(**incoming)
+    from .registration import check_mixed   # rules.md §9: a mixed pair / team still fits after the change
+    check_mixed(event, [m.gender for m in members])
     record = {"id": new_id(), "from_round": from_round, "out": {"index": body.out, "name": leaving.name},
-              "in": {"name": incoming["name"]}, "reason": body.reason, "by": who_of(organiser), "at": now.isoformat(),
+              "in": {"name": incoming["name"], **({"gender": incoming["gender"]} if incoming.get("gender") else {})},
+              "reason": body.reason, "by": who_of(organiser), "at": now.isoformat(),
               "roster_before": [m.name for m in entry.members]}
     after = entry.model_copy(update={"members": members, "version": entry.version + 1, "updated_at": now,
                                      "roster_history": [*entry.roster_history, record]})

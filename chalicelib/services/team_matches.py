@@ -46,7 +46,7 @@ def post_lineup(deps: Deps, eid: str, n: int, t: int, body: LineupIn, actor: Act
     """Seed 000: "比赛开始前15分钟，无座位选择权的队宣布进场名单；以后直至比赛开始前5分钟，有座位选择权的队宣布进场名单";
     "一方需要变更进场名单，必须经裁判长同意，并且此时对方具有座位选择权". A team's phone names its lineup once, before
     its deadline; later, or a change, is the director's — and then the other team has seat choice."""
-    _event(deps, eid)
+    event = _event(deps, eid)
     _, doc, table = load_table(deps, eid, n, t)
     ids = [s["entry_id"] for s in table["sides"]]
     entry_id = ids[actor.side] if actor.kind == "side" else body.entry_id
@@ -56,6 +56,8 @@ def post_lineup(deps: Deps, eid: str, n: int, t: int, body: LineupIn, actor: Act
         raise errors.Conflict("成绩已开始录入，名单不能再改 · A result is in: the lineup can no longer change.")
     entry = deps.repos.entries.get(eid, entry_id)
     pairs = lineup_pairs({"open": body.open, "closed": body.closed}, len(entry.members) if entry else 0)
+    if getattr(event.config, "mixed_team", False):
+        _check_mixed_lineup(pairs, ids.index(entry_id), entry)
     lineups = dict(table.get("lineups") or {})
     starts = datetime.fromisoformat(doc["starts_at"]) if doc.get("starts_at") else None
     deadline = lineup_deadline(starts, table.get("seat_choice") == entry_id) if starts else None
@@ -76,6 +78,20 @@ def post_lineup(deps: Deps, eid: str, n: int, t: int, body: LineupIn, actor: Act
                     after={"lineups": after["lineups"], "seat_choice": after.get("seat_choice"), "late": late})
     deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
     return {"table": table_view(after), "late": late, "deadline": deadline}
+
+
+def _check_mixed_lineup(pairs: dict[str, list[int]], side: int, entry) -> None:
+    """rules.md §9 (seed 000 "上场阵容必须由一对男运动员和一对女运动员组成。男运动员坐东、西的方位，女运动员坐南、北的
+    方位"): in the room where this team sits E–W its men's pair plays, where it sits N–S its women's pair."""
+    from ..engine.formats.mixed_pairs import lineup_problem
+    genders = [m.gender for m in entry.members] if entry else []
+    problem = lineup_problem(pairs, {room: ROOM_SEATS[room][side] for room in pairs}, genders)
+    if problem:
+        seats = "东西" if problem["needs"] == "men" else "南北"
+        raise errors.MixedLineup(
+            f"{'开室' if problem['room'] == 'open' else '闭室'}本队坐{seats}，须由两名{'男' if problem['needs'] == 'men' else '女'}"
+            f"选手上场 · In the {problem['room']} room this team sits {'-'.join(problem['seats'])}: its "
+            f"{problem['needs']}'s pair plays there.", problem)
 
 
 # --------------------------------------------------------------------------- who played
@@ -104,6 +120,9 @@ def check_played(deps: Deps, eid: str, table: dict, room: str, players, actor: A
             continue
         entry = deps.repos.entries.get(eid, e)
         pair = _pair(given, len(entry.members) if entry else 0, e)
+        from .registration import event_config   # cached: a mixed team stays one once drawn
+        if getattr(event_config(deps, eid).config, "mixed_team", False):   # men E–W, women N–S (rules.md §9)
+            _check_mixed_lineup({room: pair}, ids.index(e), entry)
         if announced is not None and sorted(pair) != sorted(announced):
             if actor.kind == "side" or not reason:
                 raise errors.LineupMismatch(

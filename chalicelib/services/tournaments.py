@@ -168,6 +168,7 @@ def public_event(event: Event, tournament: Tournament, now: datetime) -> PublicE
         stages=[{"name": s.name, "format": s.format, "rounds": s.rounds,
                  "scoring": s.scoring.method if s.scoring else None} for s in c.stages],
         prizes=c.prizes,
+        mixed="pairs" if c.mixed_pairs else "team" if getattr(c, "mixed_team", False) else None,
     )
 
 

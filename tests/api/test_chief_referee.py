@@ -158,14 +158,16 @@ def _win_for(api, eid, rnd, winner):
         top = a if a == winner or b != winner else b
         other = b if top == a else a
         where = f"/events/{eid}/rounds/{rnd['number']}/tables/{table['number']}"
-        assert api.put(f"{where}/result", {"version": table["version"], "final": {"levels": {top: 10, other: 6}}},
+        levels = {top: 10, other: 6} if winner in (a, b) else {top: 8, other: 8}    # the rest draw
+        assert api.put(f"{where}/result", {"version": table["version"], "final": {"levels": levels}},
                        token=None, headers={"X-Table-Code": table["codes"][0]}).status_code == 200
         assert api.post(f"{where}/confirm", token=None, headers={"X-Table-Code": table["codes"][1]}).status_code == 200
     close(api, eid, rnd["number"])
 
 
 def test_early_finish_is_said_on_the_round_and_the_published_pages(local_api):
-    """rules.md §5: who finished early, and what it scores, is on the round (console) and the round pages (zh, en)."""
+    """rules.md §5/§9: who finished early, why, and what it scores, is on the round (console) and the round pages
+    (zh, en). The winner wins three, the rest draw: 6 against 2, 2, 2 before round 4 — certain (6 > 2 + 2)."""
     from chalicelib import bootstrap
     api = local_api
     cfg = {"name": "掼蛋提前", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
@@ -174,21 +176,29 @@ def test_early_finish_is_said_on_the_round_and_the_published_pages(local_api):
     r1 = draw(api, eid, seed=1)
     winner = r1["tables"][0]["sides"][0]["entry_id"]
     _win_for(api, eid, r1, winner)
-    _win_for(api, eid, draw(api, eid, seed=2), winner)
-    r3 = draw(api, eid, seed=3)
+    for n in (2, 3):
+        rnd = draw(api, eid, seed=n)
+        assert not rnd["early_finish"]
+        _win_for(api, eid, rnd, winner)
+    r3 = draw(api, eid, seed=4)
     assert [x["entry_id"] for x in r3["early_finish"]] == [winner]
     ef = r3["early_finish"][0]
-    # two wins: 2 + 2 match points and 17 + 17 level-difference points over two matches → 2 and 17 a round
-    assert (ef["place"], ef["from_round"], ef["average"]) == (1, 3, {"match_points": 2.0, "level_diff_points": 17.0})
+    # three wins: 2 match points and 17 level-difference points each → 2 and 17 a round
+    assert (ef["place"], ef["from_round"], ef["average"]) == (1, 4, {"match_points": 2.0, "level_diff_points": 17.0})
+    assert (ef["score"], ef["worst"], ef["best_other"], ef["rounds_left"]) == (6, 6, 4, 1)
+    assert ef["chaser_name"] and ef["chaser_name"] != ef["name"]
     name = ef["name"]
-    assert name and api.get(f"/events/{eid}/rounds/3").data["early_finish"][0]["name"] == name
+    assert name and api.get(f"/events/{eid}/rounds/4").data["early_finish"][0]["name"] == name
+    assert any(f"{name} is certain of place 1: on 6, it would still have 6 after losing its 1 remaining round(s), "
+               f"more than the 4 {ef['chaser_name']} could reach" in x for x in r3["notes"])
     assert api.post(f"/tournaments/{tid}/publish").status_code == 200
     site = bootstrap.deps().publisher
     page = lambda key: site.files[key].decode() if isinstance(site.files[key], bytes) else site.files[key]  # noqa: E731
-    zh = page(f"t/{tid}/{eid}/round-3.html")
-    assert f"{name} 已锁定第 1 名，第 3 轮起不再编排，每轮计平均分" in zh and "场分 2" in zh
-    en = page(f"en/t/{tid}/{eid}/round-3.html")
-    assert f"{name} is certain of place 1: not drawn from round 3 on" in en
+    zh = page(f"t/{tid}/{eid}/round-4.html")
+    assert f"{name} 已锁定第 1 名，第 4 轮起不再编排，每轮计平均分" in zh and "场分 2" in zh
+    assert "（现 6 分，余下 1 轮全负仍有 6 分，多于其他队最多能到的 4 分）" in zh     # why (rules.md §9)
+    en = page(f"en/t/{tid}/{eid}/round-4.html")
+    assert f"{name} is certain of place 1: not drawn from round 4 on" in en
 
 
 def test_pairing_edits_on_dynamodb_local_publish_the_edited_tables_and_the_reason(local_api):

@@ -107,32 +107,38 @@ def guandan_cfg(method, rounds=3, early_finish=False, **scoring):
 
 
 def test_guandan_swiss_early_finish_scores_the_average(local_api):
-    """rules.md §5: an entry certain of first place is not drawn in the remaining rounds and scores its
-    average per round. Four pairs, three rounds of match points: the pair that wins rounds 1 and 2 with
-    the top entry being the only one on 4 points is certain before round 3 only if nobody can reach it."""
+    """rules.md §9: an entry certain of first place (still strictly ahead if it lost every remaining match and
+    every other won every one) is not drawn in the remaining rounds and scores its average per round. Four pairs,
+    four rounds of match points: one pair wins its three matches, every other match is drawn — 6 against 2, 2, 2
+    before round 4: losing it, the leader keeps 6; the best other reaches 2 + 2 = 4: certain."""
     api = local_api
     tid, eid, ids = setup_event(api, guandan_cfg("match_points", rounds=4, early_finish=True), people(4, 2, "队"))
     winner = None
-    for n in (1, 2, 3):
+    for n in (1, 2, 3, 4):
         rnd = draw(api, eid, seed=n)
         drawn = {s["entry_id"] for t in rnd["tables"] for s in t["sides"]}
-        if n == 3:
-            # After two rounds the leader has 4 (average 2); the best other has at most 2 and can reach 2 + 2·2 = 6:
-            # the leader's 4 + 2·2 = 8 is above it: certain of first place, not drawn.
+        if n < 4:
+            assert drawn == set(ids) and not rnd["early_finish"]
+        else:
             assert winner not in drawn and any("finished early" in x for x in rnd["notes"])
+            (ef,) = rnd["early_finish"]
+            assert (ef["entry_id"], ef["place"], ef["score"], ef["worst"], ef["best_other"]) == (winner, 1, 6, 6, 4)
         for table in rnd["tables"]:
             a, b = (s["entry_id"] for s in table["sides"])
             if winner is None:
                 winner = a
-            top = a if a == winner or b != winner else b
-            other = b if top == a else a
-            enter_and_confirm(api, eid, rnd, table, {"final": {"levels": {top: 10, other: 6}}})
+            if winner in (a, b):
+                other = b if a == winner else a
+                body = {"final": {"levels": {winner: 10, other: 6}}}
+            else:
+                body = {"final": {"levels": {a: 8, b: 8}}}
+            enter_and_confirm(api, eid, rnd, table, body)
         close(api, eid, n)
     st = {r["entry_id"]: r for r in api.get(f"/events/{eid}/standings").data["standings"]}
-    # two wins (2 + 2 match points, 13+4 level difference points each) and one average round, counted by hand
+    # three wins (2 match points, 13 + 4 level difference points each) and one average round, counted by hand
     assert st[winner]["rank"] == 1
-    assert st[winner]["points"]["match_points"] == 6
-    assert st[winner]["points"]["level_diff_points"] == 17 * 3
+    assert st[winner]["points"]["match_points"] == 8
+    assert st[winner]["points"]["level_diff_points"] == 17 * 4
 
 
 def test_guandan_swiss_level_points(local_api):

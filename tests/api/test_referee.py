@@ -149,7 +149,7 @@ def test_correction_window_needs_an_override_after_it(local_api, clock):
     assert "result_overridden" in actions and "result_corrected" in actions
 
 
-def test_forfeits_unexcused_last_and_force_majeure_a_draw(local_api):
+def test_forfeits_unexcused_last_and_force_majeure_a_draw_for_the_absent_side(local_api):
     api = local_api
     tid, eid, ids = setup_event(api, guandan("match_points", rounds=2), people(4, 2, "队"))
     rnd = draw(api, eid)
@@ -160,8 +160,10 @@ def test_forfeits_unexcused_last_and_force_majeure_a_draw(local_api):
     api.post(f"/events/{eid}/rounds/1/tables/1/forfeit", {"entry_id": a, "reason": "无故未到"})
     fm = api.post(f"/events/{eid}/rounds/1/tables/2/forfeit", {"entry_id": c, "force_majeure": True, "reason": "暴雨"})
     assert fm.status_code == 200
-    # force majeure: a draw for both (1 match point, 13 level difference points each)
-    assert fm.data["points"][c] == {"match_points": 1, "level_diff_points": 13} == fm.data["points"][d]
+    # force majeure (seed 000 §36, rules.md §9): the absent side a draw (1 match point, 13 level difference
+    # points), its opponent as against a forfeit (2 and 17, rules.md §1)
+    assert fm.data["points"][c] == {"match_points": 1, "level_diff_points": 13}
+    assert fm.data["points"][d] == {"match_points": 2, "level_diff_points": 17}
     close(api, eid, 1)
     r2 = draw(api, eid, seed=2)
     for t in r2["tables"]:

@@ -101,7 +101,7 @@ def test_a_dry_run_answers_row_by_row_and_writes_nothing(api, tid, moto_repos):
     assert r.status_code == 200, r.data
     rows = by_row(r.data)
     assert rows[2]["status"] == "ok" and rows[2]["will_be"] == "confirmed" and rows[2]["paid"] is True
-    assert rows[2]["members"][0] == {"name": "张三", "phone": "138****0001", "member_code": None}   # masked on the desk's screen
+    assert rows[2]["members"][0] == {"name": "张三", "phone": "138****0001", "member_code": None, "gender": None}   # masked on the desk's screen
     assert (rows[3]["status"], rows[3]["code"], rows[3]["field"]) == ("error", "invalid_request", "m1_phone")
     assert (rows[4]["status"], rows[4]["code"]) == ("error", "roster_size")
     assert (rows[5]["status"], rows[5]["same_as_row"], rows[5]["field"]) == ("duplicate", 2, "m1_phone")

@@ -19,7 +19,8 @@ def _world(api):
     tid, eid, ids = setup_event(api, cfg, people(4, 2, "队"))
     rnd = draw(api, eid)
     a = rnd["tables"][0]["sides"][0]["entry_id"]
-    appeal = api.post(f"/events/{eid}/rounds/1/tables/1/appeals", {"entry_id": a, "text": "申诉"}).data["id"]
+    appeal = api.post(f"/events/{eid}/rounds/1/tables/1/appeals", {"entry_id": a, "text": "申诉",
+                                                                   "players_agreed": [0, 1]}).data["id"]
     staff = {}
     for role in ROLES:
         r = api.post(f"/tournaments/{tid}/staff", {"name": f"{role}员", "role": role})

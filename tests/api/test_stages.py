@@ -7,7 +7,7 @@ from tests.api.play import close, draw, enter_and_confirm, people, setup_event
 def test_groups_then_knockout_moves_between_stages(api):
     cfg = {"name": "拖拉机", "game": "tractor", "entry": "pair", "capacity": 16, "fee": {"amount": 0},
            "stages": [{"name": "小组赛", "format": "round_robin", "groups": 2},
-                      {"name": "淘汰赛", "format": "knockout", "advance": {"per_group": 2}}]}
+                      {"name": "淘汰赛", "format": "knockout", "advance": {"per_group": 2}, "knockout_draw": "bracket"}]}
     tid, eid, ids = setup_event(api, cfg, people(8, 2, "对"))
     number = {e: i for i, e in enumerate(ids)}  # the lower registration index wins every match
 

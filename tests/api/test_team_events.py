@@ -1,6 +1,7 @@
 """Guandan team events (集体赛, rules.md §8, seed 000) through the routes: 6 teams × 5 Swiss rounds with lineups,
 each team match played in an open and a closed room, one room's result at a time, and the standings.
-Expected totals are added up here from the levels the test plays, by rules.md's arithmetic (13 ± d a room)."""
+Expected totals are added up here from the levels the test plays, by rules.md's arithmetic (13 ± d, d the two
+rooms' combined level difference, rules.md §9)."""
 from __future__ import annotations
 
 import random
@@ -66,10 +67,11 @@ def test_a_team_swiss_with_lineups_and_both_rooms(api):
             # …and the closed room (away entered) by the home team: then the match is scored and confirmed
             ok = api.post(f"/events/{eid}/rounds/{n}/tables/{t}/confirm?room=closed", **code(rnd, t, 0))
             assert ok.status_code == 200 and ok.data["status"] == "confirmed", ok.data
-            # by hand: each room 13 ± d; the team that gained more levels over both rooms wins 2 : 0
+            # by hand: the team that gained more levels over both rooms wins 2 : 0; 级差分 13 ± d once, d the
+            # combined level difference of the two rooms (rules.md §9)
             gained = {e: sum(levels[room][e] - 2 for room in levels) for e in (home, away)}
             for e, o in ((home, away), (away, home)):
-                room_total = sum(room_points(levels[room][e], levels[room][o]) for room in levels)
+                room_total = room_points(gained[e], gained[o])
                 ldp[e] += room_total
                 mp[e] += 2.0 if gained[e] > gained[o] else 1.0 if gained[e] == gained[o] else 0.0
                 won = 2.0 if gained[e] > gained[o] else 1.0 if gained[e] == gained[o] else 0.0
@@ -136,8 +138,9 @@ def test_a_room_result_is_checked_alone_and_the_team_result_needs_both(api):
     both = api.put(f"/events/{eid}/rounds/1/tables/1/result", {"version": 0, "rooms": rooms}, **code(rnd, 1, 0))
     assert both.status_code == 200, both.data
     assert both.data["table"]["played"] == {"open": {home: [0, 1], away: [2, 3]}, "closed": {home: [2, 3], away: [0, 1]}}
-    assert both.data["points"] == {home: {"match_points": 2, "level_diff_points": 28},
-                                   away: {"match_points": 0, "level_diff_points": 24}}
+    # 级差分: one 26-point scale over both rooms (rules.md §9): gained 9 v 7 → 13 + 2 = 15 : 11
+    assert both.data["points"] == {home: {"match_points": 2, "level_diff_points": 15},
+                                   away: {"match_points": 0, "level_diff_points": 11}}
     assert api.post(f"/events/{eid}/rounds/1/tables/1/confirm", **code(rnd, 1, 1)).status_code == 200
     # both rooms on the published round page, home team first
     from chalicelib import bootstrap

@@ -77,8 +77,8 @@ def test_a_team_round_robin_with_rosters_of_four_to_six(api):
     for n in range(1, 6):   # 5 teams → 5 rounds of two matches and a bye
         rnd = draw(api, eid, n)
         assert rnd["format"] == "round_robin" and len(rnd["tables"]) == 2 and len(rnd["byes"]) == 1
-        mp[rnd["byes"][0]] += 1.5    # rules.md §1: a bye 1.5 场分, 17 级差分 a room (rules.md §8 default: 34)
-        ldp[rnd["byes"][0]] += 34.0
+        mp[rnd["byes"][0]] += 1.5    # rules.md §1/§9: a bye 1.5 场分, 17 级差分 (one scale for the match)
+        ldp[rnd["byes"][0]] += 17.0
         for table in rnd["tables"]:
             home, away = (s["entry_id"] for s in table["sides"])
             met.add(frozenset((home, away)))
@@ -89,7 +89,7 @@ def test_a_team_round_robin_with_rosters_of_four_to_six(api):
             gained = {e: sum(levels[r][e] - 2 for r in levels) for e in (home, away)}
             for e, o in ((home, away), (away, home)):
                 won = 2.0 if gained[e] > gained[o] else 1.0 if gained[e] == gained[o] else 0.0
-                rooms = sum(room_ldp(levels[r][e], levels[r][o]) for r in levels)
+                rooms = room_ldp(gained[e], gained[o])   # 13 ± the combined level difference (rules.md §9)
                 assert ok["points"][e] == {"match_points": won, "level_diff_points": rooms}
                 mp[e] += won
                 ldp[e] += rooms
@@ -132,9 +132,9 @@ def test_a_team_knockout_with_a_tie_broken_by_an_extra_deal(api):
     done = confirm_room(api, eid, rnd, 2, "tie_break", 0)
     assert done["status"] == "confirmed" and done["table"]["winner"] == a2
     assert done["table"]["details"]["tie_break"] == {"winner": a2, "by": "extra_deal"}
-    # the away team won the extra deal: it wins the match, and the rooms' 级差分 stand (17 + 9 each)
-    assert done["points"] == {h2: {"match_points": 0, "level_diff_points": 26},
-                              a2: {"match_points": 2, "level_diff_points": 26}}
+    # the away team won the extra deal: it wins the match; the levels gained are even, so 级差分 13 : 13 (rules.md §9)
+    assert done["points"] == {h2: {"match_points": 0, "level_diff_points": 13},
+                              a2: {"match_points": 2, "level_diff_points": 13}}
     winners.append(a2)
     close(api, eid, 1)
     final = draw(api, eid, 2)
@@ -227,10 +227,10 @@ def test_each_room_is_entered_by_one_team_and_confirmed_by_the_other(api):
     assert view["table"]["room_results"]["open"] == {"final": {"levels": {home: 8, away: 5}}}
     v = play_room(api, eid, rnd, 1, "closed", {home: 6, away: 6}, 1, conf["version"])   # away sits N–S here
     done = confirm_room(api, eid, rnd, 1, "closed", 0)
-    # by hand: gained H 6 + 4 = 10 > A 3 + 4 = 7 → H 2 : 0; 级差分 H 16 + 13 = 29, A 10 + 13 = 23
+    # by hand: gained H 6 + 4 = 10 > A 3 + 4 = 7 → H 2 : 0; 级差分 one scale over both rooms: 13 ± 3 = 16 : 10
     assert done["status"] == "confirmed"
-    assert done["points"] == {home: {"match_points": 2, "level_diff_points": 29},
-                              away: {"match_points": 0, "level_diff_points": 23}}
+    assert done["points"] == {home: {"match_points": 2, "level_diff_points": 16},
+                              away: {"match_points": 0, "level_diff_points": 10}}
     assert done["table"]["played"] == {"open": {home: [0, 1], away: [0, 1]}, "closed": {home: [2, 3], away: [2, 3]}}
     actions = [a["action"] for a in api.get(f"/events/{eid}/audit").data["audit"]]
     assert actions.count("room_result_entered") == 3 and actions.count("room_result_confirmed") == 1

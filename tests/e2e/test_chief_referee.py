@@ -18,13 +18,14 @@ def _pairs(store, ev, n, prefix="第"):
         registration.check_in(store, ev.id, r.entry.id)
 
 
-def _play_round(store, org, ev, rnd, winner=None):
+def _play_round(store, org, ev, rnd, winner=None, draws_elsewhere=False):
     for tb in rnd.tables:
         a, b = (s.entry_id for s in tb.sides)
         top = b if winner == b else a
         other = a if top == b else b
+        levels = {top: 8, other: 8} if draws_elsewhere and winner not in (a, b) else {top: 10, other: 6}
         results.submit_result(store, ev.id, rnd.number, tb.number,
-                              {"version": tb.version, "final": {"levels": {top: 10, other: 6}}}, ORG)
+                              {"version": tb.version, "final": {"levels": levels}}, ORG)
         results.confirm_result(store, ev.id, rnd.number, tb.number, ORG)
     rounds.close_round(store, org, ev.id, rnd.number)
 
@@ -148,29 +149,34 @@ def test_public_round_page_console_and_phone_show_an_early_finish(store, stack, 
         {"name": "掼蛋提前结束", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
          "stages": [{"format": "swiss", "rounds": 4, "early_finish": True, "scoring": {"method": "match_points"}}]}])
     _pairs(store, ev, 4, "东兰")
-    r1, _ = rounds.draw_next(store, org, ev.id, 1)
-    leader = r1.tables[0].sides[0].entry_id
-    _play_round(store, org, ev, r1, leader)
-    r2, _ = rounds.draw_next(store, org, ev.id, 2)
-    _play_round(store, org, ev, r2, leader)
-    r3, _ = rounds.draw_next(store, org, ev.id, 3)
+    # rules.md §9: the leader wins three, every other match is drawn: 6 against 2, 2, 2 with one round left —
+    # losing it the leader keeps 6, more than the 2 + 2 any other can reach: certain before round 4, not before
+    leader = None
+    for n in (1, 2, 3):
+        rnd, _ = rounds.draw_next(store, org, ev.id, n)
+        leader = leader or rnd.tables[0].sides[0].entry_id
+        assert not rnd.early_finish
+        _play_round(store, org, ev, rnd, leader, draws_elsewhere=True)
+    r4, _ = rounds.draw_next(store, org, ev.id, 4)
     name = store.repos.entries.get(ev.id, leader).name
-    assert r3.early_finish and r3.early_finish[0]["entry_id"] == leader
+    assert r4.early_finish and r4.early_finish[0]["entry_id"] == leader
     phone = browser.new_context(viewport={"width": 360, "height": 780}, is_mobile=True, has_touch=True, locale="vi-VN")
     p = phone.new_page()
-    p.goto(f"{stack['site']}/score.html?e={ev.id}&r=3&t=1&c={r3.tables[0].codes[0]}&lang=vi")
+    p.goto(f"{stack['site']}/score.html?e={ev.id}&r=4&t=1&c={r4.tables[0].codes[0]}&lang=vi")
     expect(p.get_by_test_id("early-finish")).to_contain_text(f"{name} đã chắc hạng 1")
     shot(p, "phone-early-finish-vi")
     phone.close()
     page = desk.new_page()
     token_sign_in(page, stack, token)
     page.get_by_role("tab", name="比赛进行").click()
-    expect(page.get_by_test_id("early-finish")).to_contain_text(f"{name} 已锁定第 1 名，第 3 轮起不再编排，每轮计平均分")
+    expect(page.get_by_test_id("early-finish")).to_contain_text(f"{name} 已锁定第 1 名，第 4 轮起不再编排，每轮计平均分")
+    # why, in words: its lead and the most any other can reach
+    expect(page.get_by_test_id("early-finish-why")).to_contain_text("现 6 分，余下 1 轮全负仍有 6 分，多于其他队最多能到的 4 分")
     shot(page, "console-early-finish")
     page.get_by_role("button", name="发布成绩").click()
     expect(page.get_by_test_id("published-link")).to_be_visible()
     for prefix, words in (("", f"{name} 已锁定第 1 名"), ("/en", f"{name} is certain of place 1")):
-        page.goto(f"{stack['site']}{prefix}/t/{t.id}/{ev.id}/round-3.html")
+        page.goto(f"{stack['site']}{prefix}/t/{t.id}/{ev.id}/round-4.html")
         expect(page.locator("p.early-finish")).to_contain_text(words)
         shot(page, f"public-early-finish{prefix.replace('/', '-')}")
 

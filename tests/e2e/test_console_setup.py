@@ -89,7 +89,9 @@ SEED_DAYS = {
              "fee": {"amount": 2000, "per": "person"},
              "registration": {"closes_at": f"{BEFORE}T15:00",
                               "eligibility": {"kind": "codes", "codes": ["HECHI", "YIZHOU", "DONGLAN", "DAHUA"]}},
-             "stages": [{"name": "积分赛", "format": "swiss", "rounds": 3, "schedule": sched(f"{DAY}T14:00", 50, 10),   # 14:00–14:50 …
+             # "最终按三轮积分累计决出名次": every pair plays all three rounds — no early finish (rules.md §9)
+             "stages": [{"name": "积分赛", "format": "swiss", "rounds": 3, "early_finish": False,
+                         "schedule": sched(f"{DAY}T14:00", 50, 10),                                             # 14:00–14:50 …
                          "scoring": {"method": "level_points", "minutes": 60,                                   # "單輪限時1小時"
                                      "tiebreaks": ["level_points", "head_to_head", "net_points", "lots"]}}],    # 胜负关系, 净胜分
              "prizes": [{"place_from": 1, "label": "一等奖"}, {"place_from": 2, "place_to": 3, "label": "二等奖"},

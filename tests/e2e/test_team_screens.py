@@ -109,15 +109,16 @@ def test_two_team_phones_post_lineups_and_score_both_rooms(store, stack, browser
     a.get_by_test_id("confirm-closed").click()
     result = a.get_by_test_id("match-result")
     expect(result).to_be_visible(timeout=30_000)   # the last confirmation also publishes the pages (slow under load)
-    # by hand: gained 东 8 + 5 = 13, 西 4 + 7 = 11 → 东 2 : 0; 级差分 东 17 + 11 = 28, 西 9 + 15 = 24
+    # by hand: gained 东 8 + 5 = 13, 西 4 + 7 = 11 → 东 2 : 0; 级差分 one 26-point scale over both rooms (rules.md
+    # §9): 13 ± 2 → 东 15, 西 11
     expect(result).to_contain_text("共升级 13")
     expect(result).to_contain_text("场分 2")
-    expect(result).to_contain_text("级差分 28")
-    expect(result).to_contain_text("级差分 24")
+    expect(result).to_contain_text("级差分 15")
+    expect(result).to_contain_text("级差分 11")
     shot(a, "home-match-confirmed")
     no_sideways_scroll(a)
     tb = store.repos.rounds.get_table(ev.id, 0, 1, 1)[1]
-    assert tb["status"] == "confirmed" and tb["points"][home] == {"match_points": 2, "level_diff_points": 28}
+    assert tb["status"] == "confirmed" and tb["points"][home] == {"match_points": 2, "level_diff_points": 15}
     assert tb["played"] == {"open": {home: [0, 1], away: [2, 3]}, "closed": {home: [2, 3], away: [0, 1]}}
 
     # both rooms on the published round page

@@ -35,7 +35,8 @@ def _round(rng: random.Random, n: int) -> dict:
                        "penalties": penalties, "points": points, "rooms": rooms})
     byes = [{"entry_id": f"01B{k:023d}", "name": rng.choice(NAMES), "reason": "",
              "why": rng.choice([None, {"rule": "second_bye"}, {"rule": "made_up"}])} for k in range(rng.choice([0, 0, 1, 2]))]
-    early = [{"name": rng.choice(NAMES), "place": 3, "from_round": 4, "average": {p: 1.5 for p in pnames}}
+    early = [{"name": rng.choice(NAMES), "place": 3, "from_round": 4, "average": {p: 1.5 for p in pnames},
+              "why": rng.choice([None, {"score": "6", "worst": "6", "best": "4", "left": 1}])}
              for _ in range(rng.choice([0, 0, 1]))]
     return {"number": n, "status": "open", "seed": rng.randint(1, 99), "tables": tables, "byes": byes,
             "early_finish": early, "point_names": pnames}

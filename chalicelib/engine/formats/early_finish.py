@@ -1,47 +1,73 @@
-"""Early finish in Swiss (seed 000, rules.md §5 and §8): "积分编排赛最后一轮之前，有参赛队必然获得阶段第一位时，
+"""Early finish in Swiss (seed 000 §26.7, rules.md §9): "积分编排赛最后一轮之前，有参赛队必然获得阶段第一位时，
 不安排该队参加本阶段剩余的比赛。同时有参赛队必然获得阶段第二名时也不安排…以此类推。该队本阶段剩余比赛的得分为其
 之前所有场次的平均得分。但对于分阶段进行的积分编排赛，下阶段带分进行时，仍应安排这些队参加本阶段剩余的比赛。"
 
-Three parts: places 1, 2, 3 … each decided only when every place above is decided too; the average is
-over matches played (a bye is not a match); and none of it when the next stage carries points over
-(the stage config's default, models/events.py)."""
+The certainty test (§9): the entry loses every remaining match (the least a loss scores) and every other open
+entry wins every remaining match (the most a match gives); it is certain only when it would still be strictly
+ahead on the primary points (a tie is not certain: tie-breaks can still move). Places 1, 2, 3 … are tested in
+turn, each only while every place above it is certain. The average of the matches played (a bye is not one)
+is what an entry found certain is credited afterwards; it is never part of the test. None of it before a stage
+that carries points over (services/rounds.py `early_finish_applies`).
+
+Why the test is exact when later pairings are unknown: any other entry X can, in some draw, win every remaining
+match while the leader loses every one (X may even be the leader's opponent), so the leader is safe only if
+its worst total beats X's best for every X separately; and if it does, no joint outcome can catch it."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from ..numbers import share
 
 
-def certain_places(scores: Mapping[str, float], averages: Mapping[str, float], rounds_left: int,
-                   max_per_round: float, decided: Iterable[str] = ()) -> list[str]:
-    """Entries newly certain of the next places, best first, with `rounds_left` rounds still to play (this
-    one included). `decided`: entries already out (their places are above every other's).
+@dataclass(frozen=True)
+class Certain:
+    """An entry found certain of `place`: its points now, its total if it lost every remaining match (`worst`),
+    and the most any other open entry can reach (`best_other`, by `chaser`) — the reason in words."""
+    entry: str
+    place: int
+    score: float
+    worst: float
+    best_other: float
+    chaser: str
+    rounds_left: int
 
-    An entry is certain of the best place still open when its final total, scoring its average in each
-    remaining round, is strictly above what any other open entry could reach by scoring the most in every
-    remaining round; a possible tie is not certain (tie-breaks could still go either way). Then the next
-    place is tested the same way among the rest (以此类推), and so on until one is not certain."""
+    def reason(self) -> dict:
+        return {"place": self.place, "score": self.score, "worst": self.worst, "best_other": self.best_other,
+                "chaser": self.chaser, "rounds_left": self.rounds_left}
+
+
+def decide_places(scores: Mapping[str, float], rounds_left: int, max_per_round: float,
+                  min_per_round: float = 0.0, decided: Iterable[str] = ()) -> list[Certain]:
+    """Entries newly certain of the next open places, best first, with `rounds_left` rounds still to play (this
+    one included). `decided`: entries already finished early (their places are above every open one's)."""
     if rounds_left <= 0:
         return []
-    open_ = {e: s for e, s in scores.items() if e not in set(decided)}
-    out: list[str] = []
+    decided = list(decided)
+    open_ = {e: float(s) for e, s in scores.items() if e not in set(decided)}
+    out: list[Certain] = []
     while len(open_) >= 2:
         leader = max(open_, key=lambda e: (open_[e], e))
-        final = open_[leader] + averages.get(leader, 0.0) * rounds_left
-        best_other = max(s for e, s in open_.items() if e != leader) + max_per_round * rounds_left
-        if not final > best_other + 1e-9:
+        worst = open_[leader] + min_per_round * rounds_left
+        chaser = max((e for e in open_ if e != leader), key=lambda e: (open_[e], e))
+        best_other = open_[chaser] + max_per_round * rounds_left
+        if not worst > best_other + 1e-9:
             break
-        out.append(leader)
+        out.append(Certain(leader, len(decided) + len(out) + 1, open_[leader], worst, best_other, chaser, rounds_left))
         del open_[leader]
     return out
 
 
-def certain_first(scores: dict[str, float], averages: dict[str, float], rounds_left: int,
-                  max_per_round: float) -> str | None:
+def certain_places(scores: Mapping[str, float], rounds_left: int, max_per_round: float,
+                   min_per_round: float = 0.0, decided: Iterable[str] = ()) -> list[str]:
+    """The entries of `decide_places`, best first."""
+    return [c.entry for c in decide_places(scores, rounds_left, max_per_round, min_per_round, decided)]
+
+
+def certain_first(scores: Mapping[str, float], rounds_left: int, max_per_round: float,
+                  min_per_round: float = 0.0) -> str | None:
     """The entry certain of first place, or None (the first step of `certain_places`)."""
-    if len(scores) < 2:
-        return None
-    places = certain_places(scores, averages, rounds_left, max_per_round)
+    places = certain_places(scores, rounds_left, max_per_round, min_per_round)
     return places[0] if places else None
 
 

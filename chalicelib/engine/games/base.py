@@ -24,7 +24,10 @@ class Game(Protocol):
         """Points for a bye."""
 
     def max_round_points(self, options: Any) -> float:
-        """The most of the primary point one entry can score in one round (early finish, rules.md §5)."""
+        """The most of the primary point one entry can score in one round (early finish, rules.md §9)."""
+
+    def min_round_points(self, options: Any) -> float:
+        """The least of the primary point one entry can score in one round: a loss or a forfeit (rules.md §9)."""
 
     def forfeit(self, winner: str | None, loser: str, options: Any) -> MatchScore:
         """A match not played: `loser` forfeits (winner None: both absent)."""

@@ -181,6 +181,9 @@ class DouDizhu:
                           opponents={eid: [o for o in ids if o != eid] for eid in ids},
                           details={"bomb_bonuses": bonuses, "deals": deals_log})
 
+    def min_round_points(self, options: Any) -> float:
+        return float(min(0.0, *options.places))   # a forfeit scores 0
+
     def max_round_points(self, options: Any) -> float:
         return float(max(*options.places, options.bye_table_points))
 

@@ -123,6 +123,9 @@ class Gouji:
                           details={"games": per_game, **({"cheating": {str(k): ids[v] for k, v in cheated.items()}}
                                                           if cheated else {})}, winner=ids[winner_idx] if winner_idx is not None else None)
 
+    def min_round_points(self, options: Any) -> float:
+        return float(min(0.0, options.loss))
+
     def max_round_points(self, options: Any) -> float:
         best_game = sum(sorted(options.position_values, reverse=True)[:3])   # 头科, 二科 and 三科 on one team
         return float(max(best_game * options.games_per_match, options.withdrawal_points))

@@ -125,9 +125,48 @@ def _final_values(result: dict, sides: Sequence[Side], options) -> tuple[list[in
             continue
         require(isinstance(d, dict) and "order" in d, f"deal {i} needs an 'order'", deal=i)
         orders.append(d["order"])
+    tributes = check_tributes(deals, orders, seat_side)
     start = start_levels(result, ids)
     play = play_deals(orders, seat_side, start, getattr(options, "a_failure_limit", None), extra)
+    for entry, tribute in zip(play.log, tributes):
+        if tribute:
+            entry["tribute"] = tribute   # the table's history and the score sheet show it
     return play.levels, play.passed, play.log
+
+
+TRIBUTES = ("single", "double", "refused")
+
+
+def check_tributes(deals: Sequence, orders: Sequence[Sequence[str]], seat_side: dict[str, int]) -> list[str | None]:
+    """Each deal's optional `tribute` (seed 004 "Cống bài", 000 附件; rules.md §9): from the second deal on, a 双下
+    in the previous deal (its winners finished first and second) makes a double tribute (双贡), any other order a
+    single one (单贡); refused (抗贡, the paying side holds both big jokers) is always allowed. It changes no
+    score; a wrong one is refused with the reason, so a dispute at the table is settled from the record."""
+    from ...errors import InvalidTribute
+    out: list[str | None] = []
+    for i, d in enumerate(deals, start=1):
+        tribute = d.get("tribute") if isinstance(d, dict) else None
+        out.append(tribute)
+        if tribute is None:
+            continue
+        if tribute not in TRIBUTES:
+            raise InvalidTribute(f"第 {i} 副：贡牌为 single（单贡）、double（双贡）或 refused（抗贡） · Deal {i}: a tribute is "
+                                 f"one of {', '.join(TRIBUTES)}.", {"deal": i, "given": tribute, "reason": "unknown"})
+        if i == 1:
+            raise InvalidTribute(f"第 1 副不进贡 · Deal 1 has no tribute (there is no previous deal).",
+                                 {"deal": 1, "given": tribute, "expected": None, "reason": "first_deal"})
+        prev = orders[i - 2]
+        double_down = seat_side[prev[0]] == seat_side[prev[1]]
+        expected = "double" if double_down else "single"
+        if tribute not in (expected, "refused"):
+            raise InvalidTribute(
+                (f"第 {i} 副：上一副双下，应双贡（或抗贡） · Deal {i}: the previous deal was a double-down, so the tribute "
+                 f"is double (or refused)." if double_down else
+                 f"第 {i} 副：上一副不是双下，应单贡（或抗贡） · Deal {i}: the previous deal was not a double-down, so the "
+                 f"tribute is single (or refused)."),
+                {"deal": i, "given": tribute, "expected": expected,
+                 "reason": "after_double_down" if double_down else "after_single"})
+    return out
 
 
 def start_levels(result: dict, ids: Sequence[str]) -> list[int]:
@@ -219,9 +258,13 @@ class Guandan:
             return float(max(options.win, options.withdrawal_match_points, options.bye_match_points))
         return float(max(options.pass_a_points, 14, options.bye_level_points))
 
+    def min_round_points(self, options: Any) -> float:
+        # a forfeit scores 0 whatever the method; a loss under match points scores `loss`
+        return float(min(options.loss, 0.0)) if options.method == "match_points" else 0.0
+
     def bye(self, entry_id: str, options: Any) -> dict[str, float]:
         if options.method == "match_points":
-            rooms = 2 if getattr(options, "team_rooms", False) else 1   # a team match: 级差分 of both rooms
+            rooms = team_rooms_counted(options)   # a team match: the 级差分 of one scale, or of both rooms summed
             return {"match_points": float(options.bye_match_points),
                     "level_diff_points": float(options.bye_level_diff_points) * rooms}
         # Level points: rules.md is silent, so the event config carries it (default 10, a typical won round).
@@ -229,7 +272,7 @@ class Guandan:
 
     def forfeit(self, winner: str | None, loser: str, options: Any, during: bool = False) -> MatchScore:
         if options.method == "match_points":
-            rooms = 2 if getattr(options, "team_rooms", False) else 1
+            rooms = team_rooms_counted(options)
             win = {"match_points": float(options.withdrawal_match_points),
                    "level_diff_points": float(options.withdrawal_level_diff_points) * rooms}
             lose = {"match_points": 0.0, "level_diff_points": 0.0}
@@ -244,6 +287,14 @@ class Guandan:
         opponents = {winner: [loser], loser: [winner]} if winner else {loser: []}
         return MatchScore(points=points, outcome=outcome, opponents=opponents,
                           details={"forfeit": loser, "during_match": during}, winner=winner)
+
+
+def team_rooms_counted(options) -> int:
+    """How many rooms' worth of 级差分 a team event's bye or forfeit scores: one when the team match's 级差分 is one
+    26-point scale over both rooms (rules.md §9, the default), two when it is the sum of the rooms'."""
+    if not getattr(options, "team_rooms", False):
+        return 1
+    return 2 if getattr(options, "team_level_diff", "combined") == "sum" else 1
 
 
 def _outcome(values: Sequence[float], ids: Sequence[str]) -> dict[str, float]:

@@ -1,8 +1,11 @@
 """Guandan team events 集体赛 (rules.md §8, seed 000): a team match on two tables, the open room (开室) and the
 closed room (闭室). The home team sits N–S in the open room and E–W in the closed room; each room is scored as
 a pairs match (levels, 级差分) and the team match is decided by the two rooms together — the team whose pairs
-gained more levels in total wins; 场分 2 / 1 / 0, 级差分 the sum of the two rooms' 级差分. The seed's own table
-for this is lost in the garbled copy: this is rules.md's default (configurable later).
+gained more levels in total wins; 场分 2 / 1 / 0. 级差分 (rules.md §9): the 26-point scale applied once to the
+combined level difference of the two rooms (as bridge turns a team match's total into one victory-point score),
+so a drawn team match is 13 : 13 and a bye's 17 stays worth a little more; or, as the event may choose
+(`team_level_diff: "sum"`), the sum of the two rooms' 级差分. Penalties and adjustments of a room stay with the team.
+The seed's own table for this is lost in the garbled copy.
 
 Lineups (进场名单): "一方有座位选择权时，比赛开始前15分钟，无座位选择权的队宣布进场名单；以后直至比赛开始前5分钟，
 有座位选择权的队宣布进场名单"; a change after that needs the chief referee, and then the other side gets seat choice."""
@@ -35,6 +38,7 @@ def score_team_match(pairs_game, result: dict, ids: Sequence[str], options: Any,
     room_options = options.model_copy(update={"team_rooms": False}) if hasattr(options, "model_copy") else options
     gained = [0, 0]
     ldp = [0.0, 0.0]
+    adjusted = [0.0, 0.0]    # a room's 级差分 beyond its plain scale value: penalties, adjustments
     per_room = {}
     for room in ROOMS:
         require(isinstance(rooms[room], dict), f"the {room} room's result must be an object")
@@ -45,10 +49,12 @@ def score_team_match(pairs_game, result: dict, ids: Sequence[str], options: Any,
         start = _start(rooms[room], ids)
         levels = score.details["levels"]
         passed = score.details.get("passed_a")
+        values = [15 if passed == e else levels[e] for e in ids]
+        plain = _scale(values[0] - values[1], options)
         for i, e in enumerate(ids):
-            value = 15 if passed == e else levels[e]
-            gained[i] += value - start[i]
+            gained[i] += values[i] - start[i]
             ldp[i] += score.points[e]["level_diff_points"]
+            adjusted[i] += score.points[e]["level_diff_points"] - plain[i]
         per_room[room] = {"levels": levels, "passed_a": passed, "points": score.points, "deals": score.details.get("deals", [])}
     tie_break = None
     if gained[0] == gained[1] and knockout:
@@ -63,12 +69,25 @@ def score_team_match(pairs_game, result: dict, ids: Sequence[str], options: Any,
         mp = [float(options.win), float(options.loss)] if w == 0 else [float(options.loss), float(options.win)]
         outcome = {ids[w]: 1.0, ids[1 - w]: 0.0}
         winner = ids[w]
+    if getattr(options, "team_level_diff", "combined") == "combined":
+        scaled = _scale(gained[0] - gained[1], options)
+        ldp = [scaled[i] + adjusted[i] for i in range(2)]
     points = {ids[i]: {"match_points": mp[i], "level_diff_points": ldp[i]} for i in range(2)}
     details = {"rooms": per_room, "levels_gained": dict(zip(ids, gained))}
     if tie_break:
         details["tie_break"] = {"winner": tie_break, "by": getattr(options, "team_knockout_tie", "extra_deal")}
     return MatchScore(points=points, outcome=outcome, opponents={ids[0]: [ids[1]], ids[1]: [ids[0]]},
                       details=details, winner=winner)
+
+
+def _scale(difference: int, options) -> list[float]:
+    """The 26-point 级差分 of a level difference (home minus away): the winner's from the event's table, capped to
+    0..26, the loser 26 minus it; level is 13 : 13."""
+    if difference == 0:
+        return [13.0, 13.0]
+    table = options.level_diff_table
+    win = float(max(0, min(26, table[min(abs(difference), len(table) - 1)])))
+    return [win, 26.0 - win] if difference > 0 else [26.0 - win, win]
 
 
 def _knockout_tie_winner(given, ids: Sequence[str], gained: list[int], rule: str) -> str:

@@ -223,6 +223,9 @@ class Tractor:
         return {"games_won": dict(zip(ids, m.games_won)), "levels": dict(zip(ids, levels)), "leader": leader,
                 "decided": need in m.games_won, "games_to_win": need, "banker": m.banker}
 
+    def min_round_points(self, options: Any) -> float:
+        return 0.0
+
     def max_round_points(self, options: Any) -> float:
         return 1.0
 

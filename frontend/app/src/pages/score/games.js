@@ -11,3 +11,12 @@ export function nameAtSeat(table, seat) {
 export function namesById(table) {
   return Object.fromEntries(table.sides.map((s) => [s.entry_id, s.name]));
 }
+
+// Guandan (rules.md §9, seed 004): the tribute the next deal calls for — after a 双下 (the previous deal's first two
+// finishers partners) a double one, else a single one; none before the first deal. The engine checks the choice.
+export function expectedTribute(table, deals) {
+  const prev = deals.length ? deals[deals.length - 1] : null;
+  if (!prev || !Array.isArray(prev.order) || prev.order.length < 2) return null;
+  const sideOf = (seat) => table.sides.findIndex((s) => s.seats.map(String).includes(String(seat)));
+  return sideOf(prev.order[0]) === sideOf(prev.order[1]) ? "double" : "single";
+}

@@ -35,7 +35,7 @@ export function scoringDefaults(method) {
     match_points: () => ({ method, win: 2, draw: 1, loss: 0, bye_match_points: 1.5, bye_level_diff_points: 17,
                            withdrawal_match_points: 2, withdrawal_level_diff_points: 17, level_diff_table: diffTable(),
                            a_failure_limit: null, minutes: 60, slow_play_levels: 2, deduction_points: 1, team_rooms: false,
-                           team_knockout_tie: "extra_deal",
+                           team_knockout_tie: "extra_deal", team_level_diff: "combined",
                            tiebreaks: ["match_points", "level_diff_points", "head_to_head_two", "opponents_match_points", "lots"] }),
     table_points: () => ({ method, deals_per_round: 6, minutes: 40, places: [5, 3, 1], bye_table_points: 3, doubling: false,
                            max_doublings_per_deal: 8,
@@ -51,10 +51,10 @@ export function scoringDefaults(method) {
 
 export function lateness(game) {
   return {
-    guandan: { forfeit_after_minutes: 10, from_round: 1, start_level: [{ after_minutes: 0, level: 3 }, { after_minutes: 5, level: 4 }] },
-    doudizhu: { forfeit_after_minutes: 5, from_round: 2, start_level: [] },
-    tractor: { forfeit_after_minutes: 15, from_round: 1, start_level: [] },
-    gouji: { forfeit_after_minutes: null, from_round: 1, start_level: [] },
+    guandan: { forfeit_after_minutes: 10, forfeit_at_limit: null, from_round: 1, start_level: [{ after_minutes: 0, level: 3 }, { after_minutes: 5, level: 4 }] },
+    doudizhu: { forfeit_after_minutes: 5, forfeit_at_limit: null, from_round: 2, start_level: [] },
+    tractor: { forfeit_after_minutes: 15, forfeit_at_limit: null, from_round: 1, start_level: [] },
+    gouji: { forfeit_after_minutes: null, forfeit_at_limit: null, from_round: 1, start_level: [] },
   }[game];
 }
 
@@ -91,8 +91,9 @@ export function eventDefaults(game) {
     registration: { opens_at: null, closes_at: null, eligibility: { kind: "open", codes: [] } },
     stages: [stageDefaults(game, FORMATS[game][0], { entry })],
     prizes: [], prize_shrink: null, allow_partner_wanted: true,
-    lateness: lateness(game), appeals: appeals(game), correction_minutes: 30, mixed_pairs: false,
+    lateness: lateness(game), appeals: appeals(game), correction_minutes: 30, mixed_pairs: false, mixed_team: false,
     late_entries: false, forfeit_ranks_last: game === "guandan", result_entry: "north_south",
+    force_majeure_opponent: "forfeit_win",
     late_entry: { until_round: null, score: 0 }, substitutes: { pairs: false },
   };
 }

@@ -99,7 +99,9 @@ export const TEMPLATES = {
                                              { starts_at: `${day}T14:00`, ends_at: `${day}T15:30` },
                                              { starts_at: `${day}T15:40`, ends_at: `${day}T17:10` }] } }, { index: 1 })] }),
         event("guandan", { ...common, name: "掼蛋比赛", capacity: 40,
-          stages: [stage("guandan", "swiss", { name: "积分赛", rounds: 3, scoring: { minutes: 60 },
+          // 003 "最终按三轮积分累计决出名次": every pair plays all three rounds — early finish (seed 000's rule, on by
+          // default for Guandan Swiss) is off for this template
+          stages: [stage("guandan", "swiss", { name: "积分赛", rounds: 3, scoring: { minutes: 60 }, early_finish: false,
                                                schedule: { first_round_at: `${day}T14:00`, round_minutes: 50, break_minutes: 10, rounds: null } })] }),
       ];
     },

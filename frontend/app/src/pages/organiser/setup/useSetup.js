@@ -67,7 +67,7 @@ export function bodyFromModel(model) {
 
 export const PATCH_FIELDS = ["name", "game", "entry", "capacity", "waitlist", "fee", "registration", "stages", "prizes",
   "prize_shrink", "allow_partner_wanted", "lateness", "appeals", "correction_minutes", "forfeit_ranks_last", "mixed_pairs",
-  "late_entries", "result_entry", "late_entry", "substitutes"];
+  "mixed_team", "force_majeure_opponent", "late_entries", "result_entry", "late_entry", "substitutes"];
 
 // When the event starts: its first scheduled round, else the tournament's first day.
 export function eventStart(model, tournament) {
