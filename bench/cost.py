@@ -45,6 +45,7 @@ whose prices are ~10–20 % higher). Read from AWS's public pricing pages on 202
 
     .venv/bin/python bench/cost.py                      (10,000 entries, a 1,000-entry day run)
     .venv/bin/python bench/cost.py --entries 100000     (--run-entries 10000 runs a 10,000-entry day instead)
+    .venv/bin/python bench/cost.py --entries 1000 10000 100000   (one run, counted at each size)
 Ends with one JSON line: {"entries", "usd_per_day", "usd_per_entry", "api_requests", "s3_puts_per_close",
 "max_partition_rcu_per_s", "max_partition_wcu_per_s"}.
 """
@@ -419,9 +420,9 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
                 c = api.post(f"/events/{eid}/rounds/{n}/close")
             assert c.status_code == 200, c.data
             publish("publish_close")
-            feed = [k for k in sink.files if k.endswith("feed.json")]
-            if feed:
-                spectator_bytes.append(len(gzip.compress(sink.files[feed[0]])))
+            feeds = [k for k in sink.files if k.endswith("feed.json")]   # the largest a spectator's page polls
+            if feeds:
+                spectator_bytes.append(max(len(gzip.compress(sink.files[k])) for k in feeds))
     return {"run_entries": run_entries, "tables": run_entries // 2, "rounds": rounds,
             "kinds": {k: day.per_request(k) for k in ("register", "check_in", "draw", "poll", "result", "confirm",
                                                        "close", "publish_draw", "publish_result", "publish_close")},
@@ -538,14 +539,15 @@ def report(measured: dict, entries: int) -> dict:
 
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--entries", type=int, default=10000)
+    ap.add_argument("--entries", type=int, nargs="+", default=[10000],
+                    help="the day's entries (several: one run, counted at each; a JSON line each, in this order)")
     ap.add_argument("--run-entries", type=int, default=None,
                     help="the day run on the local stack (default: the smaller of 1,000 and --entries)")
     ap.add_argument("--rounds", type=int, default=ROUNDS)
     args = ap.parse_args(argv)
-    run = args.run_entries or min(1000, args.entries)
+    run = args.run_entries or min(1000, max(args.entries))
     measured = run_day(run, rounds=args.rounds)
-    return report(measured, args.entries)
+    return [report(measured, n) for n in args.entries][-1]
 
 
 if __name__ == "__main__":
