@@ -402,6 +402,7 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
                                 headers={"X-Table-Code": t["codes"][0]})
                 assert p.status_code == 200, p.data
                 day.ms.setdefault("poll_bytes", []).append(len(json.dumps(p.data).encode()))
+                day.ms.setdefault("poll_bytes_gz", []).append(len(gzip.compress(json.dumps(p.data).encode())))
             for t in tables[polls:polls + result_sample]:
                 a, b = (s["entry_id"] for s in t["sides"])
                 base = f"/events/{eid}/rounds/{n}/tables/{t['number']}"
@@ -427,6 +428,7 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
             "kinds": {k: day.per_request(k) for k in ("register", "check_in", "draw", "poll", "result", "confirm",
                                                        "close", "publish_draw", "publish_result", "publish_close")},
             "poll_bytes": sum(day.ms["poll_bytes"]) / max(1, len(day.ms["poll_bytes"])),
+            "poll_bytes_gz": sum(day.ms["poll_bytes_gz"]) / max(1, len(day.ms["poll_bytes_gz"])),
             "spectator_bytes": max(spectator_bytes) if spectator_bytes else 0}
 
 
@@ -494,7 +496,15 @@ def model(measured: dict, entries: int) -> dict:
         bursts[kind] = {pk: (r / secs, w / secs) for pk, (r, w) in m[kind]["by_pk"].items()}
     max_r = max([*rcu_s.values(), *(r for b in bursts.values() for r, _ in b.values())], default=0)
     max_w = max([*wcu_s.values(), *(w for b in bursts.values() for _, w in b.values())], default=0)
-    return {"lines": lines, "usd": usd, "counts": counts, "api_requests": api_requests, "puts_close": puts_close, "puts_draw": puts_draw,
+    # what if (issue 43, item 1): the phones poll a small static JSON of their table on CloudFront instead of the
+    # API — the polls' API Gateway, Lambda and read lines go, CloudFront requests and bytes and the tables' PUTs
+    # (drawn, entered, confirmed, closed: 4 a table a round) come
+    polls = counts["poll"]
+    poll_api = (polls / 1e6 * (p["apigw_rest_per_m"] + p["lambda_per_m"]) + polls * m["poll"]["ms"] / 1000 * API_MEMORY_GB
+                * p["lambda_gb_s"] + polls * m["poll"]["rcu"] / 1e6 * p["ddb_rru_per_m"])
+    poll_cdn = (polls / 1e4 * p["cf_https_per_10k"] + polls * measured["poll_bytes_gz"] / 1e9 * p["cf_gb"]
+                + tables * rounds * 4 / 1000 * p["s3_put_per_k"])
+    return {"lines": lines, "usd": usd, "counts": counts, "poll_api": poll_api, "poll_cdn": poll_cdn, "api_requests": api_requests, "puts_close": puts_close, "puts_draw": puts_draw,
             "rcu_s": dict(rcu_s), "wcu_s": dict(wcu_s), "bursts": bursts, "max_r": max_r, "max_w": max_w,
             "result_publishes": result_publishes, "http_api_usd": api_requests / 1e6 * p["apigw_http_per_m"]}
 
@@ -519,6 +529,10 @@ def report(measured: dict, entries: int) -> dict:
     print(f"\nAPI requests {out['api_requests']:,}, of which phone polls {c['poll']:,} "
           f"({c['poll'] / out['api_requests']:.0%}); writes and staff actions {out['api_requests'] - c['poll']:,}. "
           f"On an HTTP API the API Gateway line would be ${out['http_api_usd']:,.2f}.")
+    print(f"If the phones polled a static JSON of their table on CloudFront (issue 43, item 1): the polls' API "
+          f"lines ${out['poll_api']:,.2f} would become ${out['poll_cdn']:,.2f} (CloudFront requests and bytes, the "
+          f"tables' PUTs): ${out['usd'] - out['poll_api'] + out['poll_cdn']:,.2f} a day, "
+          f"${(out['usd'] - out['poll_api'] + out['poll_cdn']) / entries:.4f} an entry")
     peak = (c["poll"] / (ROUNDS * ROUND_S))
     print(f"API request rate while a round is played: {peak:,.0f}/s from phones (REST prod throttle: 500/s steady, "
           f"1,000 burst, infra/stack.py)")
