@@ -4,12 +4,16 @@
 - size: unzipped bytes against Lambda's 250 MB limit, zipped bytes, the largest parts;
 - cold start: the handler's import (`import app`) in a fresh `python -I -S -B` with only the unpacked package
   and the runtime's boto3 on its path, as Lambda's init runs it (median of RUNS fresh processes), against
-  the 300 ms bar. Beside it, in the same run: `import app` from the source tree (the bar's old measurement)
-  and the same package without its bytecode (what a read-only /var/task compiled at every cold start).
+  the 250 ms bar (issue 43). Beside it, in the same run: `import app` from the source tree without bytecode
+  (the bar's old measurement: this machine's sessions run with PYTHONDONTWRITEBYTECODE=1 and a venv installed
+  without .pyc, so every import compiles) and with it (a cache of this run's), the same package without its
+  bytecode (what a read-only /var/task compiled at every cold start), and a fixed reference workload (the
+  standard library's json, decimal and email.message imported in the same harness) for the machine's speed.
 Lambda's own runtime start (before the import) is not in these figures.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 import subprocess
@@ -24,21 +28,29 @@ from tests.deploy import artifact  # noqa: E402
 from tests.infra import cdk  # noqa: E402
 
 RUNS = 7
-BAR_MS = 300
+BAR_MS = 250
 MB = 1024 * 1024
-TIMED = "import sys, time; sys.path[:0] = sys.argv[1:]; t = time.perf_counter(); import app; print((time.perf_counter() - t) * 1000)"
+# wall and CPU ms of the import: on a machine shared by other work the CPU time is the steadier figure
+TIMED = ("import sys, time; sys.path[:0] = sys.argv[1:]; t, c = time.perf_counter(), time.process_time(); import app; "
+         "print((time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000)")
+REFERENCE = ("import time; t, c = time.perf_counter(), time.process_time(); import json, decimal, email.message; "
+             "print((time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000)")
 
 
-def import_ms(args: list[str], cwd: Path, env: dict | None = None) -> list[float]:
+def import_ms(args: list[str], cwd: Path, env: dict | None = None) -> list[tuple[float, float]]:
+    """(wall ms, CPU ms) of each of RUNS fresh processes."""
     out = []
     for _ in range(RUNS):
         run = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, check=True)
-        out.append(float(run.stdout.strip().splitlines()[-1]))
+        wall, cpu = run.stdout.strip().splitlines()[-1].split()
+        out.append((float(wall), float(cpu)))
     return out
 
 
-def show(label: str, values: list[float]) -> None:
-    print(f"  {label:<44} median {statistics.median(values):6.0f} ms   min {min(values):6.0f}   max {max(values):6.0f}")
+def show(label: str, runs: list[tuple[float, float]]) -> None:
+    wall, cpu = [r[0] for r in runs], [r[1] for r in runs]
+    print(f"  {label:<48} wall median {statistics.median(wall):5.0f} ms (min {min(wall):4.0f}, max {max(wall):4.0f}); "
+          f"CPU median {statistics.median(cpu):5.0f} ms")
 
 
 def main() -> None:
@@ -60,12 +72,20 @@ def main() -> None:
         uncompiled = import_ms([sys.executable, "-I", "-S", "-B", "-c", TIMED, str(tmp / "nobytecode"), str(runtime)],
                                tmp / "nobytecode", clean)
         source = import_ms([sys.executable, "-c", TIMED, str(ROOT)], ROOT)
+        cached = {**os.environ, "PYTHONPYCACHEPREFIX": str(tmp / "pyc")}
+        cached.pop("PYTHONDONTWRITEBYTECODE", None)
+        subprocess.run([sys.executable, "-c", "import app"], cwd=ROOT, env=cached, check=True)   # writes the cache
+        source_compiled = import_ms([sys.executable, "-c", TIMED, str(ROOT)], ROOT, cached)
+        reference = import_ms([sys.executable, "-I", "-S", "-B", "-c", REFERENCE], tmp, clean)
         print(f"Cold start: `import app`, {RUNS} fresh processes each (bar: {BAR_MS} ms)")
         show("from the package (as deployed)", packaged)
-        show("reference: from the source tree (venv)", source)
+        show("reference: from the source tree, no bytecode", source)
+        show("reference: from the source tree, with bytecode", source_compiled)
         show("reference: the package without its bytecode", uncompiled)
-        verdict = "within" if statistics.median(packaged) < BAR_MS else "OVER"
-        print(f"  the package's median is {verdict} the {BAR_MS} ms bar")
+        show("reference: json, decimal, email.message", reference)
+        wall, cpu = statistics.median(r[0] for r in packaged), statistics.median(r[1] for r in packaged)
+        print(f"  the package's median is {'within' if wall < BAR_MS else 'OVER'} the {BAR_MS} ms bar on the wall "
+              f"clock, {'within' if cpu < BAR_MS else 'OVER'} it in CPU time (load average {os.getloadavg()[0]:.1f})")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,9 @@
   when it finds no wheel for the Lambda platform, and builds the package without it;
 - given the posters' CJK font: Lambda has no fonts-noto-cjk; vendor/fonts/ holds a subset of Noto Sans CJK SC
   (infra/poster_font.py), which Chalice puts at the package's root; the functions' POSTER_FONT names it;
+- pruned: what is never imported at run time is not shipped (`prune`: the libraries' own test suites and type
+  stubs, pycryptodomex's self-test, numpy's build tools and SIMD test module, Pillow's optional AVIF codec),
+  keeping the package under 150 MB unzipped (issue 43; Lambda's limit is 250 MB);
 - compiled: Lambda's /var/task is read-only, so a package without bytecode compiles every module it imports
   on every cold start (about twice the import time). Bytecode is added as unchecked-hash .pyc files
   (PEP 552), which Python uses without comparing the sources' timestamps (the zip's times do not matter).
@@ -96,6 +99,51 @@ def check_font(zip_path: Path) -> None:
                          "vendor/fonts/ is made by `.venv/bin/python infra/poster_font.py` (needs fonts-noto-cjk).")
 
 
+# Top-level folders of the app itself: never pruned (a folder of its own called tests would be a surprise to lose).
+_OWN = ("app.py", "chalicelib", "fonts")
+# Never imported by the code at run time. numpy/_core/_simd is numpy's SIMD test module (2.9 MB); Pillow's AVIF
+# plugin treats a missing _avif as "AVIF unsupported" (PIL/AvifImagePlugin.py), and posters are PNG: 7.5 MB.
+# stripe/params/* are the request parameters' TypedDicts, imported by stripe only under TYPE_CHECKING (and by
+# `stripe.params.X` on demand, which this code never writes): ~10 MB with their bytecode; the package's
+# __init__ stays, so `import stripe.params` still works.
+_LEFT_OUT_PREFIXES = ("Cryptodome/SelfTest/", "Crypto/SelfTest/", "numpy/f2py/", "numpy/distutils/",
+                      "numpy/_pyinstaller/", "numpy/doc/", "numpy/_core/_simd.", "PIL/_avif.", "pillow.libs/libavif-",
+                      "stripe/params/")
+_KEPT = ("stripe/params/__init__.py",)
+
+
+def left_out(name: str) -> bool:
+    """Whether a file of the package is one never shipped (see _LEFT_OUT_PREFIXES, tests and stubs)."""
+    parts = name.split("/")
+    if parts[0] in _OWN or parts[0].endswith(".dist-info") or name in _KEPT:
+        return False
+    return (any(p in ("tests", "test") for p in parts[1:-1]) or name.endswith(".pyi")
+            or name.startswith(_LEFT_OUT_PREFIXES))
+
+
+def prune(zip_path: Path) -> int:
+    """Rewrites the package without the files `left_out` names; returns the unzipped bytes removed."""
+    removed = 0
+    tmp = zip_path.with_suffix(".pruning.zip")
+    with zipfile.ZipFile(zip_path) as src, zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as out:
+        for info in src.infolist():
+            if left_out(info.filename):
+                removed += info.file_size
+                continue
+            out.writestr(info, src.read(info), compress_type=info.compress_type)
+    tmp.replace(zip_path)
+    return removed
+
+
+def _pyc_name(name: str) -> str:
+    """Where the runtime looks for a module's bytecode: beside it under __pycache__, whatever this process's
+    PYTHONPYCACHEPREFIX (importlib.util.cache_from_source follows it, and a build with it set once put every
+    .pyc of the package at /tmp/… paths where Lambda never looks)."""
+    folder, _, file = name.rpartition("/")
+    pyc = f"__pycache__/{file[:-3]}.{sys.implementation.cache_tag}.pyc"
+    return f"{folder}/{pyc}" if folder else pyc
+
+
 def add_bytecode(zip_path: Path, runtime: str) -> int:
     """Adds __pycache__/*.pyc for every module in the package; returns how many. The bytecode is this
     interpreter's, so it must be the runtime's Python."""
@@ -106,7 +154,7 @@ def add_bytecode(zip_path: Path, runtime: str) -> int:
     with zipfile.ZipFile(zip_path, "a", compression=zipfile.ZIP_DEFLATED) as z:
         names = set(z.namelist())
         for name in sorted(n for n in names if n.endswith(".py")):
-            pyc = importlib.util.cache_from_source(name)
+            pyc = _pyc_name(name)
             if pyc in names:
                 continue
             source = z.read(name)

@@ -40,7 +40,8 @@ PUBLISHER_TIMEOUT_S = 300
 
 class CheckedChalice(Chalice):
     """Chalice's construct, its package finished before CDK stages it as the functions' code: checked to
-    hold every dependency (else the synth stops) and given bytecode (infra/lambda_package.py)."""
+    hold every dependency (else the synth stops), pruned of what never runs and given bytecode
+    (infra/lambda_package.py)."""
 
     def _package_app(self) -> None:
         super()._package_app()
@@ -49,6 +50,7 @@ class CheckedChalice(Chalice):
         (runtime,) = {r["Properties"]["Runtime"] for r in sam["Resources"].values() if r["Type"] == "AWS::Serverless::Function"}
         lambda_package.check(out / "deployment.zip", ROOT / "requirements.txt")
         lambda_package.check_font(out / "deployment.zip")
+        lambda_package.prune(out / "deployment.zip")
         lambda_package.add_bytecode(out / "deployment.zip", runtime)
 
 

@@ -2,6 +2,7 @@
 that also moves the event's counters, so `taken` always equals the entries holding a place."""
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from typing import Iterable
@@ -18,7 +19,13 @@ COUNTERS = ("taken", "confirmed", "held", "waitlisted")
 ROSTER_SLICE = 1_000   # entries a query of EntryRepo.roster reads, when the ids are known (about a 1 MB page)
 ROSTER_SPANS = 8       # spans of a roster read whose ids are not known yet, where they are not ULIDs
 _SHARDED: dict[str, bool] = {}   # event id → whether its counters are sharded (fixed when the event is created)
-_ENTRY_LIST = TypeAdapter(list[Entry])
+
+
+@functools.cache
+def _entry_list() -> TypeAdapter:
+    """list[Entry]'s validator, built at the first roster read: building it at import built Entry's schema,
+    a cold start's cost for every request that never reads a roster."""
+    return TypeAdapter(list[Entry])
 
 
 @dataclass(frozen=True)
@@ -216,7 +223,7 @@ class EntryRepo:
         """Every entry of the event, in id order: read by spans at once (see `roster`), only each item's `data`,
         parsed in one go (a publish of 10,000 entries: 2 s read one page after another and item by item)."""
         items = self._entry_items(eid, (), "data")
-        return _ENTRY_LIST.validate_json("[" + ",".join(i["data"]["S"] for i in items) + "]")
+        return _entry_list().validate_json("[" + ",".join(i["data"]["S"] for i in items) + "]")
 
     def roster(self, eid: str, known: list[str] = ()) -> list[Roster]:
         """The event's entries as a draw needs them, reading only each item's `roster` attribute (every write

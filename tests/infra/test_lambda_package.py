@@ -62,3 +62,33 @@ def test_the_added_bytecode_is_what_runs(tmp_path):
     assert run.stdout.strip() == "compiled", run.stderr
     with pytest.raises(SystemExit, match="built with"):
         lambda_package.add_bytecode(pkg, "python3.9")
+
+
+def test_the_bytecode_goes_beside_the_sources_whatever_the_builders_pycache_prefix(tmp_path):
+    """A build run with PYTHONPYCACHEPREFIX set once put every .pyc at /tmp/… paths inside the package (39 MB
+    that Lambda never reads, and a cold start compiling everything)."""
+    pkg = _package(tmp_path / "p.zip", set(), {"lib/mod.py": "ANSWER = 1\n"})
+    was = sys.pycache_prefix
+    sys.pycache_prefix = str(tmp_path / "elsewhere")
+    try:
+        lambda_package.add_bytecode(pkg, lambda_package.RUNTIME_OF_THIS_PYTHON)
+    finally:
+        sys.pycache_prefix = was
+    with zipfile.ZipFile(pkg) as z:
+        assert [n for n in z.namelist() if n.endswith(".pyc")] == [f"lib/__pycache__/mod.{sys.implementation.cache_tag}.pyc"]
+
+
+def test_pruning_leaves_out_what_never_runs_and_keeps_the_rest(tmp_path):
+    kept = {"app.py": "", "chalicelib/tests_helpers.py": "", "chalicelib/x/tests/keep.py": "", "numpy/__init__.py": "",
+            "numpy/testing/__init__.py": "", "PIL/AvifImagePlugin.py": "", "stripe/test_helpers/_x.py": "",
+            "stripe/params/__init__.py": ""}
+    dropped = {"numpy/_core/tests/test_a.py": "x" * 100, "numpy/_core/_simd.cpython-311-x86_64-linux-gnu.so": "",
+               "stripe/_customer.pyi": "", "Cryptodome/SelfTest/__init__.py": "", "numpy/f2py/__init__.py": "",
+               "PIL/_avif.cpython-311-x86_64-linux-gnu.so": "", "pillow.libs/libavif-4aef22a8.so.16.3.0": "",
+               "stripe/params/_customer_create_params.py": "", "stripe/params/checkout/__init__.py": ""}
+    pkg = _package(tmp_path / "p.zip", {"numpy"}, {**kept, **dropped})
+    assert lambda_package.prune(pkg) == 100
+    with zipfile.ZipFile(pkg) as z:
+        names = set(z.namelist())
+        assert (z.getinfo("app.py").external_attr >> 16) & 0o444 == 0o444    # entries copied as they were
+    assert names == set(kept) | {"numpy-1.0.dist-info/METADATA"}

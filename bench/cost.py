@@ -1,0 +1,568 @@
+"""What a Swiss day costs on AWS (issue 43, item 6): a simulated day run on the local stack, counted by AWS's
+billing rules, priced with AWS's public on-demand prices (cited below).
+
+The day: `--entries` pair entries register (one public POST each) and are checked in at the desk (one staff POST
+each); 9 Swiss rounds, each drawn and closed by the organiser; every table's result entered by one side and
+confirmed by the other; one phone per table polling its table (GET) every 4 s while a round is played; 2,000
+spectators polling the event's feed every 30 s on the CDN; each change asking the publisher (SQS → Lambda) for the
+pages it moves.
+
+What is run, what is counted: everything goes through the API app (Chalice's test client, the Lambda handler's own
+routing) on the embedded store (STORE=embedded, a SQLite file of this run), with the publisher writing to a
+counting sink. A day of `--run-entries` (default: the smaller of 1,000 and --entries) is run whole: registrations
+(a sample through the API, the rest written in bulk), the 9 draws and closes, a sample of tables' results and
+their publishes, a few phone polls a round. Every store call is metered (`Meter`, wrapped around the store's client
+without changing what it does): each item's size as DynamoDB counts it and its partition key, turned into read and
+write units by the rules below. The day at `--entries` is then COUNTED from the measured per-request figures:
+per-request units, bytes and durations × the day's count of that request (registrations, results, polls, spectator
+polls), and the draws' and closes' measured units × entries / run-entries (their items grow with the tables).
+
+Billing rules (DynamoDB developer guide, "Read/write capacity mode" and "Transactions: capacity management"):
+- a strongly consistent read: ceil(size / 4 KB) read units; eventually consistent: half; a query: the items it
+  read summed, then rounded up to 4 KB (at least one unit); a batch get: each item rounded on its own;
+- a write: ceil(size / 1 KB) write units, the larger of the item before and after for a replace or an update, the
+  old item for a delete; a conditional write that fails still costs its units;
+- a transaction's items count twice (reads and writes); a ConditionCheck counts as a transactional write of the
+  checked item;
+- the GSI (projection ALL) costs a write of the item for every write that leaves or removes an index key there,
+  two when the index key changes.
+Lambda: one invocation per API request; GB-s = billed ms (measured here, rounded up to 1 ms) × the configured
+memory (infra/stack.py: API 1,024 MB, publisher 3,008 MB). API Gateway: one REST request per API call. S3: one PUT
+per object written by the publisher. CloudFront: one HTTPS request per spectator poll, bytes as served
+(gzip, CloudFront compresses).
+
+Prices: us-east-1, on-demand, before free tiers (infra/ has no fixed region; docs/deploy.md suggests ap-east-1,
+whose prices are ~10–20 % higher). Read from AWS's public pricing pages on 2026-12-05:
+- API Gateway REST API $3.50 per million requests (first 333 M); HTTP API $1.00 per million (first 300 M)
+  https://aws.amazon.com/api-gateway/pricing/
+- Lambda (x86) $0.20 per million requests, $0.0000166667 per GB-s      https://aws.amazon.com/lambda/pricing/
+- DynamoDB on-demand $0.625 per million write request units, $0.125 per million read request units (after the
+  1 Nov 2024 reduction)                                                  https://aws.amazon.com/dynamodb/pricing/on-demand/
+- S3 Standard PUT $0.005 per 1,000, GET $0.0004 per 1,000                 https://aws.amazon.com/s3/pricing/
+- SQS standard $0.40 per million requests                               https://aws.amazon.com/sqs/pricing/
+- CloudFront (Hong Kong / Asia edges, where the players are) $0.120 per GB out (first 10 TB), $0.0120 per 10,000
+  HTTPS requests                                                         https://aws.amazon.com/cloudfront/pricing/
+
+    .venv/bin/python bench/cost.py                      (10,000 entries, a 1,000-entry day run)
+    .venv/bin/python bench/cost.py --entries 100000     (--run-entries 10000 runs a 10,000-entry day instead)
+    .venv/bin/python bench/cost.py --entries 1000 10000 100000   (one run, counted at each size)
+Ends with one JSON line: {"entries", "usd_per_day", "usd_per_entry", "api_requests", "s3_puts_per_close",
+"max_partition_rcu_per_s", "max_partition_wcu_per_s"}.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from contextlib import contextmanager
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+PRICES = {   # USD, see the module's docstring for the pages
+    "apigw_rest_per_m": 3.50, "apigw_http_per_m": 1.00,
+    "lambda_per_m": 0.20, "lambda_gb_s": 0.0000166667,
+    "ddb_wru_per_m": 0.625, "ddb_rru_per_m": 0.125,
+    "s3_put_per_k": 0.005, "s3_get_per_k": 0.0004,
+    "sqs_per_m": 0.40,
+    "cf_gb": 0.120, "cf_https_per_10k": 0.0120,
+}
+API_MEMORY_GB = 1024 / 1024           # infra/stack.py: lambda_memory_size
+PUBLISHER_MEMORY_GB = 3008 / 1024     # infra/stack.py: PUBLISHER_MEMORY_MB
+SQS_BATCH = 5                         # app.py: publish_from_queue's batch_size
+ROUNDS = 9
+ROUND_S = 60 * 60                     # a round played (phones polling) for an hour
+RESULTS_WINDOW_S = 20 * 60            # a round's results come in over its last 20 minutes
+POLL_S, SPECTATORS, SPECTATOR_POLL_S = 4, 2000, 30
+KB = 1024
+
+
+# ---------------------------------------------------------------- the billing rules (tests/unit/test_cost_model.py)
+def read_units(size: int, consistent: bool = True, transactional: bool = False) -> float:
+    """One item read: 4 KB per unit, rounded up; half for an eventually consistent read, twice in a transaction."""
+    units = max(1, math.ceil(size / (4 * KB)))
+    if transactional:
+        return 2.0 * units
+    return float(units) if consistent else units / 2
+
+
+def query_units(sizes: list[int], consistent: bool = True) -> float:
+    """A query (one page): the sizes of the items it read summed, then rounded up to 4 KB."""
+    return read_units(sum(sizes), consistent)
+
+
+def write_units(size: int, transactional: bool = False) -> float:
+    """One item written: 1 KB per unit, rounded up; twice in a transaction."""
+    return max(1, math.ceil(size / KB)) * (2.0 if transactional else 1.0)
+
+
+def transaction_write_units(sizes: list[int]) -> float:
+    return sum(write_units(s, transactional=True) for s in sizes)
+
+
+# ---------------------------------------------------------------- the meter around the store's client
+class Meter:
+    """The store's client with every call's read and write units recorded by partition key (in `self.units`:
+    phase → pk → [rcu, wcu]) and counted (phase → calls). Sizes are read from the store itself (an item's old
+    and new versions, the whole item under a projection) through the wrapped client, unmetered; what the
+    wrapped call does and answers is unchanged."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.phase = "setup"
+        self.on = True
+        self.units: dict = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
+        self.calls: dict = defaultdict(int)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    @contextmanager
+    def paused(self):
+        was, self.on = self.on, False
+        try:
+            yield
+        finally:
+            self.on = was
+
+    def _add(self, pk: str, rcu: float = 0.0, wcu: float = 0.0) -> None:
+        u = self.units[self.phase][pk]
+        u[0] += rcu
+        u[1] += wcu
+
+    def _size(self, table: str, key: dict) -> int:
+        from chalicelib.store.parts import item_size
+        item = self.inner.get_item(TableName=table, Key=key, ConsistentRead=True).get("Item")
+        return item_size(item) if item else 0
+
+    def _item(self, table: str, key: dict) -> dict | None:
+        return self.inner.get_item(TableName=table, Key=key, ConsistentRead=True).get("Item")
+
+    @staticmethod
+    def _key(item_or_key: dict) -> dict:
+        return {"PK": item_or_key["PK"], "SK": item_or_key["SK"]}
+
+    def _write(self, table: str, key: dict, do, transactional: bool = False):
+        """A write of one item: its units from the larger of before and after, the index's write beside."""
+        from chalicelib.store.parts import item_size
+        if not self.on:
+            return do()
+        old = self._item(table, key)
+        try:
+            return do()
+        finally:
+            new = self._item(table, key)
+            size = max(item_size(old) if old else 0, item_size(new) if new else 0)
+            w = write_units(size, transactional)
+            old_g, new_g = (i.get("GSI1PK") if i else None for i in (old, new))
+            if old_g or new_g:   # the index's copy written (twice when it moves from one index key to another)
+                w += write_units(size) * (2 if old_g and new_g and (old_g, old.get("GSI1SK")) != (new_g, new.get("GSI1SK")) else 1)
+            self._add(key["PK"]["S"], wcu=w)
+            self.calls[self.phase] += 1
+
+    def put_item(self, **kw):
+        return self._write(kw["TableName"], self._key(kw["Item"]), lambda: self.inner.put_item(**kw))
+
+    def update_item(self, **kw):
+        return self._write(kw["TableName"], kw["Key"], lambda: self.inner.update_item(**kw))
+
+    def delete_item(self, **kw):
+        return self._write(kw["TableName"], kw["Key"], lambda: self.inner.delete_item(**kw))
+
+    def batch_write_item(self, **kw):
+        if not self.on:
+            return self.inner.batch_write_item(**kw)
+        from chalicelib.store.parts import item_size
+        for table, reqs in kw["RequestItems"].items():
+            for r in reqs:
+                if "PutRequest" in r:
+                    item = r["PutRequest"]["Item"]
+                    self._add(item["PK"]["S"], wcu=write_units(max(item_size(item), self._size(table, self._key(item))))
+                              * (2 if "GSI1PK" in item else 1))
+                else:
+                    key = r["DeleteRequest"]["Key"]
+                    self._add(key["PK"]["S"], wcu=write_units(self._size(table, key)))
+        self.calls[self.phase] += 1
+        return self.inner.batch_write_item(**kw)
+
+    def transact_write_items(self, **kw):
+        if not self.on:
+            return self.inner.transact_write_items(**kw)
+        from chalicelib.store.parts import item_size
+        before = []
+        for op in kw["TransactItems"]:
+            (kind, body), = op.items()
+            key = self._key(body["Item"]) if kind == "Put" else body["Key"]
+            old = self._item(body["TableName"], key)
+            before.append((kind, body, key, old))
+        try:
+            return self.inner.transact_write_items(**kw)
+        finally:   # a cancelled transaction is still billed (its units were read and checked)
+            for kind, body, key, old in before:
+                new = self._item(body["TableName"], key) if kind != "ConditionCheck" else old
+                if kind == "Put":
+                    new = new or body["Item"]
+                size = max(item_size(old) if old else 0, item_size(new) if new else 0)
+                w = write_units(size, transactional=True)
+                if kind != "ConditionCheck" and ((old and "GSI1PK" in old) or (new and "GSI1PK" in new)):
+                    w += write_units(size)
+                self._add(key["PK"]["S"], wcu=w)
+            self.calls[self.phase] += 1
+
+    def get_item(self, **kw):
+        out = self.inner.get_item(**kw)
+        if self.on:
+            size = self._size(kw["TableName"], kw["Key"]) if "ProjectionExpression" in kw else \
+                (self._item_size(out.get("Item")))
+            self._add(kw["Key"]["PK"]["S"], rcu=read_units(size, kw.get("ConsistentRead", False)))
+            self.calls[self.phase] += 1
+        return out
+
+    @staticmethod
+    def _item_size(item) -> int:
+        from chalicelib.store.parts import item_size
+        return item_size(item) if item else 0
+
+    def batch_get_item(self, **kw):
+        out = self.inner.batch_get_item(**kw)
+        if self.on:
+            for table, req in kw["RequestItems"].items():
+                for key in req["Keys"]:
+                    if key in out.get("UnprocessedKeys", {}).get(table, {}).get("Keys", []):
+                        continue
+                    self._add(key["PK"]["S"], rcu=read_units(self._size(table, key), req.get("ConsistentRead", False)))
+            self.calls[self.phase] += 1
+        return out
+
+    def query(self, **kw):
+        out = self.inner.query(**kw)
+        if self.on:
+            if "ProjectionExpression" in kw or kw.get("Select") == "COUNT":   # billed on the whole items read
+                full = {k: v for k, v in kw.items() if k not in ("ProjectionExpression", "Select")}
+                if "ProjectionExpression" in kw and "ExpressionAttributeNames" in kw:
+                    used = kw["KeyConditionExpression"]
+                    full["ExpressionAttributeNames"] = {k: v for k, v in kw["ExpressionAttributeNames"].items() if k in used}
+                    if not full["ExpressionAttributeNames"]:
+                        del full["ExpressionAttributeNames"]
+                items = self.inner.query(**full)["Items"]
+            else:
+                items = out["Items"]
+            consistent = kw.get("ConsistentRead", False) and "IndexName" not in kw
+            pk = kw["ExpressionAttributeValues"].get(":pk", {"S": "?"}).get("S", "?")
+            pk = ("GSI:" + pk) if "IndexName" in kw else pk
+            self._add(pk, rcu=query_units([self._item_size(i) for i in items], consistent))
+            self.calls[self.phase] += 1
+        return out
+
+
+class CountingSink:
+    """The publisher's sink (in memory, as MemorySink) counting PUTs and their bytes, by phase."""
+
+    def __init__(self, meter: Meter):
+        self.files: dict[str, bytes] = {}
+        self.meter = meter
+        self.puts: dict = defaultdict(int)
+        self.bytes: dict = defaultdict(int)
+
+    def write(self, key: str, body: bytes) -> None:
+        self.files[key] = body
+        self.puts[self.meter.phase] += 1
+        self.bytes[self.meter.phase] += len(body)
+
+    def read(self, key: str) -> bytes | None:
+        return self.files.get(key)
+
+
+# ---------------------------------------------------------------- the simulated day
+class Day:
+    """The measured requests of the run: by kind, their count, total ms, and the phases' units and PUTs."""
+
+    def __init__(self, meter: Meter, sink: CountingSink):
+        self.meter, self.sink = meter, sink
+        self.ms: dict = defaultdict(list)   # kind → billed ms of each request measured
+
+    @contextmanager
+    def phase(self, name: str):
+        self.meter.phase = name
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.ms[name].append(math.ceil((time.perf_counter() - t0) * 1000))
+            self.meter.phase = "other"
+
+    def units(self, name: str) -> tuple[float, float, dict]:
+        by_pk = self.meter.units.get(name, {})
+        return sum(u[0] for u in by_pk.values()), sum(u[1] for u in by_pk.values()), by_pk
+
+    def per_request(self, name: str) -> dict:
+        """The mean of one request of this kind: read and write units, ms, PUTs and bytes; and by partition key."""
+        n = max(1, len(self.ms[name]))
+        rcu, wcu, by_pk = self.units(name)
+        return {"n": n, "rcu": rcu / n, "wcu": wcu / n, "ms": sum(self.ms[name]) / n, "puts": self.sink.puts[name] / n,
+                "bytes": self.sink.bytes[name] / n,
+                "by_pk": {_pk_kind(pk): [u[0] / n, u[1] / n] for pk, u in by_pk.items()}}
+
+
+def _pk_kind(pk: str) -> str:
+    """A partition key with its id left out (EVENT#…): the same key for every event, tournament."""
+    head = pk.split("#")[0]
+    return head if head != pk else pk
+
+
+def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, polls: int = 3,
+            rounds: int = ROUNDS) -> dict:
+    """Runs a day of run_entries pair entries on the local stack and returns its measured per-request figures."""
+    reg_sample = min(reg_sample, run_entries // 2)
+    tmp = Path(tempfile.mkdtemp(prefix="cost-"))
+    os.environ.update(STORE="embedded", STORE_PATH=str(tmp / "store.sqlite3"))
+    os.environ.setdefault("TABLE_CODE_SECRET", __import__("secrets").token_hex(32))
+    os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+    from datetime import datetime, timezone
+
+    from chalice.test import Client
+
+    from app import app
+    from chalicelib import bootstrap
+    from chalicelib.ids import new_id
+    from chalicelib.models import Entry, Member
+    from chalicelib.services import publish_requests, publishing
+    from chalicelib.services.organisers import create_organiser
+    from chalicelib.store import dynamo, schema
+    from chalicelib.store.entries import entry_item
+    from chalicelib.store.repositories import Repos
+    from tests.bigday import results_for_round
+    from tests.factories import Api, tournament_body
+
+    schema.ensure_table(dynamo.client(), "cost_day")
+    meter = Meter(dynamo.client())
+    dynamo._client = meter
+    sink = CountingSink(meter)
+    repos = Repos(dynamo.Table("cost_day"))
+    d = bootstrap.Deps(repos=repos, clock=lambda: datetime.now(timezone.utc), publisher=sink)
+    bootstrap.override(d)
+    asked: list = []
+    publish_requests.request_publish = lambda deps, tid, change=None: asked.append((tid, change))  # the queue's message
+    day = Day(meter, sink)
+
+    def publish(kind: str) -> None:
+        """The publishes asked since the last one, each as the queue's consumer would run it."""
+        while asked:
+            tid, change = asked.pop(0)
+            with day.phase(kind):
+                publishing.publish_latest(d, tid, changes=[change or "*"])
+
+    with Client(app) as client:
+        with meter.paused():
+            _, token = create_organiser(d, "全国联赛组委会")
+        api = Api(client, token)
+        tid = api.post("/tournaments", tournament_body()).data["id"]
+        r = api.post(f"/tournaments/{tid}/events", {"name": "掼蛋", "game": "guandan", "entry": "pair",
+                                                     "capacity": run_entries, "fee": {"amount": 0},
+                                                     "stages": [{"format": "swiss", "rounds": rounds}]})
+        assert r.status_code == 201, r.data
+        eid = r.data["id"]
+        for i in range(reg_sample):   # registrations and check-ins through the API
+            body = {"name": f"队{i}", "club": f"商会{i % 7}",
+                    "members": [{"name": f"甲{i}", "phone": f"1390000{i:04d}"}, {"name": f"乙{i}"}]}
+            with day.phase("register"):
+                reg = api.post(f"/events/{eid}/entries", body, token=None,
+                               headers={"X-Forwarded-For": f"10.0.{i // 200}.{i % 200}"})
+            assert reg.status_code == 201, reg.data
+            with day.phase("check_in"):
+                ok = api.post(f"/events/{eid}/entries/{reg.data['entry']['id']}/check-in")
+            assert ok.status_code == 200, ok.data
+        asked.clear()   # registrations' publishes are counted with the day's publishes of the index, not here
+        with meter.paused():   # the rest of the roster in bulk
+            event = repos.events.get(eid)
+            now = datetime.now(timezone.utc)
+            items = [entry_item(Entry(id=new_id(), event_id=eid, tournament_id=tid, name=f"第{i + 1}队",
+                                      club=f"商会{i % 97}", members=[Member(name=f"甲{i}"), Member(name=f"乙{i}")],
+                                      status="confirmed", checked_in=True, created_at=now))
+                     for i in range(reg_sample, run_entries)]
+            repos.rounds._batch_put(items)
+            repos.table.update({"PK": f"EVENT#{eid}", "SK": "COUNTERS"}, "SET taken = :n, confirmed = :n",
+                               values={":n": run_entries})
+        spectator_bytes = []
+        for n in range(1, rounds + 1):
+            with day.phase("draw"):
+                r = api.post(f"/events/{eid}/rounds", {"seed": n})
+            assert r.status_code == 201, r.data
+            tables = r.data["tables"]
+            publish("publish_draw")
+            for t in tables[:polls]:   # a phone's poll of its table
+                with day.phase("poll"):
+                    p = api.get(f"/events/{eid}/rounds/{n}/tables/{t['number']}", token=None,
+                                headers={"X-Table-Code": t["codes"][0]})
+                assert p.status_code == 200, p.data
+                day.ms.setdefault("poll_bytes", []).append(len(json.dumps(p.data).encode()))
+                day.ms.setdefault("poll_bytes_gz", []).append(len(gzip.compress(json.dumps(p.data).encode())))
+            for t in tables[polls:polls + result_sample]:
+                a, b = (s["entry_id"] for s in t["sides"])
+                base = f"/events/{eid}/rounds/{n}/tables/{t['number']}"
+                with day.phase("result"):
+                    put = api.put(f"{base}/result", {"version": 0, "final": {"levels": {a: 14, b: 9}}}, token=None,
+                                  headers={"X-Table-Code": t["codes"][0]})
+                assert put.status_code == 200, put.data
+                publish("publish_result")
+                with day.phase("confirm"):
+                    ok = api.post(f"{base}/confirm", token=None, headers={"X-Table-Code": t["codes"][1]})
+                assert ok.status_code == 200 and ok.data["status"] == "confirmed", ok.data
+                publish("publish_result")
+            with meter.paused():
+                results_for_round(repos, event, n)
+            with day.phase("close"):
+                c = api.post(f"/events/{eid}/rounds/{n}/close")
+            assert c.status_code == 200, c.data
+            publish("publish_close")
+            feeds = [k for k in sink.files if k.endswith("feed.json")]   # the largest a spectator's page polls
+            if feeds:
+                spectator_bytes.append(max(len(gzip.compress(sink.files[k])) for k in feeds))
+    return {"run_entries": run_entries, "tables": run_entries // 2, "rounds": rounds,
+            "kinds": {k: day.per_request(k) for k in ("register", "check_in", "draw", "poll", "result", "confirm",
+                                                       "close", "publish_draw", "publish_result", "publish_close")},
+            "poll_bytes": sum(day.ms["poll_bytes"]) / max(1, len(day.ms["poll_bytes"])),
+            "poll_bytes_gz": sum(day.ms["poll_bytes_gz"]) / max(1, len(day.ms["poll_bytes_gz"])),
+            "spectator_bytes": max(spectator_bytes) if spectator_bytes else 0}
+
+
+# ---------------------------------------------------------------- the day at --entries, counted and priced
+def model(measured: dict, entries: int) -> dict:
+    """The day at `entries`, counted from the measured per-request figures; returns lines and totals."""
+    k = entries / measured["run_entries"]          # draws and closes grow with the tables
+    tables = entries // 2
+    rounds = ROUNDS                                # the day's rounds, whatever the run's
+    m = measured["kinds"]
+    polls_per_table = ROUND_S // POLL_S
+    counts = {   # requests of the day, by kind
+        "register": entries, "check_in": entries, "draw": rounds, "close": rounds,
+        "result": tables * rounds, "confirm": tables * rounds, "poll": tables * rounds * polls_per_table,
+    }
+    api_requests = sum(counts.values())
+    scale = {"draw": k, "close": k}   # per-request units measured at the run's size
+    rcu = sum(m[kind]["rcu"] * n * scale.get(kind, 1) for kind, n in counts.items())
+    wcu = sum(m[kind]["wcu"] * n * scale.get(kind, 1) for kind, n in counts.items())
+    api_gb_s = sum(m[kind]["ms"] * scale.get(kind, 1) * n for kind, n in counts.items()) / 1000 * API_MEMORY_GB
+    # the publisher: one message per ask (each result and confirmation, draw, close); the lease makes asks that
+    # come while it publishes wait for the next publish, so a round's results cost at most the window's worth
+    publish_asks = counts["result"] + counts["confirm"] + rounds * 2
+    per_result_s = m["publish_result"]["ms"] / 1000
+    result_publishes = min(counts["result"] + counts["confirm"],
+                           rounds * max(1, RESULTS_WINDOW_S / max(per_result_s, 1e-3)))
+    pub_s = (result_publishes * per_result_s + rounds * k * (m["publish_close"]["ms"] + m["publish_draw"]["ms"]) / 1000)
+    pub_rcu = result_publishes * m["publish_result"]["rcu"] + rounds * k * (m["publish_close"]["rcu"] + m["publish_draw"]["rcu"])
+    pub_wcu = result_publishes * m["publish_result"]["wcu"] + rounds * k * (m["publish_close"]["wcu"] + m["publish_draw"]["wcu"])
+    puts_close, puts_draw = k * m["publish_close"]["puts"], k * m["publish_draw"]["puts"]
+    puts = result_publishes * m["publish_result"]["puts"] + rounds * (puts_close + puts_draw)
+    spectator_polls = SPECTATORS * rounds * ROUND_S // SPECTATOR_POLL_S
+    cf_bytes = spectator_polls * measured["spectator_bytes"]
+    p = PRICES
+    lines = [
+        ("API Gateway REST requests", f"{api_requests:,}", api_requests / 1e6 * p["apigw_rest_per_m"]),
+        ("Lambda API invocations", f"{api_requests:,}", api_requests / 1e6 * p["lambda_per_m"]),
+        ("Lambda API GB-s (1,024 MB)", f"{api_gb_s:,.0f}", api_gb_s * p["lambda_gb_s"]),
+        ("DynamoDB reads, API (RRU)", f"{rcu:,.0f}", rcu / 1e6 * p["ddb_rru_per_m"]),
+        ("DynamoDB writes, API (WRU)", f"{wcu:,.0f}", wcu / 1e6 * p["ddb_wru_per_m"]),
+        ("SQS publish messages (send+receive+delete)", f"{publish_asks * 3:,}", publish_asks * 3 / 1e6 * p["sqs_per_m"]),
+        ("Lambda publisher invocations", f"{math.ceil(publish_asks / SQS_BATCH):,}",
+         math.ceil(publish_asks / SQS_BATCH) / 1e6 * p["lambda_per_m"]),
+        ("Lambda publisher GB-s (3,008 MB)", f"{pub_s * PUBLISHER_MEMORY_GB:,.0f}",
+         pub_s * PUBLISHER_MEMORY_GB * p["lambda_gb_s"]),
+        ("DynamoDB reads, publisher (RRU)", f"{pub_rcu:,.0f}", pub_rcu / 1e6 * p["ddb_rru_per_m"]),
+        ("DynamoDB writes, publisher (WRU)", f"{pub_wcu:,.0f}", pub_wcu / 1e6 * p["ddb_wru_per_m"]),
+        ("S3 PUTs (pages)", f"{puts:,.0f}", puts / 1000 * p["s3_put_per_k"]),
+        ("CloudFront spectator requests", f"{spectator_polls:,}", spectator_polls / 1e4 * p["cf_https_per_10k"]),
+        ("CloudFront bytes out (GB)", f"{cf_bytes / 1e9:,.1f}", cf_bytes / 1e9 * p["cf_gb"]),
+    ]
+    usd = sum(x[2] for x in lines)
+    # partition keys: the phones' polls and the results over their window, at once (per second)
+    poll_rate = tables / POLL_S
+    result_rate = 2 * tables / RESULTS_WINDOW_S
+    rcu_s: dict = defaultdict(float)
+    wcu_s: dict = defaultdict(float)
+    for kind, rate in (("poll", poll_rate), ("result", result_rate / 2), ("confirm", result_rate / 2)):
+        for pk, (r, w) in m[kind]["by_pk"].items():
+            rcu_s[pk] += r * rate
+            wcu_s[pk] += w * rate
+    bursts = {}
+    for kind in ("draw", "close"):   # a draw's or close's units over its own duration (this machine's speed)
+        secs = max(1e-3, m[kind]["ms"] / 1000)
+        bursts[kind] = {pk: (r / secs, w / secs) for pk, (r, w) in m[kind]["by_pk"].items()}
+    max_r = max([*rcu_s.values(), *(r for b in bursts.values() for r, _ in b.values())], default=0)
+    max_w = max([*wcu_s.values(), *(w for b in bursts.values() for _, w in b.values())], default=0)
+    # what if (issue 43, item 1): the phones poll a small static JSON of their table on CloudFront instead of the
+    # API — the polls' API Gateway, Lambda and read lines go, CloudFront requests and bytes and the tables' PUTs
+    # (drawn, entered, confirmed, closed: 4 a table a round) come
+    polls = counts["poll"]
+    poll_api = (polls / 1e6 * (p["apigw_rest_per_m"] + p["lambda_per_m"]) + polls * m["poll"]["ms"] / 1000 * API_MEMORY_GB
+                * p["lambda_gb_s"] + polls * m["poll"]["rcu"] / 1e6 * p["ddb_rru_per_m"])
+    poll_cdn = (polls / 1e4 * p["cf_https_per_10k"] + polls * measured["poll_bytes_gz"] / 1e9 * p["cf_gb"]
+                + tables * rounds * 4 / 1000 * p["s3_put_per_k"])
+    return {"lines": lines, "usd": usd, "counts": counts, "poll_api": poll_api, "poll_cdn": poll_cdn, "api_requests": api_requests, "puts_close": puts_close, "puts_draw": puts_draw,
+            "rcu_s": dict(rcu_s), "wcu_s": dict(wcu_s), "bursts": bursts, "max_r": max_r, "max_w": max_w,
+            "result_publishes": result_publishes, "http_api_usd": api_requests / 1e6 * p["apigw_http_per_m"]}
+
+
+def report(measured: dict, entries: int) -> dict:
+    out = model(measured, entries)
+    m = measured["kinds"]
+    print(f"measured on a {measured['run_entries']:,}-entry day run here ({measured['rounds']} rounds; load average "
+          f"{os.getloadavg()[0]:.1f}); per request (mean of n):")
+    print(f"  {'request':16} {'n':>4} {'RRU':>8} {'WRU':>8} {'ms':>7} {'PUTs':>7}  partition keys (RRU, WRU)")
+    for kind, x in m.items():
+        pks = ", ".join(f"{pk} {r:.1f}/{w:.1f}" for pk, (r, w) in sorted(x["by_pk"].items()))
+        print(f"  {kind:16} {x['n']:>4} {x['rcu']:>8.1f} {x['wcu']:>8.1f} {x['ms']:>7.0f} {x['puts']:>7.0f}  {pks}")
+    print(f"  a poll's answer {measured['poll_bytes'] / 1024:.1f} KiB; a spectator's feed poll "
+          f"{measured['spectator_bytes'] / 1024:.1f} KiB gzipped")
+    print(f"\nthe day at {entries:,} entries ({entries // 2:,} tables, {ROUNDS} rounds of {ROUND_S // 60} min, phones "
+          f"every {POLL_S} s, {SPECTATORS:,} spectators every {SPECTATOR_POLL_S} s), us-east-1 on-demand:")
+    for name, qty, usd in out["lines"]:
+        print(f"  {name:44} {qty:>16} ${usd:>10,.2f}")
+    print(f"  {'total':44} {'':>16} ${out['usd']:>10,.2f}   (${out['usd'] / entries:.4f} an entry)")
+    c = out["counts"]
+    print(f"\nAPI requests {out['api_requests']:,}, of which phone polls {c['poll']:,} "
+          f"({c['poll'] / out['api_requests']:.0%}); writes and staff actions {out['api_requests'] - c['poll']:,}. "
+          f"On an HTTP API the API Gateway line would be ${out['http_api_usd']:,.2f}.")
+    print(f"If the phones polled a static JSON of their table on CloudFront (issue 43, item 1): the polls' API "
+          f"lines ${out['poll_api']:,.2f} would become ${out['poll_cdn']:,.2f} (CloudFront requests and bytes, the "
+          f"tables' PUTs): ${out['usd'] - out['poll_api'] + out['poll_cdn']:,.2f} a day, "
+          f"${(out['usd'] - out['poll_api'] + out['poll_cdn']) / entries:.4f} an entry")
+    peak = (c["poll"] / (ROUNDS * ROUND_S))
+    print(f"API request rate while a round is played: {peak:,.0f}/s from phones (REST prod throttle: 500/s steady, "
+          f"1,000 burst, infra/stack.py)")
+    print(f"publisher: {out['result_publishes']:,.0f} publishes for results; S3 PUTs per close {out['puts_close']:,.0f}, "
+          f"per draw {out['puts_draw']:,.0f} (the run's × {entries / measured['run_entries']:g}; target per close "
+          f"≤ 2 × tables + 100 = {entries + 100:,})")
+    print("partition keys, steady while results come in (per second): "
+          + ", ".join(f"{pk} {out['rcu_s'][pk]:,.0f} RRU/{out['wcu_s'][pk]:,.0f} WRU" for pk in sorted(out["rcu_s"])))
+    for kind, b in out["bursts"].items():
+        print(f"  {kind} (units over its measured duration, this machine): "
+              + ", ".join(f"{pk} {r:,.0f} RRU/{w:,.0f} WRU per s" for pk, (r, w) in sorted(b.items())))
+    summary = {"entries": entries, "usd_per_day": round(out["usd"], 2), "usd_per_entry": round(out["usd"] / entries, 5),
+               "api_requests": out["api_requests"], "s3_puts_per_close": round(out["puts_close"]),
+               "max_partition_rcu_per_s": round(out["max_r"]), "max_partition_wcu_per_s": round(out["max_w"])}
+    print(json.dumps(summary))
+    return summary
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--entries", type=int, nargs="+", default=[10000],
+                    help="the day's entries (several: one run, counted at each; a JSON line each, in this order)")
+    ap.add_argument("--run-entries", type=int, default=None,
+                    help="the day run on the local stack (default: the smaller of 1,000 and --entries)")
+    ap.add_argument("--rounds", type=int, default=ROUNDS)
+    args = ap.parse_args(argv)
+    run = args.run_entries or min(1000, max(args.entries))
+    measured = run_day(run, rounds=args.rounds)
+    return [report(measured, n) for n in args.entries][-1]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""bench/cost.py's counting (issue 43, item 6): AWS's billing rules on hand-worked cases, the meter's units for real
+calls on the embedded store, and a tiny day run whole (a process of its own: the run rewires the store and the
+publisher) whose request count is worked out here by hand."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.cost import Meter, query_units, read_units, transaction_write_units, write_units
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_reads_count_4_kb_units_rounded_up():
+    assert read_units(5 * 1024) == 2                       # strongly consistent, 5 KB
+    assert read_units(5 * 1024, consistent=False) == 1     # eventually consistent: half
+    assert read_units(5 * 1024, transactional=True) == 4
+    assert read_units(4096) == 1 and read_units(4097) == 2 and read_units(0) == 1
+    assert query_units([3000, 3000]) == 2                  # a query sums its items, then rounds: 6,000 B
+    assert query_units([]) == 1
+
+
+def test_writes_count_1_kb_units_and_a_transaction_twice():
+    assert write_units(1024) == 1 and write_units(1025) == 2 and write_units(10) == 1
+    assert transaction_write_units([1536, 1536]) == 2 * 2 * 2   # two 1.5 KB items in a transaction
+
+
+def _item(pk: str, sk: str, total: int) -> dict:
+    """A typed item of exactly `total` bytes as DynamoDB sizes it (names + values)."""
+    pad = total - (2 + len(pk)) - (2 + len(sk)) - 1
+    return {"PK": {"S": pk}, "SK": {"S": sk}, "d": {"S": "x" * pad}}
+
+
+@pytest.fixture
+def meter(tmp_path):
+    from chalicelib.store import schema
+    from chalicelib.store.embedded import open_client
+    client = open_client(str(tmp_path / "store.sqlite3"))
+    schema.ensure_table(client, "t")
+    m = Meter(client)
+    m.phase = "case"
+    yield m
+    client.close()
+
+
+def _units(m: Meter, pk: str) -> list[float]:
+    return list(m.units["case"][pk])
+
+
+def test_the_meter_counts_real_calls_on_the_store(meter):
+    meter.transact_write_items(TransactItems=[{"Put": {"TableName": "t", "Item": _item("A", "1", 1536)}},
+                                              {"Put": {"TableName": "t", "Item": _item("A", "2", 1536)}}])
+    assert _units(meter, "A") == [0, 8]
+    meter.put_item(TableName="t", Item=_item("B", "1", 5 * 1024))
+    assert _units(meter, "B") == [0, 5]
+    got = meter.get_item(TableName="t", Key={"PK": {"S": "B"}, "SK": {"S": "1"}}, ConsistentRead=True)
+    assert got["Item"]["d"]["S"].startswith("x")           # the answer is the store's, unchanged
+    assert _units(meter, "B") == [2, 5]
+    meter.get_item(TableName="t", Key={"PK": {"S": "B"}, "SK": {"S": "1"}}, ProjectionExpression="PK")
+    assert _units(meter, "B") == [3, 5]                     # a projection is billed on the whole item, eventually
+    # an update that shrinks the item is billed on the larger, the item before (5 KB)
+    meter.update_item(TableName="t", Key={"PK": {"S": "B"}, "SK": {"S": "1"}}, UpdateExpression="SET d = :d",
+                      ExpressionAttributeValues={":d": {"S": "y"}})
+    assert _units(meter, "B") == [3, 10]
+    # a query reads both 1.5 KB items of A: 3 KB, one unit
+    out = meter.query(TableName="t", KeyConditionExpression="PK = :pk", ExpressionAttributeValues={":pk": {"S": "A"}},
+                      ConsistentRead=True)
+    assert len(out["Items"]) == 2 and _units(meter, "A") == [1, 8]
+    with meter.paused():
+        meter.put_item(TableName="t", Item=_item("C", "1", 100))
+    assert "C" not in meter.units["case"]
+
+
+def test_a_tiny_day_is_run_and_counted():
+    proc = subprocess.run([sys.executable, "bench/cost.py", "--entries", "100", "--run-entries", "8", "--rounds", "1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    # 100 entries: 100 registrations + 100 check-ins, 9 draws + 9 closes, 50 tables × 9 rounds entered and
+    # confirmed (450 + 450), and 50 phones × 9 rounds × (3,600 s / 4 s) polls = 405,000
+    assert out["api_requests"] == 100 + 100 + 9 + 9 + 450 + 450 + 405_000
+    assert out["entries"] == 100 and out["usd_per_day"] > 0
+    assert out["usd_per_entry"] == pytest.approx(out["usd_per_day"] / 100, rel=0.01)
+    assert out["s3_puts_per_close"] > 0 and out["max_partition_rcu_per_s"] > 0 and out["max_partition_wcu_per_s"] > 0
