@@ -4,6 +4,7 @@ and API Gateway's proxy events built for HTTP calls routed by the template's own
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import os
 import re
@@ -15,6 +16,8 @@ import zipfile
 from importlib import metadata
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
+
+_SOURCE_HOSTS = itertools.count()
 
 WORKER = Path(__file__).with_name("lambda_worker.py")
 # What the python3.11 runtime itself provides beside the function's code (boto3 and what it imports).
@@ -141,7 +144,10 @@ class ApiGateway:
         else:
             raise AssertionError(f"API Gateway has no route for {method} {url.path}")
         query = parse_qsl(url.query, keep_blank_values=True)
-        headers = {"Host": "abcdef1234.execute-api.ap-east-1.amazonaws.com", "X-Forwarded-For": "203.0.113.7",
+        # Each request from its own address, as players' phones on mobile networks are: the public routes' limits
+        # per address (services/limits.py) are tested in tests/api, not what this deployed day is about.
+        source_ip = f"203.0.113.{next(_SOURCE_HOSTS) % 254 + 1}"
+        headers = {"Host": "abcdef1234.execute-api.ap-east-1.amazonaws.com", "X-Forwarded-For": source_ip,
                    "X-Forwarded-Proto": "https", "User-Agent": "Mozilla/5.0 (Linux; Android 14) Mobile", **headers}
         text = body.decode("utf-8") if body is not None else None
         now = time.time()
@@ -157,7 +163,7 @@ class ApiGateway:
                 "domainName": headers["Host"], "domainPrefix": "abcdef1234", "requestId": str(uuid.uuid4()),
                 "extendedRequestId": str(uuid.uuid4()), "requestTimeEpoch": int(now * 1000),
                 "requestTime": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
-                "identity": {"sourceIp": "203.0.113.7", "userAgent": headers["User-Agent"], "accessKey": None,
+                "identity": {"sourceIp": source_ip, "userAgent": headers["User-Agent"], "accessKey": None,
                              "accountId": None, "caller": None, "user": None, "userArn": None, "cognitoIdentityId": None},
             },
             "body": text, "isBase64Encoded": False,
