@@ -126,7 +126,7 @@ class _Part:
         self.p.CharacterDataHandler = self._text
         self.rows = self.cells = self.row_cells = self.chars = 0
         self.line = 0
-        self.in_text = self.started = False
+        self.in_text = self.started = self.malformed = False
 
     def _doctype(self, *_):
         raise _Refused(_unreadable(f"{self.name}: 含 DTD，不予读取 · it has a DTD, which is refused"))
@@ -189,6 +189,7 @@ class _Part:
         except _Refused as refused:
             raise refused.error from None
         except expat.ExpatError as exc:
+            self.malformed = True
             raise _unreadable(f"{self.name}: {expat.errors.messages.get(exc.code, 'not XML')}") from None
 
 
@@ -211,23 +212,48 @@ def check_xlsx(content: bytes) -> None:
     for info in infos:
         if info.is_dir():
             continue
-        # XML parts are parsed (VML, Excel's legacy drawings, is not always well-formed XML: only counted)
-        part = _Part(info.filename, "other") if info.filename.endswith((".xml", ".rels")) else None
+        # Every part that holds XML is parsed, whatever its name: openpyxl opens a worksheet wherever the workbook's
+        # relationships point (a sheet named .bin was read unchecked). VML, Excel's legacy drawings, is not always
+        # well-formed XML: its bounds are checked as far as it parses, and a syntax error there is no refusal.
+        strict = info.filename.endswith((".xml", ".rels"))
+        part = _Part(info.filename, "other") if strict else None
         try:
             with archive.open(info) as stream:
+                first = True
                 while chunk := stream.read(_CHUNK):
                     total += len(chunk)   # counted as inflated: a header that lies about the size changes nothing
                     if total > MAX_UNZIPPED_BYTES:
                         raise bomb
+                    if first and part is None and _looks_like_xml(chunk):
+                        part = _Part(info.filename, "other")
+                    first = False
                     if part:
-                        part.feed(chunk)
+                        part = _fed(part, chunk, strict)
                     clock.check()
             if part:
-                part.feed(b"", True)
+                _fed(part, b"", strict, final=True)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError, ValueError) as exc:
             raise _unreadable(f"{info.filename}: {type(exc).__name__}") from None
         except RuntimeError as exc:   # an encrypted part
             raise _unreadable(f"{info.filename}: {exc}") from None
+
+
+def _looks_like_xml(head: bytes) -> bool:
+    """Whether a part's first bytes begin XML (after a byte-order mark or blanks), in UTF-8 or UTF-16."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff", b"<\x00", b"\x00<")):
+        return True
+    return head.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"<"
+
+
+def _fed(part: _Part, data: bytes, strict: bool, final: bool = False) -> _Part | None:
+    """`data` through the part's parser; a part not named as XML that stops parsing is only counted from there."""
+    try:
+        part.feed(data, final)
+    except errors.ImportUnreadable:
+        if strict or not part.malformed:   # a DTD or an entity is refused in any part
+            raise
+        return None
+    return part
 
 
 def xlsx_rows(content: bytes, cell_text) -> list[list[str]]:
