@@ -212,21 +212,18 @@ def check_xlsx(content: bytes) -> None:
     for info in infos:
         if info.is_dir():
             continue
-        # Every part that holds XML is parsed, whatever its name: openpyxl opens a worksheet wherever the workbook's
-        # relationships point (a sheet named .bin was read unchecked). VML, Excel's legacy drawings, is not always
-        # well-formed XML: its bounds are checked as far as it parses, and a syntax error there is no refusal.
+        # Every part is parsed, whatever its name: openpyxl opens a worksheet wherever the workbook's relationships
+        # point (a sheet named .bin was read unchecked). A part not named .xml/.rels may be no XML at all (an image)
+        # or not well-formed (VML, Excel's legacy drawings): its bounds are checked as far as it parses (as far as
+        # any XML parser could read it), and a syntax error there is no refusal, only the end of its parsing.
         strict = info.filename.endswith((".xml", ".rels"))
-        part = _Part(info.filename, "other") if strict else None
+        part = _Part(info.filename, "other")
         try:
             with archive.open(info) as stream:
-                first = True
                 while chunk := stream.read(_CHUNK):
                     total += len(chunk)   # counted as inflated: a header that lies about the size changes nothing
                     if total > MAX_UNZIPPED_BYTES:
                         raise bomb
-                    if first and part is None and _looks_like_xml(chunk):
-                        part = _Part(info.filename, "other")
-                    first = False
                     if part:
                         part = _fed(part, chunk, strict)
                     clock.check()
@@ -236,13 +233,6 @@ def check_xlsx(content: bytes) -> None:
             raise _unreadable(f"{info.filename}: {type(exc).__name__}") from None
         except RuntimeError as exc:   # an encrypted part
             raise _unreadable(f"{info.filename}: {exc}") from None
-
-
-def _looks_like_xml(head: bytes) -> bool:
-    """Whether a part's first bytes begin XML (after a byte-order mark or blanks), in UTF-8 or UTF-16."""
-    if head.startswith((b"\xff\xfe", b"\xfe\xff", b"<\x00", b"\x00<")):
-        return True
-    return head.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"<"
 
 
 def _fed(part: _Part, data: bytes, strict: bool, final: bool = False) -> _Part | None:
