@@ -8,10 +8,16 @@ from ..models import Event, PrizeRow, PrizesOut
 
 
 def counted_entries(deps: Deps, event: Event, entries=None) -> int:
-    """Entries that took part: confirmed ones, and disqualified ones (registered and drawn: rules.md §9 counts
-    entries registered); withdrawn, cancelled and waiting ones do not count."""
+    """Entries that took part: confirmed ones, disqualified ones and those withdrawn after they were drawn
+    (rules.md §9 counts entries registered, not only those that played: only a withdrawal before the draw does
+    not count); cancelled and waiting ones do not count."""
     entries = entries if entries is not None else deps.repos.entries.list(event.id)
-    return sum(1 for e in entries if e.status in ("confirmed", "disqualified"))
+    count = sum(1 for e in entries if e.status in ("confirmed", "disqualified"))
+    withdrawn = {e.id for e in entries if e.status == "withdrawn"}
+    if withdrawn:   # read only then: the stage plans say who was drawn
+        plans = deps.repos.rounds.state(event.id).get("plans", {})
+        count += len(withdrawn & {x for plan in plans.values() for x in plan.get("entries", [])})
+    return count
 
 
 def prize_table(event: Event, entries: int) -> tuple[list, bool]:

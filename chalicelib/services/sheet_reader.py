@@ -126,7 +126,7 @@ class _Part:
         self.p.CharacterDataHandler = self._text
         self.rows = self.cells = self.row_cells = self.chars = 0
         self.line = 0
-        self.in_text = self.started = False
+        self.in_text = self.started = self.malformed = False
 
     def _doctype(self, *_):
         raise _Refused(_unreadable(f"{self.name}: 含 DTD，不予读取 · it has a DTD, which is refused"))
@@ -189,6 +189,7 @@ class _Part:
         except _Refused as refused:
             raise refused.error from None
         except expat.ExpatError as exc:
+            self.malformed = True
             raise _unreadable(f"{self.name}: {expat.errors.messages.get(exc.code, 'not XML')}") from None
 
 
@@ -211,8 +212,12 @@ def check_xlsx(content: bytes) -> None:
     for info in infos:
         if info.is_dir():
             continue
-        # XML parts are parsed (VML, Excel's legacy drawings, is not always well-formed XML: only counted)
-        part = _Part(info.filename, "other") if info.filename.endswith((".xml", ".rels")) else None
+        # Every part is parsed, whatever its name: openpyxl opens a worksheet wherever the workbook's relationships
+        # point (a sheet named .bin was read unchecked). A part not named .xml/.rels may be no XML at all (an image)
+        # or not well-formed (VML, Excel's legacy drawings): its bounds are checked as far as it parses (as far as
+        # any XML parser could read it), and a syntax error there is no refusal, only the end of its parsing.
+        strict = info.filename.endswith((".xml", ".rels"))
+        part = _Part(info.filename, "other")
         try:
             with archive.open(info) as stream:
                 while chunk := stream.read(_CHUNK):
@@ -220,14 +225,25 @@ def check_xlsx(content: bytes) -> None:
                     if total > MAX_UNZIPPED_BYTES:
                         raise bomb
                     if part:
-                        part.feed(chunk)
+                        part = _fed(part, chunk, strict)
                     clock.check()
             if part:
-                part.feed(b"", True)
+                _fed(part, b"", strict, final=True)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError, ValueError) as exc:
             raise _unreadable(f"{info.filename}: {type(exc).__name__}") from None
         except RuntimeError as exc:   # an encrypted part
             raise _unreadable(f"{info.filename}: {exc}") from None
+
+
+def _fed(part: _Part, data: bytes, strict: bool, final: bool = False) -> _Part | None:
+    """`data` through the part's parser; a part not named as XML that stops parsing is only counted from there."""
+    try:
+        part.feed(data, final)
+    except errors.ImportUnreadable:
+        if strict or not part.malformed:   # a DTD or an entity is refused in any part
+            raise
+        return None
+    return part
 
 
 def xlsx_rows(content: bytes, cell_text) -> list[list[str]]:

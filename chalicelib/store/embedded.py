@@ -283,7 +283,13 @@ class EmbeddedClient:
             if not job.done:
                 with self._pending_lock:
                     batch, self._pending = self._pending, []
-                self._run(batch)
+                try:
+                    self._run(batch)
+                except BaseException as exc:   # before or instead of COMMIT: no writer of the batch is acknowledged
+                    error = _unavailable(exc) if isinstance(exc, sqlite3.OperationalError) else exc
+                    for other in batch:
+                        if not other.done:
+                            other.finish(error=error)
         if job.error is not None:
             raise job.error
         return job.result

@@ -248,6 +248,26 @@ def test_prizes_shrink_below_twenty_entries(local_api):
     assert [r["prize"] for r in st] == [5000, 3000, 2000, None, None, None]
 
 
+
+def test_an_entry_withdrawn_after_the_draw_still_counts_for_the_prize_shrink(local_api):
+    """rules.md §9 (003 "若单项报名人数不足20组"): the count is of entries registered, not only of those that played;
+    only an entry withdrawn before the draw does not count. One withdrawing mid-event must not shrink the prizes."""
+    api = local_api
+    prizes = [{"place_from": 1, "amount": 500, "label": "一等奖"}, {"place_from": 2, "place_to": 4, "amount": 100,
+                                                                   "label": "优胜奖"}]
+    cfg = doudizhu(prizes=prizes, prize_shrink={"below_entries": 6, "prizes": prizes[:1]})
+    cfg["stages"][0]["rounds"] = 2
+    tid, eid, ids = setup_event(api, cfg, people(7))
+    early = ids[6]
+    assert api.post(f"/events/{eid}/entries/{early}/withdraw", {"reason": "未到"}).status_code == 200
+    draw(api, eid)                                       # 6 drawn
+    assert api.get(f"/events/{eid}/prizes").data["entries"] == 6
+    late = next(e for e in ids[:6])
+    assert api.post(f"/events/{eid}/entries/{late}/withdraw", {"reason": "家中有事"}).status_code == 200
+    out = api.get(f"/events/{eid}/prizes").data
+    assert out["entries"] == 6 and out["shrunk"] is False, out
+
+
 def test_published_pages_show_schedule_prizes_and_appeals(local_api, clock):
     from chalicelib import bootstrap
     api = local_api

@@ -84,6 +84,7 @@ class Store:
         return d
 
     def start_api(self):
+        (ROOT / ".data").mkdir(exist_ok=True)   # a fresh clone has none (the embedded case starts no DynamoDB Local)
         log = open(ROOT / ".data" / "durability-api.log", "ab")
         self.api = subprocess.Popen([sys.executable, "-m", "scripts.api_server", "--host", "127.0.0.1", "--port",
                                      str(self.api_port)], cwd=str(ROOT), env=self.env, stdout=log,

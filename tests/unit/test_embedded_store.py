@@ -129,3 +129,27 @@ def test_short_lived_threads_leave_no_open_files(c):
     import gc
     gc.collect()
     assert fds() - before < 10
+
+
+def test_a_batch_that_never_reached_the_disk_acknowledges_none_of_its_writers(c, monkeypatch):
+    """Group commit: the writer that runs a batch may fail before the batch's transaction begins (no connection:
+    out of descriptors). The other writers it took along must hear that error, not a success for a write that
+    was never made."""
+    import sqlite3
+
+    from chalicelib.store import embedded
+
+    other_key = {"PK": {"S": "P"}, "SK": {"S": "other"}}
+    table = c._table("t")
+    other = embedded._Job(lambda conn: c._store(conn, table, {**other_key, "n": {"N": "2"}}))
+    c._pending.append(other)   # another thread's write, waiting for this one's turn
+
+    def no_connection():
+        raise sqlite3.OperationalError("unable to open database file")
+    monkeypatch.setattr(c, "_borrow", no_connection)
+    from chalicelib.errors import ServiceUnavailable
+    with pytest.raises(ServiceUnavailable):   # 503: the store did not answer
+        c.put_item(TableName="t", Item={**KEY, "n": {"N": "3"}})
+    monkeypatch.undo()
+    assert other.done and other.error is not None, "the other writer would be told its write succeeded"
+    assert "Item" not in c.get_item(TableName="t", Key=other_key)
