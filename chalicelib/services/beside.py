@@ -21,6 +21,14 @@ log = logging.getLogger("cardgames.beside")
 T = TypeVar("T")
 
 
+def _store_in_this_process() -> bool:
+    """The venue's embedded store (SQLite in this process): a child forked while another thread holds one of
+    SQLite's locks inherits SQLite's record of that lock but not the lock itself (fcntl locks do not cross a fork),
+    so its reads could go unprotected from the parent's checkpoints. There the work stays in the caller; the
+    venue's events are small."""
+    return os.environ.get("STORE") == "embedded"
+
+
 class Beside(Generic[T]):
     """`with Beside(fn) as job: …; value = job.result()` — fn() runs in a child from the `with` on."""
 
@@ -31,7 +39,7 @@ class Beside(Generic[T]):
         self.fd: int | None = None
         self.done = False
         self.value: T | None = None
-        if fork and hasattr(os, "fork"):
+        if fork and hasattr(os, "fork") and not _store_in_this_process():
             self._start()
 
     def _start(self) -> None:

@@ -78,3 +78,10 @@ def test_a_forked_child_makes_its_own_store_client():
     with Beside(lambda: (dynamo._client is None, id(dynamo.client()))) as job:
         fresh, child_client = job.result()
     assert fresh and dynamo.client() is parent_client
+
+
+def test_on_the_embedded_store_the_work_stays_in_the_caller(monkeypatch):
+    """SQLite's lock records would cross the fork without the locks themselves (services/beside.py)."""
+    monkeypatch.setenv("STORE", "embedded")
+    job = Beside(lambda: os.getpid())
+    assert job.pid is None and job.result() == os.getpid()
