@@ -152,8 +152,9 @@ def lodge_appeal(deps: Deps, eid: str, n: int, t: int, entry_id: str, text: str,
         raise errors.CaptainConsentRequired("集体赛申诉须经领队同意 · In a team event an appeal needs the captain's "
                                             "consent: send \"captain_consent\": true.")
     agreed: list[dict] = []
-    if event.config.entry.kind == "pair":
-        # seed 000 "双人赛必须两名运动员均同意": both players, by member number; the phone asks the partner to confirm
+    if event.config.game == "guandan" and event.config.entry.kind == "pair":
+        # seed 000 "双人赛必须两名运动员均同意" (Guandan's seed; 003's Tractor rules ask nothing of it): both players,
+        # by member number; the phone asks the partner to confirm
         entry = deps.repos.entries.get(eid, entry_id)
         members = entry.members if entry else []
         given = sorted(set(players_agreed or []))

@@ -141,8 +141,8 @@ def _appeal_window(deps: Deps, event, doc: dict) -> dict:
             "refund_if_upheld": cfg.refund_if_upheld,
             "deadline": (base + timedelta(minutes=cfg.window_minutes)).isoformat() if base else None,
             "captain_consent": event.config.game == "guandan" and event.config.entry.kind == "team",
-            # seed 000 "双人赛必须两名运动员均同意": the phone asks both players (the partner confirms)
-            "players_consent": event.config.entry.kind == "pair"}
+            # seed 000 "双人赛必须两名运动员均同意" (Guandan's seed, as the captain's consent): the phone asks both players
+            "players_consent": event.config.game == "guandan" and event.config.entry.kind == "pair"}
 
 
 def _table_appeals(deps: Deps, eid: str, n: int, table: dict, actor: Actor) -> list[dict]:

@@ -213,6 +213,22 @@ def test_a_pairs_appeal_records_both_players_agreement(local_api):
     assert len(listed[both.data["id"]]["players_agreed"]) == 2
 
 
+def test_a_tractor_pairs_appeal_needs_no_second_players_agreement(local_api):
+    # both players' agreement is seed 000's rule (Guandan's, like the captain's consent); 003's Tractor rules ask
+    # nothing of it
+    api = local_api
+    cfg = {"name": "拖拉机积分赛", "game": "tractor", "entry": "pair", "capacity": 40, "fee": {"amount": 0},
+           "stages": [{"format": "swiss", "rounds": 3}]}
+    _, eid, _ = setup_event(api, cfg, people(4, 2, "队"))
+    table = draw(api, eid)["tables"][0]
+    phone = {"token": None, "headers": {"X-Table-Code": table["codes"][1]}}
+    view = api.get(f"/events/{eid}/rounds/1/tables/1", **phone).data
+    assert view["appeal_window"]["players_consent"] is False
+    lodged = api.post(f"/events/{eid}/rounds/1/tables/1/appeals",
+                      {"entry_id": table["sides"][1]["entry_id"], "text": "对方违规"}, **phone)
+    assert lodged.status_code == 201, lodged.data
+
+
 # --------------------------------------------------------------------------- tribute on a Guandan deal (004)
 
 def test_a_guandan_deals_tribute_is_checked_against_the_previous_deal_and_kept(local_api):
