@@ -6,7 +6,8 @@ from typing import get_args
 from chalice import Blueprint, Response
 
 from .. import errors
-from ..models import Entry, EntryStatus, JoinIn, OfflinePaymentIn, Out, RefundPaidIn, WithdrawIn
+from ..models import (DeskEntryIn, Entry, EntryStatus, JoinIn, OfflinePaymentIn, Out, RefundPaidIn, RegistrationAnswer,
+                      WithdrawIn)
 from ..services import registration as svc
 from ..services.tournaments import own_event
 from .routing import route
@@ -37,6 +38,17 @@ def list_entries(ctx, eid):
     event = own_event(ctx.deps, ctx.organiser, eid)
     entries = svc.list_entries(ctx.deps, eid, ctx.query("q"), ctx.query("status"))
     return EntryList(entries=[_strip(e) for e in entries], counters=event.counters.model_dump())
+
+
+@route(bp, "/events/{eid}/entries/desk", "POST", summary="A walk-in at the desk: registered after the deadline "
+       "(and after the first draw when the event takes late entries), paid at once", auth="organiser", body=DeskEntryIn,
+       response=RegistrationAnswer, status=201, headers=("Idempotency-Key",), tag=TAG,
+       errors_=("event_full", "registration_closed", "not_eligible", "roster_size", "phone_required",
+                "idempotency_conflict", "duplicate_entry"))
+def desk_entry(ctx, eid):
+    from ..services.desk_entries import walk_in
+    own_event(ctx.deps, ctx.organiser, eid)
+    return walk_in(ctx.deps, eid, ctx.body, ctx.header("idempotency-key"), ctx.organiser)
 
 
 @route(bp, "/events/{eid}/entries/export", "GET", summary="Entries as CSV or XLSX (?format=csv|xlsx)",

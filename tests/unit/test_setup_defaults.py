@@ -93,3 +93,11 @@ def test_every_seed_templates_events_are_valid_configs(js, seed):
     for cfg in tp["events"]:
         EventConfig.model_validate(cfg)   # raises naming the field if a template is wrong
     assert tp["tournament"]["starts_on"] == "2030-06-28"
+
+
+def test_seed_003_allows_late_entries_and_substitutes_with_the_directors_approval(js):
+    # 003: "如有特殊情况需提前向组委会申请，经同意后方可更换" (issue 39): both events take walk-ins and substitutes
+    for cfg in js["templates"]["003"]["events"]:
+        model = EventConfig.model_validate(cfg)
+        assert model.late_entries and model.substitutes.pairs, cfg["name"]
+    assert not EventConfig.model_validate(js["templates"]["001"]["events"][0]).late_entries   # not every template

@@ -84,6 +84,9 @@ export const TEMPLATES = {
         registration: { closes_at: `${addDays(day, -1)}T15:00`,
                         eligibility: { kind: "codes", codes: ["HECHI", "YIZHOU", "DONGLAN", "DAHUA"] } },
         prizes: PRIZES_003, prize_shrink: SHRINK_003,
+        // "如有特殊情况需提前向组委会申请，经同意后方可更换": the director's approval at the desk is that consent,
+        // so a substitute and a walk-in on the day are allowed (each still by the director or the desk)
+        late_entries: true, substitutes: { pairs: true },
       };
       const level = { method: "level_table", best_of: 3, minutes: 90 };
       return [
