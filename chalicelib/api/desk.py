@@ -76,6 +76,14 @@ def check_in(ctx, eid, id):
     return _strip(svc.check_in(ctx.deps, eid, id))
 
 
+@route(bp, "/events/{eid}/entries/{id}/check-in", "DELETE", summary="Undo a check-in (before a draw takes the entry)",
+       auth="organiser", response=Entry, tag=TAG, errors_=("conflict", "version_conflict"))
+def undo_check_in(ctx, eid, id):
+    from ..services.desk_entries import undo_check_in as undo
+    own_event(ctx.deps, ctx.organiser, eid)
+    return _strip(undo(ctx.deps, eid, id, ctx.organiser))
+
+
 class Skipped(Out):
     entry_id: str
     name: str
@@ -144,6 +152,15 @@ def check_in_list(ctx, eid):
 def record_payment(ctx, eid, id):
     own_event(ctx.deps, ctx.organiser, eid)
     return _strip(svc.record_offline_payment(ctx.deps, eid, id, ctx.body))
+
+
+@route(bp, "/events/{eid}/entries/{id}/payments/{pid}", "DELETE", summary="Undo the desk's latest cash or transfer "
+       "payment (recorded by mistake): the entry owes its fee again", auth="organiser", response=Entry, tag=TAG,
+       errors_=("conflict", "version_conflict"))
+def void_payment(ctx, eid, id, pid):
+    from ..services.desk_entries import void_payment as void
+    own_event(ctx.deps, ctx.organiser, eid)
+    return _strip(void(ctx.deps, eid, id, pid, ctx.organiser))
 
 
 @route(bp, "/events/{eid}/entries/{id}/withdraw", "POST", summary="Withdraw an entry (refund per the event's rule)",

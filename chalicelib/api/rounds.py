@@ -220,7 +220,7 @@ def forfeit(ctx, eid, n, t):
 
 
 @route(bp, "/events/{eid}/rounds/{n}/close", "POST", summary="Close a round (every table confirmed or forfeit)",
-       auth="organiser", response=RoundOut, tag=TAG, errors_=("conflict",), roles=())
+       auth="organiser", response=RoundOut, tag=TAG, errors_=("round_not_complete", "conflict"), roles=())
 def close(ctx, eid, n):
     return svc.close_round(ctx.deps, ctx.organiser, eid, _int(n))
 

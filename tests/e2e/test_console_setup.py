@@ -301,6 +301,8 @@ def test_a_withdrawal_shows_the_refund_owed_until_the_desk_pays_it(store, stack,
     form.get_by_test_id("withdraw-reason").locator("input").fill("家中有事")
     shot(page, "withdraw-form")
     form.get_by_test_id("withdraw-submit").click()
+    expect(page.locator(".act-confirm")).to_contain_text("应退 ¥40.00")   # the consequence, asked first (issue 39)
+    page.locator(".act-confirm .van-dialog__confirm").click()
     expect(page.get_by_test_id("notice")).to_contain_text("应退")
     expect(row.get_by_test_id("owed")).to_contain_text("40")
     shot(page, "withdrawn-owed")

@@ -64,3 +64,89 @@ def test_a_walk_in_is_added_at_the_desk_after_the_deadline(stack, store, console
     assert (entry.status, entry.amount_paid, entry.payment_state) == ("confirmed", 4000, "paid")
     shot(page, "walk-in-added")
     assert not errors, errors
+
+
+def _confirm(page, *words):
+    dialog = page.locator(".act-confirm")
+    for w in words:
+        expect(dialog).to_contain_text(w)
+    page.wait_for_timeout(300)   # the dialog's fade-in, for the screenshot
+    return dialog
+
+
+def test_every_irreversible_desk_action_asks_first_and_cash_and_check_in_undo(stack, store, console, shot):
+    ctx, errors = console
+    token, ev = _event(store, "确认商会", fee={"amount": 3000, "per": "entry"}, capacity=8)
+    for i in range(4):
+        registration.register(store, ev.id, RegistrationIn(name=f"确认{i}队", members=[{"name": f"确{i}甲", "phone": f"1370000000{i}"},
+                                                                                   {"name": f"确{i}乙"}]), None, desk=True)
+    page = _open(ctx, stack, token)
+    row = page.locator("[data-entry]", has_text="确认0队")
+    # cash: asked with the amount; "返回" leaves it unpaid
+    row.get_by_test_id("take-cash").click()
+    _confirm(page, "向「确认0队」收现金 ¥30.00", "撤销收款")
+    shot(page, "cash-confirm")
+    page.locator(".act-confirm .van-dialog__cancel").click()
+    expect(page.locator(".act-confirm")).to_be_hidden()
+    assert all(e.amount_paid == 0 for e in store.repos.entries.list(ev.id))
+    row.get_by_test_id("take-cash").click()
+    page.locator(".act-confirm .van-dialog__confirm").click()
+    expect(page.get_by_test_id("notice")).to_contain_text("已收 ¥30.00 · 确认0队")
+    # a wrong row's cash is undone at once
+    row.get_by_test_id("undo-cash").click()
+    _confirm(page, "回到待付款").locator(".van-dialog__confirm").click()
+    expect(page.get_by_test_id("notice")).to_contain_text("已撤销收款：确认0队")
+    expect(row.get_by_test_id("take-cash")).to_be_visible()
+    for name in ("确认0队", "确认1队"):
+        page.locator("[data-entry]", has_text=name).get_by_test_id("take-cash").click()
+        page.locator(".act-confirm .van-dialog__confirm").click()
+        expect(page.get_by_test_id("notice")).to_contain_text(f"· {name}")
+    # check-in-all: how many, and how many are left out (unpaid)
+    page.get_by_test_id("checkin-all").click()
+    _confirm(page, "将为 2 个已确认、未签到的报名签到", "未付款、候补或待组队的 2 个不签到", "为 2 个报名签到")
+    shot(page, "check-in-all-confirm")
+    page.locator(".act-confirm .van-dialog__confirm").click()
+    expect(page.get_by_test_id("checked-in")).to_have_count(2)
+    row.get_by_test_id("undo-check-in").click()
+    expect(page.get_by_test_id("notice")).to_contain_text("已撤销签到：确认0队")
+    expect(page.get_by_test_id("checked-in")).to_have_count(1)
+    paid = {e.name: (e.amount_paid, e.checked_in) for e in store.repos.entries.list(ev.id)}
+    assert paid == {"确认0队": (3000, False), "确认1队": (3000, True), "确认2队": (0, False), "确认3队": (0, False)}
+    assert [a["action"] for a in store.repos.rounds.audit(ev.id, None) if a["action"] in ("payment_voided", "check_in_undone")] \
+        == ["payment_voided", "check_in_undone"]
+    assert not errors, errors
+
+
+def test_draw_and_close_ask_first_and_a_round_with_open_tables_names_them(stack, store, console, shot):
+    ctx, errors = console
+    token, ev = _event(store, "编排商会", fee={"amount": 0}, capacity=8)
+    for i in range(4):
+        r = registration.register(store, ev.id, RegistrationIn(name=f"编{i}队", members=[{"name": f"编{i}甲", "phone": f"1360000010{i}"},
+                                                                                     {"name": f"编{i}乙"}]), None, desk=True)
+        registration.check_in(store, ev.id, r.entry.id)
+    page = _open(ctx, stack, token)
+    page.get_by_role("tab", name="比赛进行").click()
+    page.get_by_test_id("draw").click()
+    _confirm(page, "抽签编排第 1 轮", "只有已签到的报名参加", "编排第 1 轮")
+    shot(page, "draw-confirm")
+    page.locator(".act-confirm .van-dialog__cancel").click()
+    expect(page.get_by_test_id("round")).to_have_count(0)       # nothing drawn on 返回
+    page.get_by_test_id("draw").click()
+    page.locator(".act-confirm .van-dialog__confirm").click()
+    expect(page.locator(".round-title")).to_contain_text("第 1 轮")
+    page.get_by_test_id("close-round").click()
+    error = page.get_by_test_id("error")
+    expect(error).to_contain_text("第 1 轮还有 2 桌未完成，不能结束：第 1 桌（")
+    expect(error).to_contain_text("未录入")
+    assert "状态冲突" not in error.inner_text()
+    shot(page, "close-blocked")
+    # forfeits for both tables: each asked, then the round closes after its own confirmation
+    for table in (1, 2):
+        page.locator(f"tr[data-table='{table}']").get_by_role("button", name="弃权", exact=True).click()
+        page.get_by_test_id("forfeit-form").locator("button[type=submit]").click()
+        _confirm(page, f"第 {table} 桌判「").locator(".van-dialog__confirm").click()
+        expect(page.locator(f"tr[data-table='{table}']").get_by_test_id("table-status")).to_have_text("弃权")
+    page.get_by_test_id("close-round").click()
+    _confirm(page, "结束第 1 轮", "2 桌成绩将计入排名").locator(".van-dialog__confirm").click()
+    expect(page.get_by_test_id("notice")).to_contain_text("第 1 轮已结束")
+    assert not errors, errors
