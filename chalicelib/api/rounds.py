@@ -192,7 +192,8 @@ def confirm(ctx, eid, n, t):
 
 
 class DisputeIn(Strict):
-    reason: str = Field(default="", max_length=300)
+    # the referee settles from it: a dispute says what is wrong (issue 39: "异议理由：" came empty)
+    reason: str = Field(min_length=1, max_length=300, pattern=r"\S", description="what is wrong, in the players' words")
 
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/dispute", "POST", summary="The other side disputes the entered result",

@@ -11,9 +11,9 @@ from chalicelib.models import EventConfig, RegistrationIn, TournamentIn
 from chalicelib.services import organisers, registration, tournaments
 
 
-def _event(d, name, **cfg):
-    org, token = organisers.create_organiser(d, name)
-    t = tournaments.create_tournament(d, org, TournamentIn(name=f"{name}杯", venue="南宁", starts_on=date.today()))
+def _event(d, organiser, **cfg):
+    org, token = organisers.create_organiser(d, organiser)
+    t = tournaments.create_tournament(d, org, TournamentIn(name=f"{organiser}杯", venue="南宁", starts_on=date.today()))
     closed = (datetime.now(timezone.utc) - timedelta(hours=1)).isoformat()
     config = {"name": "掼蛋双人赛", "game": "guandan", "entry": "pair", "capacity": 16, "fee": {"amount": 4000, "per": "entry"},
               "registration": {"opens_at": "2020-01-01T00:00:00Z", "closes_at": closed},
@@ -150,3 +150,49 @@ def test_draw_and_close_ask_first_and_a_round_with_open_tables_names_them(stack,
     _confirm(page, "结束第 1 轮", "2 桌成绩将计入排名").locator(".van-dialog__confirm").click()
     expect(page.get_by_test_id("notice")).to_contain_text("第 1 轮已结束")
     assert not errors, errors
+
+
+def test_the_referee_settles_a_tractor_dispute_beside_the_phones_deals_with_a_penalty(stack, store, console, shot):
+    from chalicelib.services import results, rounds
+    ctx, errors = console
+    token, ev = _event(store, "拖拉机裁判商会", name="拖拉机比赛", game="tractor", fee={"amount": 0}, capacity=8,
+                       stages=[{"format": "swiss", "rounds": 2, "scoring": {"method": "level_table", "wrong_play_points_per_card": 10}}])
+    for i in range(2):
+        r = registration.register(store, ev.id, RegistrationIn(name=f"拖{i}队", members=[{"name": f"拖{i}甲", "phone": f"1350000020{i}"},
+                                                                                     {"name": f"拖{i}乙"}]), None, desk=True)
+        registration.check_in(store, ev.id, r.entry.id)
+    page = _open(ctx, stack, token)
+    page.get_by_role("tab", name="比赛进行").click()
+    page.get_by_test_id("draw").click()
+    page.locator(".act-confirm .van-dialog__confirm").click()
+    expect(page.locator(".round-title")).to_contain_text("第 1 轮")
+    t1 = rounds.load_round(store, ev.id, 1)[2][0]
+    a, b = (s["entry_id"] for s in t1["sides"])
+    deals = [{"banker": a, "attacker_points": 0}, {"banker": a, "attacker_points": 35}]
+    results.submit_result(store, ev.id, 1, 1, {"version": 0, "deals": deals, "time_up_leader": a}, results.Actor("side", "table 1 side 1", side=0))
+    results.dispute_result(store, ev.id, 1, 1, "第二副出错牌，拿回两张", results.Actor("side", "table 1 side 2", side=1))
+    page.reload()
+    page.get_by_role("tab", name="比赛进行").click()
+    page.get_by_test_id("disputes").get_by_role("button", name="裁定成绩").click()
+    form = page.get_by_test_id("result-form")
+    expect(form.get_by_test_id("dispute-facts")).to_contain_text("第二副出错牌，拿回两张")
+    expect(form.get_by_test_id("tractor-deal-list").locator("li")).to_have_count(2)   # the phone's deals, beside
+    expect(form.get_by_test_id("tractor-deal-list").locator("li").nth(1)).to_contain_text("35")
+    form.get_by_test_id("tpen-kind").select_option("wrong_play")
+    form.get_by_test_id("tractor-penalty-form").get_by_role("radio", name=b_name(store, ev.id, b)).click()
+    form.get_by_test_id("tpen-deal").select_option("2")
+    form.get_by_test_id("tpen-cards").locator("button.van-stepper__plus").click()
+    expect(form.get_by_test_id("tpen-cards")).to_contain_text("罚 20 分")
+    form.get_by_test_id("tpen-add").click()
+    expect(form.get_by_test_id("tractor-penalty")).to_contain_text("出牌错误：拿回 2 张 × 10 分 = 罚 20 分")
+    form.get_by_test_id("fix-reason").locator("input").fill("核对后判罚第二副")
+    shot(page, "tractor-settle")
+    form.get_by_role("button", name="提交成绩").click()
+    expect(page.locator("tr[data-table='1']").get_by_test_id("table-status")).to_have_text("已确认")
+    table = rounds.load_round(store, ev.id, 1)[2][0]
+    assert table["result"]["deals"][1]["penalties"] == [{"kind": "wrong_play", "entry_id": b, "cards": 2}]
+    assert not errors, errors
+
+
+def b_name(store, eid, entry_id):
+    return store.repos.entries.get(eid, entry_id).name
