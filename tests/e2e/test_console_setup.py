@@ -73,7 +73,9 @@ SEED_DAYS = {
              "fee": {"amount": 2000, "per": "person"},                                       # "報名費：20 元/人"
              "registration": {"closes_at": f"{BEFORE}T15:00",                                # "至6月27日15：00止"
                               "eligibility": {"kind": "codes", "codes": ["HECHI", "YIZHOU", "DONGLAN", "DAHUA"]}},
-             "stages": [{"name": "小组赛", "format": "round_robin", "groups": 4, "schedule": sched(f"{DAY}T09:30", 90, 10),
+             "late_entries": True, "substitutes": {"pairs": True},                          # "经同意后方可更换" (issue 39)
+             "stages": [{"name": "小组赛", "format": "round_robin", "groups": 4,
+                         "schedule": {"rounds": [{"starts_at": f"{DAY}T09:30", "ends_at": f"{DAY}T11:00"}]},   # "09:30-11:00"
                          "scoring": {"method": "level_table", "best_of": 3, "minutes": 90}},   # "3局2勝", "1.5小時"
                         {"name": "淘汰赛", "format": "knockout", "advance": {"per_group": 2}, "knockout_draw": "redraw",  # "重新抽簽"
                          "schedule": {"rounds": [{"starts_at": f"{DAY}T11:10", "ends_at": f"{DAY}T12:40"},
@@ -89,6 +91,7 @@ SEED_DAYS = {
              "fee": {"amount": 2000, "per": "person"},
              "registration": {"closes_at": f"{BEFORE}T15:00",
                               "eligibility": {"kind": "codes", "codes": ["HECHI", "YIZHOU", "DONGLAN", "DAHUA"]}},
+             "late_entries": True, "substitutes": {"pairs": True},
              "stages": [{"name": "积分赛", "format": "swiss", "rounds": 3, "schedule": sched(f"{DAY}T14:00", 50, 10),   # 14:00–14:50 …
                          "scoring": {"method": "level_points", "minutes": 60,                                   # "單輪限時1小時"
                                      "tiebreaks": ["level_points", "head_to_head", "net_points", "lots"]}}],    # 胜负关系, 净胜分

@@ -196,3 +196,23 @@ def test_the_referee_settles_a_tractor_dispute_beside_the_phones_deals_with_a_pe
 
 def b_name(store, eid, entry_id):
     return store.repos.entries.get(eid, entry_id).name
+
+
+def test_the_stage_form_fills_scoring_for_a_team_of_4_and_shows_one_best_of(stack, store, console, shot):
+    ctx, errors = console
+    token, ev = _event(store, "表单商会")
+    page = _open(ctx, stack, token)
+    page.get_by_test_id("show-new-e").click()
+    form = page.get_by_test_id("new-e")
+    form.get_by_test_id("ne-kind").select_option("team:4")
+    # a Guandan team event scores with match points from its two rooms: the box says so, not blank
+    method = form.get_by_test_id("s0-method")
+    expect(method).to_have_value("match_points")
+    assert method.evaluate("el => el.options[el.selectedIndex].text").strip()
+    form.get_by_test_id("ne-game").select_option("tractor")
+    expect(form.get_by_test_id("s0-method")).to_have_value("level_table")
+    # Tractor's 局数 is the level table's best of 3: one field, not the stage's "1" beside it
+    expect(form.locator("[data-field='s0-best_of']")).to_have_count(1)
+    expect(form.locator("[data-field='s0-bestof']")).to_have_count(0)
+    shot(page, "tractor-stage")
+    assert not errors, errors
