@@ -29,7 +29,9 @@ node_modules/.installed: package.json package-lock.json
 java:
 	@command -v java >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q default-jre-headless)
 
-deps: $(VENV)/.installed node_modules/.installed java
+# The local and venue stages need no Java (their store is embedded in the API); tests and benches of DynamoDB's own
+# semantics run DynamoDB Local, which does.
+deps: $(VENV)/.installed node_modules/.installed
 
 # The front end: Vue pages built by Vite into frontend/dist/; never committed.
 site: node_modules/.installed
@@ -60,7 +62,7 @@ reset-password: deps
 # Two pytest-xdist workers, each with its own DynamoDB Local, stack and Chromium, whole files to a worker (a file's
 # module fixtures are set up once): ~11 min instead of ~18 in one process. TEST_WORKERS=0: one process.
 TEST_WORKERS ?= 2
-test: deps chromium site
+test: deps java chromium site
 	$(PY) -m pytest -q -p no:cacheprovider $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 
 # Offline: synthesizes the CloudFormation template (and the Lambda package) into infra/cdk.out/.
@@ -75,15 +77,18 @@ deploy: deps site
 	$(CDK) bootstrap -c stage=$(STAGE)
 	$(CDK) deploy -c stage=$(STAGE) --require-approval broadening
 
-bench: deps site chromium
+bench: deps java site chromium
 	$(PY) bench/standings.py
 	$(PY) bench/pairing.py
 	$(PY) bench/registration.py
+	$(PY) bench/audit_chain.py
 	$(PY) bench/publish.py
 	$(PY) bench/venue_load.py
+	$(PY) bench/api_server.py
 	$(PY) bench/draw_exactness.py
 	$(PY) bench/frontend.py
 	$(PY) bench/package.py
+	$(PY) bench/import_bounds.py
 
 clean:
 	rm -rf $(VENV) node_modules .data frontend/dist

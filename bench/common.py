@@ -20,7 +20,14 @@ STORE: dict = {}   # the running DynamoDB Local's process and port (the venue be
 
 
 def on_ddb_local(run) -> None:
-    """Starts DynamoDB Local on a free port, runs `run()` against it, and stops it whatever happens."""
+    """Starts DynamoDB Local on a free port, runs `run()` against it, and stops it whatever happens.
+    BENCH_STORE=embedded: on the embedded store instead (a file of this run; the venue's store, issue 36)."""
+    if os.environ.get("BENCH_STORE") == "embedded":
+        import tempfile
+        os.environ.update(STORE="embedded", STORE_PATH=str(Path(tempfile.mkdtemp(prefix="bench-")) / "store.sqlite3"))
+        print("store: embedded (SQLite in this process)")
+        run()
+        return
     from scripts import ddblocal
     port = ddblocal.free_port()
     proc = ddblocal.start(port, log_path=str(ROOT / ".data" / "ddblocal-bench.log"))

@@ -9,7 +9,8 @@ what `make run` / `make venue` start) on DynamoDB Local, both started and stoppe
    results mixed in, for 20 s. Target: p95 < 100 ms.
 4. 256 closed-loop clients: 2,000 mixed requests. Target: 0 connection errors.
 5. Faults (issue 20): 64 phones for 30 s while the API is killed (-9) once and the store paused 10 s; the API is
-   supervised as `make run` does it. Every acknowledged registration must be stored exactly once; a request
+   supervised as `make run` does it (its listening socket held by the runner, so connections wait across the
+   restart; `python -m bench.venue_load faults` runs this row alone). Every acknowledged registration must be stored exactly once; a request
    that gets no answer within 10 s counts as hung (target 0 hung); the time to recover is printed.
 Prints errors, p50/p95 and the rate of each."""
 from __future__ import annotations
@@ -38,15 +39,16 @@ def main() -> None:
     on_ddb_local(run)
 
 
-def run() -> None:
-    import requests
+ONLY_FAULTS = sys.argv[1:] == ["faults"]   # `python -m bench.venue_load faults`: the set-up and the fault row only
 
+
+def make_hall(table: str = "venue"):
+    """A tournament with an open event (15 places) and a played one (200 pairs checked in, round 1 drawn):
+    (repos, t, open_event, played, tables as (number, codes, entry ids))."""
     from chalicelib import bootstrap
     from chalicelib.models import EventConfig, RegistrationIn, TournamentIn
     from chalicelib.services import organisers, registration, rounds, tournaments
-    from scripts import ddblocal
 
-    table = "venue"
     repos = repos_on(table)
     d = bootstrap.Deps(repos=repos, clock=lambda: datetime.now(timezone.utc))
     bootstrap.override(d)
@@ -64,24 +66,41 @@ def run() -> None:
         registration.check_in(d, played.id, r.entry.id)
     rnd, _ = rounds.draw_next(d, org, played.id, 7)
     tables = [(tb.number, tb.codes, [s.entry_id for s in tb.sides]) for tb in rnd.tables]
+    return repos, t, open_event, played, tables
+
+
+def run() -> None:
+    import requests
+
+    from scripts import ddblocal
+
+    table = "venue"
+    repos, t, open_event, played, tables = make_hall(table)
 
     port = ddblocal.free_port()
     env = dict(os.environ, TABLE_NAME=table, STAGE="local", API_THREADS="64")
+    # The API with the store timeouts `make run` gives it (1.5 s, two attempts, then the breaker's quick 503), not
+    # the bench's own 30 s for its bulk set-up: with those a request sent as the store froze waited past 10 s
+    # (every phone's one request then counted hung: the fault row's 45–64).
+    for knob in ("DDB_READ_TIMEOUT_S", "DDB_MAX_ATTEMPTS"):
+        env.pop(knob, None)
     log = open(ROOT / ".data" / "venue-bench-api.log", "ab")
-    cmd = [sys.executable, "-m", "scripts.api_server", "--host", "127.0.0.1", "--port", str(port)]
+    from scripts.dev import Supervised, api_command, listening_socket, wait_for_http
+    held = listening_socket("127.0.0.1", port)   # as `make run` holds it: connections wait across a restart
+    cmd = api_command(held)
     if os.environ.get("BENCH_GUNICORN"):
         cmd = [str(Path(sys.executable).parent / "gunicorn"), "-w", os.environ["BENCH_GUNICORN"], "-k", "gthread",
-               "--threads", "32", "--backlog", "2048", "-b", f"127.0.0.1:{port}", "scripts.wsgi_app:application"]
+               "--threads", "32", "--backlog", "2048", "-b", f"fd://{held.fileno()}", "scripts.wsgi_app:application"]
     if os.environ.get("BENCH_PROFILE"):   # a py-spy profile of the API (sections 1–2 only), e.g. BENCH_PROFILE=/tmp/api.txt
         cmd = [str(Path(sys.executable).parent / "py-spy"), "record", "-r", "100", "-f", "raw", "-o",
                os.environ["BENCH_PROFILE"], "--", *cmd]
-    from scripts.dev import Supervised
     server = Supervised("The API", lambda: subprocess.Popen(cmd, cwd=str(ROOT), env=env, stdout=log,
-                                                            stderr=subprocess.STDOUT, start_new_session=True), port)
+                                                            stderr=subprocess.STDOUT, pass_fds=(held.fileno(),),
+                                                            start_new_session=True), port)
     server.start()
     base = f"http://127.0.0.1:{port}"
     try:
-        ddblocal.wait_for_port(port, 60)
+        wait_for_http(f"{base}/health", 60)
         local = threading.local()
 
         def session():
@@ -89,6 +108,10 @@ def run() -> None:
                 local.s = requests.Session()
             return local.s
 
+        if ONLY_FAULTS:
+            faults(dict(base=base, session=session, t=t, played=played, open_event=open_event, tables=tables),
+                   server, repos)
+            return
         # ------------------------------------------------------------ 1. registrations over HTTP
         raw_rate, raw_p95 = raw_transactions(repos.table, REGISTRATIONS)
         lat, outcomes, lock = [], Counter(), threading.Lock()
@@ -292,6 +315,7 @@ def faults(hall, server, repos, seconds: float = 30.0) -> None:
     from bench.common import STORE
     events: dict[str, float] = {}
     outcomes, acked, lock = Counter(), [], threading.Lock()
+    hung_sent: list[tuple[float, str]] = []   # when each request that got no answer was sent, and its kind
     first_ok_after: dict[str, float] = {}
     start = time.monotonic()
     stop = start + seconds
@@ -318,8 +342,11 @@ def faults(hall, server, repos, seconds: float = 30.0) -> None:
                         note_ok(t0, time.monotonic())
             except requests.Timeout:
                 label = "hung (no answer in 10 s)"
-            except requests.ConnectionError:
-                label = "refused (API restarting)"
+                with lock:
+                    hung_sent.append((t0 - start, kind))
+            except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError):
+                # refused, or cut mid-answer by the kill (a phone's thread ended on the latter before)
+                label = "refused or reset (API restarting)"
             with lock:
                 outcomes[label] += 1
             k += 64
@@ -353,6 +380,10 @@ def faults(hall, server, repos, seconds: float = 30.0) -> None:
           + ", ".join(f"{k} {v} ({v / total:.0%})" for k, v in sorted(outcomes.items())))
     print(f"  acknowledged registrations {len(acked)}: missing {len(missing)}, stored twice {doubled} (targets 0, 0); "
           "first answer after " + ", ".join(f"{k} {v:.1f} s" for k, v in first_ok_after.items()))
+    if hung_sent:
+        by_second = Counter(f"{int(at)}–{int(at) + 1} s" for at, _ in sorted(hung_sent))
+        print("  hung requests were sent at: " + ", ".join(f"{k} ×{v}" for k, v in by_second.items())
+              + "; kinds " + str(dict(Counter(kind for _, kind in hung_sent))))
 
 
 if __name__ == "__main__":

@@ -283,8 +283,13 @@ class CheckoutInProgress(Conflict):
 
 
 class ImportUnreadable(DomainError):
-    """The secretariat's file is not a sheet we can read (not XLSX, not CSV, empty)."""
-    code, status, default_message = "import_unreadable", 400, "The file is neither an XLSX nor a CSV sheet."
+    """The secretariat's file is not a sheet we can read (not XLSX, not CSV, empty, XML with a DTD)."""
+    code, status, default_message = "import_unreadable", 422, "The file is neither an XLSX nor a CSV sheet."
+
+
+class ImportTooLarge(DomainError):
+    """The secretariat's file is past one of the import's bounds (services/sheet_reader.py); `details.limit` names it."""
+    code, status, default_message = "import_too_large", 422, "The file is larger than an import may be."
 
 
 class ImportColumnsMissing(DomainError):

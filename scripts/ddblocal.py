@@ -42,7 +42,10 @@ def start(port: int, db_path: str | None = None, log_path: str | None = None) ->
         raise SystemExit("Java is missing: `apt-get install -y default-jre-headless` (make does it for you).")
     jar = find_jar()
     args = [java, "-Xmx512m", f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}", "-jar", str(jar),
-            "-sharedDb", "-port", str(port)]
+            "-sharedDb", "-port", str(port),
+            # No telemetry, and no web page may call it (CORS defaults to "*"): an origin no page can have. It still
+            # listens on every interface (it has no bind option): the venue's store is the embedded one (issue 36).
+            "-disableTelemetry", "-cors", "http://127.0.0.1:9"]
     if db_path:
         os.makedirs(db_path, exist_ok=True)
         args += ["-dbPath", db_path]

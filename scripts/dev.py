@@ -1,5 +1,6 @@
-"""The local stack: DynamoDB Local + the API (waitress) + the static site, with a demo tournament; each is
-started again if it stops on its own.
+"""The local stack: the API (waitress, with the embedded store inside it: no store port) + the static site, with a
+demo tournament; each is started again if it stops on its own. STORE=ddblocal runs DynamoDB Local on loopback
+instead, as earlier versions did (docs/venue-store.md says why the embedded store is the default).
 
     python -m scripts.dev run              start everything, print the URLs, stop all on Ctrl-C
     python -m scripts.dev organiser NAME   create an organiser on the running stack; token last
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -23,6 +25,9 @@ DDB_PORT = int(os.environ.get("DDB_PORT", "8001"))
 API_PORT = int(os.environ.get("API_PORT", "8000"))
 SITE_PORT = int(os.environ.get("SITE_PORT", "8080"))
 TABLE = os.environ.get("TABLE_NAME", "cardgames")
+# The store: a SQLite file the API opens itself (chalicelib/store/embedded.py), in a folder only this user reads.
+EMBEDDED = os.environ.get("STORE", "embedded") != "ddblocal"
+STORE_PATH = DATA / "store" / "store.sqlite3"
 # Venue mode: HOST=0.0.0.0 serves every phone in the hall from this laptop (make venue).
 HOST = os.environ.get("HOST", "") or "127.0.0.1"
 
@@ -59,7 +64,6 @@ def local_env() -> dict:
         "AWS_DEFAULT_REGION": env.get("AWS_DEFAULT_REGION", "ap-east-1"),
         "AWS_ACCESS_KEY_ID": env.get("AWS_ACCESS_KEY_ID", "local"),
         "AWS_SECRET_ACCESS_KEY": env.get("AWS_SECRET_ACCESS_KEY", "local"),
-        "AWS_ENDPOINT_URL_DYNAMODB": f"http://127.0.0.1:{DDB_PORT}",
         "TABLE_NAME": TABLE,
         "STAGE": "local",
         "PUBLISH_DIR": str(DATA / "site"),
@@ -67,6 +71,11 @@ def local_env() -> dict:
         "SITE_URL": site,
         "PUBLIC_URL": site,   # table cards, QR codes, manage and staff links (chalicelib/services/links.py)
     })
+    if EMBEDDED:
+        env.update({"STORE": "embedded", "STORE_PATH": str(STORE_PATH)})
+        env.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
+    else:
+        env.update({"STORE": "ddblocal", "AWS_ENDPOINT_URL_DYNAMODB": f"http://127.0.0.1:{DDB_PORT}"})
     env.update(ensure_secrets(DATA))   # this installation's own, never a built-in value
     return env
 
@@ -74,6 +83,55 @@ def local_env() -> dict:
 def _apply_env() -> None:
     os.environ.update(local_env())
     sys.path.insert(0, str(ROOT))
+
+
+# What the stack writes under DATA is this user's alone: the store's files (every player's phone), demo.json (an
+# organiser token), secrets.json, the logs. The published pages are public, but only through the site server,
+# which runs as this user, so nothing there needs to be readable by others either.
+PRIVATE_UMASK = 0o077
+
+
+def make_data_private(data: Path) -> None:
+    """DATA 0700 and everything under it without group or other bits, including what an earlier version left
+    0644 (from then on the umask keeps new files 0600 and folders 0700)."""
+    data.mkdir(parents=True, exist_ok=True)
+    os.chmod(data, 0o700)
+    for folder, dirs, files in os.walk(data):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            mode = os.lstat(path).st_mode
+            if mode & 0o077 and not os.path.islink(path):
+                os.chmod(path, mode & 0o700)
+
+
+def listening_socket(host: str, port: int, backlog: int = 2048) -> socket.socket:
+    """The API's listening socket, made once by the runner and handed to each API process it starts (--fd). While
+    one API process is gone (a crash, kill -9, the OOM killer) and the next one starts, the kernel keeps accepting
+    phones' connections into this socket's queue and the next process answers them: a wait of a few seconds
+    instead of a refused connection. (Connections the dead process had accepted are lost with it: reset.)"""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family, backlog=backlog)   # SO_REUSEADDR set on POSIX
+
+
+def api_command(sock: socket.socket, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "scripts.api_server", "--fd", str(sock.fileno()), *extra]
+
+
+def wait_for_http(url: str, timeout: float = 60.0) -> None:
+    """Until the server answers anything at all (a connection alone proves nothing: the runner's held socket
+    accepts before the API is up)."""
+    import urllib.error
+    import urllib.request
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=5).close()
+            return
+        except urllib.error.HTTPError:
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{url} did not answer within {timeout} s")
 
 
 class Supervised:
@@ -115,45 +173,55 @@ class Supervised:
 
 
 def run() -> None:
-    DATA.mkdir(parents=True, exist_ok=True)
+    make_data_private(DATA)
     (DATA / "site").mkdir(exist_ok=True)
     services: list[Supervised] = []
 
     def stop_all(*_):
         for svc in reversed(services):
             svc.stop()
-        print("\nStopped DynamoDB Local, the API and the site. 已停止。")
+        print("\nStopped the API and the site. 已停止。")
         sys.exit(0)
 
     signal.signal(signal.SIGINT, stop_all)
     signal.signal(signal.SIGTERM, stop_all)
-    print(f"Starting DynamoDB Local on 127.0.0.1:{DDB_PORT} (data in {DATA}/ddb) …", flush=True)
-    store = Supervised("DynamoDB Local", lambda: ddblocal.start(DDB_PORT, db_path=str(DATA / "ddb"),
-                                                                  log_path=str(DATA / "ddblocal.log")), DDB_PORT)
-    store.start()
-    services.append(store)
+    if EMBEDDED:
+        print(f"Store: {STORE_PATH} (embedded in the API: no network port) …", flush=True)
+    else:
+        print(f"Starting DynamoDB Local on port {DDB_PORT} — every interface: it has no bind option; the embedded store "
+              f"(the default) has no port (data in {DATA}/ddb) …", flush=True)
+        store = Supervised("DynamoDB Local", lambda: ddblocal.start(DDB_PORT, db_path=str(DATA / "ddb"),
+                                                                      log_path=str(DATA / "ddblocal.log")), DDB_PORT)
+        store.start()
+        services.append(store)
     _apply_env()
     from chalicelib.store import dynamo, schema
+    if EMBEDDED:
+        import_earlier_store(dynamo.client())
     if schema.ensure_table(dynamo.client(), TABLE):
         print(f"Created table {TABLE}.")
     from chalicelib.store import migrations
     if moved := migrations.pack_tables(dynamo.Table(TABLE)):   # data of an earlier version, before the API serves
         print(f"Moved {moved} tables into this version's layout.")
+    if chained := migrations.chain_audit(dynamo.Table(TABLE)):   # audit records of before the hash chain
+        print(f"Chained {chained} earlier audit records (docs/audit-chain.md).")
     demo = load_demo()
     env = local_env()
     site, api = public_urls()
     print(f"Starting the API on {HOST}:{API_PORT} (waitress) …", flush=True)
     api_log = open(DATA / "api.log", "ab")
+    api_socket = listening_socket(HOST, API_PORT)
     services.append(Supervised("The API", lambda: subprocess.Popen(
-        [sys.executable, "-m", "scripts.api_server", "--host", HOST, "--port", str(API_PORT)],
-        cwd=str(ROOT), env=env, stdout=api_log, stderr=subprocess.STDOUT, start_new_session=True), API_PORT))
+        api_command(api_socket), cwd=str(ROOT), env=env, stdout=api_log, stderr=subprocess.STDOUT,
+        pass_fds=(api_socket.fileno(),), start_new_session=True), API_PORT))
     services.append(Supervised("The site", lambda: subprocess.Popen(
         [sys.executable, "-m", "scripts.site_server", "--host", HOST, "--port", str(SITE_PORT), "--frontend",
          str(ROOT / "frontend" / "dist"), "--published", str(DATA / "site"), "--api", api], cwd=str(ROOT), env=env,
         start_new_session=True), SITE_PORT))
-    for svc in services[1:]:
+    for svc in services[0 if EMBEDDED else 1:]:
         svc.start()
-    ddblocal.wait_for_port(API_PORT, 60)
+    probe = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(HOST, HOST)
+    wait_for_http(f"http://{f'[{probe}]' if ':' in probe else probe}:{API_PORT}/health", 60)
     ddblocal.wait_for_port(SITE_PORT, 30)
     publish_demo(demo)
     tid = demo["tournament_id"]
@@ -165,20 +233,56 @@ Ready. 已启动。{"  Venue mode: phones on this network open the addresses bel
   Demo tournament page                    {site}/?t={tid}
   Published results                       {site}/t/{tid}/index.html
   API                                     {api}/   (OpenAPI: /openapi.json)
-  DynamoDB Local                          http://127.0.0.1:{DDB_PORT}/
+  Store                                   {STORE_PATH if EMBEDDED else f"DynamoDB Local, http://127.0.0.1:{DDB_PORT}/"}
   Demo organiser token                    {demo['token']}
 
 Try:  curl -H 'Authorization: Bearer {demo['token']}' {api}/tournaments
-Logs in {DATA}/api.log and {DATA}/ddblocal.log. A process that stops is started again; Ctrl-C stops everything.
+Logs in {DATA}/api.log. A process that stops is started again; Ctrl-C stops everything.
 """, flush=True)
     if venue:
         import segno
         print("Scan to open the organiser console 扫码打开组委会后台:")
         segno.make(f"{site}/organiser.html", error="m").terminal(compact=True)
+    next_sweep = time.monotonic() + 60
     while True:
         for svc in services:
             svc.check()
+        if time.monotonic() >= next_sweep:   # what AWS's 5-minute schedule does (app.py sweep_holds)
+            next_sweep = time.monotonic() + SWEEP_EVERY_S
+            sweep_holds()
         time.sleep(0.25)
+
+
+def import_earlier_store(client) -> None:
+    """A venue's data in DynamoDB Local's files (earlier versions) carried into the embedded store, once."""
+    from .store_import import ImportRefused, import_folder
+    try:
+        moved = import_folder(DATA / "ddb", client)
+    except ImportRefused as exc:
+        raise SystemExit(f"The earlier store in {DATA / 'ddb'} could not be carried over, nothing was changed: {exc}\n"
+                         "Run it once more with STORE=ddblocal (the earlier store) and ask for help. "
+                         "旧数据无法迁移，未做任何更改。")
+    if moved is not None:
+        print(f"Carried {moved} items over from DynamoDB Local's files into {STORE_PATH} "
+              f"(the old folder is kept as {DATA / 'ddb.imported'}). 已迁移旧数据。", flush=True)
+
+
+SWEEP_EVERY_S = 300
+
+
+def sweep_holds() -> dict | None:
+    """Releases the holds whose time ran out (unpaid online checkouts, places kept for the desk past their bound)
+    and gives their places to the waitlist, as the scheduled job does in AWS. A store that does not answer now
+    is tried again at the next sweep."""
+    from chalicelib.api.jobs import sweep_holds as job
+    try:
+        result = job()
+    except Exception as exc:   # the runner keeps running: the next sweep tries again
+        print(f"Hold sweep failed ({type(exc).__name__}); trying again in {SWEEP_EVERY_S // 60} minutes.", flush=True)
+        return None
+    if result.get("released") or result.get("confirmed"):
+        print(f"Hold sweep: {result['released']} released, {result['confirmed']} confirmed.", flush=True)
+    return result
 
 
 def load_demo() -> dict:
@@ -224,7 +328,7 @@ def organiser(name: str) -> None:
         else:
             org, token = create_organiser(deps(), name.strip())
     except Exception as exc:
-        raise SystemExit(f"Could not create the organiser (is `make run` running on port {DDB_PORT}?): {exc}")
+        raise SystemExit(f"Could not create the organiser (has `make run` been started once?): {exc}")
     print(f"Organiser {org.name} ({org.id}) created.")
     if login:
         print(f"Sign in at {site_url()}/organiser.html with {login} and the password given.")
@@ -248,6 +352,8 @@ def reset_password(login: str) -> None:
 
 
 if __name__ == "__main__":
+    # Inherited by DynamoDB Local, the API, the site server and the publisher: every file any of them makes is 0600.
+    os.umask(PRIVATE_UMASK)
     cmd = sys.argv[1] if len(sys.argv) > 1 else "run"
     if cmd == "run":
         run()

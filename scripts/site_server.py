@@ -1,4 +1,8 @@
-"""Static server for the local stack: the front end at /, the published pages at /t/, /en/t/ and /vi/t/."""
+"""Static server for the local stack: the front end at /, the published pages at /t/, /en/t/ and /vi/t/.
+
+It serves files, not folders: no folder is ever listed (`/t/` would name every tournament of every organiser) and
+no name starting with a dot is served (the publisher keeps its own state beside the pages: `.manifest.json`,
+`.places.json`; it reads them from its sink, never over HTTP). A client that hangs up is no traceback."""
 from __future__ import annotations
 
 import argparse
@@ -9,6 +13,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from urllib.parse import unquote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -23,6 +28,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     published: Path
     api: str = ""
     security: dict = {}
+    # A connection that sends nothing for 20 s is closed: each one holds a thread here.
+    timeout = 20
 
     def do_GET(self):
         if self._send_page() or self._send_gzipped():
@@ -76,10 +83,15 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             root = self.published
         else:
             root = self.frontend
-        rel = Path(os.path.normpath(clean.lstrip("/")))
-        if rel.parts and rel.parts[0] == "..":
-            return str(root / "__nope__")
+        rel = Path(os.path.normpath(unquote(clean).lstrip("/")))
+        if rel.parts and (rel.parts[0] == ".." or any(part.startswith(".") for part in rel.parts)):
+            return str(root / "__nope__")   # above the root, or a dotfile / dot-folder: not found
         return str(root / rel)
+
+    def list_directory(self, path):
+        """A folder without index.html is not found, never listed."""
+        self.send_error(404, "File not found")
+        return None
 
     def end_headers(self):
         for name, value in self.security.items():
@@ -99,6 +111,16 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class SiteServer(http.server.ThreadingHTTPServer):
+    request_queue_size = 1024   # a hall of phones opening pages at once
+
+    def handle_error(self, request, client_address):
+        """A phone that leaves mid-answer (reload, lost Wi-Fi) is no error of ours: no traceback for it."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def serve(port: int, frontend: str, published: str, api: str = "", host: str = "127.0.0.1") -> None:
     from urllib.parse import urlsplit
 
@@ -111,8 +133,9 @@ def serve(port: int, frontend: str, published: str, api: str = "", host: str = "
                               ".js": "application/javascript; charset=utf-8", ".html": "text/html; charset=utf-8",
                               ".json": "application/json; charset=utf-8", ".css": "text/css; charset=utf-8",
                               ".woff2": "font/woff2", ".svg": "image/svg+xml"}
-    http.server.ThreadingHTTPServer.request_queue_size = 1024   # a hall of phones opening pages at once
-    with http.server.ThreadingHTTPServer((host, port), functools.partial(handler)) as httpd:
+    from scripts.guarded_waitress import raise_open_files_limit
+    raise_open_files_limit()   # a connection is a descriptor and a thread here: 1,024 is a hall's phones and a few
+    with SiteServer((host, port), functools.partial(handler)) as httpd:
         httpd.serve_forever()
 
 

@@ -115,10 +115,26 @@ def local_repos(request, ddb_local_endpoint, clock, monkeypatch):
     dynamo.reset_client()
 
 
-@pytest.fixture(params=["moto", "ddb_local"])
+# -- the embedded store (store/embedded.py, the local and venue stages' store): one SQLite file per test
+@pytest.fixture
+def embedded_repos(request, tmp_path, clock, monkeypatch):
+    monkeypatch.setenv("STORE", "embedded")
+    monkeypatch.setenv("STORE_PATH", str(tmp_path / "store" / "store.sqlite3"))
+    dynamo.reset_client()
+    name = _table_name(request)
+    schema.ensure_table(dynamo.client(), name)
+    repos = Repos(dynamo.Table(name))
+    bootstrap.override(bootstrap.Deps(repos=repos, clock=clock, publisher=MemorySink()))
+    yield repos
+    _join_background_publishes()
+    bootstrap.override(None)
+    dynamo.reset_client()
+
+
+@pytest.fixture(params=["moto", "ddb_local", "embedded"])
 def any_repos(request):
-    """Runs a store test on moto and on DynamoDB Local."""
-    return request.getfixturevalue("moto_repos" if request.param == "moto" else "local_repos")
+    """Runs a store test on moto, on DynamoDB Local and on the embedded store."""
+    return request.getfixturevalue(f"{'local' if request.param == 'ddb_local' else request.param}_repos")
 
 
 # Figures a test prints after the run (the Lambda package's size, its cold start): a test appends

@@ -14,9 +14,9 @@ TAG = "registration"
 @route(bp, "/events/{eid}/entries", "POST", summary="Register an entry", body=RegistrationIn,
        response=RegistrationAnswer, status=201, headers=("Idempotency-Key",), tag=TAG,
        errors_=("event_full", "registration_closed", "not_eligible", "roster_size", "phone_required",
-                "idempotency_conflict", "payload_too_large"))
+                "idempotency_conflict", "payload_too_large", "rate_limited"))
 def register(ctx, eid):
-    return svc.register(ctx.deps, eid, ctx.body, ctx.header("idempotency-key"))
+    return svc.register_public(ctx.deps, eid, ctx.body, ctx.header("idempotency-key"), ctx.client)
 
 
 @route(bp, "/entries/{id}", "GET", summary="An entry, by its manage link", auth="manage", response=EntryView, tag=TAG)

@@ -14,9 +14,9 @@ TAG = "registration"
 @route(bp, "/tournaments/{tid}/registrations", "POST", summary="Register for several events of the day, pay once",
        body=DayRegistrationIn, response=DayRegistrationAnswer, status=201, headers=("Idempotency-Key",), tag=TAG,
        errors_=("event_full", "registration_closed", "not_eligible", "roster_size", "phone_required",
-                "idempotency_conflict", "duplicate_entry", "online_payment_off", "payment_unavailable"))
+                "idempotency_conflict", "duplicate_entry", "online_payment_off", "payment_unavailable", "rate_limited"))
 def register_day(ctx, tid):
-    return svc.register_day(ctx.deps, tid, ctx.body, ctx.header("idempotency-key"), client_ip=ctx.client)
+    return svc.register_day_public(ctx.deps, tid, ctx.body, ctx.header("idempotency-key"), client_ip=ctx.client)
 
 
 @route(bp, "/registrations/{id}/checkout", "POST", summary="Pay online, once, for every item of a registration "

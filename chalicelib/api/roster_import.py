@@ -76,7 +76,7 @@ def import_template(ctx, eid):
 
 @route(bp, "/events/{eid}/entries/import", "POST", summary="Import the secretariat's sheet (dry_run: rows only)",
        auth="organiser", body=ImportIn, response=ImportAnswer, tag=TAG, max_body=MAX_FILE_BYTES * 4 // 3 + 4096,
-       errors_=("import_unreadable", "import_columns_missing", "payload_too_large"))
+       errors_=("import_unreadable", "import_too_large", "import_columns_missing", "payload_too_large"))
 def import_roster(ctx, eid):
     """Nothing is written on a dry run. The import writes the rows that are ok, each under registration's rules,
     and answers every row again (created / exists / the error that refused it now)."""

@@ -1,7 +1,6 @@
 """Entries (pair, team, player) and their registration forms."""
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Literal
 
@@ -17,12 +16,12 @@ PLACE_STATUSES = ("confirmed", "pending_payment")
 
 
 def normalise_phone(v: str | None) -> str | None:
-    if v is None or not v.strip():
-        return None
-    digits = re.sub(r"[\s\-]", "", v)
-    if not (re.fullmatch(r"1[3-9]\d{9}", digits) or re.fullmatch(r"\+\d{7,15}", digits)):
-        raise ValueError("phone: not a valid phone number (a mainland mobile like 13800000000 or +countrycode…)")
-    return digits
+    """One key form per number (chalicelib/phones.py): +86 / 0086 / 86, spaces and dashes folded."""
+    from ..phones import normalise
+    try:
+        return normalise(v)
+    except ValueError:
+        raise ValueError("phone: not a valid phone number (a mainland mobile like 13800000000 or +countrycode…)") from None
 
 
 class MemberIn(Strict):

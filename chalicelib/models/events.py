@@ -58,6 +58,9 @@ class Fee(Strict):
     amount: int = Field(default=0, ge=0, le=10_000_000, description="minor units of the tournament's currency; 0 = free")
     per: Literal["person", "entry"] = "person"
     refund_until: datetime | None = Field(default=None, description="full refund before this time; default: registration close")
+    offline_hold_hours: int = Field(default=48, ge=1, le=24 * 30, description="a place to be paid at the desk or by "
+                                    "transfer is held this long (never past the registration deadline), then released "
+                                    "as an unpaid online hold is")
 
 
 class Eligibility(Strict):

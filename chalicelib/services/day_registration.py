@@ -38,6 +38,22 @@ def _body_hash(body: DayRegistrationIn) -> str:
     return hashlib.sha256(json.dumps(who, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
+def register_day_public(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | None,
+                        client_ip: str) -> DayRegistrationAnswer:
+    """A day's registration from the public form: counted first against the client's address, its phones and each
+    event's places (services/limits.py: 429 rate_limited past a limit), then registered as any other."""
+    from . import limits
+    _, events = deps.repos.tournaments.get_with_events(tid)
+    asked = {item.event_id for item in body.items}
+    phones = [body.contact.phone] + [m.phone for item in body.items for m in item.members]
+    taken = limits.registration(deps, client_ip, phones, [e for e in events if e.id in asked])
+    answer = register_day(deps, tid, body, idem_key, client_ip=client_ip)
+    for item in answer.registration.items:
+        if item.entry.status == "waitlisted":
+            limits.not_a_place(deps, taken, item.event_id)
+    return answer
+
+
 def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | None,
                  client_ip: str | None = None, attempts: int = 2) -> DayRegistrationAnswer:
     tournament, events = deps.repos.tournaments.get_with_events(tid)
@@ -102,6 +118,8 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
             e.hold_expires_at = now + timedelta(minutes=single.deps_hold_minutes(deps))
             if payment:
                 e.payment_id, e.payment_state = payment.id, "pending"
+        for e in [] if hold_places else holding:   # paid at the desk or by transfer: held for a bounded time
+            e.hold_expires_at = single.offline_hold_until(deps, by_id[e.event_id], now)
         record = {"id": reg_id, "tournament_id": tid, "contact": body.contact.model_dump(),
                   "items": [{"event_id": e.event_id, "entry_id": e.id} for e in entries],
                   "payment_id": payment.id if payment else None, "manage_token_hash": hash_secret(token),

@@ -14,7 +14,10 @@ from ..models import Organiser
 
 SESSION_HOURS = 12                 # a console sign-in lasts a tournament day
 FREE_SIGN_INS_PER_ACCOUNT = 5      # an hour; then each try waits 1, 2, 4 … s (at most 15 minutes): no lockout
-SIGN_INS_PER_SOURCE = 20           # tries in 15 minutes from one client address, then 429
+# Failures in 15 minutes from one client address before that address is slowed (never refused: a hall's staff
+# share one address behind its router, so a refusal there would lock every one of them out).
+FAILED_SIGN_INS_PER_SOURCE = 20
+FREE_SIGN_INS_WHEN_SLOWED = 1      # from a slowed address an account's pacing starts after its first try
 SIGN_IN_WINDOW_S = 15 * 60
 
 
@@ -71,12 +74,19 @@ def list_tokens(deps: Deps, organiser_id: str, current: str | None = None) -> li
 # --------------------------------------------------------------------------- accounts and sign-in
 
 def normalise_login(value: str) -> str:
-    """A phone number (digits, optional +) or an e-mail (lower case); anything else is refused."""
+    """A phone number (its key form, chalicelib/phones.py: +86, 0086, spaces and dashes folded) or an e-mail (lower
+    case); anything else is refused."""
     import re
+
+    from ..phones import normalise
     value = (value or "").strip()
     digits = re.sub(r"[\s\-]", "", value)
-    if re.fullmatch(r"\+?\d{7,15}", digits):
-        return digits
+    if re.fullmatch(r"\+?\d{7,15}", digits) or re.fullmatch(r"[\d\s\-.()+]{7,30}", value):
+        try:
+            return normalise(value)
+        except ValueError:
+            if re.fullmatch(r"\+?\d{7,15}", digits):
+                return digits   # what an earlier version took (a landline, a short number): its accounts still sign in
     if re.fullmatch(r"[^@\s]{1,64}@[^@\s]{1,190}\.[^@\s]{2,24}", value):
         return value.lower()
     raise errors.InvalidRequest("请填写手机号或邮箱 · Give a phone number or an e-mail address.")
@@ -84,6 +94,14 @@ def normalise_login(value: str) -> str:
 
 def login_key(normalised: str) -> str:
     return lookup_hash("login", normalised)
+
+
+def _account(deps: Deps, key: str) -> dict | None:
+    """The login item of a normalised login; one an earlier version keyed under another form of the same phone
+    number (+8613812345678, 008613812345678, in clear or hashed) is found and moved under today's key."""
+    from ..phones import legacy_forms
+    older = [key] + [f(old) for old in ([] if "@" in key else legacy_forms(key)) for f in (login_key, str)]
+    return deps.repos.organisers.login(login_key(key), *older)
 
 
 def _hasher():
@@ -100,7 +118,7 @@ def create_account(deps: Deps, name: str, login: str, password: str) -> tuple[Or
     """An organiser who signs in with a phone number or e-mail and a password (and its first API token)."""
     check_password_strength(password)
     key = normalise_login(login)
-    if deps.repos.organisers.login(login_key(key), key):
+    if _account(deps, key):
         raise errors.DuplicateEntry("这个手机号或邮箱已有账号 · An account with this phone number or e-mail exists.")
     organiser, token = create_organiser(deps, name)
     deps.repos.organisers.set_login(organiser.id, login_key(key), _hasher().hash(password), create=True)
@@ -111,7 +129,7 @@ def reset_password(deps: Deps, login: str, password: str) -> None:
     """The platform operator's reset (make reset-password); SMS/e-mail reset is described in docs/auth.md."""
     check_password_strength(password)
     key = normalise_login(login)
-    item = deps.repos.organisers.login(login_key(key), key)
+    item = _account(deps, key)
     if not item:
         raise errors.NotFound("没有这个账号 · No such account.")
     deps.repos.organisers.set_login(item["organiser_id"], login_key(key), _hasher().hash(password), create=False)
@@ -122,11 +140,17 @@ _DUMMY_HASH = None
 
 
 def sign_in(deps: Deps, login: str, password: str, source: str, device: str) -> tuple[dict, str, Organiser]:
-    """A session (12 hours) for a right password. Each try is counted before the password is checked, in one
-    conditional write per limit (concurrent tries cannot slip under it): per client address a hard limit, per
-    account a progressive delay (the owner is slowed with an attacker, never locked out). An unknown account
-    and a wrong password get the same answer and take the same time (no account enumeration). Keys hold keyed
-    hashes only: neither a login nor whatever was typed is stored in clear."""
+    """A session (12 hours) for a right password. Each try is counted per account before the password is
+    checked, in one conditional write (concurrent tries cannot slip under it): 5 free tries an hour, then a
+    progressive delay (the owner is slowed with an attacker, never locked out); a right password clears it.
+
+    Per client address only failures are counted, and an address past FAILED_SIGN_INS_PER_SOURCE in 15 minutes
+    is slowed, not refused: the accounts tried from it get one free try instead of five before their delay
+    starts. So the right password of an account that has not itself failed is always checked and accepted, from
+    any address; a guesser spraying one address across many accounts spends one try per account before each
+    of them is paced (docs/auth.md). An unknown account and a wrong password get the same answer and take the
+    same time (no account enumeration). Keys hold keyed hashes only: neither a login nor whatever was typed is
+    stored in clear."""
     global _DUMMY_HASH
     wrong = errors.Unauthorized("手机号/邮箱或密码不正确 · The phone number/e-mail or the password is not right.")
     try:
@@ -134,17 +158,17 @@ def sign_in(deps: Deps, login: str, password: str, source: str, device: str) -> 
     except errors.InvalidRequest:
         key = None
     account = lookup_hash("signin", key if key else "invalid:" + (login or "")[:200])
+    source_key = lookup_hash("source", source)
     now = deps.clock()
     epoch = int(now.timestamp())
     source_window, account_window = epoch // SIGN_IN_WINDOW_S, epoch // 3600
     rates = deps.repos.rates
-    if not rates.take("signin-source", lookup_hash("source", source), source_window, SIGN_INS_PER_SOURCE,
-                      epoch + 2 * SIGN_IN_WINDOW_S):
-        raise _limited(SIGN_IN_WINDOW_S - epoch % SIGN_IN_WINDOW_S)
-    wait = rates.pace("signin-account", account, account_window, epoch, FREE_SIGN_INS_PER_ACCOUNT, epoch + 7200)
+    slowed = rates.hits("signin-failed-source", source_key, source_window) >= FAILED_SIGN_INS_PER_SOURCE
+    free = FREE_SIGN_INS_WHEN_SLOWED if slowed else FREE_SIGN_INS_PER_ACCOUNT
+    wait = rates.pace("signin-account", account, account_window, epoch, free, epoch + 7200)
     if wait:
         raise _limited(wait)
-    item = deps.repos.organisers.login(login_key(key), key) if key else None
+    item = _account(deps, key) if key else None
     hasher = _hasher()
     try:
         if item is None:
@@ -152,12 +176,13 @@ def sign_in(deps: Deps, login: str, password: str, source: str, device: str) -> 
             hasher.verify(_DUMMY_HASH, password + "x")   # same time as a real check
         hasher.verify(item["password_hash"], password or "")
     except Exception:   # a mismatch (VerificationError) or no account at all
+        rates.count("signin-failed-source", source_key, source_window, epoch + 2 * SIGN_IN_WINDOW_S)
         raise wrong from None
     organiser = deps.repos.organisers.get(item["organiser_id"])
     if organiser is None or organiser.revoked:
+        rates.count("signin-failed-source", source_key, source_window, epoch + 2 * SIGN_IN_WINDOW_S)
         raise wrong
     rates.clear("signin-account", account, account_window)          # the owner is back: no delay left
-    rates.give_back("signin-source", lookup_hash("source", source), source_window)
     record, secret = _token(deps, device or "console", None, kind="session", hours=SESSION_HOURS)
     deps.repos.organisers.add_token(organiser.id, record)
     return record, secret, organiser

@@ -178,7 +178,8 @@ def release_hold(deps: Deps, payment: Payment, reason: str, seen: str | None = N
     after = entry.model_copy(update={
         "status": "cancelled", "hold_expires_at": None, "payment_state": "unpaid", "version": entry.version + 1,
         "updated_at": now, "notices": [*entry.notices, "hold_released: 付款超时，名额已释放 · Payment time ran out: place released"]})
-    deps.repos.entries.transition(entry, after, extra=extra)
+    from ..store.entries import release_person_ops   # its people may register again, as after a cancellation
+    deps.repos.entries.transition(entry, after, extra=[*extra, *release_person_ops(entry)])
     registration.promote_waitlist(deps, entry.event_id)
     return True
 
@@ -288,8 +289,9 @@ def _release_without_payment(deps: Deps, entry: Entry) -> int:
     after = entry.model_copy(update={"status": "cancelled", "hold_expires_at": None, "version": entry.version + 1,
                                      "updated_at": deps.clock(),
                                      "notices": [*entry.notices, "hold_released: 付款超时 · Payment time ran out"]})
+    from ..store.entries import release_person_ops   # its people may register again, as after a cancellation
     try:
-        deps.repos.entries.transition(entry, after)
+        deps.repos.entries.transition(entry, after, extra=release_person_ops(entry))
     except errors.Conflict:
         return 0
     registration.promote_waitlist(deps, entry.event_id)

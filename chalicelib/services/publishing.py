@@ -129,6 +129,7 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
                 warm["places"] = keep
             warm["places_of"] = (closed_key, state.get("stage", 0), places)
         corrections = _corrections(deps, event, tournament, names, warm)
+        chain = warm["chain_view"]
         # Appeals on the public page: names, outcome and ruling only (never the text a side wrote or who paid)
         appeals = [{"round": x["round"], "table": x["table"], "name": names.get(x["entry_id"], ""), "status": x["status"],
                     "outcome": x.get("outcome"), "ruling": x.get("ruling", "")}
@@ -168,7 +169,7 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
                 "point_names": [p for p in (rules.point_names[standings.method] if standings else []) if not (ko and p == "group_points")],
                 "tiebreak_names": [k for k in (standings.tiebreaks if standings else []) if k not in rules.point_names.get(standings.method, ())
                                    and not (ko and k == "group_points")], "knockout": ko,
-                "has_prizes": any(r.prize for r in rows), "has_decided": any(r.decided_by for r in rows), "histories": history, "corrections": corrections,
+                "has_prizes": any(r.prize for r in rows), "has_decided": any(r.decided_by for r in rows), "histories": history, "corrections": corrections, "chain": chain,
                 "appeals": appeals, "provisional": waiting > 0, "open_appeals": waiting,
                 "prizes": ({**prizes.model_dump(), "provisional": waiting > 0, "open_appeals": waiting}
                            if prizes and prizes.final else None),
@@ -271,7 +272,19 @@ def _corrections(deps: Deps, event, tournament, names: dict, warm: dict) -> list
     import time as _time
     since = warm.get("audit_since")
     read_at = int(_time.time() * 1000)   # the ids' clock: the writers' own, not the tournament's
-    for a in deps.repos.rounds.audit(event.id, since):
+    chain, seq_of = warm.setdefault("chain", {}), warm.setdefault("chain_seq", {})
+    count, _ = deps.repos.rounds.audit_head(event.id)   # before the records: they hold at least this much
+    items = deps.repos.rounds.audit_items(event.id, since)
+    if since is not None and not _chain_whole(chain, items, count):
+        # a record that committed later than the margin allows for (a long-retried append): the whole log again
+        for held in (kept, chain, seq_of):
+            held.clear()
+        items = deps.repos.rounds.audit_items(event.id)
+    for item in items:
+        a = json.loads(item["data"])
+        if item.get("chain"):   # kept as the stored JSON text: a big day's chain is 100,000 records
+            seq_of[a["id"]] = seq = int(item["seq"])
+            chain[seq] = item["chain"]
         if a["action"] not in _CORRECTING:
             continue
         if a["action"] in ("result_entered", "result_changed") and not penalties_of_table(
@@ -279,6 +292,7 @@ def _corrections(deps: Deps, event, tournament, names: dict, warm: dict) -> list
             continue   # a plain result: nothing for the corrections page
         kept[a["id"]] = a
     warm["audit_since"] = str(ULID.from_timestamp(max(0, read_at - AUDIT_SKEW_MS) / 1000))[:10] + "0" * 16
+    _chain_view(event.id, chain, warm)
     from .principals import display_who
     corrections: list[dict] = []
     for a in (kept[k] for k in sorted(kept)):
@@ -288,18 +302,42 @@ def _corrections(deps: Deps, event, tournament, names: dict, warm: dict) -> list
                            and x["after"] == pen["text"] for x in corrections):   # a penalty once, however often re-entered
                     corrections.append({"at": _local(a["at"], tournament.timezone), "round": a.get("round"),
                                         "table": a.get("table"), "before": "", "after": pen["text"], "penalty": pen,
-                                        "reason": "", "kind": "penalty", "who": display_who(a.get("who", ""))})
+                                        "reason": "", "kind": "penalty", "who": display_who(a.get("who", "")),
+                                        "seq": seq_of.get(a["id"])})
         if a["action"] == "pairing_edited":   # the chief referee's pairing edits, with their published reason
             corrections.append({"at": _local(a["at"], tournament.timezone), "round": a.get("round"),
                                 "table": "、".join(str(k) for k in (a.get("after") or {}).get("tables", {})),
                                 "before": _layout_text(a.get("before"), names), "after": _layout_text(a.get("after"), names),
-                                "reason": a.get("reason", ""), "kind": a["action"], "who": display_who(a.get("who", ""))})
+                                "reason": a.get("reason", ""), "kind": a["action"], "who": display_who(a.get("who", "")),
+                                "seq": seq_of.get(a["id"])})
         if a["action"] in ("result_corrected", "result_overridden", "forfeit_recorded", "force_majeure", "dispute_settled"):
             corrections.append({"at": _local(a["at"], tournament.timezone), "round": a.get("round"), "table": a.get("table"),
                                 "before": _short(a.get("before"), names), "after": _short(a.get("after"), names),
                                 "reason": a.get("reason", ""),
-                                "kind": a["action"], "who": display_who(a.get("who", ""))})
+                                "kind": a["action"], "who": display_who(a.get("who", "")), "seq": seq_of.get(a["id"])})
     return corrections
+
+
+def _chain_whole(chain: dict, items: list[dict], count: int) -> bool:
+    """Whether the entries held and those just read make the chain from 1 to at least the head read before them."""
+    seqs = set(chain) | {int(i["seq"]) for i in items if i.get("seq") is not None}
+    top = max(seqs, default=0)
+    return top >= count and len(seqs) == top
+
+
+def _chain_view(eid: str, chain: dict, warm: dict) -> None:
+    """The event's audit chain as published (audit.json, the corrections page's footer): its entries (JSON text)
+    from record 1 to the first gap (none in a whole store), rebuilt only when it grew."""
+    from ..auditchain import genesis
+    n = 0
+    while n + 1 in chain:
+        n += 1
+    view = warm.get("chain_view")
+    if view is not None and view["count"] == n:
+        return
+    entries = [chain[seq] for seq in range(1, n + 1)]
+    warm["chain_view"] = {"count": n, "head": json.loads(entries[-1])["hash"] if entries else genesis(eid),
+                          "entries": entries}
 
 
 def _round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_map: dict, tournament,
@@ -1039,6 +1077,8 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
             write(key, render("standings.html", lang, **{**ctx, "standings": chunk}, pager=_pager(s_pager, i),
                               table_html=Markup(standings_table.render(chunk, data, tournament.currency)),
                               other_lang=other(ep_rel + _page_name("standings", i))))
+        if lang == "zh":   # the audit chain's files: data, in no language (docs/audit-chain.md)
+            _write_chain(write, unchanged, tid, event.id, ep, data["chain"])
         if not unchanged(ep + "corrections.html", data["page_inputs"]["corrections"]):
             write(ep + "corrections.html", render("corrections.html", lang, **ctx,
                                                   other_lang=other(ep_rel + "corrections.html")))
@@ -1087,6 +1127,30 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
                             "announcements": hall["announcements"]}, ensure_ascii=False)
         for x in LANGS:
             write(f"{lang_prefix(x)}t/{tid}/feed.json", tfeed)
+
+
+def _write_chain(write, unchanged, tid: str, eid: str, ep: str, chain: dict) -> None:
+    """audit.json (what the chain holds, the segment files, and the records past the last full segment) and the full
+    segments audit-<k>.json of SEGMENT records each: a full segment never changes again, so it is not even rendered
+    again (its last hash stands for everything in it). Records are spliced in as stored (JSON text), not re-encoded."""
+    from ..auditchain import FORMAT, SEGMENT, genesis
+    entries = chain["entries"]
+    full = len(entries) // SEGMENT
+
+    def with_records(head: dict, records: list[str]) -> str:
+        return json.dumps(head, ensure_ascii=False, separators=(",", ":"))[:-1] + ',"records":[' + ",".join(records) + "]}"
+    segments = []
+    for k in range(full):
+        part = entries[k * SEGMENT:(k + 1) * SEGMENT]
+        name, last_hash = f"audit-{k + 1}.json", json.loads(part[-1])["hash"]
+        if not unchanged(ep + name, last_hash):
+            write(ep + name, with_records({"format": FORMAT, "event_id": eid, "first": k * SEGMENT + 1}, part))
+        segments.append({"href": name, "first": k * SEGMENT + 1, "last": (k + 1) * SEGMENT, "last_hash": last_hash})
+    if unchanged(ep + "audit.json", f"{chain['count']}:{chain['head']}"):
+        return
+    write(ep + "audit.json", with_records({"format": FORMAT, "hash": "sha256", "tournament_id": tid, "event_id": eid,
+                                           "genesis": genesis(eid), "count": chain["count"], "head": chain["head"],
+                                           "segments": segments}, entries[full * SEGMENT:]))
 
 
 def page_rows() -> int:
@@ -1166,7 +1230,8 @@ def _page_inputs(tournament, event, data: dict, ev_warm: dict) -> dict:
     else:
         standings = [hashlib.sha1((head + repr(chunk)).encode()).hexdigest() for chunk in chunks_]
         ev_warm["standings_inputs"] = (data["standings"], (size, head), standings)
-    corrections = hashlib.sha1(repr([page_of, data["corrections"], data["appeals"]]).encode()).hexdigest()
+    corrections = hashlib.sha1(repr([page_of, data["corrections"], data["appeals"], data["chain"]["count"],
+                                     data["chain"]["head"]]).encode()).hexdigest()
     return {"rounds": rounds, "standings": standings, "corrections": corrections}
 
 

@@ -14,7 +14,8 @@ from datetime import datetime, timedelta
 from .. import errors
 from ..bootstrap import Deps
 from ..ids import hash_secret, new_id, new_token, same_secret
-from ..models.entries import refunded
+from ..models.entries import normalise_phone, refunded
+from ..phones import key_form
 from ..models import (
     Entry,
     EntryPatch,
@@ -238,6 +239,8 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     if status == "pending_payment" and not desk and gateways.offered_online(deps, tournament):
         # Held for online payment as with Stripe, whichever provider the payer then picks (POST …/checkout)
         entry.hold_expires_at = now + timedelta(minutes=deps_hold_minutes(deps))
+    elif status == "pending_payment" and not desk:   # paid at the desk or by transfer: held for a bounded time too
+        entry.hold_expires_at = offline_hold_until(deps, event, now)
     if status == "pending_payment" and online:
         payment = _new_stripe_payment(entry, now)
         entry.payment_id, entry.payment_state = payment.id, "pending"
@@ -309,6 +312,19 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
                               checkout_url=checkout_url)
 
 
+def register_public(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, client: str) -> RegistrationAnswer:
+    """A registration from the public form: first counted against the client's address, its phones and the
+    event's places (services/limits.py: 429 rate_limited past a limit), then registered as any other."""
+    from . import limits
+    event = event_config(deps, eid)
+    taken = limits.registration(deps, client, [m.phone for m in body.members],
+                                [] if body.partner_wanted else [event])
+    answer = register(deps, eid, body, idem_key)
+    if answer.entry.status == "waitlisted":
+        limits.not_a_place(deps, taken, eid)
+    return answer
+
+
 def _refusal(event: Event, body: RegistrationIn, now: datetime, *, window: bool = True) -> errors.DomainError | None:
     """Why this registration cannot be taken by the event's rules (deadline, eligibility, roster), or None."""
     state = registration_state(event.config, now, event.counters.drawn, event.counters.late_closed)
@@ -343,6 +359,17 @@ def idempotency_key_hash(idem_key: str | None) -> str | None:
 
 def deps_hold_minutes(deps: Deps) -> int:
     return int(deps.extra.get("hold_minutes", 35))
+
+
+def offline_hold_until(deps: Deps, event: Event, now: datetime) -> datetime:
+    """Until when a place to be paid offline (at the desk, by transfer) is held: the event's offline_hold_hours
+    (48 by default), never past the registration deadline; once the deadline has passed (a place given from the
+    waitlist on the day), the online hold's minutes. Then the sweeper releases it as any unpaid hold."""
+    until = now + timedelta(hours=event.config.fee.offline_hold_hours)
+    closes = event.config.registration.closes_at
+    if closes is not None:
+        until = min(until, closes)
+    return until if until > now else now + timedelta(minutes=deps_hold_minutes(deps))
 
 
 def _new_stripe_payment(entry: Entry, now: datetime) -> Payment:
@@ -592,12 +619,13 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
             from . import gateways
             online = bool(gateways.offered_online(deps, tournament))   # any provider the tournament takes online
             notice = ("候补转正：请在 {} 前付款 · A place is yours: pay by {}" if paid and online else
-                      "候补转正：请到报名台付款 · A place is yours: pay at the desk" if paid else
+                      "候补转正：请在 {} 前到报名台付款 · A place is yours: pay at the desk by {}" if paid else
                       "候补转正，报名已确认 · A place is yours: your entry is confirmed")
-            hold = now + timedelta(minutes=deps_hold_minutes(deps)) if paid and online else None
+            hold = (now + timedelta(minutes=deps_hold_minutes(deps)) if online else offline_hold_until(deps, event, now)
+                    ) if paid else None
             if hold:
                 from zoneinfo import ZoneInfo
-                local = hold.astimezone(ZoneInfo(tournament.timezone)).strftime("%H:%M")
+                local = hold.astimezone(ZoneInfo(tournament.timezone)).strftime("%H:%M" if online else "%m-%d %H:%M")
                 notice = notice.format(local, local)
             after = entry.model_copy(update={
                 "status": "pending_payment" if paid else "confirmed", "waitlist_key": None, "hold_expires_at": hold,
@@ -627,9 +655,18 @@ def list_entries(deps: Deps, eid: str, q: str | None = None, status: str | None 
         entries = [e for e in entries if e.status == status]
     if q:
         needle = q.strip().lower()
+        number = _phone_or_none(q)   # a whole number, however typed (+86, 0086, dashes): found in any stored form
         entries = [e for e in entries if needle in e.name.lower() or needle in e.club.lower()
-                   or any(needle in m.name.lower() or (m.phone and needle in m.phone) for m in e.members)]
+                   or any(needle in m.name.lower() or (m.phone and (needle in m.phone or (
+                       number is not None and key_form(m.phone) == number))) for m in e.members)]
     return entries
+
+
+def _phone_or_none(text: str) -> str | None:
+    try:
+        return normalise_phone(text)
+    except ValueError:
+        return None
 
 
 def _own_entry(deps: Deps, eid: str, entry_id: str) -> Entry:

@@ -18,9 +18,11 @@ from pydantic import ValidationError
 from .. import errors
 from ..bootstrap import Deps
 from ..models import Event, OfflinePaymentIn, RegistrationIn
+from ..phones import key_form
+from . import sheet_reader
 from .export import neutralise
 
-MAX_ROWS = 1000
+MAX_ROWS = sheet_reader.MAX_ROWS
 YES = {"是", "已付", "已付款", "已交", "y", "yes", "paid", "1", "true", "✓", "√", "có", "x"}
 NO = {"", "否", "未付", "未付款", "n", "no", "unpaid", "0", "false", "không"}
 # Statuses whose people still count as entered (their person items are written; cancel/withdraw/merge free them).
@@ -139,10 +141,7 @@ def read_rows(content: bytes) -> list[list[str]]:
         raise errors.ImportUnreadable("文件既不是 XLSX 也不是 CSV · The file is neither XLSX nor CSV.")
     if "\x00" in text:
         raise errors.ImportUnreadable("文件既不是 XLSX 也不是 CSV · The file is neither XLSX nor CSV.")
-    try:
-        return [[cell.strip() for cell in row] for row in csv.reader(io.StringIO(text))]
-    except csv.Error as exc:
-        raise errors.ImportUnreadable(f"CSV 无法读取 · The CSV cannot be read: {exc}") from None
+    return sheet_reader.csv_rows(text)
 
 
 def _cell_text(value) -> str:
@@ -156,20 +155,11 @@ def _cell_text(value) -> str:
 
 
 def _xlsx_rows(content: bytes) -> list[list[str]]:
-    from zipfile import BadZipFile
-
-    from openpyxl import load_workbook
-    try:
-        wb = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
-    except (BadZipFile, KeyError, ValueError, OSError) as exc:
-        raise errors.ImportUnreadable(f"XLSX 无法读取 · The XLSX cannot be read ({type(exc).__name__}).") from None
-    ws = wb.worksheets[0]
-    rows = []
-    for row in ws.iter_rows(values_only=True):
-        rows.append([_cell_text(v) for v in row])
-        if len(rows) > MAX_ROWS + 1:
-            break
-    wb.close()
+    """Read within the import's bounds (services/sheet_reader.py); trailing empty cells dropped."""
+    rows = sheet_reader.xlsx_rows(content, _cell_text)
+    for row in rows:
+        while row and row[-1] == "":
+            row.pop()
     return rows
 
 
@@ -281,13 +271,13 @@ def plan(event: Event, rows: list[list[str]], existing: list, now) -> list[RowPl
                                           {"missing": missing, "columns": [c.label for c in columns(event)]})
     body_rows = [(n, r) for n, r in enumerate(rows[1:], start=2) if any(cell.strip() for cell in r)]
     if len(body_rows) > MAX_ROWS:
-        raise errors.PayloadTooLarge(f"最多 {MAX_ROWS} 行 · At most {MAX_ROWS} rows per import.")
+        raise sheet_reader.too_large(f"最多 {MAX_ROWS} 行", f"At most {MAX_ROWS} rows per import.", "rows", MAX_ROWS)
     people: dict[str, object] = {}      # phone → the existing entry holding it
     for entry in existing:
         if entry.status in ACTIVE:
             for m in entry.members:
-                if m.phone:
-                    people[m.phone] = entry
+                if m.phone:   # in today's key form: an entry stored with +86… is the same person
+                    people[key_form(m.phone)] = entry
     seen: dict[str, int] = {}           # phone → the earlier row of this sheet
     free = max(0, event.config.capacity - event.counters.taken)
     out: list[RowPlan] = []
@@ -343,7 +333,7 @@ def _phone_field(p: RowPlan, phone: str) -> str | None:
 def _same_entry(entry, p: RowPlan) -> bool:
     """The row is this entry, imported before: the same people (phones and names) under the same name."""
     mine = sorted((m.name, m.phone or "") for m in p.body.members)
-    theirs = sorted((m.name, m.phone or "") for m in entry.members)
+    theirs = sorted((m.name, key_form(m.phone) or "") for m in entry.members)
     expected_name = p.body.name or (p.body.members[0].name if len(p.body.members) == 1 else p.body.members[0].name + "队")
     return mine == theirs and entry.name == expected_name
 
@@ -373,9 +363,14 @@ def run(deps: Deps, event: Event, content: bytes, *, dry_run: bool) -> dict:
 
 
 def _public(p: RowPlan) -> dict:
+    """A row as the answer shows it: phones masked, and of any cell only its first 100 characters."""
+    clip = sheet_reader.clip
     out = p.out()
-    out["members"] = [{"name": neutralise(m["name"]), "phone": mask(m["phone"]), "member_code": m["member_code"]}
-                      for m in p.members]
+    for key in ("name", "club", "message"):
+        if key in out:
+            out[key] = clip(out[key])
+    out["members"] = [{"name": clip(neutralise(m["name"])), "phone": mask(clip(m["phone"])),
+                       "member_code": clip(m["member_code"])} for m in p.members]
     out.pop("record_payment", None)
     return out
 

@@ -40,7 +40,8 @@ def substitute(deps: Deps, organiser: Organiser, eid: str, entry_id: str, body: 
         raise errors.Conflict(f"只能在轮次之间换人：最早第 {earliest} 轮 · Between rounds only: the earliest round this "
                               f"change can reach is {earliest}.", {"earliest_round": earliest})
     incoming = body.in_.model_dump(exclude_none=True)
-    if incoming.get("phone") and any(m.phone == incoming["phone"] for m in entry.members):
+    from ..phones import same   # a member stored before phones were normalised: +86… is the same number
+    if incoming.get("phone") and any(same(m.phone, incoming["phone"]) for m in entry.members):
         raise errors.Conflict("这名选手已在队中 · This player is already on the roster.")
     now = deps.clock()
     leaving = entry.members[body.out]

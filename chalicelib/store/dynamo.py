@@ -28,13 +28,30 @@ PAGE_ITEMS: int | None = None   # Table.query_page's page in items (DynamoDB's 1
 _down_until = 0.0
 
 
+def embedded_path() -> str | None:
+    """The embedded store's file when this process runs on it (the local and venue stages: STORE=embedded and
+    STORE_PATH, set by scripts/dev.py), else None: DynamoDB through boto3."""
+    if os.environ.get("STORE") != "embedded":
+        return None
+    if os.environ.get("AWS_LAMBDA_FUNCTION_NAME"):
+        raise RuntimeError("STORE=embedded is for the local and venue stages, never on AWS")
+    path = os.environ.get("STORE_PATH")
+    if not path:
+        raise RuntimeError("STORE=embedded needs STORE_PATH, the store's file")
+    return path
+
+
 def client():
-    """The boto3 client, created on first use so moto/local endpoints set up earlier apply. Once per process
-    under a lock: a burst of first requests on a threaded server otherwise builds one client per thread
-    (about 0.1 s of CPU each), measured as a tenth of the first seconds of a hall's load."""
+    """The boto3 client (or the embedded store's look-alike, store/embedded.py), created on first use so
+    moto/local endpoints set up earlier apply. Once per process under a lock: a burst of first requests on a
+    threaded server otherwise builds one client per thread (about 0.1 s of CPU each), measured as a tenth of
+    the first seconds of a hall's load."""
     global _client
     if _client is None:
         with _client_lock:
+            if _client is None and (path := embedded_path()):
+                from .embedded import open_client
+                _client = open_client(path)
             if _client is None:
                 import boto3
                 from botocore.config import Config
@@ -137,15 +154,18 @@ def ping(timeout_s: float = 2.0) -> bool:
 
 def reset_client() -> None:
     global _client, _down_until
+    if getattr(_client, "embedded", False):   # its SQLite connections (boto3's pool is left to its threads)
+        _client.close()
     _client, _down_until = None, 0.0
 
 
 def _after_fork_in_child() -> None:
     """A forked child (the publisher's languages, services/beside.py) makes its own client if it reads: the
-    parent's pool of connections is not the child's to use, and its lock may have been held by another thread."""
-    global _client_lock
+    parent's pool of connections is not the child's to use, and its lock may have been held by another thread.
+    (The embedded store's connections are not closed here: they are the parent's; see store/embedded.py.)"""
+    global _client_lock, _client, _down_until
     _client_lock = threading.Lock()
-    reset_client()
+    _client, _down_until = None, 0.0
 
 
 if hasattr(os, "register_at_fork"):

@@ -10,6 +10,7 @@ from pydantic import TypeAdapter
 
 from .. import errors
 from ..models import Entry, Payment
+from ..phones import MAINLAND_MOBILE
 from . import keys
 from .dynamo import Op, Table
 
@@ -117,8 +118,13 @@ def person_ops(entry: Entry) -> list[Op]:
             "This phone number is already registered in this event: use the manage link you got then; if it is "
             "lost, the organiser's desk finds the entry by phone.", {"event_id": entry.event_id})
     phones = sorted({m.phone for m in entry.members if m.phone})
-    return [Op.put({**keys.person_in_event(entry.event_id, phone_hash(p)), "kind": "person", "entry_id": entry.id},
-                   condition="attribute_not_exists(PK)", on_fail=clash) for p in phones]
+    ops = [Op.put({**keys.person_in_event(entry.event_id, phone_hash(p)), "kind": "person", "entry_id": entry.id},
+                  condition="attribute_not_exists(PK)", on_fail=clash) for p in phones]
+    # Entries stored before phones were normalised (issue 36) keep their person item under the number as typed
+    # then: a mainland mobile also as +86…. Checked, not rewritten: the old entry still releases its own item.
+    ops += [Op.check(keys.person_in_event(entry.event_id, phone_hash("+86" + p)), "attribute_not_exists(PK)",
+                     on_fail=clash) for p in phones if MAINLAND_MOBILE.fullmatch(p)]
+    return ops
 
 
 def release_person_ops(entry: Entry) -> list[Op]:

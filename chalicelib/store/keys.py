@@ -182,6 +182,12 @@ def audit(eid: str, ulid: str) -> dict:
     return {"PK": f"EVENT#{eid}", "SK": f"AUDIT#{ulid}"}
 
 
+def audit_head(eid: str) -> dict:
+    """The head of the event's audit chain (store/audit_chain.py): its last record's seq and hash. Not under
+    AUDIT#: a query of the records does not read it."""
+    return {"PK": f"EVENT#{eid}", "SK": "AUDITHEAD"}
+
+
 def event_state(eid: str) -> dict:
     return {"PK": f"EVENT#{eid}", "SK": "STATE"}
 

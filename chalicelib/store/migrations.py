@@ -39,3 +39,29 @@ def pack_tables(table: Table) -> int:
             repo._write_batch(batch)
     return sum(len(v) for v in old.values())
 
+
+
+def chain_audit(table: Table) -> int:
+    """Audit records written before the hash chain (items of kind "audit" without a `seq`) appended to their
+    event's chain in the order of their ids (time first), each item gaining its chain fields in place. Appended
+    through the chain's own conditional append (store/audit_chain.py), so it is safe beside live writers and when
+    run again (a record already chained is left). Returns how many records were chained."""
+    from .audit_chain import append
+    legacy: dict[str, list[dict]] = {}
+    kwargs = {"TableName": table.name, "FilterExpression": "#k = :a AND attribute_not_exists(#s)",
+              "ExpressionAttributeNames": {"#k": "kind", "#s": "seq"},
+              "ExpressionAttributeValues": {":a": {"S": "audit"}}}
+    while True:
+        resp = client().scan(**kwargs)
+        for raw in resp.get("Items", []):
+            item = from_item(raw)
+            legacy.setdefault(item["PK"].split("#", 1)[1], []).append(item)
+        if "LastEvaluatedKey" not in resp:
+            break
+        kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+    done = 0
+    for eid, items in sorted(legacy.items()):
+        for item in sorted(items, key=lambda i: i["SK"]):
+            if append(table, eid, json.loads(item["data"]), legacy=True) is not None:
+                done += 1
+    return done

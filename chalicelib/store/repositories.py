@@ -58,15 +58,18 @@ class OrganiserRepo:
             self.t.put(item, condition="attribute_exists(PK)",
                        on_fail=lambda: errors.NotFound("没有这个账号 · No such account."))
 
-    def login(self, login_hash: str, legacy_name: str | None = None) -> dict | None:
-        """The account of a login. An item an older version stored under the login in clear is moved under
-        its keyed hash on first use (one transaction), so no phone number stays in a key."""
+    def login(self, login_hash: str, *legacy_names: str) -> dict | None:
+        """The account of a login. An item an older version stored under another key (the login in clear, or a
+        phone number in a form no longer used: +86…) is moved under this one on first use (one transaction), so
+        no phone number stays in a key and each account has one key."""
         item = self.t.get(keys.login(login_hash))
-        if item is not None or not legacy_name:
+        names = [n for n in legacy_names if n]
+        if item is not None or not names:
             return item
-        old = self.t.get(keys.login(legacy_name))
-        if old is None:
+        found = [(n, i) for n, i in zip(names, self.t.get_many([keys.login(n) for n in names])) if i is not None]
+        if not found:
             return None
+        legacy_name, old = found[0]
         moved = {**old, **keys.login(login_hash)}
         try:
             self.t.transact([Op.put(moved, condition="attribute_not_exists(PK)"),
@@ -157,6 +160,11 @@ class RateRepo:
         except _Refused:
             return False
 
+    def count(self, scope: str, key: str, window: int, expires_epoch: int) -> None:
+        """Counts one event (a failure) in the window, with no limit on the write itself."""
+        self.t.update(keys.rate_counter(scope, key, window), "ADD hits :one SET expires_at = :exp",
+                      values={":one": 1, ":exp": expires_epoch})
+
     def give_back(self, scope: str, key: str, window: int) -> None:
         """Uncounts an attempt that turned out right (a correct password is not a failure)."""
         try:
@@ -192,6 +200,42 @@ class RateRepo:
 
     def clear(self, scope: str, key: str, window: int) -> None:
         self.t.delete(keys.rate_counter(scope, key, window))
+
+    def bucket(self, scope: str, key: str, now_ms: int, burst: int, every_ms: int) -> int:
+        """A token bucket (as GCRA: one number, the moment the bucket is next empty, `tat`): `burst` calls at once,
+        then one every `every_ms`. Returns 0 when this call may go (it is counted), else the milliseconds until
+        it could. Each call passes only by a conditional write that moves `tat`, so concurrent calls cannot all
+        slip under the limit."""
+        k = keys.rate_counter(scope, key, 0)
+        latest = now_ms + (burst - 1) * every_ms        # the latest `tat` that still leaves a token for this call
+        expires = (now_ms + (burst + 1) * every_ms) // 1000 + 60
+        for _ in range(5):   # each lost race means another call passed: a crowd still gets through
+            # Idle first (no bucket yet, or full again): most callers (one registration from a home, one phone)
+            # find it so, and pass in one write.
+            try:
+                self.t.update(k, "SET tat = :next, expires_at = :exp", condition="attribute_not_exists(tat) OR tat < :now",
+                              values={":next": now_ms + every_ms, ":exp": expires, ":now": now_ms}, on_fail_item=_Paced)
+                return 0
+            except _Paced as seen:
+                tat = int(seen.item.get("tat", 0))
+            if tat > latest:
+                return tat - latest
+            try:   # in use, with room left: one step on
+                self.t.update(k, "ADD tat :every SET expires_at = :exp", condition="tat > :before AND tat <= :latest",
+                              values={":every": every_ms, ":exp": expires, ":before": now_ms - 1, ":latest": latest},
+                              on_fail=_Refused)
+                return 0
+            except _Refused:
+                continue   # another call moved it meanwhile: decide again on what it wrote
+        return every_ms
+
+    def bucket_give_back(self, scope: str, key: str, every_ms: int) -> None:
+        """Returns the token of a call that turned out not to cost what the bucket limits."""
+        try:
+            self.t.update(keys.rate_counter(scope, key, 0), "ADD tat :minus", condition="attribute_exists(tat)",
+                          values={":minus": -every_ms}, on_fail=_Refused)
+        except _Refused:
+            pass
 
 
 def _pause(attempt: int, free: int) -> int:

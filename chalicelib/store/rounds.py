@@ -6,7 +6,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from .. import errors
-from . import keys, parts
+from . import audit_chain, keys, parts
 from .dynamo import Op, Table, chunks, client, from_item, to_item
 
 
@@ -181,8 +181,7 @@ class RoundRepo:
         self._batch_put([*round_parts, *state_parts])
         ops.append(self._doc_op(key, head, bump_rev=True))
         ops.append(state_op)
-        ops.append(self._audit_op(eid, audit))
-        self.t.transact(ops)
+        self._audited(eid, audit, ops)
 
     @staticmethod
     def _doc_op(key: dict, head: dict, bump_rev: bool = False) -> Op:
@@ -399,37 +398,35 @@ class RoundRepo:
     def save_table(self, eid: str, stage: int, n: int, table: dict, expected_version: int, audit: dict) -> None:
         """A table's new result and its audit record, only if nobody changed the table since `expected_version`."""
         data, version = keys.table_attrs(table["number"])
-        self.t.transact([
+        self._audited(eid, audit, [
             Op.update(keys.table_pack(eid, stage, n, keys.table_pack_no(table["number"])), "SET #t = :t, #v = :nv",
                       names={"#t": data, "#v": version}, condition="#v = :v",
                       values={":t": json.dumps(table, ensure_ascii=False, default=str),
                               ":nv": table.get("version", 0), ":v": expected_version},
                       on_fail=lambda: errors.VersionConflict(
                           f"The result was changed by someone else (now version {expected_version + 1} or later); reload.")),
-            Op.update(keys.round_(eid, stage, n), "ADD rev :one", values={":one": 1}),   # publishing's cache key
-            self._audit_op(eid, audit)])
+            Op.update(keys.round_(eid, stage, n), "ADD rev :one", values={":one": 1})])   # publishing's cache key
 
-    def _audit_op(self, eid: str, record: dict) -> Op:
-        return Op.put({**keys.audit(eid, record["id"]), "kind": "audit",
-                       "data": json.dumps(record, ensure_ascii=False, default=str)})
+    def _audited(self, eid: str, record: dict, ops: list[Op]) -> None:
+        """`ops` and the audit record of what they change, in one transaction that appends the record to the
+        event's hash chain (store/audit_chain.py: retried if another record was appended meanwhile)."""
+        audit_chain.append(self.t, eid, record, ops)
 
     # -- appeals (申诉): records with states, versioned like tables
     def create_appeal(self, appeal: dict, audit: dict) -> None:
-        self.t.transact([
+        self._audited(appeal["event_id"], audit, [
             Op.put({**keys.appeal(appeal["event_id"], appeal["id"]), "kind": "appeal",
                     "data": json.dumps(appeal, ensure_ascii=False, default=str), "version": appeal["version"]},
                    condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
             Op.put({**keys.appeal_pointer(appeal["id"]), "kind": "appeal_pointer", "event_id": appeal["event_id"]},
-                   condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
-            self._audit_op(appeal["event_id"], audit)])
+                   condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry)])
 
     def save_appeal(self, appeal: dict, expected_version: int, audit: dict, extra: list[Op] = ()) -> None:
-        self.t.transact([
+        self._audited(appeal["event_id"], audit, [
             Op.put({**keys.appeal(appeal["event_id"], appeal["id"]), "kind": "appeal",
                     "data": json.dumps(appeal, ensure_ascii=False, default=str), "version": appeal["version"]},
                    condition="version = :v", values={":v": expected_version},
-                   on_fail=lambda: errors.VersionConflict("The appeal changed meanwhile; reload.")),
-            self._audit_op(appeal["event_id"], audit), *extra])
+                   on_fail=lambda: errors.VersionConflict("The appeal changed meanwhile; reload.")), *extra])
 
     def appeal(self, appeal_id: str) -> dict | None:
         pointer = self.t.get(keys.appeal_pointer(appeal_id))
@@ -442,13 +439,19 @@ class RoundRepo:
         return [json.loads(i["data"]) for i in self.t.query(keys.event_partition(eid), keys.APPEAL_PREFIX)]
 
     def add_audit(self, eid: str, record: dict) -> None:
-        self.t.transact([self._audit_op(eid, record)])
+        self._audited(eid, record, [])
 
     def audit(self, eid: str, since: str | None = None) -> list[dict]:
         """The event's audit records in the order of their ids (ULIDs: time first); `since`: only those whose id
         sorts at or after it (what a publisher has not read yet)."""
+        return [json.loads(i["data"]) for i in self.audit_items(eid, since)]
+
+    def audit_items(self, eid: str, since: str | None = None) -> list[dict]:
+        """The audit items as stored: the record (`data`) and, once chained, its published entry (`chain`, `seq`)."""
         if since is None:
-            items = self.t.query(keys.event_partition(eid), keys.AUDIT_PREFIX)
-        else:
-            items = self.t.query(keys.event_partition(eid), between=(keys.AUDIT_PREFIX + since, keys.AUDIT_PREFIX + "~"))
-        return [json.loads(i["data"]) for i in items]
+            return self.t.query(keys.event_partition(eid), keys.AUDIT_PREFIX)
+        return self.t.query(keys.event_partition(eid), between=(keys.AUDIT_PREFIX + since, keys.AUDIT_PREFIX + "~"))
+
+    def audit_head(self, eid: str) -> tuple[int, str]:
+        """(the last chained record's seq, its hash); (0, the genesis hash) before the first."""
+        return audit_chain.head(self.t, eid)

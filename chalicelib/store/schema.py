@@ -13,6 +13,7 @@ Access patterns (keys built in keys.py only):
 - holds to sweep:                 Query GSI1 GSI1PK=HOLDS, GSI1SK <= now (sparse: only held entries)
 - idempotency record:             Get   PK=IDEM#<scope>#<key>, SK=META
 - rounds / tables / audit:        Query PK=EVENT#<eid>, SK begins_with ROUND# / AUDIT#
+- the audit chain's head:         Get   PK=EVENT#<eid>, SK=AUDITHEAD (store/audit_chain.py)
 - long documents' parts:          <head SK>#PART#<digest>#<k> beside their head (store/parts.py)
 - payment:                        Get   PK=PAYMENT#<id>, SK=META
 Secrets (organiser tokens, manage tokens, table codes) are stored only as SHA-256 hashes.

@@ -61,7 +61,8 @@ def test_paid_event_without_stripe_waits_for_the_desk(api, tid):
     r = register(api, eid, pair())
     assert r.data["entry"]["status"] == "pending_payment"
     assert r.data["entry"]["amount_due"] == 4000 and r.data["entry"]["currency"] == "CNY"  # 20 CNY × 2 people
-    assert r.data["checkout_url"] is None and r.data["entry"]["hold_expires_at"] is None
+    assert r.data["checkout_url"] is None
+    assert r.data["entry"]["hold_expires_at"] == "2026-12-03T02:00:00Z"   # held 48 h for the desk (issue 36)
     entry_id = r.data["entry"]["id"]
     assert api.post(f"/events/{eid}/entries/{entry_id}/check-in").data["code"] == "not_confirmed"
     paid = api.post(f"/events/{eid}/entries/{entry_id}/payments", {"method": "cash", "amount": 4000})

@@ -212,7 +212,7 @@ def test_files_a_secretariat_may_send(api, tid):
     assert r.status_code == 200, r.data
     assert r.data["rows"][0]["status"] == "ok" and r.data["rows"][0]["members"][0]["phone"] == "138****0001"
     bad = send(api, eid, b"\x00\x01\x02\xff\xfe garbage")
-    assert (bad.status_code, bad.data["code"]) == (400, "import_unreadable")
+    assert (bad.status_code, bad.data["code"]) == (422, "import_unreadable")
     assert send(api, eid, b"PK\x03\x04 not a zip").data["code"] == "import_unreadable"
     missing = send(api, eid, csv_bytes([["一队"]], header=["队名 Team name"]))
     assert (missing.status_code, missing.data["code"]) == (400, "import_columns_missing")

@@ -219,6 +219,37 @@ def test_failed_sign_ins_are_limited_per_account(chalice_client, clock):
     assert api.post("/auth/sign-in", {"login": "owner@example.org", "password": "right password"}).status_code == 200
 
 
+def test_a_shared_address_past_its_failures_is_slowed_never_refused_the_right_password(chalice_client, clock,
+                                                                                       monkeypatch):
+    """A hall's staff behind one router share an address (the test client gives every request the same one): a
+    guesser spraying from it must not lock the hall out of accounts that have not themselves failed."""
+    from chalicelib.services import organisers
+    monkeypatch.setattr(organisers, "FAILED_SIGN_INS_PER_SOURCE", 6)   # 20 in production: fewer argon2 checks here
+    FAILED_SIGN_INS_PER_SOURCE = organisers.FAILED_SIGN_INS_PER_SOURCE
+    create_account(bootstrap.deps(), "大厅商会", "13800002222", "hall password")
+    create_account(bootstrap.deps(), "隔壁商会", "13800003333", "other password")
+    create_account(bootstrap.deps(), "第三商会", "13800004444", "third password")
+    api = Api(chalice_client, None)
+    for i in range(FAILED_SIGN_INS_PER_SOURCE + 1):   # one wrong try each on made-up logins: no account paced
+        assert api.post("/auth/sign-in", {"login": f"1390000{i:04d}", "password": "guess guess"}).status_code == 401
+    # the right password of an account that has not failed is accepted at once, however many times
+    for _ in range(2):
+        assert api.post("/auth/sign-in", {"login": "13800002222", "password": "hall password"}).status_code == 200
+    # the address is slowed: an account tried from it is paced after its first try instead of its fifth
+    assert api.post("/auth/sign-in", {"login": "13800003333", "password": "wrong once"}).status_code == 401
+    paced = api.post("/auth/sign-in", {"login": "13800003333", "password": "other password"})
+    assert paced.status_code == 429 and paced.headers["Retry-After"] == "1"
+    clock.advance(seconds=1)
+    assert api.post("/auth/sign-in", {"login": "13800003333", "password": "other password"}).status_code == 200
+    # a guesser there gets one try per account, then waits 1, 2, 4 … s per account
+    assert api.post("/auth/sign-in", {"login": "13800004444", "password": "guess one"}).status_code == 401
+    assert api.post("/auth/sign-in", {"login": "13800004444", "password": "guess two"}).status_code == 429
+    # 15 minutes on, the address is no longer slowed: an account's five free tries are back
+    clock.advance(minutes=16)
+    for _ in range(3):
+        assert api.post("/auth/sign-in", {"login": "13800005555", "password": "typo typo"}).status_code == 401
+
+
 def test_accounts_are_unique_and_passwords_long_enough(moto_repos):
     from chalicelib import errors
     create_account(bootstrap.deps(), "唯一", "13700000000", "long enough")

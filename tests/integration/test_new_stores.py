@@ -223,3 +223,21 @@ def test_a_failed_publish_gives_the_lease_back(local_repos, clock, monkeypatch):
     with pytest.raises(RuntimeError):
         publishing.publish_latest(bootstrap.deps(), e.tournament_id)
     assert local_repos.publish_leases.holder(e.tournament_id) is None   # the next ask publishes at once
+
+
+def test_a_token_bucket_passes_a_burst_then_one_each_interval(any_repos):
+    """RateRepo.bucket (issue 36's registration limits): 3 at once, then one a second; idle, it fills again; a
+    token given back is there for the next call; concurrent calls never pass more than the bucket holds."""
+    rates, now = any_repos.rates, 1_000_000_000
+    assert [rates.bucket("reg-address", "a", now, 3, 1000) for _ in range(4)] == [0, 0, 0, 1000]
+    assert rates.bucket("reg-address", "a", now + 500, 3, 1000) == 500
+    assert rates.bucket("reg-address", "a", now + 1000, 3, 1000) == 0
+    assert rates.bucket("reg-address", "a", now + 1000, 3, 1000) == 1000
+    rates.bucket_give_back("reg-address", "a", 1000)
+    assert rates.bucket("reg-address", "a", now + 1000, 3, 1000) == 0
+    assert rates.bucket("reg-address", "b", now + 1000, 3, 1000) == 0            # another key, its own bucket
+    assert [rates.bucket("reg-address", "a", now + 60_000, 3, 1000) for _ in range(4)] == [0, 0, 0, 1000]   # idle: full again
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(8) as pool:
+        waits = list(pool.map(lambda _: rates.bucket("reg-address", "c", now, 5, 1000), range(16)))
+    assert 1 <= waits.count(0) <= 5   # never more than the bucket holds (a call losing every race is refused)

@@ -175,22 +175,62 @@ def _until_200(url: str, within: float) -> float:
     raise AssertionError(f"{url} did not answer 200 within {within} s")
 
 
-def _pids_of(needle: list[str]) -> list[int]:
+def _until_gone(pid: int) -> None:
+    """Until the killed process has let go of its sockets (it is a zombie or gone)."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 5:
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return
+        except OSError:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"process {pid} did not end")
+
+
+def _children_running(parent: int, module: str) -> list[int]:
+    """The live child processes of `parent` started as `python -m module`."""
     out = []
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
             try:
-                cmd = (d / "cmdline").read_bytes().split(b"\0")
+                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+                args = [c.decode(errors="replace") for c in (d / "cmdline").read_bytes().split(b"\0")]
             except OSError:
                 continue
-            args = [c.decode(errors="replace") for c in cmd]
-            if all(n in args for n in needle):
+            if fields[0] != "Z" and int(fields[1]) == parent and module in args:
                 out.append(int(d.name))
     return out
 
 
+def _assert_the_store_has_no_port(runner_pid: int, api_pid: int, data: str, ports: dict) -> None:
+    """Issue 36: the stack listens on the API's and the site's ports and nothing else (the store is a file inside
+    the API's process, 0600 in a 0700 folder); from the machine's network address the store's old port refuses."""
+    from scripts.dev import lan_address
+    from tests.integration.listeners import descendants, listening
+    pids = descendants(runner_pid) | descendants(api_pid) | set(_children_running(runner_pid, "scripts.site_server"))
+    found = listening(pids)
+    assert {port for _, _, port in found} == {int(ports["API_PORT"]), int(ports["SITE_PORT"])}, found
+    store = Path(data) / "store" / "store.sqlite3"
+    assert any(fd.resolve() == store.resolve() for fd in Path(f"/proc/{api_pid}/fd").iterdir()), "the API holds the store"
+    assert store.stat().st_mode & 0o777 == 0o600 and store.parent.stat().st_mode & 0o777 == 0o700
+    for pid in pids:   # no DynamoDB Local among the stack's processes
+        try:
+            assert b"DynamoDBLocal.jar" not in Path(f"/proc/{pid}/cmdline").read_bytes()
+        except FileNotFoundError:
+            pass
+    lan = lan_address()
+    if lan != "127.0.0.1":   # a machine with no network has no such address: the listener check above still holds
+        with pytest.raises(OSError):
+            socket.create_connection((lan, int(ports["DDB_PORT"])), timeout=1).close()
+
+
 def test_the_runner_brings_a_killed_api_back_and_the_site_never_stops():
     data = tempfile.mkdtemp(prefix="venue-run-")
+    os.chmod(data, 0o755)
+    (Path(data) / "site").mkdir(mode=0o755)
+    (Path(data) / "api.log").write_text("left readable by an earlier version\n")
+    os.chmod(Path(data) / "api.log", 0o644)
     ports = {k: str(ddblocal.free_port()) for k in ("DDB_PORT", "API_PORT", "SITE_PORT")}
     env = dict(os.environ, DATA_DIR=data, HOST="127.0.0.1", TABLE_NAME="cardgames", **ports)
     env.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
@@ -206,7 +246,14 @@ def test_the_runner_brings_a_killed_api_back_and_the_site_never_stops():
             assert runner.poll() is None and time.monotonic() - t0 < 180, "".join(lines)[-3000:]
             time.sleep(0.2)
         assert (Path(data) / "secrets.json").exists()
-        (api_pid,) = _pids_of(["scripts.api_server", ports["API_PORT"]])
+        # the store's files, demo.json (a token), the secrets, the logs, the pages: this user's alone
+        assert os.stat(data).st_mode & 0o777 == 0o700
+        readable = {str(p.relative_to(data)): oct(p.stat().st_mode & 0o777) for p in Path(data).rglob("*")
+                    if p.stat().st_mode & 0o077}
+        assert not readable, readable
+        assert {"demo.json", "secrets.json", "api.log", "site"} <= {p.name for p in Path(data).iterdir()}
+        (api_pid,) = _children_running(runner.pid, "scripts.api_server")
+        _assert_the_store_has_no_port(runner.pid, api_pid, data, ports)
         site_down, stop = [], threading.Event()
 
         def watch_site():
@@ -225,11 +272,15 @@ def test_the_runner_brings_a_killed_api_back_and_the_site_never_stops():
         watcher = threading.Thread(target=watch_site)
         watcher.start()
         os.kill(api_pid, signal.SIGKILL)
-        back = _until_200(f"{api}/health", within=10)
+        _until_gone(api_pid)
+        # a phone asking while no API process is up: its connection waits in the runner's socket, not refused
+        t0 = time.monotonic()
+        assert _get(f"{api}/health", timeout=15)[0] == 200
+        back = time.monotonic() - t0
         stop.set()
         watcher.join()
         assert not site_down, site_down[:3]
-        (new_pid,) = _pids_of(["scripts.api_server", ports["API_PORT"]])
+        (new_pid,) = _children_running(runner.pid, "scripts.api_server")
         assert new_pid != api_pid and back < 10
         assert any("restarted" in x for x in lines)
     except AssertionError as exc:

@@ -87,7 +87,7 @@ export function eventDefaults(game) {
   const entry = { ...ENTRY_KINDS[game][0] };
   return {
     name: "", game, entry, capacity: 40, waitlist: true,
-    fee: { amount: 0, per: "person", refund_until: null },
+    fee: { amount: 0, per: "person", refund_until: null, offline_hold_hours: 48 },
     registration: { opens_at: null, closes_at: null, eligibility: { kind: "open", codes: [] } },
     stages: [stageDefaults(game, FORMATS[game][0], { entry })],
     prizes: [], prize_shrink: null, allow_partner_wanted: true,

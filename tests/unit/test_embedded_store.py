@@ -1,0 +1,131 @@
+"""The embedded store's refusals (nothing outside DynamoDB's grammar is ignored), its file's permissions, and its
+connections across threads and fork() (the publisher forks children that read)."""
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+from botocore.exceptions import ClientError
+
+from chalicelib.store import schema
+from chalicelib.store.embedded import EmbeddedClient
+
+KEY = {"PK": {"S": "P"}, "SK": {"S": "S"}}
+
+
+@pytest.fixture
+def c(tmp_path):
+    client = EmbeddedClient(str(tmp_path / "store" / "store.sqlite3"))
+    client.create_table(**schema.create_table_kwargs("t"))
+    client.put_item(TableName="t", Item={**KEY, "n": {"N": "1"}, "s": {"S": "x"}, "l": {"L": []}})
+    yield client
+    client.close()
+
+
+@pytest.mark.parametrize("kw, says", [
+    ({"UpdateExpression": "SET n = :v", "ConditionExpression": "n == :v"}, "Syntax error"),
+    ({"UpdateExpression": "SET n = :v", "ConditionExpression": "frobnicate(n)"}, "Invalid function name"),
+    ({"UpdateExpression": "SET n = :v", "ConditionExpression": "size(n) = :v AND upper(s) = :v"}, "Invalid function"),
+    ({"UpdateExpression": "SET n = :v", "ConditionExpression": "((n = :v))"}, "redundant parentheses"),
+    ({"UpdateExpression": "SET n = :v", "ConditionExpression": "n = :w"}, "not defined"),
+    ({"UpdateExpression": "SET n = :v, s = :v", "ExpressionAttributeNames": {"#x": "x"}}, "ExpressionAttributeNames unused"),
+    ({"UpdateExpression": "SET n = :v", "ExpressionAttributeValues": {":v": {"N": "1"}, ":z": {"N": "2"}}}, "unused"),
+    ({"UpdateExpression": "SET #q = :v"}, "attribute name used in the document path is not defined"),
+    ({"UpdateExpression": "SET status = :v"}, "reserved keyword"),
+    ({"UpdateExpression": "SET n = :v REMOVE n"}, "overlap"),
+    ({"UpdateExpression": "SET PK = :v"}, "part of the key"),
+    ({"UpdateExpression": "SET n = nope + :v"}, "does not exist"),
+    ({"UpdateExpression": "SET n = s + :v"}, "incorrect data type"),
+    ({"UpdateExpression": "ADD s :v"}, "incorrect data type"),
+    ({"UpdateExpression": "SET n = :v SET s = :v"}, "only be used once"),
+    ({"UpdateExpression": "SET m.deep = :v"}, "invalid for update"),
+    ({"UpdateExpression": "RENAME n"}, "Syntax error"),
+    ({"UpdateExpression": "SET n = :v", "ConditionExpression": "n < :v", "Expected": {}}, "does not take"),
+])
+def test_what_dynamodb_refuses_is_refused_never_ignored(c, kw, says):
+    kw.setdefault("ExpressionAttributeValues", {":v": {"N": "1"}})
+    before = c.get_item(TableName="t", Key=KEY)["Item"]
+    with pytest.raises(ClientError) as err:
+        c.update_item(TableName="t", Key=KEY, **kw)
+    assert err.value.response["Error"]["Code"] == "ValidationException"
+    assert says in err.value.response["Error"]["Message"], err.value.response["Error"]["Message"]
+    assert c.get_item(TableName="t", Key=KEY)["Item"] == before
+
+
+def test_conditional_failures_and_cancellations_are_shaped_as_botocores(c):
+    with pytest.raises(c.exceptions.ConditionalCheckFailedException) as err:
+        c.update_item(TableName="t", Key=KEY, UpdateExpression="ADD n :one", ConditionExpression="n > :one",
+                      ExpressionAttributeValues={":one": {"N": "1"}}, ReturnValuesOnConditionCheckFailure="ALL_OLD")
+    assert err.value.response["Item"]["n"] == {"N": "1"}
+    other = {"PK": {"S": "P"}, "SK": {"S": "T"}}
+    with pytest.raises(c.exceptions.TransactionCanceledException) as err:
+        c.transact_write_items(TransactItems=[
+            {"Put": {"TableName": "t", "Item": {**other, "a": {"S": "b"}}, "ConditionExpression": "attribute_not_exists(PK)"}},
+            {"Update": {"TableName": "t", "Key": KEY, "UpdateExpression": "ADD n :one", "ConditionExpression": "n = :two",
+                        "ExpressionAttributeValues": {":one": {"N": "1"}, ":two": {"N": "2"}},
+                        "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}}])
+    reasons = err.value.response["CancellationReasons"]
+    assert [r["Code"] for r in reasons] == ["None", "ConditionalCheckFailed"] and reasons[1]["Item"]["n"] == {"N": "1"}
+    assert "Item" not in c.get_item(TableName="t", Key=other)   # all or nothing
+
+
+def test_the_file_is_private(tmp_path, c):
+    path = tmp_path / "store" / "store.sqlite3"
+    assert path.stat().st_mode & 0o777 == 0o600 and path.parent.stat().st_mode & 0o777 == 0o700
+    for extra in ("-wal", "-shm"):   # SQLite gives its side files the database file's mode
+        side = path.with_name(path.name + extra)
+        assert not side.exists() or side.stat().st_mode & 0o777 == 0o600
+
+
+def test_threads_never_lose_an_update(c):
+    def add():
+        for _ in range(50):
+            c.update_item(TableName="t", Key=KEY, UpdateExpression="ADD n :one", ExpressionAttributeValues={":one": {"N": "1"}})
+    threads = [threading.Thread(target=add) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert c.get_item(TableName="t", Key=KEY)["Item"]["n"] == {"N": "401"}
+
+
+def test_a_forked_child_reads_with_its_own_connection_and_leaves_the_parents_alone(tmp_path, monkeypatch):
+    from chalicelib.store import dynamo
+    monkeypatch.setenv("STORE", "embedded")
+    monkeypatch.setenv("STORE_PATH", str(tmp_path / "s.sqlite3"))
+    dynamo.reset_client()
+    try:
+        schema.ensure_table(dynamo.client(), "t")
+        dynamo.Table("t").put({"PK": "P", "SK": "S", "n": 1})
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:   # the child: a client of its own (dynamo's at-fork hook), reads and writes, exits
+            try:
+                t = dynamo.Table("t")
+                t.update({"PK": "P", "SK": "S"}, "ADD n :one", values={":one": 1})
+                os.write(w, str(t.get({"PK": "P", "SK": "S"})["n"]).encode())
+            finally:
+                os._exit(0)
+        os.close(w)
+        assert os.read(r, 100) == b"2"
+        os.waitpid(pid, 0)
+        t = dynamo.Table("t")   # the parent's connection still works after the child's exit
+        t.update({"PK": "P", "SK": "S"}, "ADD n :one", values={":one": 1})
+        assert t.get({"PK": "P", "SK": "S"})["n"] == 3
+    finally:
+        dynamo.reset_client()
+
+
+def test_short_lived_threads_leave_no_open_files(c):
+    """/health and the parallel reads run in threads made for them: their connections close when they end."""
+    from concurrent.futures import ThreadPoolExecutor
+    fds = lambda: len(os.listdir("/proc/self/fd"))  # noqa: E731
+    c.get_item(TableName="t", Key=KEY)
+    before = fds()
+    for _ in range(30):
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(lambda _: c.get_item(TableName="t", Key=KEY), range(4)))
+    import gc
+    gc.collect()
+    assert fds() - before < 10
