@@ -343,7 +343,8 @@ def plan(event: Event, rows: list[list[str]], existing: list, now, mapping: dict
         labels = {c.key: c.label for c in columns(event)}
         raise errors.ImportColumnsMissing("缺少列 · Columns missing: " + ", ".join(labels[m] for m in missing),
                                           {"missing": missing, "columns": [c.label for c in columns(event)],
-                                           "headers": [{"header": c["header"], "key": c["key"]} for c in read]})
+                                           "headers": [{"header": c["header"], "key": c["key"], "by": c["by"]} for c in read],
+                                           "fields": [{"key": c.key, "label": c.label} for c in columns(event)]})
     body_rows = [(n, r) for n, r in enumerate(rows[1:], start=2) if any(cell.strip() for cell in r)]
     if len(body_rows) > MAX_ROWS:
         raise sheet_reader.too_large(f"最多 {MAX_ROWS} 行", f"At most {MAX_ROWS} rows per import.", "rows", MAX_ROWS)
