@@ -261,3 +261,32 @@ def test_a_sheet_with_its_own_headers_shows_its_mapping_is_corrected_and_importe
     assert got == {"河池一队": ("南宁河池商会", "confirmed", 4000), "河池二队": ("南宁河池商会", "pending_payment", 0)}
     shot(page, "own-headers-imported")
     assert not errors, errors
+
+
+def test_an_open_appeal_keeps_the_finished_events_places_provisional_in_the_console(stack, store, console, shot):
+    from chalicelib.services import referee, results, rounds
+    ctx, errors = console
+    token, ev = _event(store, "申诉暂定商会", name="二打一", game="doudizhu", entry="individual", fee={"amount": 0}, capacity=6,
+                       prizes=[{"place_from": 1, "amount": 500, "label": "一等奖"}],
+                       stages=[{"format": "swiss", "rounds": 1}])
+    for i in range(3):
+        r = registration.register(store, ev.id, RegistrationIn(name=f"暂{i}", members=[{"name": f"暂{i}", "phone": f"1350000030{i}"}]),
+                                  None, desk=True)
+        registration.check_in(store, ev.id, r.entry.id)
+    org = store.repos.organisers.get(store.repos.tournaments.get(ev.tournament_id).organiser_id)
+    rounds.draw_next(store, org, ev.id, 1)
+    table = rounds.load_round(store, ev.id, 1)[2][0]
+    a, b, c = (s["entry_id"] for s in table["sides"])
+    results.submit_result(store, ev.id, 1, 1, {"version": 0, "final": {"small_points": {a: 12, b: -4, c: -8}}},
+                          results.Actor("organiser", "test"))
+    referee.lodge_appeal(store, ev.id, 1, 1, b, "第二副算错", results.Actor("organiser", "test"))
+    if rounds.load_round(store, ev.id, 1)[2][0]["status"] == "entered":
+        results.confirm_result(store, ev.id, 1, 1, results.Actor("organiser", "test"))
+    rounds.close_round(store, org, ev.id, 1)
+    page = _open(ctx, stack, token)
+    page.get_by_role("tab", name="比赛进行").click()
+    expect(page.get_by_test_id("over-provisional")).to_contain_text("有 1 项申诉待裁决")
+    page.get_by_role("tab", name="排名").click()
+    expect(page.get_by_test_id("provisional")).to_contain_text("暂定：有 1 项申诉待裁决")
+    shot(page, "standings-provisional")
+    assert not errors, errors
