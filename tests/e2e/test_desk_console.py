@@ -290,3 +290,22 @@ def test_an_open_appeal_keeps_the_finished_events_places_provisional_in_the_cons
     expect(page.get_by_test_id("provisional")).to_contain_text("暂定：有 1 项申诉待裁决")
     shot(page, "standings-provisional")
     assert not errors, errors
+
+
+def test_removing_a_staff_member_asks_first(stack, store, console, shot):
+    from chalicelib.services import principals
+    ctx, errors = console
+    token, ev = _event(store, "工作人员商会")
+    principals.add_staff(store, ev.tournament_id, "报到台小韦", "desk")
+    page = _open(ctx, stack, token)
+    page.get_by_test_id("show-staff").click()
+    staff = page.get_by_test_id("staff")
+    expect(staff).to_contain_text("报到台小韦")
+    staff.get_by_test_id("staff-remove").click()
+    _confirm(page, "移除「报到台小韦」", "登录链接立即失效")
+    page.locator(".act-confirm .van-dialog__cancel").click()
+    expect(staff).to_contain_text("报到台小韦")                       # 返回: nothing removed
+    staff.get_by_test_id("staff-remove").click()
+    page.locator(".act-confirm .van-dialog__confirm").click()
+    expect(staff).not_to_contain_text("报到台小韦")
+    assert not errors, errors
