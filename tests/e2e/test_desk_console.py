@@ -60,8 +60,9 @@ def test_a_walk_in_is_added_at_the_desk_after_the_deadline(stack, store, console
     row = page.locator("[data-entry]", has_text="现场一队")
     expect(row).to_contain_text("已确认")
     expect(row).to_contain_text("已付 ¥40.00")
+    expect(row.get_by_test_id("checked-in")).to_be_visible()      # in the hall: checked in with it
     [entry] = store.repos.entries.list(ev.id)
-    assert (entry.status, entry.amount_paid, entry.payment_state) == ("confirmed", 4000, "paid")
+    assert (entry.status, entry.amount_paid, entry.payment_state, entry.checked_in) == ("confirmed", 4000, "paid", True)
     shot(page, "walk-in-added")
     assert not errors, errors
 
