@@ -237,6 +237,11 @@ class NotHoldingPlace(Conflict):
     code, default_message = "not_holding_place", "This entry does not hold a place."
 
 
+class RoundNotComplete(Conflict):
+    """A round closes only with every table confirmed or forfeit: the answer names the open tables."""
+    code, default_message = "round_not_complete", "Some tables of this round are not finished."
+
+
 class NotConfirmed(Conflict):
     code, default_message = "not_confirmed", "This entry is not confirmed yet (payment outstanding?)."
 

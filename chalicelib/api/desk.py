@@ -6,7 +6,8 @@ from typing import get_args
 from chalice import Blueprint, Response
 
 from .. import errors
-from ..models import Entry, EntryStatus, JoinIn, OfflinePaymentIn, Out, RefundPaidIn, WithdrawIn
+from ..models import (DeskEntryIn, Entry, EntryStatus, JoinIn, OfflinePaymentIn, Out, RefundPaidIn, RegistrationAnswer,
+                      WithdrawIn)
 from ..services import registration as svc
 from ..services.tournaments import own_event
 from .routing import route
@@ -39,6 +40,17 @@ def list_entries(ctx, eid):
     return EntryList(entries=[_strip(e) for e in entries], counters=event.counters.model_dump())
 
 
+@route(bp, "/events/{eid}/entries/desk", "POST", summary="A walk-in at the desk: registered after the deadline "
+       "(and after the first draw when the event takes late entries), paid at once", auth="organiser", body=DeskEntryIn,
+       response=RegistrationAnswer, status=201, headers=("Idempotency-Key",), tag=TAG,
+       errors_=("event_full", "registration_closed", "not_eligible", "roster_size", "phone_required",
+                "idempotency_conflict", "duplicate_entry"))
+def desk_entry(ctx, eid):
+    from ..services.desk_entries import walk_in
+    own_event(ctx.deps, ctx.organiser, eid)
+    return walk_in(ctx.deps, eid, ctx.body, ctx.header("idempotency-key"), ctx.organiser)
+
+
 @route(bp, "/events/{eid}/entries/export", "GET", summary="Entries as CSV or XLSX (?format=csv|xlsx)",
        auth="organiser", tag=TAG, raw=True, query=(("format", {"type": "string", "enum": ["csv", "xlsx"]}),))
 def export_entries(ctx, eid):
@@ -62,6 +74,14 @@ def export_entries(ctx, eid):
 def check_in(ctx, eid, id):
     own_event(ctx.deps, ctx.organiser, eid)
     return _strip(svc.check_in(ctx.deps, eid, id))
+
+
+@route(bp, "/events/{eid}/entries/{id}/check-in", "DELETE", summary="Undo a check-in (before a draw takes the entry)",
+       auth="organiser", response=Entry, tag=TAG, errors_=("conflict", "version_conflict"))
+def undo_check_in(ctx, eid, id):
+    from ..services.desk_entries import undo_check_in as undo
+    own_event(ctx.deps, ctx.organiser, eid)
+    return _strip(undo(ctx.deps, eid, id, ctx.organiser))
 
 
 class Skipped(Out):
@@ -132,6 +152,15 @@ def check_in_list(ctx, eid):
 def record_payment(ctx, eid, id):
     own_event(ctx.deps, ctx.organiser, eid)
     return _strip(svc.record_offline_payment(ctx.deps, eid, id, ctx.body))
+
+
+@route(bp, "/events/{eid}/entries/{id}/payments/{pid}", "DELETE", summary="Undo the desk's latest cash or transfer "
+       "payment (recorded by mistake): the entry owes its fee again", auth="organiser", response=Entry, tag=TAG,
+       errors_=("conflict", "version_conflict"))
+def void_payment(ctx, eid, id, pid):
+    from ..services.desk_entries import void_payment as void
+    own_event(ctx.deps, ctx.organiser, eid)
+    return _strip(void(ctx.deps, eid, id, pid, ctx.organiser))
 
 
 @route(bp, "/events/{eid}/entries/{id}/withdraw", "POST", summary="Withdraw an entry (refund per the event's rule)",

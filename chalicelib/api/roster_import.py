@@ -5,6 +5,8 @@ import base64
 import binascii
 
 from chalice import Blueprint, Response
+from typing import Annotated
+
 from pydantic import Field
 
 from .. import errors
@@ -23,11 +25,23 @@ class ImportIn(Strict):
     file: str = Field(min_length=1, max_length=MAX_FILE_BYTES * 4 // 3 + 4, description="the XLSX or CSV file, base64")
     filename: str = Field(default="", max_length=200)
     dry_run: bool = Field(default=True, description="true: only say what each row would do; nothing is written")
+    mapping: dict[Annotated[str, Field(max_length=200)], Annotated[str, Field(max_length=40)]] | None = Field(
+        default=None, max_length=200, description="the desk's reading of the sheet's own headers: header → column key "
+                                                  "(see `fields`), or \"\" to leave that column out; overrides the synonyms")
+
+
+class ImportField(Out):
+    key: str
+    label: str
 
 
 class ImportColumn(Out):
-    key: str
-    label: str
+    """One of the sheet's own headers and what it was read as (api.md v1.3)."""
+    header: str
+    key: str | None = Field(description="the column it was read as; null: not read (an unknown header, or one left out)")
+    label: str | None = None
+    by: str | None = Field(default=None, description="header (its words) | mapping (the desk's) | again (a column "
+                                                     "already read from an earlier header) | null (not recognised)")
 
 
 class ImportMember(Out):
@@ -57,6 +71,7 @@ class ImportAnswer(Out):
     rows: list[ImportRow]
     counts: dict[str, int]
     columns: list[ImportColumn]
+    fields: list[ImportField] = Field(default_factory=list, description="the event's columns a header can be read as")
 
 
 @route(bp, "/events/{eid}/entries/import-template", "GET", summary="The event's roster template (?format=xlsx|csv)",
@@ -88,4 +103,4 @@ def import_roster(ctx, eid):
         raise errors.InvalidRequest("file: not base64", {"field": "file"}) from None
     if len(content) > MAX_FILE_BYTES:
         raise errors.PayloadTooLarge(f"The file is {len(content)} bytes; the limit is {MAX_FILE_BYTES}.")
-    return ImportAnswer.model_validate(svc.run(ctx.deps, event, content, dry_run=ctx.body.dry_run))
+    return ImportAnswer.model_validate(svc.run(ctx.deps, event, content, dry_run=ctx.body.dry_run, mapping=ctx.body.mapping))

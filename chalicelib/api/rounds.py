@@ -192,7 +192,8 @@ def confirm(ctx, eid, n, t):
 
 
 class DisputeIn(Strict):
-    reason: str = Field(default="", max_length=300)
+    # the referee settles from it: a dispute says what is wrong (issue 39: "异议理由：" came empty)
+    reason: str = Field(min_length=1, max_length=300, pattern=r"\S", description="what is wrong, in the players' words")
 
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}/dispute", "POST", summary="The other side disputes the entered result",
@@ -220,7 +221,7 @@ def forfeit(ctx, eid, n, t):
 
 
 @route(bp, "/events/{eid}/rounds/{n}/close", "POST", summary="Close a round (every table confirmed or forfeit)",
-       auth="organiser", response=RoundOut, tag=TAG, errors_=("conflict",), roles=())
+       auth="organiser", response=RoundOut, tag=TAG, errors_=("round_not_complete", "conflict"), roles=())
 def close(ctx, eid, n):
     return svc.close_round(ctx.deps, ctx.organiser, eid, _int(n))
 

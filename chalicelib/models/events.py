@@ -538,6 +538,6 @@ class Event(Loose):
 class SetupWarning(Out):
     """A set-up warning on the answer of a create or edit (services/setup_warnings.py): saved anyway, not an error.
     The console words it as console.warn_<code> with `params` (local times "YYYY-MM-DD HH:MM")."""
-    code: Literal["deadline_past", "deadline_after_start", "stage_outside_days", "shrink_always"]
+    code: Literal["deadline_past", "deadline_after_start", "stage_outside_days", "shrink_always", "stages_overlap"]
     params: dict[str, str | int] = Field(default_factory=dict)
     event_id: str | None = Field(default=None, description="on a tournament's answer: the event it is about")

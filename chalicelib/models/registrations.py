@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 
 from .base import Out, Strict
-from .entries import EntryView, MemberIn, normalise_phone
+from .entries import EntryView, MemberIn, RegistrationIn, normalise_phone
 
 
 class Contact(Strict):
@@ -134,3 +134,14 @@ class RefundPaidIn(Strict):
     method: Literal["cash", "transfer"] = "cash"
     amount: int = Field(ge=1, le=100_000_000, description="minor units; must be what is owed")
     note: str = Field(default="", max_length=200)
+
+
+class DeskPaymentIn(Strict):
+    """What a walk-in handed over at the desk: the whole fee, in cash or by transfer."""
+    method: Literal["cash", "transfer"]
+    reference: str = Field(default="", max_length=100)
+
+
+class DeskEntryIn(RegistrationIn):
+    """A walk-in at the desk (api.md v1.3): the registration body and, when paid on the spot, how."""
+    payment: DeskPaymentIn | None = Field(default=None, description="recorded at once for the fee due; none: 未付款")

@@ -241,6 +241,9 @@ class PrizesOut(Out):
     entries: int
     currency: str = "CNY"
     prizes: list[PrizeRow]
+    provisional: bool = Field(default=False, description="final, but an appeal is still open (待裁决): the prizes may "
+                              "change until it is decided")
+    open_appeals: int = 0
 
 
 class StandingRow(Out):
@@ -276,6 +279,9 @@ class StandingsOut(Out):
     final: bool = False
     lots_seed: int | None = Field(default=None, description="the seed of the draw of lots (lots = a published, "
                                                             "reproducible draw from this seed)")
+    provisional: bool = Field(default=False, description="final, but an appeal is still open (待裁决): the places may "
+                              "change until it is decided")
+    open_appeals: int = 0
 
 
 class BonusPlayer(Out):

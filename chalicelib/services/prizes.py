@@ -27,8 +27,15 @@ def prize_table(event: Event, entries: int) -> tuple[list, bool]:
     return list(event.config.prizes), False
 
 
-def event_prizes(deps: Deps, event: Event, *, state=None, rounds=None, entries=None, standings=None) -> PrizesOut:
-    """`standings`: the last stage's, when the caller has them already (publishing)."""
+def open_appeals(deps: Deps, eid: str, appeals: list[dict] | None = None) -> int:
+    """Appeals lodged and not yet decided (待裁决): while any is open, final places and prizes are provisional."""
+    appeals = appeals if appeals is not None else deps.repos.rounds.appeals(eid)
+    return sum(1 for a in appeals if a.get("status") == "lodged")
+
+
+def event_prizes(deps: Deps, event: Event, *, state=None, rounds=None, entries=None, standings=None,
+                 appeals: list[dict] | None = None) -> PrizesOut:
+    """`standings`: the last stage's, when the caller has them already (publishing); `appeals` likewise."""
     from .standings import event_standings
     entries = entries if entries is not None else deps.repos.entries.list(event.id)
     count = counted_entries(deps, event, entries)
@@ -43,5 +50,7 @@ def event_prizes(deps: Deps, event: Event, *, state=None, rounds=None, entries=N
             rows.append(PrizeRow(place=p["place"], entry_id=p["entry_id"], name=names.get(p["entry_id"], ""),
                                  amount=p["amount"], label=p["label"]))
     tournament = deps.repos.tournaments.get(event.tournament_id)
+    waiting = open_appeals(deps, event.id, appeals) if standings.final else 0
     return PrizesOut(event_id=event.id, event_name=event.config.name, final=standings.final, shrunk=shrunk,
-                     entries=count, currency=tournament.currency if tournament else "CNY", prizes=rows)
+                     entries=count, currency=tournament.currency if tournament else "CNY", prizes=rows,
+                     provisional=waiting > 0, open_appeals=waiting)

@@ -144,8 +144,8 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
             standings, prizes = warm["standings"], warm["prizes"]
         else:
             standings = standings_job.result() if wanted else None
-            prizes = (event_prizes(deps, event, state=state, rounds=all_rounds, entries=entry_list, standings=standings)
-                      if wanted else None)
+            prizes = (event_prizes(deps, event, state=state, rounds=all_rounds, entries=entry_list, standings=standings,
+                                   appeals=appeals) if wanted else None)
             warm["standings"], warm["prizes"] = standings, prizes
         rows = standings.standings if standings else []
         hit = warm.get("rows_of")
@@ -163,6 +163,8 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
         stages = event.config.stages
         ko = bool(standings) and 0 < standings.stage <= len(stages) and stages[standings.stage - 1].format == "knockout"
         reached = ko or any(r.reached for r in rows)   # a multi-stage event's final ranking says where each went out
+        # an appeal still open (待裁决) keeps the final places and prizes provisional, on every page that shows them
+        waiting = sum(1 for a in appeals if a["status"] == "lodged") if standings and standings.final else 0
         return {"event": {"id": event.id, "name": event.config.name, "game": event.config.game},
                 "rounds": rounds, "standings": shown_rows, "final": bool(standings and standings.final),
                 # a knockout stage's 小组积分 (win 1 / loss 0) says nothing: how far each went does (the `reached` column)
@@ -170,7 +172,9 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
                 "tiebreak_names": [k for k in (standings.tiebreaks if standings else []) if k not in rules.point_names.get(standings.method, ())
                                    and not (ko and k == "group_points")], "knockout": reached,
                 "has_prizes": any(r.prize for r in rows), "has_decided": any(r.decided_by for r in rows), "histories": history, "corrections": corrections, "chain": chain,
-                "appeals": appeals, "prizes": prizes.model_dump() if prizes and prizes.final else None,
+                "appeals": appeals, "provisional": waiting > 0, "open_appeals": waiting,
+                "prizes": ({**prizes.model_dump(), "provisional": waiting > 0, "open_appeals": waiting}
+                           if prizes and prizes.final else None),
                 "bonuses": bonus.model_dump() if bonus else None, "names": names, "version": version,
                 "open_round": state.get("open_round", 0), "places": places,
                 "entries": public_entries, "entry_inputs": entry_inputs,
@@ -1233,7 +1237,7 @@ def _page_inputs(tournament, event, data: dict, ev_warm: dict) -> dict:
             hit = memo[r["number"]] = (r, (size, repr(page_of)), digests)
         rounds[r["number"]] = hit[2]
     chunks_ = _pages(data["standings"], size)
-    head = repr([page_of, page_of_event(data), data["final"], len(chunks_)])
+    head = repr([page_of, page_of_event(data), data["final"], data.get("open_appeals", 0), len(chunks_)])
     hit = ev_warm.get("standings_inputs")
     if hit and hit[0] is data["standings"] and hit[1] == (size, head):
         standings = hit[2]   # the same rows (a big field's standings during a round)

@@ -23,8 +23,9 @@ from . import sheet_reader
 from .export import neutralise
 
 MAX_ROWS = sheet_reader.MAX_ROWS
-YES = {"是", "已付", "已付款", "已交", "y", "yes", "paid", "1", "true", "✓", "√", "có", "x"}
-NO = {"", "否", "未付", "未付款", "n", "no", "unpaid", "0", "false", "không"}
+YES = {"是", "已付", "已付款", "已交", "y", "yes", "paid", "1", "true", "✓", "√", "có", "x",
+       "已缴", "已缴费", "已交费", "已收", "已收款", "是的", "付了", "缴了"}   # a secretariat's own words (issue 39)
+NO = {"", "否", "未付", "未付款", "n", "no", "unpaid", "0", "false", "không", "未缴", "未缴费", "未交", "未交费", "没交", "没付"}
 # Statuses whose people still count as entered (their person items are written; cancel/withdraw/merge free them).
 WAITLISTED_PAID = "候补：无名额，付款未记录 · Waitlisted: no place yet, so the payment is not recorded."
 ACTIVE = ("confirmed", "pending_payment", "waitlisted", "partner_wanted", "disqualified")
@@ -65,18 +66,85 @@ def _norm(text: str) -> str:
     return re.sub(r"[\s（）()/：:·_\-]", "", str(text or "")).lower()
 
 
-def _header_map(event: Event, header: list) -> dict[int, str]:
-    """Header cell index → column key; a header is recognised by its label or a short alias in either language."""
+# A secretariat's own headers (issue 39: 队伍名称 / 所属商会 / 队员1电话 / 会员码 / 是否缴费): what a header is about,
+# by the words in it, and which member by its number (队员1, 1号队员, 队员一, member 1).
+_CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_PHONE = ("电话", "手机", "联系方式", "phone", "mobile", "tel")
+_CODE = ("会员码", "会员号", "会员编号", "会员证", "code")
+_PAID = ("缴费", "交费", "付款", "已付", "收费", "paid")
+_CLUB = ("商会", "单位", "俱乐部", "所属", "协会", "club", "org")
+_TEAM = ("队名", "队伍", "参赛队", "组名", "名称", "team")
+_MEMBER = ("队员", "成员", "选手", "球员", "member", "player")
+
+
+def _member_number(text: str) -> int | None:
+    m = re.search(r"(\d+)", text)
+    if m:
+        return int(m.group(1))
+    m = re.search(r"(?:队员|成员|选手|第)([一二两三四五六七八九十])", text)
+    return _CN_DIGITS[m.group(1)] if m else None
+
+
+def _synonym(event: Event, header: str) -> str | None:
+    """The column a header of the secretariat's own is about, or None (named back as not read, never dropped)."""
+    text = _norm(header)
+    if not text:
+        return None
+    size = event.config.entry.members
+    k = _member_number(text)
+    if any(w in text for w in _PAID):
+        return "paid"
+    if k is not None and not 1 <= k <= size:
+        return None
+    if any(w in text for w in _PHONE):
+        return f"m{k or 1}_phone"
+    if any(w in text for w in _CODE):
+        return f"m{k or 1}_code"
+    if k is not None and (any(w in text for w in _MEMBER) or "姓名" in text or "名字" in text or "name" in text):
+        return f"m{k}_name"
+    if any(w in text for w in _CLUB):
+        return "club"
+    if any(w in text for w in _TEAM):
+        return "name"
+    return None
+
+
+def read_header(event: Event, header: list, mapping: dict[str, str | None] | None = None) -> list[dict]:
+    """Each of the sheet's own headers and what it is read as: the desk's mapping first (a header → a column key,
+    or "": not imported), then the template's labels and aliases, then the synonyms above. A column is read once:
+    a second header for it is named back unread."""
+    cols = columns(event)
+    labels = {c.key: c.label for c in cols}
     known: dict[str, str] = {}
-    for col in columns(event):
+    for col in cols:
         for name in (col.label, col.key, *col.aliases, *col.label.split(" ", 1)):
             known.setdefault(_norm(name), col.key)
-    out: dict[int, str] = {}
+    mapping = {h: (k or None) for h, k in (mapping or {}).items()}   # "": leave that column out (null means "not given")
+    unknown = sorted({v for v in mapping.values() if v is not None and v not in labels})
+    if unknown:
+        raise errors.InvalidRequest("mapping: 没有这一列 · No such column: " + ", ".join(unknown),
+                                    {"field": "mapping", "keys": unknown, "columns": list(labels)})
+    out, taken = [], set()
     for i, cell in enumerate(header):
-        key = known.get(_norm(cell))
-        if key and key not in out.values():
-            out[i] = key
+        text = str(cell or "").strip()
+        if not text:
+            continue
+        if text in mapping:
+            key, how = mapping[text], "mapping"
+        else:
+            key = known.get(_norm(text)) or _synonym(event, text)
+            how = "header" if key else None
+        if key in taken:
+            key, how = None, "again"    # the column is read from an earlier header already
+        if key:
+            taken.add(key)
+        out.append({"index": i, "header": text, "key": key, "label": labels.get(key) if key else None, "by": how})
     return out
+
+
+def _header_map(event: Event, header: list, mapping: dict | None = None) -> dict[int, str]:
+    """Header cell index → column key (the headers read, see read_header)."""
+    return {c["index"]: c["key"] for c in read_header(event, header, mapping) if c["key"]}
 
 
 # --------------------------------------------------------------------------- the template
@@ -275,19 +343,27 @@ def _member_error(event: Event, plan: RowPlan, now) -> None:
     plan.status, plan.code, plan.message = "error", refusal.code, refusal.message
     plan.field = {"roster_size": "m1_name", "phone_required": "m1_phone", "not_eligible": "m1_code",
                   "mixed_pair_genders": "m1_gender", "mixed_team_genders": "m1_gender"}.get(refusal.code)
+    have, fewest = len(plan.body.members), event.config.entry.fewest
+    if refusal.code == "roster_size" and have < fewest:
+        # a member short: the member whose name is missing, not the team's name (issue 39)
+        plan.field = f"m{have + 1}_name"
+        plan.message = f"队员{have + 1}缺少姓名 · Member {have + 1} has no name."
 
 
-def plan(event: Event, rows: list[list[str]], existing: list, now) -> list[RowPlan]:
+def plan(event: Event, rows: list[list[str]], existing: list, now, mapping: dict | None = None) -> list[RowPlan]:
     """Every row's verdict, in order, as the import would make it now: places counted from the event's counters
     and the rows before it."""
     if not rows or not any(rows[0]):
         raise errors.ImportUnreadable("文件是空的 · The file is empty.")
-    header = _header_map(event, rows[0])
+    read = read_header(event, rows[0], mapping)
+    header = {c["index"]: c["key"] for c in read if c["key"]}
     needed = {"m1_name"}
     if missing := sorted(needed - set(header.values())):
         labels = {c.key: c.label for c in columns(event)}
         raise errors.ImportColumnsMissing("缺少列 · Columns missing: " + ", ".join(labels[m] for m in missing),
-                                          {"missing": missing, "columns": [c.label for c in columns(event)]})
+                                          {"missing": missing, "columns": [c.label for c in columns(event)],
+                                           "headers": [{"header": c["header"], "key": c["key"], "by": c["by"]} for c in read],
+                                           "fields": [{"key": c.key, "label": c.label} for c in columns(event)]})
     body_rows = [(n, r) for n, r in enumerate(rows[1:], start=2) if any(cell.strip() for cell in r)]
     if len(body_rows) > MAX_ROWS:
         raise sheet_reader.too_large(f"最多 {MAX_ROWS} 行", f"At most {MAX_ROWS} rows per import.", "rows", MAX_ROWS)
@@ -359,12 +435,12 @@ def _same_entry(entry, p: RowPlan) -> bool:
 
 # --------------------------------------------------------------------------- dry run and import
 
-def run(deps: Deps, event: Event, content: bytes, *, dry_run: bool) -> dict:
+def run(deps: Deps, event: Event, content: bytes, *, dry_run: bool, mapping: dict | None = None) -> dict:
     from . import registration
     rows = read_rows(content)
     now = deps.clock()
     existing = deps.repos.entries.list(event.id)
-    plans = plan(event, rows, existing, now)
+    plans = plan(event, rows, existing, now, mapping)
     if not dry_run:
         for p in plans:
             if p.status == "ok":
@@ -377,8 +453,13 @@ def run(deps: Deps, event: Event, content: bytes, *, dry_run: bool) -> dict:
     counts: dict[str, int] = {}
     for p in plans:
         counts[p.status] = counts.get(p.status, 0) + 1
+    read = read_header(event, rows[0], mapping)
+    # the sheet's own headers and what each was read as (an unknown one named, key null), and the columns a
+    # header can be mapped to (the desk corrects the mapping on screen and sends it back)
     return {"dry_run": dry_run, "rows": [_public(p) for p in plans], "counts": counts,
-            "columns": [{"key": c.key, "label": c.label} for c in columns(event)]}
+            "columns": [{"header": sheet_reader.clip(c["header"]), "key": c["key"], "label": c["label"], "by": c["by"]}
+                        for c in read],
+            "fields": [{"key": c.key, "label": c.label} for c in columns(event)]}
 
 
 def _public(p: RowPlan) -> dict:

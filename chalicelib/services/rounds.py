@@ -710,9 +710,14 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     waiting = [t["number"] for t in tables if t["status"] not in ("confirmed", "forfeit")]
     if waiting:
         disputed = [t["number"] for t in tables if t["status"] == "disputed"]
-        raise errors.Conflict(f"桌 {', '.join(map(str, waiting))} 尚未确认 · Tables {', '.join(map(str, waiting))} are not "
-                              "confirmed yet (or record a forfeit)." + (f" Disputed: {disputed}." if disputed else ""),
-                              {"tables": waiting, "disputed": disputed})
+        # each open table with its status and sides, so the console names them (not "conflict, reload")
+        names = entry_names(deps, eid)
+        open_tables = [{"number": t["number"], "status": t["status"],
+                        "sides": [names.get(s["entry_id"], {}).get("name", "") for s in t.get("sides", ())]}
+                       for t in tables if t["status"] not in ("confirmed", "forfeit")]
+        raise errors.RoundNotComplete(f"桌 {', '.join(map(str, waiting))} 尚未确认 · Tables {', '.join(map(str, waiting))} "
+                                      "are not confirmed yet (or record a forfeit)." + (f" Disputed: {disputed}." if disputed else ""),
+                                      {"tables": waiting, "disputed": disputed, "open_tables": open_tables})
     doc["status"] = "closed"
     doc["closed_at"] = deps.clock().isoformat()
     new_state = {**state, "open_round": 0}

@@ -11,7 +11,35 @@ from zoneinfo import ZoneInfo
 from ..models import EventConfig, SetupWarning, Tournament
 from .referee import round_times
 
-CODES = ("deadline_past", "deadline_after_start", "stage_outside_days", "shrink_always")
+CODES = ("deadline_past", "deadline_after_start", "stage_outside_days", "shrink_always", "stages_overlap")
+
+
+def _rounds_at_most(config: EventConfig, index: int) -> int | None:
+    """How many rounds a stage plays at most, when the set-up says (the first stage's round robin from the places
+    and groups, a knockout from the places, a Swiss from its rounds); None when only the day will tell."""
+    import math
+    stage = config.stages[index]
+    if stage.format in ("swiss", "special_swiss"):
+        return stage.rounds
+    if index != 0:
+        return None
+    if stage.format == "round_robin":
+        size = math.ceil(config.capacity / (stage.groups or 1))
+        return (size - 1 if size % 2 == 0 else size) * (2 if stage.double else 1)
+    if stage.format == "knockout" and not stage.double_elimination:
+        return max(1, math.ceil(math.log2(max(2, config.capacity))))
+    return None
+
+
+def _stage_ends(config: EventConfig, index: int, tz: str) -> datetime | None:
+    """When a stage's scheduled rounds end: its last listed round, or its last round by the set-up's count."""
+    stage = config.stages[index]
+    if stage.schedule is None:
+        return None
+    if stage.schedule.rounds is not None:
+        return round_times(stage, len(stage.schedule.rounds), tz)[1]
+    count = _rounds_at_most(config, index)
+    return round_times(stage, count, tz)[1] if count else None
 
 
 def _local(value: datetime, tz: str) -> str:
@@ -50,6 +78,13 @@ def event_warnings(config: EventConfig, tournament: Tournament, now: datetime,
         day = first.astimezone(ZoneInfo(tz)).date()
         if not tournament.starts_on <= day <= tournament.ends_on:
             warn("stage_outside_days", n=i, day=day.isoformat())
+    # a stage scheduled to start while the one before it still plays (issue 39: seed 003's group rounds every 100
+    # minutes from 09:30 ran into the knockout's 11:10)
+    for i in range(1, len(config.stages)):
+        start, _ = round_times(config.stages[i], 1, tz)
+        ends = _stage_ends(config, i - 1, tz)
+        if start is not None and ends is not None and start < ends:
+            warn("stages_overlap", n=i + 1, start=_local(start, tz), prev=i, ends=_local(ends, tz))
     shrink = config.prize_shrink
     if shrink is not None and shrink.below_entries > config.capacity:
         warn("shrink_always", below=shrink.below_entries, capacity=config.capacity)

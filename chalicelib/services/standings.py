@@ -278,7 +278,12 @@ def _mark_decided(rows: list[StandingRow], chain: list[str]) -> None:
 
 
 def standings_for_organiser(deps: Deps, organiser: Organiser, eid: str, stage: int | None) -> StandingsOut:
-    return event_standings(deps, own_event(deps, organiser, eid), stage)
+    out = event_standings(deps, own_event(deps, organiser, eid), stage)
+    if out.final:   # an open appeal holds the final places up (issue 39): said, not silently final
+        from .prizes import open_appeals
+        waiting = open_appeals(deps, eid)
+        out = out.model_copy(update={"provisional": waiting > 0, "open_appeals": waiting})
+    return out
 
 
 def bonuses(deps: Deps, event: Event, *, rounds: list | None = None, entries: list | None = None) -> BonusesOut:

@@ -111,7 +111,8 @@ def test_a_dry_run_answers_row_by_row_and_writes_nothing(api, tid, moto_repos):
     assert (rows[9]["status"], rows[9]["field"]) == ("error", "m2_name")
     assert r.data["counts"] == {"ok": 1, "error": 4, "duplicate": 2}
     assert item_count(moto_repos) == before
-    assert r.data["dry_run"] is True and r.data["columns"][0] == {"key": "name", "label": "队名 Team name"}
+    assert r.data["dry_run"] is True and r.data["fields"][0] == {"key": "name", "label": "队名 Team name"}
+    assert r.data["columns"][0] == {"header": "队名 Team name", "key": "name", "label": "队名 Team name", "by": "header"}
 
 
 def test_the_import_creates_entries_as_registration_would_and_a_second_import_changes_nothing(api, tid, moto_repos):

@@ -58,3 +58,21 @@ def test_every_warning_code_is_worded_in_the_console_catalogs():
         console = json.loads((root / f"{lang}.json").read_text())["console"]
         missing = [c for c in CODES if f"warn_{c}" not in console]
         assert not missing, (lang, missing)
+
+
+def test_a_stage_starting_while_the_one_before_still_plays_is_warned(api):
+    # issue 39: seed 003's group rounds every 100 minutes from 09:30 (8 pairs a group: 7 rounds) ran into 11:10
+    tid = api.post("/tournaments", tournament_body(starts_on=DAY, ends_on=DAY)).data["id"]
+    knockout = {"format": "knockout", "advance": {"per_group": 2},
+                "schedule": {"rounds": [{"starts_at": f"{DAY}T11:10", "ends_at": f"{DAY}T12:40"}]}}
+    tractor = {"name": "拖拉机比赛", "game": "tractor", "entry": "pair", "capacity": 32, "fee": {"amount": 0},
+               "registration": {"closes_at": "2026-12-11T15:00"}}
+    every_100 = api.post(f"/tournaments/{tid}/events", {**tractor, "stages": [
+        {"format": "round_robin", "groups": 4,
+         "schedule": {"first_round_at": f"{DAY}T09:30", "round_minutes": 90, "break_minutes": 10}}, knockout]})
+    assert codes(every_100.data) == [("stages_overlap", {"n": 2, "start": "2026-12-12 11:10", "prev": 1,
+                                                         "ends": "2026-12-12 21:00"})]   # 7 rounds: 19:30–21:00
+    one_slot = api.post(f"/tournaments/{tid}/events", {**tractor, "stages": [
+        {"format": "round_robin", "groups": 4,
+         "schedule": {"rounds": [{"starts_at": f"{DAY}T09:30", "ends_at": f"{DAY}T11:00"}]}}, knockout]})
+    assert one_slot.data["warnings"] == []   # the seed's own plan: one group slot, the knockout after it

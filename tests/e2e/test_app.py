@@ -284,6 +284,7 @@ def flow_states(page, stack, day, lang: str, vi_words, shot):
     page.wait_for_timeout(400)   # the dialog's opening animation
     assert_one_language(page, lang, ("table dispute dialog", lang), vi_words)
     shot(page, f"table-dispute-dialog-{lang}")
+    expect(dialog.locator(".van-dialog__confirm")).to_be_disabled()   # a dispute says what is wrong first (issue 39)
     page.get_by_test_id("dispute-reason").locator("textarea").fill("第三副记错了")   # the players' words are data
     dialog.locator(".van-dialog__confirm").click()
     expect(page.get_by_test_id("status")).to_contain_text("第三副记错了")

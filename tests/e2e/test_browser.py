@@ -89,12 +89,14 @@ def test_organiser_runs_a_three_round_guandan_swiss_to_published_standings(store
     expect(page.get_by_test_id("entries").locator("[data-entry]")).to_have_count(6)
     shot(page, "entries")
     page.get_by_role("button", name="全部签到").click()
+    page.locator(".act-confirm .van-dialog__confirm").click()   # the confirmation asked first (issue 39)
     # wait for the check-ins themselves (the status tags read "confirmed" before them too)
     expect(page.get_by_test_id("checked-in")).to_have_count(6)
     page.get_by_role("tab", name="比赛进行").click()
     for n in range(1, 4):
         page.get_by_label("抽签种子").fill(str(n))
         page.get_by_role("button", name="抽签编排下一轮").click()
+        page.locator(".act-confirm .van-dialog__confirm").click()   # the confirmation asked first (issue 39)
         expect(page.get_by_test_id("round").locator("h3")).to_contain_text(f"第 {n} 轮")
         expect(page.locator("[data-testid=round] td.reason").first).not_to_be_empty()  # the pairing reasons are shown
         shot(page, f"round-{n}-drawn")
@@ -106,6 +108,7 @@ def test_organiser_runs_a_three_round_guandan_swiss_to_published_standings(store
             expect(page.locator(f"tr[data-table='{table}']").get_by_test_id("table-status")).to_have_text("已确认")
         shot(page, f"round-{n}-results")
         page.get_by_role("button", name="结束本轮").click()
+        page.locator(".act-confirm .van-dialog__confirm").click()   # the confirmation asked first (issue 39)
         expect(page.get_by_test_id("notice")).to_contain_text(f"第 {n} 轮已结束")
     page.get_by_role("button", name="发布成绩").click()
     link = page.get_by_test_id("published-link")

@@ -126,6 +126,7 @@ def test_the_referee_settles_a_dispute_from_the_prefilled_deals(store, stack, de
     assert len(table.result["deals"]) == 3 and table.details["levels"] == {home.entry_id: 8, away.entry_id: 5}
     # after the close, a correction starts from the settled result and asks for 更正理由 (not the table's 编排说明)
     page.get_by_role("button", name="结束本轮").click()
+    page.locator(".act-confirm .van-dialog__confirm").click()   # the confirmation asked first (issue 39)
     expect(page.get_by_test_id("notice")).to_contain_text("第 1 轮已结束")
     page.locator("tr[data-table='1']").get_by_role("button", name="录入成绩").click()
     reason_field = page.get_by_test_id("result-form").get_by_test_id("fix-reason")
@@ -198,6 +199,8 @@ def test_the_referee_substitutes_a_player_and_disqualifies_an_entry_from_the_des
     form.get_by_test_id("sub-reason").locator("input").fill("队员身体不适，裁判长批准")
     shot(page, "substitute-form")
     form.get_by_role("button", name="提交").click()
+    expect(page.locator(".act-confirm")).to_contain_text(f"{first.members[1].name} 换为 替补丙")
+    page.locator(".act-confirm .van-dialog__confirm").click()   # the confirmation asked first (issue 39)
     expect(page.get_by_test_id("notice")).to_contain_text(f"{first.members[1].name} 换为 替补丙，第 1 轮起")
     expect(row).to_contain_text("替补丙")
     after = store.repos.entries.get(ev.id, first.id)

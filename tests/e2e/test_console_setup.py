@@ -73,7 +73,9 @@ SEED_DAYS = {
              "fee": {"amount": 2000, "per": "person"},                                       # "報名費：20 元/人"
              "registration": {"closes_at": f"{BEFORE}T15:00",                                # "至6月27日15：00止"
                               "eligibility": {"kind": "codes", "codes": ["HECHI", "YIZHOU", "DONGLAN", "DAHUA"]}},
-             "stages": [{"name": "小组赛", "format": "round_robin", "groups": 4, "schedule": sched(f"{DAY}T09:30", 90, 10),
+             "late_entries": True, "substitutes": {"pairs": True},                          # "经同意后方可更换" (issue 39)
+             "stages": [{"name": "小组赛", "format": "round_robin", "groups": 4,
+                         "schedule": {"rounds": [{"starts_at": f"{DAY}T09:30", "ends_at": f"{DAY}T11:00"}]},   # "09:30-11:00"
                          "scoring": {"method": "level_table", "best_of": 3, "minutes": 90}},   # "3局2勝", "1.5小時"
                         {"name": "淘汰赛", "format": "knockout", "advance": {"per_group": 2}, "knockout_draw": "redraw",  # "重新抽簽"
                          "schedule": {"rounds": [{"starts_at": f"{DAY}T11:10", "ends_at": f"{DAY}T12:40"},
@@ -90,6 +92,7 @@ SEED_DAYS = {
              "registration": {"closes_at": f"{BEFORE}T15:00",
                               "eligibility": {"kind": "codes", "codes": ["HECHI", "YIZHOU", "DONGLAN", "DAHUA"]}},
              # "最终按三轮积分累计决出名次": every pair plays all three rounds — no early finish (rules.md §9)
+             "late_entries": True, "substitutes": {"pairs": True},
              "stages": [{"name": "积分赛", "format": "swiss", "rounds": 3, "early_finish": False,
                          "schedule": sched(f"{DAY}T14:00", 50, 10),                                             # 14:00–14:50 …
                          "scoring": {"method": "level_points", "minutes": 60,                                   # "單輪限時1小時"
@@ -303,6 +306,8 @@ def test_a_withdrawal_shows_the_refund_owed_until_the_desk_pays_it(store, stack,
     form.get_by_test_id("withdraw-reason").locator("input").fill("家中有事")
     shot(page, "withdraw-form")
     form.get_by_test_id("withdraw-submit").click()
+    expect(page.locator(".act-confirm")).to_contain_text("应退 ¥40.00")   # the consequence, asked first (issue 39)
+    page.locator(".act-confirm .van-dialog__confirm").click()
     expect(page.get_by_test_id("notice")).to_contain_text("应退")
     expect(row.get_by_test_id("owed")).to_contain_text("40")
     shot(page, "withdrawn-owed")

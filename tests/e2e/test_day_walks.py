@@ -91,6 +91,7 @@ class Walk:
         expect(counts).to_contain_text(f"已导入 {len(rows)} 行", timeout=T)
         page.get_by_role("tab", name="报名名单").click()
         page.get_by_test_id("checkin-all").click()
+        page.locator(".act-confirm .van-dialog__confirm").click()   # the confirmation asked first (issue 39)
         expect(page.get_by_test_id("entries").get_by_test_id("checked-in")).to_have_count(len(rows), timeout=T)
         entries = self.get(f"/events/{self.eid}/entries")["entries"]
         self.index = {e["id"]: int(e["name"].rsplit("-", 1)[1]) for e in entries}   # "…-3" → 3: registration order
@@ -101,6 +102,7 @@ class Walk:
         if n == 1:
             page.get_by_role("tab", name="比赛进行").click()
         page.get_by_test_id("draw").click()
+        page.locator(".act-confirm .van-dialog__confirm").click()   # the confirmation asked first (issue 39)
         expect(page.locator(".round-title")).to_contain_text(f"第 {n} 轮", timeout=T)
         return self.get(f"/events/{self.eid}/rounds/{n}")
 
@@ -115,6 +117,7 @@ class Walk:
 
     def close(self, n):
         self.page.get_by_test_id("close-round").click()
+        self.page.locator(".act-confirm .van-dialog__confirm").click()   # the confirmation asked first (issue 39)
         expect(self.page.get_by_test_id("notice")).to_contain_text(f"第 {n} 轮已结束", timeout=T)
         expect(self.page.get_by_test_id("close-round")).to_have_count(0, timeout=T)
 

@@ -167,6 +167,8 @@ def _decide_in_console(console):
     appeals.get_by_role("button", name="已收申诉费").click()          # seed 001: the fee comes first, at the desk
     appeals.get_by_label("裁决理由").fill("核对录像无误")
     appeals.get_by_role("button", name="驳回").click()
+    expect(console.locator(".act-confirm")).to_contain_text("申诉费不退")       # the decision asked first (issue 39)
+    console.locator(".act-confirm .van-dialog__confirm").click()
     expect(appeals).to_contain_text("核对录像无误")
 
 

@@ -93,3 +93,22 @@ def test_every_seed_templates_events_are_valid_configs(js, seed):
     for cfg in tp["events"]:
         EventConfig.model_validate(cfg)   # raises naming the field if a template is wrong
     assert tp["tournament"]["starts_on"] == "2030-06-28"
+
+
+def test_seed_003_allows_late_entries_and_substitutes_with_the_directors_approval(js):
+    # 003: "如有特殊情况需提前向组委会申请，经同意后方可更换" (issue 39): both events take walk-ins and substitutes
+    for cfg in js["templates"]["003"]["events"]:
+        model = EventConfig.model_validate(cfg)
+        assert model.late_entries and model.substitutes.pairs, cfg["name"]
+    assert not EventConfig.model_validate(js["templates"]["001"]["events"][0]).late_entries   # not every template
+
+
+def test_seed_003_tractor_plays_its_groups_in_one_slot_and_the_knockout_after_it(js):
+    # 003: "09:30-11:00 淘汰赛, 11:10-12:40 复赛, 14:00-15:30 半决赛, 15:40-17:10 决赛" (issue 39)
+    tractor = EventConfig.model_validate(next(c for c in js["templates"]["003"]["events"] if c["game"] == "tractor"))
+    groups, knockout = tractor.stages
+    assert [(r.starts_at.strftime("%H:%M"), r.ends_at.strftime("%H:%M")) for r in groups.schedule.rounds] == [("09:30", "11:00")]
+    slots = [(r.starts_at.strftime("%H:%M"), r.ends_at.strftime("%H:%M")) for r in knockout.schedule.rounds]
+    assert slots == [("11:10", "12:40"), ("14:00", "15:30"), ("15:40", "17:10")]
+    assert knockout.schedule.rounds[0].starts_at >= groups.schedule.rounds[-1].ends_at   # no overlap
+    assert groups.scoring.best_of == 3 and groups.scoring.minutes == 90

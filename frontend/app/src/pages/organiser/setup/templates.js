@@ -84,13 +84,19 @@ export const TEMPLATES = {
         registration: { closes_at: `${addDays(day, -1)}T15:00`,
                         eligibility: { kind: "codes", codes: ["HECHI", "YIZHOU", "DONGLAN", "DAHUA"] } },
         prizes: PRIZES_003, prize_shrink: SHRINK_003,
+        // "如有特殊情况需提前向组委会申请，经同意后方可更换": the director's approval at the desk is that consent,
+        // so a substitute and a walk-in on the day are allowed (each still by the director or the desk)
+        late_entries: true, substitutes: { pairs: true },
       };
       const level = { method: "level_table", best_of: 3, minutes: 90 };
       return [
         event("tractor", { ...common, name: "拖拉机比赛", capacity: 32,
           stages: [
+            // "09:30-11:00 淘汰赛": the group stage is one 90-minute slot, as the seed writes it (not a round every
+            // 100 minutes, which ran into the knockout's 11:10)
             stage("tractor", "round_robin", { name: "小组赛", groups: 4, scoring: level,
-                                              schedule: { first_round_at: `${day}T09:30`, round_minutes: 90, break_minutes: 10, rounds: null } }),
+                                              schedule: { first_round_at: null, round_minutes: 50, break_minutes: 10,
+                                                          rounds: [{ starts_at: `${day}T09:30`, ends_at: `${day}T11:00` }] } }),
             // 003 plays knockout "直至决赛" and its day has no slot for a 3rd-place match (复赛, 半决赛, 决赛): the
             // template leaves third_place off, so its 3rd prize goes to the semi-finals' losers by the tie-breaks
             stage("tractor", "knockout", { name: "淘汰赛", advance: { per_group: 2, total: null }, scoring: level, third_place: false,

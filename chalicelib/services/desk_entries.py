@@ -1,0 +1,91 @@
+"""The desk's own entries (api.md v1.3, "The desk and the table"): a walk-in registered on the day, paid at once.
+
+A walk-in goes through the registration service itself (`registration.register(desk=True)`): the same places,
+eligibility, roster and one-person-once rules as the public form, without its window (the form is closed on the
+day) and without an online checkout. After the first draw it is taken only when the event takes late entries
+(the write's own condition on the event's counters says so). The money handed over is then recorded at once, as
+the desk's "收现金" does, so a walk-in never stays "未付款" behind the desk's back.
+"""
+from __future__ import annotations
+
+from .. import errors
+from ..bootstrap import Deps
+from ..ids import new_id
+from ..models import DeskEntryIn, Entry, OfflinePaymentIn, RegistrationAnswer, RegistrationIn
+from . import registration
+from .principals import who_of
+
+
+def walk_in(deps: Deps, eid: str, body: DeskEntryIn, idem_key: str | None, organiser) -> RegistrationAnswer:
+    form = RegistrationIn(**body.model_dump(exclude={"payment"}))
+    started = deps.clock()
+    answer = registration.register(deps, eid, form, idem_key, fresh=True, desk=True)
+    entry = deps.repos.entries.get(eid, answer.entry.id)
+    owed = entry.amount_due - entry.amount_paid
+    # A retry (same Idempotency-Key) finds the entry already paid: nothing is recorded twice.
+    if body.payment is not None and entry.status == "pending_payment" and owed > 0:
+        entry = registration._record_offline(deps, entry, OfflinePaymentIn(
+            method=body.payment.method, amount=owed, reference=body.payment.reference))
+    if answer.entry.created_at >= started:   # made now, not a retry's replay: the log says who added it
+        deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
+                                          "action": "desk_entry", "after": {"entry_id": entry.id, "name": entry.name,
+                                                                            "paid": entry.amount_paid}})
+    return answer.model_copy(update={"entry": registration.view(deps, entry)})
+
+
+# --------------------------------------------------------------------------- the desk's undo (issue 39)
+
+def _drawn(deps: Deps, entry: Entry) -> bool:
+    """Whether a draw has taken this entry (it plays in some stage's plan): its check-in is then part of a round."""
+    plans = (deps.repos.rounds.state(entry.event_id) or {}).get("plans") or {}
+    return any(entry.id in (p.get("entries") or ()) for p in plans.values())
+
+
+def undo_check_in(deps: Deps, eid: str, entry_id: str, organiser) -> Entry:
+    """A check-in tapped by mistake (or check-in-all taking someone not in the hall), undone before a draw takes
+    the entry. Once drawn, the table is the record: a no-show is a forfeit, not an undone check-in."""
+    entry = registration._own_entry(deps, eid, entry_id)
+    if not entry.checked_in:
+        return entry   # a retry after it was undone
+    if _drawn(deps, entry):
+        raise errors.Conflict("已抽签编排，不能撤销签到（缺席请按弃权处理）· Already drawn into a round: the check-in "
+                              "cannot be undone (record a forfeit instead).", {"reason": "drawn"})
+    now = deps.clock()
+    after = entry.model_copy(update={"checked_in": False, "joins_from_round": None, "version": entry.version + 1,
+                                     "updated_at": now})
+    deps.repos.entries.transition(entry, after)
+    deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": now.isoformat(), "who": who_of(organiser),
+                                      "action": "check_in_undone", "after": {"entry_id": entry.id, "name": entry.name}})
+    return after
+
+
+def void_payment(deps: Deps, eid: str, entry_id: str, payment_id: str, organiser) -> Entry:
+    """Cash or a transfer recorded by mistake (the wrong row, the wrong amount), taken back: the payment is
+    cancelled and the entry owes its fee again, in one transaction. Only the entry's latest desk payment, and
+    not once the entry is checked in (undo that first) or has had money back."""
+    entry = registration._own_entry(deps, eid, entry_id)
+    payment = deps.repos.payments.get(payment_id)
+    if payment is None or payment.entry_id != entry.id:
+        raise errors.NotFound("找不到这笔收款 · No such payment on this entry.")
+    if payment.state == "cancelled":
+        return entry   # a retry after it was undone
+    if payment.provider not in ("cash", "transfer") or payment.state != "confirmed" or entry.payment_id != payment.id:
+        raise errors.Conflict("只能撤销报到台最近一笔现金或转账收款 · Only the desk's latest cash or transfer payment "
+                              "can be undone.", {"reason": "not_latest_desk_payment"})
+    if entry.checked_in or entry.amount_refunded:
+        raise errors.Conflict("已签到或已退款：请先撤销签到 · Checked in or refunded: undo the check-in first.",
+                              {"reason": "checked_in" if entry.checked_in else "refunded"})
+    now = deps.clock()
+    paid = entry.amount_paid - payment.amount
+    after = entry.model_copy(update={
+        "amount_paid": paid, "payment_state": "paid" if paid >= entry.amount_due else "unpaid",
+        "status": "pending_payment" if entry.status == "confirmed" and paid < entry.amount_due else entry.status,
+        "version": entry.version + 1, "updated_at": now})
+    voided = payment.model_copy(update={"state": "cancelled", "failure": f"撤销 · undone by {who_of(organiser)}",
+                                        "updated_at": now, "version": payment.version + 1})
+    deps.repos.entries.transition(entry, after, extra=deps.repos.payments.ops(payment, voided))
+    deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": now.isoformat(), "who": who_of(organiser),
+                                      "action": "payment_voided", "after": {"entry_id": entry.id, "name": entry.name,
+                                                                            "amount": payment.amount,
+                                                                            "method": payment.provider}})
+    return after
