@@ -28,10 +28,11 @@ def fragment(template: str, lang: str, **context):
 
 def render(template: str, lang: str, **context) -> str:
     from ..glossary import bye_text, points_text, reason_text, term
+    from .money_text import money_text
     return env().get_template(template).render(
         t=translator(lang), lang=lang, html_lang=LANGS[lang]["html"], html_lang_of=lambda x: LANGS[x]["html"],
         in_lang=lambda x, key: translator(x)(key), pts=lambda points, names: points_text(points or {}, names, lang),
-        term=lambda kind, code: term(kind, code, lang),
+        term=lambda kind, code: term(kind, code, lang), money=lambda amount, cur: money_text(amount, cur, lang),
         why=lambda w, fallback="": reason_text(w, lang, context.get("names")) or fallback,
         bye_why=lambda w: bye_text(w, lang), seats=lambda codes: seats_text(codes, lang),
         place_chart=lambda places, eid: charts.place_chart(places, eid, translator(lang)),

@@ -23,7 +23,7 @@ class RoundTables:
     def __init__(self, lang: str):
         self.lang = lang
         t = self.t = translator(lang)
-        self.head = (f'<div class="scroll"><table>\n<tr><th class="n">{_e(t("table"))}</th><th>{_e(t("draw"))}</th>'
+        self.head = (f'<div class="scroll rt"><table>\n<tr><th class="n">{_e(t("table"))}</th><th>{_e(t("draw"))}</th>'
                      f'<th>{_e(t("results"))}</th><th>{_e(t("reason"))}</th></tr>\n')
         self.seed = _e(t("seed"))
         self.bye = _e(t("bye"))

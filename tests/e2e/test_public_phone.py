@@ -1,0 +1,130 @@
+"""Issue 39, what the public and the players read: every published page at 360 and 390 px in zh, en and vi, in
+Debian's Chromium. No page wider than the screen; the points (the standings', a round's results, the bomb
+bonuses') inside it without swiping; the round's status and reason on screen; the hall board keeps names, clock and
+QR in view; money in the one format of Intl.NumberFormat; no error in the browser's console."""
+from __future__ import annotations
+
+from chalicelib.models import RegistrationIn
+from chalicelib.publish.money_text import money_text
+from chalicelib.publish.sinks import LocalSink
+from chalicelib.services import hall, publishing, registration, results, rounds
+
+from .test_browser import make_tournament
+
+LANGS = {"zh": ("", "zh-CN"), "en": ("/en", "en-US"), "vi": ("/vi", "vi-VN")}
+
+INSIDE = """sel => [...document.querySelectorAll(sel)].filter(e => e.offsetParent !== null).map(e => {
+  const r = e.getBoundingClientRect(); return [e.textContent.trim().slice(0, 30), r.left, r.right]; })"""
+
+
+def _day(store, publish_dir):
+    """A Guandan pairs event (long names, clubs, a bye, a confirmed and an entered table) and a Dou Dizhu
+    one with a bomb bonus, ended with its prizes: what the public reads on a day."""
+    org, token, t, (gd, ddz) = make_tournament(store, [
+        {"name": "掼蛋积分赛", "game": "guandan", "entry": "pair", "capacity": 50, "fee": {"amount": 0},
+         "stages": [{"format": "swiss", "rounds": 3, "early_finish": False, "scoring": {"method": "match_points"}}]},
+        {"name": "斗地主个人赛", "game": "doudizhu", "entry": "individual", "capacity": 15, "fee": {"amount": 0},
+         "prizes": [{"place_from": 1, "amount": 5000}, {"place_from": 2, "amount": 3000}],
+         "stages": [{"format": "swiss", "rounds": 1, "scoring": {
+             "method": "table_points", "places": [5, 3, 1],
+             "bomb_bonus": {"enabled": True, "each": {3: 50, 4: 100, 5: 200, 6: 500}, "extra": 100}}}]}])
+    director = results.Actor("organiser", f"organiser:{org.id}")
+    first = None
+    for i in range(5):
+        r = registration.register(store, gd.id, RegistrationIn(
+            name=f"南宁市河池商会代表队第{i + 1}队", club=f"广西壮族自治区河池市商会{i % 2}", members=[
+                {"name": f"甲{i}", "phone": f"1330000{i:04d}"}, {"name": f"乙{i}"}]), None)
+        registration.check_in(store, gd.id, r.entry.id)
+        first = first or r.entry.id
+    rnd, _ = rounds.draw_next(store, org, gd.id, 1)
+    hall.run_clock(store, org, gd.id, 1, "start", None)
+    for tb in rnd.tables:
+        a, b = (s.entry_id for s in tb.sides)
+        results.submit_result(store, gd.id, 1, tb.number, {"version": 0, "final": {"levels": {a: 10, b: 7}}}, director)
+        if tb.number == 1:
+            results.confirm_result(store, gd.id, 1, tb.number, director)
+    for i in range(3):
+        r = registration.register(store, ddz.id, RegistrationIn(members=[{"name": f"斗地主选手{i}", "phone": f"1363000{i:04d}"}]), None)
+        registration.check_in(store, ddz.id, r.entry.id)
+    rnd, _ = rounds.draw_next(store, org, ddz.id, 1)
+    seat = rnd.tables[0].sides[0].seats[0]
+    results.submit_result(store, ddz.id, 1, 1, {"version": 0, "deals": [
+        {"landlord": seat, "bid": 3, "winner": "landlord", "bombs": {seat: 3}}]}, director)
+    results.confirm_result(store, ddz.id, 1, 1, director)
+    rounds.close_round(store, org, ddz.id, 1)
+    store.publisher = LocalSink(publish_dir)
+    publishing.publish_tournament(store, t.id, force=True)
+    return t, gd, ddz, first
+
+
+def test_every_public_page_fits_a_phone_with_its_points_in_view(store, stack, browser, shot):
+    t, gd, ddz, entry = _day(store, stack["publish_dir"])
+    pages = {"tournament": ("index.html", None), "prizes": ("prizes.html", None),
+             "event": (f"{gd.id}/index.html", ".st td.pt"), "round": (f"{gd.id}/round-1.html", ".rt td:nth-child(3)"),
+             "standings": (f"{gd.id}/standings.html", ".st td.pt"), "corrections": (f"{gd.id}/corrections.html", None),
+             "ddz-standings": (f"{ddz.id}/standings.html", ".st td.pt"), "bonuses": (f"{ddz.id}/bonuses.html", "td.pt"),
+             "entry": (f"{gd.id}/entry-{entry}.html", None)}
+    for width in (360, 390):
+        for lang, (prefix, locale) in LANGS.items():
+            ctx = browser.new_context(viewport={"width": width, "height": 800}, is_mobile=True, has_touch=True, locale=locale)
+            errors: list[str] = []
+            ctx.on("console", lambda m: errors.append(f"{m.text} {m.location.get('url')}") if m.type == "error" else None)
+            ctx.on("weberror", lambda e: errors.append(str(e.error)))
+            ctx.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+            page = ctx.new_page()
+            for name, (path, points) in pages.items():
+                where = (name, width, lang)
+                page.goto(f"{stack['site']}{prefix}/t/{t.id}/{path}")
+                page.wait_for_load_state("load")
+                assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth"), where
+                if points:
+                    cells = page.evaluate(INSIDE, points)
+                    assert cells, where
+                    for text, left, right in cells:
+                        assert 0 <= left and right <= width, (where, text, left, right)
+                if name == "round":
+                    # the status tag whole on screen ("已确认" not cut) and the reason column shown
+                    for text, left, right in page.evaluate(INSIDE, ".rt .tag") + page.evaluate(INSIDE, ".rt td.reason"):
+                        assert 0 <= left and right <= width, (where, text, left, right)
+                    assert page.locator(".rt td.reason").first.is_visible(), where
+                if name == "standings":
+                    # the club under the name; the other columns behind a tap
+                    assert page.locator(".st .club").first.is_visible(), where
+                    more = page.locator(".st details.more").first
+                    more.locator("summary").click()
+                    assert more.locator("dl").is_visible(), where
+                if name == "prizes":
+                    want = money_text(5000, t.currency, lang)
+                    assert want in page.inner_text("main"), (where, want)
+                    assert want == page.evaluate("([l, c]) => new Intl.NumberFormat(l, {style: 'currency', currency: c}).format(5000)",
+                                                 [{"zh": "zh-CN"}.get(lang, lang), t.currency]), where
+                shot(page, f"{name}-{width}-{lang}")
+            # the hall board held upright: names whole (not one character and an ellipsis), the clock and the QR
+            # on screen
+            page.goto(f"{stack['site']}{prefix}/t/{t.id}/hall.html")
+            page.get_by_test_id("hall-clock").wait_for()
+            board = page.evaluate("""() => ({
+                names: [...document.querySelectorAll('.slide:not([hidden]) .row:not([hidden]) .nm')].map(e =>
+                    [e.textContent, e.scrollWidth <= e.clientWidth + 1]),
+                boxes: ['hall-clock', 'hall-qr'].map(id => { const b = document.querySelector(`[data-testid=${id}]`)
+                    .getBoundingClientRect(); return [id, b.left >= 0 && b.right <= innerWidth && b.bottom <= innerHeight]; }),
+                wide: document.scrollingElement.scrollWidth <= innerWidth})""")
+            assert board["names"] and all(whole for _, whole in board["names"]), (width, lang, board["names"])
+            assert all(ok for _, ok in board["boxes"]) and board["wide"], (width, lang, board)
+            shot(page, f"hall-{width}-{lang}")
+            ctx.close()
+            assert not errors, (width, lang, errors)
+
+
+def test_money_is_what_the_browser_writes_for_every_currency_and_language(browser):
+    """chalicelib/publish/money_text.py against Chromium's Intl.NumberFormat: the app's pages and the published
+    ones read the same."""
+    from chalicelib.models import CURRENCY_EXPONENT
+    page = browser.new_page()
+    cases = [(lang, cur, amount) for lang in ("zh", "en", "vi") for cur in CURRENCY_EXPONENT
+             for amount in (0, 0.5, 5000, 1234567.5, -12.25)]
+    got = page.evaluate("""cases => cases.map(([l, c, a]) =>
+        new Intl.NumberFormat(l === 'zh' ? 'zh-CN' : l, {style: 'currency', currency: c}).format(a))""", cases)
+    page.close()
+    for (lang, cur, amount), browser_text in zip(cases, got):
+        assert money_text(amount, cur, lang) == browser_text, (lang, cur, amount)
