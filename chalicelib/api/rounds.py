@@ -62,6 +62,8 @@ class TableView(Out):
     side: int | None = None
     starts_at: str | None = None
     ends_at: str | None = None
+    timezone: str = Field(default="Asia/Shanghai", description="the tournament's IANA time zone: the phone shows "
+                          "every time in it, naming it when the phone's own differs")
     table: RoundTable
     deals_per_round: int | None = Field(default=None, description="the round's deal limit, where the game has one")
     result_entry: str = Field(default="north_south", description="who enters: 'north_south' (N–S enter, E–W "

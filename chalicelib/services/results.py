@@ -117,14 +117,25 @@ def table_for_scoring(deps: Deps, eid: str, n: int, actor: Actor, doc: dict, tab
             "deals_per_round": getattr(event.config.stages[doc["stage"]].scoring, "deals_per_round", None),
             "result_entry": event.config.result_entry, "appeal_window": _appeal_window(deps, event, doc),
             "appeals": _table_appeals(deps, eid, n, table, actor),
-            "early_finish": [{"entry_id": e, "name": names.get(e, ""), **info} for e, info in early.items()]}
+            "early_finish": [{"entry_id": e, "name": names.get(e, ""), **info} for e, info in early.items()],
+            "timezone": _tournament_facts(deps, event.tournament_id)[1]}   # times shown in the tournament's zone
     if table.get("rooms"):   # a team match: the phones pick lineups and players by name (names only, no phones)
         view["members"] = {e.id: [m.name for m in e.members] for e in entries if e.id in ids}
         view["knockout"] = event.config.stages[doc["stage"]].format == "knockout"
     return view
 
 
-_CURRENCY: dict[str, str] = {}
+_FACTS: dict[str, tuple[str, str]] = {}
+
+
+def _tournament_facts(deps: Deps, tid: str) -> tuple[str, str]:
+    """The tournament's currency and time zone: a hall polls every few seconds, so they are read once per process
+    (neither moves once a round is drawn)."""
+    facts = _FACTS.get(tid)
+    if facts is None:
+        tournament = deps.repos.tournaments.get(tid)
+        facts = _FACTS[tid] = ((tournament.currency, tournament.timezone) if tournament else ("CNY", "Asia/Shanghai"))
+    return facts
 
 
 def _appeal_window(deps: Deps, event, doc: dict) -> dict:
@@ -133,10 +144,7 @@ def _appeal_window(deps: Deps, event, doc: dict) -> dict:
     from .referee import window_base
     base = window_base(doc)
     cfg = event.config.appeals
-    currency = _CURRENCY.get(event.tournament_id)
-    if currency is None:   # a hall polls every few seconds: the tournament's currency is read once per process
-        tournament = deps.repos.tournaments.get(event.tournament_id)
-        currency = _CURRENCY[event.tournament_id] = tournament.currency if tournament else "CNY"
+    currency = _tournament_facts(deps, event.tournament_id)[0]
     return {"minutes": cfg.window_minutes, "fee": {"amount": cfg.fee, "currency": currency},
             "refund_if_upheld": cfg.refund_if_upheld,
             "deadline": (base + timedelta(minutes=cfg.window_minutes)).isoformat() if base else None,

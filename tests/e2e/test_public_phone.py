@@ -128,3 +128,42 @@ def test_money_is_what_the_browser_writes_for_every_currency_and_language(browse
     page.close()
     for (lang, cur, amount), browser_text in zip(cases, got):
         assert money_text(amount, cur, lang) == browser_text, (lang, cur, amount)
+
+
+def test_a_phone_in_another_zone_reads_the_tournaments_times_and_far_times_as_dates(store, stack, browser, shot):
+    """A table phone set to Vietnam's time (UTC+7) at a Nanning tournament (UTC+8) whose round is three days
+    away: the round at 14:00 with the zone named (not 13:00), its start and its appeal window as dates, not as a
+    count of hours; no server version on screen. A phone in the tournament's own zone reads no zone."""
+    from datetime import date, timedelta
+    day = (date.today() + timedelta(days=3)).isoformat()
+    org, token, t, (ev,) = make_tournament(store, [
+        {"name": "掼蛋积分赛", "game": "guandan", "entry": "pair", "capacity": 20, "fee": {"amount": 0},
+         "appeals": {"window_minutes": 30, "fee": 0},
+         "stages": [{"format": "swiss", "rounds": 3, "early_finish": False, "scoring": {"method": "match_points"},
+                     "schedule": {"first_round_at": f"{day}T14:00", "round_minutes": 90, "break_minutes": 10}}]}])
+    for i in range(4):
+        r = registration.register(store, ev.id, RegistrationIn(name=f"第{i + 1}对", members=[
+            {"name": f"甲{i}", "phone": f"1330000{i:04d}"}, {"name": f"乙{i}"}]), None)
+        registration.check_in(store, ev.id, r.entry.id)
+    rnd, _ = rounds.draw_next(store, org, ev.id, 1)
+    store.publisher = LocalSink(stack["publish_dir"])
+    publishing.publish_tournament(store, t.id, force=True)
+    month_day = f"{int(day[5:7])}/{int(day[8:10])}"
+    for tz, named in (("Asia/Ho_Chi_Minh", True), ("Asia/Shanghai", False)):
+        ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                                  locale="zh-CN", timezone_id=tz)
+        page = ctx.new_page()
+        page.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={rnd.tables[0].codes[0]}")
+        when = page.get_by_test_id("round-time")
+        when.wait_for()
+        assert when.inner_text().startswith(f"{month_day} 14:00–15:30"), (tz, when.inner_text())
+        assert ("GMT+8" in when.inner_text()) is named, (tz, when.inner_text())
+        clock = page.get_by_test_id("round-clock")
+        clock.wait_for()
+        assert "开始时间" in clock.inner_text() and f"{month_day} 14:00" in clock.inner_text(), clock.inner_text()
+        assert page.get_by_test_id("clock-left").count() == 0
+        appeal = page.get_by_test_id("appeal-countdown")
+        assert appeal.inner_text().startswith(f"截止 {month_day} 16:00"), appeal.inner_text()   # 15:30 + 30 min
+        assert "服务器版本" not in page.inner_text("body")
+        shot(page, f"far-round-{tz.split('/')[1]}")
+        ctx.close()
