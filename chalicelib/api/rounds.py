@@ -65,6 +65,8 @@ class TableView(Out):
     timezone: str = Field(default="Asia/Shanghai", description="the tournament's IANA time zone: the phone shows "
                           "every time in it, naming it when the phone's own differs")
     table: RoundTable
+    seat_names: dict[str, str] = Field(default_factory=dict, description="seat → the player's name where a side fills "
+                                       "several seats (a pair: member 1 at its first seat), for the seat buttons")
     deals_per_round: int | None = Field(default=None, description="the round's deal limit, where the game has one")
     result_entry: str = Field(default="north_south", description="who enters: 'north_south' (N–S enter, E–W "
                               "confirm; rules.md §8) or 'either'")

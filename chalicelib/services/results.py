@@ -119,10 +119,23 @@ def table_for_scoring(deps: Deps, eid: str, n: int, actor: Actor, doc: dict, tab
             "appeals": _table_appeals(deps, eid, n, table, actor),
             "early_finish": [{"entry_id": e, "name": names.get(e, ""), **info} for e, info in early.items()],
             "timezone": _tournament_facts(deps, event.tournament_id)[1]}   # times shown in the tournament's zone
+    if not table.get("rooms"):   # a pair's players by seat, in the order of its members (issue 39: partners could
+        view["seat_names"] = _seat_names(table, entries)   # not tell from the team's name who sits North)
     if table.get("rooms"):   # a team match: the phones pick lineups and players by name (names only, no phones)
         view["members"] = {e.id: [m.name for m in e.members] for e in entries if e.id in ids}
         view["knockout"] = event.config.stages[doc["stage"]].format == "knockout"
     return view
+
+
+def _seat_names(table: dict, entries: list) -> dict[str, str]:
+    """Seat → player's name for the sides that fill more than one seat: member i sits at the side's seat i."""
+    by_id = {e.id: e for e in entries}
+    out = {}
+    for s in table["sides"]:
+        e = by_id.get(s["entry_id"])
+        if e and len(s["seats"]) > 1 and len(e.members) >= len(s["seats"]):
+            out.update({str(seat): m.name for seat, m in zip(s["seats"], e.members) if m.name})
+    return out
 
 
 _FACTS: dict[str, tuple[str, str]] = {}

@@ -165,5 +165,8 @@ def test_a_phone_in_another_zone_reads_the_tournaments_times_and_far_times_as_da
         appeal = page.get_by_test_id("appeal-countdown")
         assert appeal.inner_text().startswith(f"截止 {month_day} 16:00"), appeal.inner_text()   # 15:30 + 30 min
         assert "服务器版本" not in page.inner_text("body")
+        # the seat buttons name the players, not the pair (member 1 at its first seat)
+        north = page.get_by_test_id("seat-N").inner_text()
+        assert ("甲" in north or "乙" in north) and "对" not in north, north
         shot(page, f"far-round-{tz.split('/')[1]}")
         ctx.close()
