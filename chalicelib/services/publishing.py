@@ -168,7 +168,7 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
                 "tiebreak_names": [k for k in (standings.tiebreaks if standings else []) if k not in rules.point_names.get(standings.method, ())
                                    and not (ko and k == "group_points")], "knockout": ko,
                 "has_prizes": any(r.prize for r in rows), "has_decided": any(r.decided_by for r in rows), "histories": history, "corrections": corrections, "chain": chain,
-                "appeals": appeals, "prizes": prizes.model_dump() if prizes and prizes.final else None,
+                "appeals": appeals, "prizes": _with_players(prizes.model_dump(), entries) if prizes and prizes.final else None,
                 "bonuses": bonus.model_dump() if bonus else None, "names": names, "version": version,
                 "open_round": state.get("open_round", 0), "places": places,
                 "entries": public_entries, "entry_inputs": entry_inputs,
@@ -177,6 +177,15 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
 
     finally:   # the caller failed before taking the standings: the child is not left behind
         standings_job.close()
+
+def _with_players(prizes: dict, entries: dict) -> dict:
+    """The prize list names a team's or pair's players beside its name (issue 39), names only."""
+    for p in prizes["prizes"]:
+        e = entries.get(p["entry_id"])
+        members = [m.name for m in e.members] if e else []
+        p["players"] = members if len(members) > 1 or (members and members[0] != p["name"]) else []
+    return prizes
+
 
 def _entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], places: dict, page_of: str):
     """What the entry pages show: (their entries, each one's history, one digest of its page's inputs per entry: the
@@ -357,8 +366,10 @@ def _round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_m
         history.extend(hist)
         parts.extend((e, part) for e, _ in hist)
         pieces.append(piece)
-    byes = [{"entry_id": b, "name": names.get(b, "?"), "reason": r, "why": (doc.get("bye_why") or {}).get(b)}
-            for b, r in doc.get("byes", [])]
+    # a bye the engine gave no rule for is the format's (a round robin's is its schedule, not "ranked last")
+    from .rounds import _bye_rule
+    byes = [{"entry_id": b, "name": names.get(b, "?"), "reason": r,
+             "why": (doc.get("bye_why") or {}).get(b) or _bye_rule(doc)} for b, r in doc.get("byes", [])]
     for b in byes:
         parts.append((b["entry_id"], f"bye {doc['number']}"))
         history.append((b["entry_id"], {"round": doc["number"], "bye": True, "status": "confirmed",

@@ -4,12 +4,16 @@ bonuses') inside it without swiping; the round's status and reason on screen; th
 QR in view; money in the one format of Intl.NumberFormat; no error in the browser's console."""
 from __future__ import annotations
 
+import re
+
 from chalicelib.models import RegistrationIn
 from chalicelib.publish.money_text import money_text
 from chalicelib.publish.sinks import LocalSink
 from chalicelib.services import hall, publishing, registration, results, rounds
 
 from .test_browser import make_tournament
+
+CJK = re.compile(r"[\u3400-\u9fff]")
 
 LANGS = {"zh": ("", "zh-CN"), "en": ("/en", "en-US"), "vi": ("/vi", "vi-VN")}
 
@@ -20,14 +24,17 @@ INSIDE = """sel => [...document.querySelectorAll(sel)].filter(e => e.offsetParen
 def _day(store, publish_dir):
     """A Guandan pairs event (long names, clubs, a bye, a confirmed and an entered table) and a Dou Dizhu
     one with a bomb bonus, ended with its prizes: what the public reads on a day."""
-    org, token, t, (gd, ddz) = make_tournament(store, [
+    org, token, t, (gd, ddz, cup) = make_tournament(store, [
         {"name": "掼蛋积分赛", "game": "guandan", "entry": "pair", "capacity": 50, "fee": {"amount": 0},
          "stages": [{"format": "swiss", "rounds": 3, "early_finish": False, "scoring": {"method": "match_points"}}]},
         {"name": "斗地主个人赛", "game": "doudizhu", "entry": "individual", "capacity": 15, "fee": {"amount": 0},
          "prizes": [{"place_from": 1, "amount": 5000}, {"place_from": 2, "amount": 3000}],
          "stages": [{"format": "swiss", "rounds": 1, "scoring": {
              "method": "table_points", "places": [5, 3, 1],
-             "bomb_bonus": {"enabled": True, "each": {3: 50, 4: 100, 5: 200, 6: 500}, "extra": 100}}}]}])
+             "bomb_bonus": {"enabled": True, "each": {3: 50, 4: 100, 5: 200, 6: 500}, "extra": 100}}}]},
+        {"name": "掼蛋杯", "game": "guandan", "entry": "pair", "capacity": 10, "fee": {"amount": 0},
+         "prizes": [{"place_from": 1, "amount": 800, "label": "第一名"}, {"place_from": 2, "amount": 500, "label": "第二名"}],
+         "stages": [{"format": "swiss", "rounds": 1, "early_finish": False, "scoring": {"method": "match_points"}}]}])
     director = results.Actor("organiser", f"organiser:{org.id}")
     first = None
     for i in range(5):
@@ -52,6 +59,15 @@ def _day(store, publish_dir):
         {"landlord": seat, "bid": 3, "winner": "landlord", "bombs": {seat: 3}}]}, director)
     results.confirm_result(store, ddz.id, 1, 1, director)
     rounds.close_round(store, org, ddz.id, 1)
+    for i in range(2):   # a pair event over, with its prizes named by the organiser in Chinese
+        r = registration.register(store, cup.id, RegistrationIn(name=f"杯{i + 1}队", members=[
+            {"name": f"丙{i}", "phone": f"1350000{i:04d}"}, {"name": f"丁{i}"}]), None)
+        registration.check_in(store, cup.id, r.entry.id)
+    rnd, _ = rounds.draw_next(store, org, cup.id, 1)
+    a, b = (s.entry_id for s in rnd.tables[0].sides)
+    results.submit_result(store, cup.id, 1, 1, {"version": 0, "final": {"levels": {a: 10, b: 7}}}, director)
+    results.confirm_result(store, cup.id, 1, 1, director)
+    rounds.close_round(store, org, cup.id, 1)
     store.publisher = LocalSink(publish_dir)
     publishing.publish_tournament(store, t.id, force=True)
     return t, gd, ddz, first
@@ -93,7 +109,17 @@ def test_every_public_page_fits_a_phone_with_its_points_in_view(store, stack, br
                     more = page.locator(".st details.more").first
                     more.locator("summary").click()
                     assert more.locator("dl").is_visible(), where
+                if name == "round" and lang == "zh":
+                    # seats in the catalog's words, never the codes (NS, EW)
+                    seats = page.locator(".rt td:nth-child(2) .muted").all_inner_texts()
+                    assert seats and all(set(s) <= set("北南东西 ·") for s in seats), (where, seats)
                 if name == "prizes":
+                    # the pair's players beside its name; an award typed in Chinese is not shown on en/vi pages
+                    assert re.search(r"丙\d", page.inner_text("main")), where
+                    awards = page.locator("section.prizes td:nth-child(3)").all_inner_texts()
+                    assert awards, where
+                    if lang != "zh":
+                        assert not any(CJK.search(a) for a in awards), (where, awards)
                     want = money_text(5000, t.currency, lang)
                     assert want in page.inner_text("main"), (where, want)
                     assert want == page.evaluate("([l, c]) => new Intl.NumberFormat(l, {style: 'currency', currency: c}).format(5000)",
