@@ -196,3 +196,33 @@ def test_a_phone_in_another_zone_reads_the_tournaments_times_and_far_times_as_da
         assert ("甲" in north or "乙" in north) and "对" not in north, north
         shot(page, f"far-round-{tz.split('/')[1]}")
         ctx.close()
+
+
+def test_a_first_visit_follows_the_phones_language_until_the_switch_is_tapped(store, stack, browser):
+    """Issue 39: an en or vi phone read Chinese until the switch was tapped; the table page joined names with
+    a word run into them ("周四gặp钱一")."""
+    org, token, t, (ev,) = make_tournament(store, [
+        {"name": "掼蛋积分赛", "game": "guandan", "entry": "pair", "capacity": 20, "fee": {"amount": 0},
+         "stages": [{"format": "swiss", "rounds": 3, "early_finish": False}]}])
+    for i in range(2):
+        r = registration.register(store, ev.id, RegistrationIn(name=f"第{i + 1}对", members=[
+            {"name": f"甲{i}", "phone": f"1330000{i:04d}"}, {"name": f"乙{i}"}]), None)
+        registration.check_in(store, ev.id, r.entry.id)
+    rnd, _ = rounds.draw_next(store, org, ev.id, 1)
+    for locale, events in (("vi-VN", "Nội dung thi đấu"), ("en-US", "Events"), ("zh-CN", "比赛项目")):
+        ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, locale=locale)
+        page = ctx.new_page()
+        page.goto(f"{stack['site']}/index.html?t={t.id}")
+        page.locator("h2", has_text=events).wait_for()
+        if locale == "vi-VN":
+            page.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={rnd.tables[0].codes[0]}")
+            head = page.get_by_test_id("table-head")
+            head.wait_for()
+            assert " gặp " in head.inner_text(), head.inner_text()
+            page.goto(f"{stack['site']}/index.html?t={t.id}")
+            page.get_by_test_id("lang").click()                 # chosen: kept over the phone's language
+            page.get_by_role("button", name="中文").click()
+            page.locator("h2", has_text="比赛项目").wait_for()
+            page.reload()
+            page.locator("h2", has_text="比赛项目").wait_for()
+        ctx.close()
