@@ -117,6 +117,20 @@ def edit_round(ctx, eid, n):
     return edit(ctx.deps, ctx.organiser, eid, _int(n), ctx.body)
 
 
+class TableFound(Out):
+    event_id: str
+    round: int
+    table: int
+
+
+@route(bp, "/table-codes/{code}", "GET", summary="Find a table from its printed code (bare score.html)",
+       response=TableFound, tag=TAG, errors_=("not_found", "rate_limited"))
+def find_table(ctx, code):
+    """Where a code sits; the phone then opens that table with the code as usual. Unknown codes are rate-limited
+    per address like wrong codes at a table."""
+    return TableFound(**res.find_table(ctx.deps, code, client=ctx.client))
+
+
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}", "GET", summary="One table, for the table-side scoring page",
        auth="table", response=TableView, tag=TAG)
 def get_table(ctx, eid, n, t):

@@ -13,7 +13,7 @@ from ..engine.types import Side
 from ..ids import new_id
 from ..installation import lookup_hash
 from ..models import AuditRecord, ResultOut, RoundTable, TableSide
-from .rounds import code_hash, load_table
+from .rounds import code_hash, load_table, normalise_code
 
 
 @dataclass
@@ -67,6 +67,22 @@ def resolve_actor(deps: Deps, eid: str, n: int, t: int, principal, code: str | N
         exc.retry_after = 60 - now % 60
         raise exc
     raise errors.Forbidden("这个桌号码不对 · This table code is not valid for this table.")
+
+
+def find_table(deps: Deps, code: str, client: str = "") -> dict:
+    """A printed table code typed on bare score.html (issue 39) → {event_id, round, table}. Unknown codes count
+    against the same per-address limit as wrong codes at a table: guessing stays hopeless."""
+    found = deps.repos.rounds.find_code(code_hash(code)) if normalise_code(code) else None
+    if found:
+        return found
+    now = int(deps.clock().timestamp())
+    if not deps.repos.rates.take("tablecode-client", lookup_hash("source", client or "unknown"), now // 60,
+                                 WRONG_CODES_PER_MINUTE, now + 180):
+        exc = errors.RateLimited("桌号码错误次数过多，请一分钟后再试 · Too many wrong table codes: wait a minute and "
+                                 "try again.")
+        exc.retry_after = 60 - now % 60
+        raise exc
+    raise errors.NotFound("没有这个桌号码，请核对后重试 · No table has this code; check it and try again.")
 
 
 WRONG_CODES_PER_MINUTE = 5             # per client address

@@ -497,3 +497,27 @@ def test_a_reverse_spring_entered_in_any_order_of_taps_is_one_deal_and_a_refused
     expect(listed).to_have_count(1)
     expect(page.get_by_test_id("deal-refused")).to_have_count(0)
     ctx.close()
+
+
+def test_the_printed_code_typed_on_bare_score_html_opens_its_table(store, stack, browser, shot):
+    """Issue 39: bare score.html showed a red "scan the QR" before anything was typed, and a typed code led
+    nowhere. Now a wrong code says so and the form stays for another try; the right one opens its table."""
+    org, token, t, ev, table = _three_players(store, "二打一输码")
+    ctx = _phone(browser)
+    page = ctx.new_page()
+    page.goto(f"{stack['site']}/score.html")
+    box = page.get_by_test_id("code-input").locator("input")
+    box.wait_for()
+    expect(page.get_by_test_id("error")).to_have_count(0)
+    shot(page, "bare-empty")
+    box.fill("WRONG-CODE1")
+    page.get_by_test_id("code-form").get_by_role("button").click()
+    expect(page.get_by_test_id("error")).to_contain_text("没有这个桌号码")
+    expect(page.get_by_test_id("code-form")).to_be_visible()
+    shot(page, "bare-wrong")
+    code = table.codes[1]
+    box.fill(f"{code[:5].lower()} {code[5:]}")
+    page.get_by_test_id("code-form").get_by_role("button").click()
+    expect(page.get_by_test_id("title")).to_contain_text("第 1 桌")
+    expect(page.get_by_test_id("error")).to_have_count(0)
+    ctx.close()
