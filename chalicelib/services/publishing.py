@@ -839,6 +839,23 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
             "by_event": sorted(by_event) if by_event is not None else None}
 
 
+def _results_card(share: dict, datas: list[dict], lang: str) -> dict:
+    """Once an event has started its link card shows results, not the registration poster (issue 39: a shared
+    standings page still read "扫码报名 · ¥100/人 · 截止…"): each started event's leaders, no poster image."""
+    t = translator(lang)
+    lines = []
+    for d in datas:
+        if not d["rounds"]:
+            continue
+        top = " ".join(f"{r['rank']}. {r['name']}" for r in d["standings"][:3])
+        n = len(d["rounds"])
+        head = t("final") if d["final"] else t("round", n=n)
+        lines.append(f"{d['event']['name']} · {head}" + (f"：{top}" if lang == "zh" and top else f": {top}" if top else ""))
+    if not lines:
+        return share
+    return {**share, "description": " | ".join(lines[:4]), "image": None}
+
+
 def _share(tournament, events, prefix, write, unchanged, event=None) -> dict:
     """The link card of a tournament's (or an event's) pages, and its poster (drawn with the Chinese pages only,
     and only when what it shows changed: a result changes no poster)."""
@@ -1027,7 +1044,8 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
         return [(x, f"/{lang_prefix(x)}t/{tid}/{page}") for x in LANGS if x != lang]
 
     events = [e for e, _ in datas]
-    share = _share(tournament, events, prefix, write if lang == "zh" else None, unchanged)
+    share = _results_card(_share(tournament, events, prefix, write if lang == "zh" else None, unchanged),
+                          [d for _, d in datas], lang)
     base = {"tournament": tournament, "updated": updated, "share": share}
     write(prefix + "index.html", render("tournament.html", lang, **base, root="", css="style.css", events=summaries,
                                         other_lang=other("index.html"), feed_url="feed.json", feed_version=t_version))
@@ -1042,7 +1060,8 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
         ep = prefix + ep_rel
         ctx = {**base, **data, "root": "../", "css": "../style.css", "feed_url": "feed.json",
                "feed_version": data["version"],
-               "share": _share(tournament, events, prefix, write if lang == "zh" else None, unchanged, event)}
+               "share": _results_card(_share(tournament, events, prefix, write if lang == "zh" else None, unchanged, event),
+                                      [data], lang)}
         t_ = translator(lang)
         rows = page_rows()
         round_pages = {r["number"]: _round_pages(r, rows, t_) for r in data["rounds"]}

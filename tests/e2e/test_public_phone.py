@@ -103,6 +103,11 @@ def test_every_public_page_fits_a_phone_with_its_points_in_view(store, stack, br
                     for text, left, right in page.evaluate(INSIDE, ".rt .tag") + page.evaluate(INSIDE, ".rt td.reason"):
                         assert 0 <= left and right <= width, (where, text, left, right)
                     assert page.locator(".rt td.reason").first.is_visible(), where
+                if name in ("standings", "tournament") and lang == "zh":
+                    # the link card once the event started: its leaders, not the registration poster
+                    card = page.locator('meta[property="og:description"]').get_attribute("content")
+                    assert "第1轮" in card and "1. " in card and "报名" not in card, (where, card)
+                    assert page.locator('meta[property="og:image"]').count() == 0, where
                 if name == "standings":
                     # the club under the name; the other columns behind a tap
                     assert page.locator(".st .club").first.is_visible(), where
