@@ -165,8 +165,9 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
                 "rounds": rounds, "standings": shown_rows, "final": bool(standings and standings.final),
                 # a knockout stage's 小组积分 (win 1 / loss 0) says nothing: how far each went does (the `reached` column)
                 "point_names": [p for p in (rules.point_names[standings.method] if standings else []) if not (ko and p == "group_points")],
+                # the lots' draw value is no figure a reader can use ("抽签决定" says a tie went to the lots)
                 "tiebreak_names": [k for k in (standings.tiebreaks if standings else []) if k not in rules.point_names.get(standings.method, ())
-                                   and not (ko and k == "group_points")], "knockout": ko,
+                                   and not (ko and k == "group_points") and k != "lots"], "knockout": ko,
                 "has_prizes": any(r.prize for r in rows), "has_decided": any(r.decided_by for r in rows), "histories": history, "corrections": corrections, "chain": chain,
                 "appeals": appeals, "prizes": _with_players(prizes.model_dump(), entries) if prizes and prizes.final else None,
                 "bonuses": bonus.model_dump() if bonus else None, "names": names, "version": version,
