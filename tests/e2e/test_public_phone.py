@@ -21,6 +21,15 @@ INSIDE = """sel => [...document.querySelectorAll(sel)].filter(e => e.offsetParen
   const r = e.getBoundingClientRect(); return [e.textContent.trim().slice(0, 30), r.left, r.right]; })"""
 
 
+def watch_console(ctx) -> list[str]:
+    """What the browser reports as an error on the pages this context opens: console errors (a failed request
+    among them, with its address), uncaught exceptions."""
+    errors: list[str] = []
+    ctx.on("console", lambda m: errors.append(f"{m.text} {m.location.get('url')}") if m.type == "error" else None)
+    ctx.on("weberror", lambda e: errors.append(str(e.error)))
+    return errors
+
+
 def _day(store, publish_dir):
     """A Guandan pairs event (long names, clubs, a bye, a confirmed and an entered table) and a Dou Dizhu
     one with a bomb bonus, ended with its prizes: what the public reads on a day."""
@@ -83,9 +92,7 @@ def test_every_public_page_fits_a_phone_with_its_points_in_view(store, stack, br
     for width in (360, 390):
         for lang, (prefix, locale) in LANGS.items():
             ctx = browser.new_context(viewport={"width": width, "height": 800}, is_mobile=True, has_touch=True, locale=locale)
-            errors: list[str] = []
-            ctx.on("console", lambda m: errors.append(f"{m.text} {m.location.get('url')}") if m.type == "error" else None)
-            ctx.on("weberror", lambda e: errors.append(str(e.error)))
+            errors = watch_console(ctx)
             ctx.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
             page = ctx.new_page()
             for name, (path, points) in pages.items():
@@ -183,6 +190,7 @@ def test_a_phone_in_another_zone_reads_the_tournaments_times_and_far_times_as_da
     for tz, named in (("Asia/Ho_Chi_Minh", True), ("Asia/Shanghai", False)):
         ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
                                   locale="zh-CN", timezone_id=tz)
+        errors = watch_console(ctx)
         page = ctx.new_page()
         page.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={rnd.tables[0].codes[0]}")
         when = page.get_by_test_id("round-time")
@@ -201,6 +209,7 @@ def test_a_phone_in_another_zone_reads_the_tournaments_times_and_far_times_as_da
         assert ("甲" in north or "乙" in north) and "对" not in north, north
         shot(page, f"far-round-{tz.split('/')[1]}")
         ctx.close()
+        assert not errors, (tz, errors)
 
 
 def test_a_first_visit_follows_the_phones_language_until_the_switch_is_tapped(store, stack, browser):
@@ -214,8 +223,11 @@ def test_a_first_visit_follows_the_phones_language_until_the_switch_is_tapped(st
             {"name": f"甲{i}", "phone": f"1330000{i:04d}"}, {"name": f"乙{i}"}]), None)
         registration.check_in(store, ev.id, r.entry.id)
     rnd, _ = rounds.draw_next(store, org, ev.id, 1)
+    store.publisher = LocalSink(stack["publish_dir"])   # as every write does: the pages' poster is there
+    publishing.publish_tournament(store, t.id, force=True)
     for locale, events in (("vi-VN", "Nội dung thi đấu"), ("en-US", "Events"), ("zh-CN", "比赛项目")):
         ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, locale=locale)
+        errors = watch_console(ctx)
         page = ctx.new_page()
         page.goto(f"{stack['site']}/index.html?t={t.id}")
         page.locator("h2", has_text=events).wait_for()
@@ -231,3 +243,4 @@ def test_a_first_visit_follows_the_phones_language_until_the_switch_is_tapped(st
             page.reload()
             page.locator("h2", has_text="比赛项目").wait_for()
         ctx.close()
+        assert not errors, (locale, errors)
