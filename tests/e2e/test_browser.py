@@ -135,7 +135,8 @@ def test_two_phones_enter_and_confirm_a_doudizhu_table(store, stack, browser, sh
     rnd, _ = rounds.draw_next(store, org, ev.id, 3)
     codes = rnd.tables[0].codes
     sides = {s.seats[0]: s.name for s in rnd.tables[0].sides}
-    phones = [browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True) for _ in range(3)]
+    phones = [browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, locale="zh-CN")
+              for _ in range(3)]   # a Chinese phone (an en-US one now reads English on a first visit)
     a, b = (ctx.new_page() for ctx in phones[:2])
     a.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={codes[0]}")
     expect(a.get_by_test_id("title")).to_contain_text("第 1 桌")
