@@ -28,7 +28,13 @@ function offsetOf(tz, at) {
   } catch (e) { return ""; }
 }
 
-/** "12/8 14:00" in the tournament's zone; the zone named ("12/8 14:00 (GMT+8)") when the phone's own differs then. */
+// The zone in the page's words: "中国标准时间" in Chinese (no Latin "GMT+8" on a Chinese page), "GMT+8" otherwise
+function zoneName(tz, at, lang) {
+  return new Intl.DateTimeFormat(lang, { timeZone: tz, timeZoneName: lang.startsWith("zh") ? "long" : "short" })
+    .formatToParts(at).find((p) => p.type === "timeZoneName").value;
+}
+
+/** "12/8 14:00" in the tournament's zone; the zone named ("12/8 14:00 (中国标准时间)", "(GMT+8)" in en/vi) when the phone's own differs then. */
 export function dateTime(iso, locale, tz = zone) {
   if (!iso) return "";
   const at = new Date(iso);
@@ -38,9 +44,7 @@ export function dateTime(iso, locale, tz = zone) {
     if (!tz) return new Intl.DateTimeFormat(lang, opts).format(at);
     const text = new Intl.DateTimeFormat(lang, { ...opts, timeZone: tz }).format(at);
     if (offsetOf(tz, at) === offsetOf(null, at)) return text;
-    const name = new Intl.DateTimeFormat(lang, { timeZone: tz, timeZoneName: "short" }).formatToParts(at)
-      .find((p) => p.type === "timeZoneName").value;
-    return `${text} (${name})`;
+    return `${text} (${zoneName(tz, at, lang)})`;
   } catch (e) {   // an unknown zone name: the phone's own
     return at.toLocaleString(lang, { month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit" });
   }
@@ -59,8 +63,7 @@ export function timeSpan(fromIso, toIso, locale, tz = zone) {
     const today = at(md, new Date()) === at(md, from);
     let text = `${today ? "" : at(md, from) + " "}${at(hm, from)}${toIso ? "–" + at(hm, new Date(toIso)) : ""}`;
     if (tz && offsetOf(tz, from) !== offsetOf(null, from)) {
-      text += ` (${new Intl.DateTimeFormat(lang, { timeZone: tz, timeZoneName: "short" }).formatToParts(from)
-        .find((p) => p.type === "timeZoneName").value})`;
+      text += ` (${zoneName(tz, from, lang)})`;
     }
     return text;
   } catch (e) {
