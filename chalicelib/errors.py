@@ -233,6 +233,11 @@ class PhoneRequired(RuleViolation):
     code, default_message = "phone_required", "Give at least one contact phone number."
 
 
+class SamePersonTwice(RuleViolation):
+    """Issue 39: one phone in two places of one roster is one person taking two places."""
+    code, default_message = "same_person_twice", "One person cannot take two places in one entry (the same phone twice)."
+
+
 class NotHoldingPlace(Conflict):
     code, default_message = "not_holding_place", "This entry does not hold a place."
 

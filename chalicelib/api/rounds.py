@@ -62,7 +62,11 @@ class TableView(Out):
     side: int | None = None
     starts_at: str | None = None
     ends_at: str | None = None
+    timezone: str = Field(default="Asia/Shanghai", description="the tournament's IANA time zone: the phone shows "
+                          "every time in it, naming it when the phone's own differs")
     table: RoundTable
+    seat_names: dict[str, str] = Field(default_factory=dict, description="seat → the player's name where a side fills "
+                                       "several seats (a pair: member 1 at its first seat), for the seat buttons")
     deals_per_round: int | None = Field(default=None, description="the round's deal limit, where the game has one")
     result_entry: str = Field(default="north_south", description="who enters: 'north_south' (N–S enter, E–W "
                               "confirm; rules.md §8) or 'either'")
@@ -111,6 +115,20 @@ def get_round(ctx, eid, n):
 def edit_round(ctx, eid, n):
     from ..services.pairing_edits import edit_round as edit
     return edit(ctx.deps, ctx.organiser, eid, _int(n), ctx.body)
+
+
+class TableFound(Out):
+    event_id: str
+    round: int
+    table: int
+
+
+@route(bp, "/table-codes/{code}", "GET", summary="Find a table from its printed code (bare score.html)",
+       response=TableFound, tag=TAG, errors_=("not_found", "rate_limited"))
+def find_table(ctx, code):
+    """Where a code sits; the phone then opens that table with the code as usual. Unknown codes are rate-limited
+    per address like wrong codes at a table."""
+    return TableFound(**res.find_table(ctx.deps, code, client=ctx.client))
 
 
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}", "GET", summary="One table, for the table-side scoring page",

@@ -1,6 +1,7 @@
 """Jinja2 rendering of the published pages (templates/ beside this file)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from . import charts
@@ -28,18 +29,34 @@ def fragment(template: str, lang: str, **context):
 
 def render(template: str, lang: str, **context) -> str:
     from ..glossary import bye_text, points_text, reason_text, term
+    from .money_text import money_text
     return env().get_template(template).render(
         t=translator(lang), lang=lang, html_lang=LANGS[lang]["html"], html_lang_of=lambda x: LANGS[x]["html"],
         in_lang=lambda x, key: translator(x)(key), pts=lambda points, names: points_text(points or {}, names, lang),
-        term=lambda kind, code: term(kind, code, lang),
+        term=lambda kind, code: term(kind, code, lang), money=lambda amount, cur: money_text(amount, cur, lang),
         why=lambda w, fallback="": reason_text(w, lang, context.get("names")) or fallback,
         bye_why=lambda w: bye_text(w, lang), seats=lambda codes: seats_text(codes, lang),
+        prize_label=lambda label, place: prize_label(label, place, lang),
         place_chart=lambda places, eid: charts.place_chart(places, eid, translator(lang)),
         leaders_chart=lambda places, rows: charts.leaders_chart(places, rows, translator(lang)),
         levels_chart=lambda levels, names: charts.levels_chart(levels, names, translator(lang)), **context)
 
 
 def seats_text(codes, lang: str) -> str:
-    """"北 · 南" for N S; Gouji's numbered seats "1号位"."""
+    """"南北" for a pair at N S (the words players say), "北 · 东" otherwise; Gouji's numbered seats "1号位"."""
     t = translator(lang)
+    pair = "".join(sorted(codes or ()))
+    if pair in ("NS", "EW"):
+        return t("seats_" + pair)
     return " · ".join(t("seat_" + c) if c in ("N", "S", "E", "W") else t("seat_no", n=c) for c in codes or ())
+
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def prize_label(label: str, place: int, lang: str) -> str:
+    """An organiser's award name as typed ("第一名"), except on the en and vi pages where a Chinese one becomes the
+    place in the page's words ("#1", "hạng 1"): no Chinese on those pages (issue 39)."""
+    if lang != "zh" and label and _CJK.search(label):
+        return translator(lang)("place_n", n=place)
+    return label

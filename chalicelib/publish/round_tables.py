@@ -10,11 +10,12 @@ from functools import lru_cache
 from ..glossary import bye_text, points_text, reason_text, term
 from .entry_page import _e, entry_link, points_words
 from .i18n import translator
+from .render import seats_text
 
 
 @lru_cache(maxsize=256)
-def _seats(*codes) -> str:
-    return _e("".join(codes))
+def _seats(lang: str, *codes) -> str:   # the catalog's seat words (北 · 南), never the codes "NS" (issue 39)
+    return _e(seats_text(codes, lang))
 
 
 class RoundTables:
@@ -23,7 +24,7 @@ class RoundTables:
     def __init__(self, lang: str):
         self.lang = lang
         t = self.t = translator(lang)
-        self.head = (f'<div class="scroll"><table>\n<tr><th class="n">{_e(t("table"))}</th><th>{_e(t("draw"))}</th>'
+        self.head = (f'<div class="scroll rt"><table>\n<tr><th class="n">{_e(t("table"))}</th><th>{_e(t("draw"))}</th>'
                      f'<th>{_e(t("results"))}</th><th>{_e(t("reason"))}</th></tr>\n')
         self.seed = _e(t("seed"))
         self.bye = _e(t("bye"))
@@ -68,7 +69,7 @@ class RoundTables:
     def _row(self, tb: dict) -> str:
         lang = self.lang
         sides = tb["sides"]
-        draw = "<br>".join([f'{entry_link(s["entry_id"], s["name"])} <span class="muted">{_seats(*s["seats"])}</span>'
+        draw = "<br>".join([f'{entry_link(s["entry_id"], s["name"])} <span class="muted">{_seats(lang, *s["seats"])}</span>'
                             for s in sides])
         points = tb["points"]
         if points:
@@ -90,7 +91,11 @@ class RoundTables:
         out.append('</td>\n<td class="muted reason">')
         if tb["edited"]:
             out.append(self.edited)
-        out.append(_e(reason_text(tb["why"], lang, None) or tb["reason"]))
+        why = tb["why"]
+        if tb["edited"] and why and why.get("kind") == "edited":   # the tag says 编排调整 once; then the reason
+            out.append(_e(why.get("reason", "")))
+        else:
+            out.append(_e(reason_text(why, lang, None) or tb["reason"]))
         for p in tb["penalties"]:
             out += [self.penalty, _e(p["name"]), " · ", _e(term("penalty", p["kind"], lang))]
             if p.get("deal"):

@@ -91,6 +91,11 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
             raise errors.NotEligible(f"「{event.config.name}」需要有效的会员码 · {event.config.name} needs a valid "
                                      "member code.", {"event_id": event.id})
         single._check_roster(event, one, False)
+        # member 1 named as the contact, without a phone of their own, is the contact: their phone counts there
+        phones = [m.phone for m in item.members]
+        if not phones[0] and item.members[0].name.strip() == body.contact.name.strip():
+            phones[0] = body.contact.phone
+        single.check_one_place_each(phones)
         members = [Member(**m.model_dump()) for m in item.members]
         due = single.amount_due(event, len(members))
         entry_id = new_id()

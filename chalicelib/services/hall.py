@@ -210,7 +210,9 @@ def hall_data(deps: Deps, tid: str, datas: list, memo: dict | None = None) -> di
         byes = [side({**b, "seats": []}) for b in r["byes"]]
         events.append({"id": event.id, "name": event.config.name, "game": event.config.game,
                        "round": {"number": r["number"], "status": r["status"], "tables": tables, "byes": byes},
+                       # a closed round (the event over, or the next not drawn) has nothing left to count down
                        "clock": public_clock(event.id, r["number"], clocks.get(event.id),
-                                             {"starts_at": r.get("starts_at"), "ends_at": r.get("ends_at")}),
+                                             {"starts_at": r.get("starts_at"), "ends_at": r.get("ends_at")})
+                       if r["status"] == "open" else None,
                        "standings": data["standings"][:30], "point_names": data["point_names"]})
     return {"events": events, "announcements": [public_announcement(a) for a in deps.repos.hall.announcements(tid)]}

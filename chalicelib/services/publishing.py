@@ -169,11 +169,12 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
                 "rounds": rounds, "standings": shown_rows, "final": bool(standings and standings.final),
                 # a knockout stage's 小组积分 (win 1 / loss 0) says nothing: how far each went does (the `reached` column)
                 "point_names": [p for p in (rules.point_names[standings.method] if standings else []) if not (ko and p == "group_points")],
+                # the lots' draw value is no figure a reader can use ("抽签决定" says a tie went to the lots)
                 "tiebreak_names": [k for k in (standings.tiebreaks if standings else []) if k not in rules.point_names.get(standings.method, ())
-                                   and not (ko and k == "group_points")], "knockout": reached,
+                                   and not (ko and k == "group_points") and k != "lots"], "knockout": reached,
                 "has_prizes": any(r.prize for r in rows), "has_decided": any(r.decided_by for r in rows), "histories": history, "corrections": corrections, "chain": chain,
                 "appeals": appeals, "provisional": waiting > 0, "open_appeals": waiting,
-                "prizes": ({**prizes.model_dump(), "provisional": waiting > 0, "open_appeals": waiting}
+                "prizes": ({**_with_players(prizes.model_dump(), entries), "provisional": waiting > 0, "open_appeals": waiting}
                            if prizes and prizes.final else None),
                 "bonuses": bonus.model_dump() if bonus else None, "names": names, "version": version,
                 "open_round": state.get("open_round", 0), "places": places,
@@ -183,6 +184,15 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
 
     finally:   # the caller failed before taking the standings: the child is not left behind
         standings_job.close()
+
+def _with_players(prizes: dict, entries: dict) -> dict:
+    """The prize list names a team's or pair's players beside its name (issue 39), names only."""
+    for p in prizes["prizes"]:
+        e = entries.get(p["entry_id"])
+        members = [m.name for m in e.members] if e else []
+        p["players"] = members if len(members) > 1 or (members and members[0] != p["name"]) else []
+    return prizes
+
 
 def _entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], places: dict, page_of: str):
     """What the entry pages show: (their entries, each one's history, one digest of its page's inputs per entry: the
@@ -363,8 +373,10 @@ def _round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_m
         history.extend(hist)
         parts.extend((e, part) for e, _ in hist)
         pieces.append(piece)
-    byes = [{"entry_id": b, "name": names.get(b, "?"), "reason": r, "why": (doc.get("bye_why") or {}).get(b)}
-            for b, r in doc.get("byes", [])]
+    # a bye the engine gave no rule for is the format's (a round robin's is its schedule, not "ranked last")
+    from .rounds import _bye_rule
+    byes = [{"entry_id": b, "name": names.get(b, "?"), "reason": r,
+             "why": (doc.get("bye_why") or {}).get(b) or _bye_rule(doc)} for b, r in doc.get("byes", [])]
     for b in byes:
         parts.append((b["entry_id"], f"bye {doc['number']}"))
         history.append((b["entry_id"], {"round": doc["number"], "bye": True, "status": "confirmed",
@@ -844,6 +856,23 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
             "by_event": sorted(by_event) if by_event is not None else None}
 
 
+def _results_card(share: dict, datas: list[dict], lang: str) -> dict:
+    """Once an event has started its link card shows results, not the registration poster (issue 39: a shared
+    standings page still read "扫码报名 · ¥100/人 · 截止…"): each started event's leaders, no poster image."""
+    t = translator(lang)
+    lines = []
+    for d in datas:
+        if not d["rounds"]:
+            continue
+        top = " ".join(f"{r['rank']}. {r['name']}" for r in d["standings"][:3])
+        n = len(d["rounds"])
+        head = t("final") if d["final"] else t("round", n=n)
+        lines.append(f"{d['event']['name']} · {head}" + (f"：{top}" if lang == "zh" and top else f": {top}" if top else ""))
+    if not lines:
+        return share
+    return {**share, "description": " | ".join(lines[:4]), "image": None}
+
+
 def _share(tournament, events, prefix, write, unchanged, event=None) -> dict:
     """The link card of a tournament's (or an event's) pages, and its poster (drawn with the Chinese pages only,
     and only when what it shows changed: a result changes no poster)."""
@@ -1032,7 +1061,8 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
         return [(x, f"/{lang_prefix(x)}t/{tid}/{page}") for x in LANGS if x != lang]
 
     events = [e for e, _ in datas]
-    share = _share(tournament, events, prefix, write if lang == "zh" else None, unchanged)
+    share = _results_card(_share(tournament, events, prefix, write if lang == "zh" else None, unchanged),
+                          [d for _, d in datas], lang)
     base = {"tournament": tournament, "updated": updated, "share": share}
     write(prefix + "index.html", render("tournament.html", lang, **base, root="", css="style.css", events=summaries,
                                         other_lang=other("index.html"), feed_url="feed.json", feed_version=t_version))
@@ -1047,7 +1077,8 @@ def _render_language(lang, write, tournament, tid, datas, summaries, updated, t_
         ep = prefix + ep_rel
         ctx = {**base, **data, "root": "../", "css": "../style.css", "feed_url": "feed.json",
                "feed_version": data["version"],
-               "share": _share(tournament, events, prefix, write if lang == "zh" else None, unchanged, event)}
+               "share": _results_card(_share(tournament, events, prefix, write if lang == "zh" else None, unchanged, event),
+                                      [data], lang)}
         t_ = translator(lang)
         rows = page_rows()
         round_pages = {r["number"]: _round_pages(r, rows, t_) for r in data["rounds"]}

@@ -9,6 +9,7 @@ import base64
 import hashlib
 import hmac
 import json
+import re
 from datetime import datetime, timedelta
 
 from .. import errors
@@ -190,6 +191,7 @@ def _check_roster(event: Event, body: RegistrationIn | EntryPatch, partner_wante
     if not any(m.phone for m in members):
         raise errors.PhoneRequired()
     check_mixed(event, [m.gender for m in members], complete=not partner_wanted)
+    check_one_place_each([m.phone for m in members])
 
 
 def check_mixed(event: Event, genders: list, *, complete: bool = True) -> None:
@@ -205,6 +207,21 @@ def check_mixed(event: Event, genders: list, *, complete: bool = True) -> None:
         problem = team_problem(genders)
         if problem:
             raise errors.MixedTeamGenders(details={"problem": problem, "genders": list(genders)})
+
+
+def check_one_place_each(phones: list[str | None]) -> None:
+    """One person, one place in a roster: two places with the same phone (compared by its digits, whatever the
+    spacing or a +86) are refused, naming both (0-based)."""
+    seen: dict[str, int] = {}
+    for i, phone in enumerate(phones):
+        digits = re.sub(r"\D", "", phone or "")
+        if digits.startswith("86") and len(digits) == 13:
+            digits = digits[2:]
+        if not digits:
+            continue
+        if digits in seen:
+            raise errors.SamePersonTwice(None, {"members": [seen[digits], i]})
+        seen[digits] = i
 
 
 # --------------------------------------------------------------------------- register

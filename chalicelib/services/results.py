@@ -13,7 +13,7 @@ from ..engine.types import Side
 from ..ids import new_id
 from ..installation import lookup_hash
 from ..models import AuditRecord, ResultOut, RoundTable, TableSide
-from .rounds import code_hash, load_table
+from .rounds import code_hash, load_table, normalise_code
 
 
 @dataclass
@@ -69,6 +69,22 @@ def resolve_actor(deps: Deps, eid: str, n: int, t: int, principal, code: str | N
     raise errors.Forbidden("这个桌号码不对 · This table code is not valid for this table.")
 
 
+def find_table(deps: Deps, code: str, client: str = "") -> dict:
+    """A printed table code typed on bare score.html (issue 39) → {event_id, round, table}. Unknown codes count
+    against the same per-address limit as wrong codes at a table: guessing stays hopeless."""
+    found = deps.repos.rounds.find_code(code_hash(code)) if normalise_code(code) else None
+    if found:
+        return found
+    now = int(deps.clock().timestamp())
+    if not deps.repos.rates.take("tablecode-client", lookup_hash("source", client or "unknown"), now // 60,
+                                 WRONG_CODES_PER_MINUTE, now + 180):
+        exc = errors.RateLimited("桌号码错误次数过多，请一分钟后再试 · Too many wrong table codes: wait a minute and "
+                                 "try again.")
+        exc.retry_after = 60 - now % 60
+        raise exc
+    raise errors.NotFound("没有这个桌号码，请核对后重试 · No table has this code; check it and try again.")
+
+
 WRONG_CODES_PER_MINUTE = 5             # per client address
 WRONG_CODES_PER_MINUTE_PER_TABLE = 20  # from anyone
 
@@ -117,14 +133,38 @@ def table_for_scoring(deps: Deps, eid: str, n: int, actor: Actor, doc: dict, tab
             "deals_per_round": getattr(event.config.stages[doc["stage"]].scoring, "deals_per_round", None),
             "result_entry": event.config.result_entry, "appeal_window": _appeal_window(deps, event, doc),
             "appeals": _table_appeals(deps, eid, n, table, actor),
-            "early_finish": [{"entry_id": e, "name": names.get(e, ""), **info} for e, info in early.items()]}
+            "early_finish": [{"entry_id": e, "name": names.get(e, ""), **info} for e, info in early.items()],
+            "timezone": _tournament_facts(deps, event.tournament_id)[1]}   # times shown in the tournament's zone
+    if not table.get("rooms"):   # a pair's players by seat, in the order of its members (issue 39: partners could
+        view["seat_names"] = _seat_names(table, entries)   # not tell from the team's name who sits North)
     if table.get("rooms"):   # a team match: the phones pick lineups and players by name (names only, no phones)
         view["members"] = {e.id: [m.name for m in e.members] for e in entries if e.id in ids}
         view["knockout"] = event.config.stages[doc["stage"]].format == "knockout"
     return view
 
 
-_CURRENCY: dict[str, str] = {}
+def _seat_names(table: dict, entries: list) -> dict[str, str]:
+    """Seat → player's name for the sides that fill more than one seat: member i sits at the side's seat i."""
+    by_id = {e.id: e for e in entries}
+    out = {}
+    for s in table["sides"]:
+        e = by_id.get(s["entry_id"])
+        if e and len(s["seats"]) > 1 and len(e.members) >= len(s["seats"]):
+            out.update({str(seat): m.name for seat, m in zip(s["seats"], e.members) if m.name})
+    return out
+
+
+_FACTS: dict[str, tuple[str, str]] = {}
+
+
+def _tournament_facts(deps: Deps, tid: str) -> tuple[str, str]:
+    """The tournament's currency and time zone: a hall polls every few seconds, so they are read once per process
+    (neither moves once a round is drawn)."""
+    facts = _FACTS.get(tid)
+    if facts is None:
+        tournament = deps.repos.tournaments.get(tid)
+        facts = _FACTS[tid] = ((tournament.currency, tournament.timezone) if tournament else ("CNY", "Asia/Shanghai"))
+    return facts
 
 
 def _appeal_window(deps: Deps, event, doc: dict) -> dict:
@@ -133,10 +173,7 @@ def _appeal_window(deps: Deps, event, doc: dict) -> dict:
     from .referee import window_base
     base = window_base(doc)
     cfg = event.config.appeals
-    currency = _CURRENCY.get(event.tournament_id)
-    if currency is None:   # a hall polls every few seconds: the tournament's currency is read once per process
-        tournament = deps.repos.tournaments.get(event.tournament_id)
-        currency = _CURRENCY[event.tournament_id] = tournament.currency if tournament else "CNY"
+    currency = _tournament_facts(deps, event.tournament_id)[0]
     return {"minutes": cfg.window_minutes, "fee": {"amount": cfg.fee, "currency": currency},
             "refund_if_upheld": cfg.refund_if_upheld,
             "deadline": (base + timedelta(minutes=cfg.window_minutes)).isoformat() if base else None,

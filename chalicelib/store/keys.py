@@ -101,6 +101,12 @@ def appeal_pointer(appeal_id: str) -> dict:
 APPEAL_PREFIX = "APPEAL#"
 
 
+def table_code(code_hash: str) -> dict:
+    """Finds a table from its printed code alone (bare score.html, issue 39): the code's keyed hash → event, round,
+    table. A code is derived from its place, so an item left by a crashed draw still points to the right table."""
+    return {"PK": f"TABLECODE#{code_hash}", "SK": "META"}
+
+
 def publish_lease(tid: str) -> dict:
     """One per tournament: who is publishing it now, and how many publishes were asked for."""
     return {"PK": f"PUBLISH#{tid}", "SK": "LEASE"}

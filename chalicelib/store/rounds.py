@@ -108,7 +108,7 @@ class RoundRepo:
         state_parts, state_op = self._state_ops(eid, state, expected_version)
         table_items = self.table_items(eid, stage, n, tables)
         self._remove_leftovers(eid, stage, n, {i["SK"] for i in [*table_items, *round_parts]})
-        self._batch_put([*round_parts, *state_parts, *table_items])
+        self._batch_put([*round_parts, *state_parts, *table_items, *self.code_items(eid, n, tables)])
         ops = [
             Op.put({**key, "kind": "round", **head},
                    condition="attribute_not_exists(PK)", on_fail=lambda: errors.RoundOpen("This round exists already.")),
@@ -178,7 +178,8 @@ class RoundRepo:
         key = keys.round_(eid, stage, n)
         head, round_parts = parts.pack(key, round_doc, parts.split_round)
         state_parts, state_op = self._state_ops(eid, state, expected_version)
-        self._batch_put([*round_parts, *state_parts])
+        new_codes = self.code_items(eid, n, [t for t, _ in changed if t is not None])   # a new table's codes
+        self._batch_put([*round_parts, *state_parts, *new_codes])
         ops.append(self._doc_op(key, head, bump_rev=True))
         ops.append(state_op)
         self._audited(eid, audit, ops)
@@ -206,6 +207,16 @@ class RoundRepo:
             item[data] = json.dumps(table, ensure_ascii=False, default=str)
             item[version] = table.get("version", 0)
         return list(packs.values())
+
+    @staticmethod
+    def code_items(eid: str, n: int, tables: list[dict]) -> list[dict]:
+        """Each side's code (its hash) → where it sits, for a code typed without its link."""
+        return [{**keys.table_code(h), "kind": "table_code", "event_id": eid, "round": n, "table": t["number"]}
+                for t in tables for h in t.get("code_hashes", [])]
+
+    def find_code(self, code_hash: str) -> dict | None:
+        item = self.t.get(keys.table_code(code_hash), consistent=False)
+        return {"event_id": item["event_id"], "round": int(item["round"]), "table": int(item["table"])} if item else None
 
     def _batch_put(self, items: list[dict]) -> None:
         self._batch_write([{"PutRequest": {"Item": to_item(i)}} for i in items])

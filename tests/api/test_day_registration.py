@@ -159,3 +159,25 @@ def test_a_day_registration_read_before_an_edit_decides_again_from_a_fresh_read(
     r = day(api, tid, [{"event_id": eid, "name": "河池队", "members": members()}])
     assert r.status_code == 201 and len(reads) == 2, r.data
     assert r.data["registration"]["items"][0]["entry"]["amount_due"] == 1000
+
+
+def test_one_person_cannot_take_two_places_in_one_team(api, moto_repos):
+    """Issue 39: the contact's phone again as member 2 (member 1 being the contact) was taken as two players; the
+    same phone twice in one roster is refused with its own code, naming both places, and nothing is written."""
+    from tests.api.test_registration import item_count
+    tid, tractor, guan = setup(api)
+    before = item_count(moto_repos)
+    r = day(api, tid, [{"event_id": guan, "name": "河池一队",
+                        "members": [{"name": "张三"}, {"name": "李四", "phone": "138 0000 0001"}]}])
+    assert r.status_code == 422 and r.data["code"] == "same_person_twice", r.data
+    assert r.data["details"] == {"members": [0, 1]}
+    r = day(api, tid, [{"event_id": guan, "name": "河池一队", "members": [
+        {"name": "张三", "phone": "13800000002"}, {"name": "李四", "phone": "+8613800000002"}]}], key="day-registration-0002")
+    assert r.data["code"] == "same_person_twice", r.data
+    r = api.post(f"/events/{guan}/entries", {"name": "河池二队", "members": [
+        {"name": "王五", "phone": "13900000003"}, {"name": "赵六", "phone": "139-0000-0003"}]}, token=None)
+    assert r.data["code"] == "same_person_twice", r.data
+    assert item_count(moto_repos) == before
+    ok = day(api, tid, [{"event_id": guan, "name": "河池一队", "members": [{"name": "张三"}, {"name": "李四", "phone": "13800000009"}]}],
+             key="day-registration-0003")
+    assert ok.status_code == 201, ok.data

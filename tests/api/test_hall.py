@@ -114,7 +114,7 @@ def test_the_board_and_find_pages_name_every_table_and_seat(api, moto_repos):
     files = bootstrap.deps().publisher.files
     board, find = files[f"t/{tid}/hall.html"].decode(), files[f"t/{tid}/find.html"].decode()
     assert board.count('class="row"') == len(rnd["tables"]) + len(rnd.get("byes") or []) + 6   # tables, byes, standings rows
-    assert "武当商会" in board and "北 · 南" in board and "<svg" in board    # club, seats in words, the QR to find.html
+    assert "武当商会" in board and "南北" in board and "<svg" in board    # club, seats in words, the QR to find.html
     assert "13900000001" not in board and "13900000001" not in find
     hit = [line for line in find.splitlines() if "zsfd" in line]
     assert hit and 'data-q="张三丰队|张三丰|李四|zsfd|zsf|ls"' in hit[0]   # names and pinyin initials of the entry and its members
@@ -159,3 +159,20 @@ def test_the_pages_draw_places_leaders_and_guandan_levels_as_svg(api, moto_repos
     assert f"1. {rows[0].name}" in event_page
     vi = files[f"vi/t/{tid}/{eid}/entry-{leader}.html"].decode()
     assert "Thứ hạng sau mỗi vòng" in vi and "hạng 1" in vi
+
+
+def test_a_closed_round_publishes_no_clock_so_the_board_stops_counting(api, moto_repos):
+    """Issue 39: after the last round closed (the event over) the hall board and the phones kept counting down the
+    round's old clock; a closed round's feed carries none."""
+    from .play import close, enter_and_confirm
+    tid, eid, ids = setup_event(api, guandan(rounds=1), people(4, 2, "队"))
+    rnd = draw(api, eid)
+    assert api.post(f"/events/{eid}/rounds/1/clock", {"action": "start"}).status_code == 200
+    publish_tournament(bootstrap.deps(), tid)
+    assert _feed(tid, eid)["clock"]["state"] == "running"
+    for t in rnd["tables"]:
+        enter_and_confirm(api, eid, rnd, t, {"deals": [{"order": ["N", "S", "E", "W"]}]})
+    close(api, eid, 1)
+    publish_tournament(bootstrap.deps(), tid)
+    assert _feed(tid, eid)["clock"] is None
+    assert _feed(tid)["events"][0]["clock"] is None

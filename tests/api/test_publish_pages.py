@@ -57,7 +57,7 @@ def test_big_standings_and_rounds_are_paginated_and_small_ones_are_not(api, moto
         base = lang_prefix + ep
         pages = [_text(sink, base + name) for name in ("standings.html", "standings-2.html", "standings-3.html")]
         assert base + "standings-4.html" not in sink.files
-        seen = [re.findall(r'<td><a href="entry-([^"]+)\.html">', p) for p in pages]
+        seen = [re.findall(r'<td class="nm"><a href="entry-([^"]+)\.html">', p) for p in pages]
         assert [len(s) for s in seen] == [4, 4, 3]
         assert sorted(sum(seen, [])) == sorted(ids)                  # every entry on exactly one page
         for i, p in enumerate(pages, start=1):
@@ -83,7 +83,7 @@ def test_big_standings_and_rounds_are_paginated_and_small_ones_are_not(api, moto
     publish_tournament(d, tid, force=True)
     assert not any(re.search(r"(standings|round-\d+)-\d+\.html$", k) for k in small.files)
     assert not any('data-testid="pager"' in v.decode(errors="ignore") for k, v in small.files.items() if k.endswith(".html"))
-    assert len(re.findall(r'<td><a href="entry-', _text(small, ep + "standings.html"))) == len(ids)
+    assert len(re.findall(r'<td class="nm"><a href="entry-', _text(small, ep + "standings.html"))) == len(ids)
 
 
 def test_one_result_rewrites_only_the_page_holding_its_table(api, moto_repos, rows, monkeypatch):

@@ -153,3 +153,19 @@ def test_the_appeal_window_counts_down_from_the_rounds_end(api):
     window = api.get(f"/events/{eid}/rounds/1/tables/1", **_code(t, 0)).data["appeal_window"]
     base = rnd.get("ends_at") or closed["closed_at"]
     assert base and datetime.fromisoformat(window["deadline"]) == datetime.fromisoformat(base) + timedelta(minutes=5)
+
+
+def test_a_printed_code_alone_finds_its_table_and_wrong_codes_are_limited(api):
+    """Issue 39: a code typed on bare score.html (no event, round or table in the link) finds its table; its
+    spacing and case do not matter; an unknown code is 404 and, like wrong codes at a table, limited per address."""
+    tid, eid, ids = setup_event(api, _guandan(), people(8, 2, "队"))
+    rnd = draw(api, eid)
+    for t in rnd["tables"]:
+        for code in t["codes"]:
+            typed = " ".join([code[:5].lower(), code[5:]])
+            r = api.get(f"/table-codes/{typed}", token=None)
+            assert r.status_code == 200, r.data
+            assert r.data == {"event_id": eid, "round": 1, "table": t["number"]}
+    answers = [api.get(f"/table-codes/WRONG{k:05d}", token=None) for k in range(6)]
+    assert [a.status_code for a in answers[:5]] == [404] * 5 and answers[0].data["code"] == "not_found"
+    assert answers[5].status_code == 429 and answers[5].data["code"] == "rate_limited"

@@ -62,7 +62,9 @@ def vi_words(stack):
     terms = {w.lower() for kind in glossary.values() for t in kind.values() if "vi" in t for w in LATIN_WORD.findall(t["vi"])}
     vant = Path(__file__).resolve().parents[2] / "node_modules" / "vant" / "es" / "locale" / "lang" / "vi-VN.mjs"
     own_name = {"tiếng", "việt"}   # the language switch names the language in its own words
-    return _catalog_words("vi") | terms | own_name | {w.lower() for w in LATIN_WORD.findall(vant.read_text())}
+    # money and zones as Intl writes them in vi ("500,00 CN¥", "GMT+8"): symbols, not words (issue 39)
+    symbols = {"cn", "us", "hk", "nt", "au", "ca", "nz", "mop", "sgd", "myr", "gmt"}   # and a time zone's "GMT+8"
+    return _catalog_words("vi") | terms | own_name | symbols | {w.lower() for w in LATIN_WORD.findall(vant.read_text())}
 
 
 # Interface text cut short by an ellipsis ("Run the…"): the phone layouts the issue saw (奖金, 编排说明 cut off).

@@ -59,7 +59,7 @@ def test_thirteen_tractor_deals_survive_a_reload_and_the_match_ends_by_time(stor
     page = ctx.new_page()
     page.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={table.codes[0]}")
     expect(page.get_by_test_id("title")).to_contain_text("第 1 桌")
-    expect(page.get_by_test_id("server-version")).to_contain_text("服务器版本 0")
+    expect(page.get_by_test_id("server-version")).to_have_attribute("data-version", "0")
     expect(page.get_by_test_id(f"run-{a}")).to_contain_text("3")     # levels on screen before the first deal
     # deal 1: a holds the bank with 0 points (3 → 8); then 12 deals of 160: the bank changes hands, nobody rises
     _tractor_deal(page, a, 0)
@@ -85,7 +85,7 @@ def test_thirteen_tractor_deals_survive_a_reload_and_the_match_ends_by_time(stor
     page.get_by_test_id("submit").click()
     expect(page.get_by_test_id("review-text")).to_contain_text("请对方")
     expect(page.get_by_test_id("sync-state")).to_contain_text("已发送")
-    expect(page.get_by_test_id("server-version")).to_contain_text("服务器版本 1")
+    expect(page.get_by_test_id("server-version")).to_have_attribute("data-version", "1")
     _, _, tables = rounds.load_round(store, ev.id, 1)
     saved = tables[0]
     assert saved["status"] == "entered" and saved["winner"] == a and len(saved["result"]["deals"]) == 13
@@ -453,4 +453,73 @@ def test_the_outbox_waits_as_long_as_a_429_asks_and_keeps_the_deals_on_a_definit
     page.reload()
     expect(page.get_by_test_id("deals").locator("li")).to_have_count(2)
     assert rounds.load_round(store, ev.id, 1)[2][0]["status"] == "pending"
+    ctx.close()
+
+
+def test_a_reverse_spring_entered_in_any_order_of_taps_is_one_deal_and_a_refused_deal_stays(store, stack, browser, shot):
+    """Issue 39: "加入这一副" was enabled before 先出完的农民 was chosen, and the refusal cleared the whole deal (a
+    table sent 5 deals of 6). The four taps of a reverse spring (landlord, bid, winner, 反春 then its farmer) in
+    each of their 24 orders end as one deal; until the farmer is chosen the button waits and says what is missing.
+    A deal the rules refuse stays in the form with the reason beside it."""
+    import itertools
+    org, token, t, ev, table = _three_players(store, "二打一反春")
+    ctx = _phone(browser)
+    page = ctx.new_page()
+    page.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={table.codes[0]}")
+    add, listed = page.get_by_test_id("add-deal"), page.get_by_test_id("deals").locator("li")
+    taps = {"landlord": "[data-choice='landlord:S']", "bid": "[data-choice='bid:3']",
+            "winner": "[data-choice='winner:farmers']", "reverse": "[data-testid=reverse-spring]"}
+    for order in itertools.permutations(taps):
+        for i, k in enumerate(order):
+            page.click(taps[k])
+            if k == "reverse":
+                expect(add).to_be_disabled()
+                expect(page.get_by_test_id("deal-missing")).to_contain_text(
+                    "先出完的农民" if "landlord" in order[:i] else "地主")
+                page.click("[data-choice='first_out:E']")
+        add.click()
+        expect(listed).to_have_count(1)
+        expect(listed.first).to_contain_text("反春")
+        expect(page.get_by_test_id("deal-refused")).to_have_count(0)
+        expect(page.locator("[data-choice='landlord:S']")).to_have_attribute("aria-checked", "false")   # cleared
+        page.get_by_test_id("undo-deal").click()
+        expect(listed).to_have_count(0)
+    # one deck has 13 bombs: 13 for West and one for South is refused by the rules, and the deal stays
+    page.click("[data-choice='landlord:W']")
+    for seat, n in (("W", 13), ("S", 1)):
+        page.get_by_test_id(f"bombs-{seat}").locator("input").fill(str(n))
+    add.click()
+    expect(page.get_by_test_id("deal-refused")).to_be_visible()
+    expect(listed).to_have_count(0)
+    expect(page.locator("[data-choice='landlord:W']")).to_have_attribute("aria-checked", "true")
+    expect(page.get_by_test_id("bombs-W").locator("input")).to_have_value("13")
+    shot(page, "deal-refused-kept")
+    page.get_by_test_id("bombs-S").locator("input").fill("0")
+    add.click()
+    expect(listed).to_have_count(1)
+    expect(page.get_by_test_id("deal-refused")).to_have_count(0)
+    ctx.close()
+
+
+def test_the_printed_code_typed_on_bare_score_html_opens_its_table(store, stack, browser, shot):
+    """Issue 39: bare score.html showed a red "scan the QR" before anything was typed, and a typed code led
+    nowhere. Now a wrong code says so and the form stays for another try; the right one opens its table."""
+    org, token, t, ev, table = _three_players(store, "二打一输码")
+    ctx = _phone(browser)
+    page = ctx.new_page()
+    page.goto(f"{stack['site']}/score.html")
+    box = page.get_by_test_id("code-input").locator("input")
+    box.wait_for()
+    expect(page.get_by_test_id("error")).to_have_count(0)
+    shot(page, "bare-empty")
+    box.fill("WRONG-CODE1")
+    page.get_by_test_id("code-form").get_by_role("button").click()
+    expect(page.get_by_test_id("error")).to_contain_text("没有这个桌号码")
+    expect(page.get_by_test_id("code-form")).to_be_visible()
+    shot(page, "bare-wrong")
+    code = table.codes[1]
+    box.fill(f"{code[:5].lower()} {code[5:]}")
+    page.get_by_test_id("code-form").get_by_role("button").click()
+    expect(page.get_by_test_id("title")).to_contain_text("第 1 桌")
+    expect(page.get_by_test_id("error")).to_have_count(0)
     ctx.close()

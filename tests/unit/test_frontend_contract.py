@@ -129,13 +129,16 @@ def test_the_early_script_asks_for_the_paths_of_the_route_list():
     assert set(out["early"]) <= set(ROUTES)
 
 
-@pytest.mark.parametrize("search, kept, catalogs, preloaded", [
-    ("?lang=en", None, ["zh", "en", "vi"], "en"),     # asked for
-    ("", "vi", ["zh", "en", "vi"], "vi"),             # remembered on the device
-    ("", "vi", ["zh", "en"], "zh"),                   # the console has no vi: its default
-    ("?lang=xx", None, ["zh", "en", "vi"], "zh"),     # unknown: the default
+@pytest.mark.parametrize("search, kept, catalogs, preloaded, device", [
+    ("?lang=en", None, ["zh", "en", "vi"], "en", ["vi-VN"]),     # asked for
+    ("", "vi", ["zh", "en", "vi"], "vi", ["en-US"]),             # chosen on the device
+    ("", "vi", ["zh", "en"], "zh", []),                          # the console has no vi: its default
+    ("?lang=xx", None, ["zh", "en", "vi"], "zh", []),            # unknown: the default
+    ("", None, ["zh", "en", "vi"], "vi", ["vi-VN", "en-US"]),    # a first visit: the browser's language (issue 39)
+    ("", None, ["zh", "en", "vi"], "en", ["fr-FR", "en-GB"]),
+    ("", None, ["zh", "en"], "zh", ["vi-VN", "zh-CN"]),
 ])
-def test_the_early_script_preloads_the_catalog_the_app_will_choose(search, kept, catalogs, preloaded):
+def test_the_early_script_preloads_the_catalog_the_app_will_choose(search, kept, catalogs, preloaded, device):
     """early-lang.js (inlined into every page) starts the download of one language's words, chosen as
     shared/i18n.js chooses (?lang=, then the device's, then the page's first): the app's import takes it over."""
     import shutil
@@ -148,6 +151,7 @@ def test_the_early_script_preloads_the_catalog_the_app_will_choose(search, kept,
       const added = [];
       globalThis.location = {{search: {json.dumps(search)}}};
       globalThis.localStorage = {{getItem: (k) => k === "lang" ? {json.dumps(kept)} : null}};
+      Object.defineProperty(globalThis, "navigator", {{value: {{languages: {json.dumps(device)}}}, configurable: true}});
       const metas = {metas}.map((m) => ({{getAttribute: (a) => m[a]}}));
       globalThis.document = {{
         querySelectorAll: (q) => q === 'meta[name="catalog"]' ? metas : [],
@@ -159,6 +163,7 @@ def test_the_early_script_preloads_the_catalog_the_app_will_choose(search, kept,
     assert out == [{"rel": "modulepreload", "href": f"./assets/catalog-{preloaded}-HASH.js"}]
     i18n = (ROOT / "frontend" / "app" / "src" / "shared" / "i18n.js").read_text()
     assert "for (const l of [asked, kept]) if (l && available.includes(l)) return l;" in i18n   # the same rule
+    assert 'const d = String(l || "").slice(0, 2).toLowerCase();' in i18n
 
 
 def test_every_error_code_the_api_can_answer_is_worded_in_every_catalog():

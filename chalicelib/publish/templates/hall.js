@@ -55,6 +55,12 @@
     var s = Math.max(0, Math.ceil(ms / 1000)), h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
     return (h ? h + ":" + two(m) : two(m)) + ":" + two(s % 60);
   }
+  function when(ms) {   // in the tournament's zone, whatever the screen's
+    var o = { month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
+    try { return new Intl.DateTimeFormat(document.documentElement.lang, Object.assign({ timeZone: body.getAttribute("data-tz") }, o)).format(ms); }
+    catch (e) { return new Date(ms).toLocaleString(); }
+  }
+
   // The same reading of a published clock as the table phones' (frontend shared/roundClock.js)
   function view(c, game, now) {
     if (!c || (!c.starts_at && !c.ends_at)) return null;
@@ -65,6 +71,8 @@
       return { state: "paused", label: words.paused, time: hms(ends - Date.parse(c.paused_at)), note: more };
     if (starts && now < starts) {
       var to = starts - now;
+      if (to >= 24 * 3600000)   // more than a day away: the start's date and time, not "720:13:27"
+        return { state: "before", label: words.starts_at, time: when(starts), note: "" };
       return { state: "before", label: words.to_start, time: hms(to), note: to <= 5 * 60000 ? words.seat_now : "" };
     }
     if (ends && now < ends)
@@ -108,7 +116,8 @@
         var f = JSON.parse(x.responseText);
         var moved = f.hall_version || f.version;   // the board's own version (issue 29), else the tournament's
         if (moved && moved !== version) { location.reload(); return; }
-        (f.events || []).forEach(function (e) { if (e.clock) clocks[e.id] = e.clock; });
+        // a clock no longer published (its round closed, the event over) stops: nothing to count down
+        (f.events || []).forEach(function (e) { clocks[e.id] = e.clock || null; });
         var before = document.getElementById("hall-announcements").textContent;
         announce(f.announcements);
         if (document.getElementById("hall-announcements").textContent !== before) { pages = paginate(); show(at); }

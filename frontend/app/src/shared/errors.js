@@ -16,7 +16,7 @@ function fieldLabel(t, te, path) {
   return out.join(" · ");
 }
 
-function problem(t, te, d) {
+export function problem(t, te, d) {
   if (String(d.field || "").endsWith("phone") && d.type === "value_error") return t("problems.phone_format");
   return te(`problems.${d.type}`) ? t(`problems.${d.type}`) : t("problems.check");
 }
@@ -28,7 +28,7 @@ export function errorText(t, te, err) {
       const label = fieldLabel(t, te, d.field);
       return label ? t("errors.field", { field: label, problem: problem(t, te, d) }) : problem(t, te, d);
     });
-    return `${t("errors.fix")} ${parts.join(t("errors.sep"))}`;
+    return `${t("errors.fix")} ${[...new Set(parts)].join(t("errors.sep"))}`;   // each problem once
   }
   // A result the engine refuses names its deal: say which one (the rule itself stays the referee's to explain).
   if (code === "invalid_result" && err.details && Number.isInteger(err.details.deal)) {

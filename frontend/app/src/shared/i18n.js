@@ -23,6 +23,11 @@ function initial(available) {
   const asked = new URLSearchParams(location.search).get("lang");
   const kept = localStorage.getItem("lang");
   for (const l of [asked, kept]) if (l && available.includes(l)) return l;
+  // a first visit follows the phone's own languages (issue 39: an en or vi phone got Chinese until the switch)
+  for (const l of navigator.languages || [navigator.language]) {
+    const d = String(l || "").slice(0, 2).toLowerCase();
+    if (available.includes(d)) return d;
+  }
   return available[0];
 }
 
@@ -30,18 +35,19 @@ export async function setupI18n(available = pageLanguages()) {
   const lang = initial(available);
   // every language's words are complete (tests/unit/test_frontend_contract.py): nothing to fall back to
   const i18n = createI18n({ legacy: false, locale: LANGS[lang].locale, messages: {}, missingWarn: false, fallbackWarn: false });
-  await apply(i18n, lang);
+  // remembered only when chosen (?lang= or the switch): the browser's language keeps applying until then
+  await apply(i18n, lang, new URLSearchParams(location.search).get("lang") === lang);
   return { i18n, available };
 }
 
-export async function apply(i18n, lang) {
+export async function apply(i18n, lang, remember = true) {
   const { locale } = LANGS[lang];
   const { messages, vant } = (await LANGS[lang].load()).default;
   if (!i18n.global.availableLocales.includes(locale)) i18n.global.setLocaleMessage(locale, messages);
   i18n.global.locale.value = locale;
   Locale.use(locale, vant);
   document.documentElement.lang = LANGS[lang].html;
-  localStorage.setItem("lang", lang);
+  if (remember) localStorage.setItem("lang", lang);
 }
 
 export function langOf(locale) {

@@ -3,7 +3,7 @@ import { ref } from "vue";
 import { useI18n } from "vue-i18n";
 import { call } from "./api.js";
 import { errorText } from "./errors.js";
-import { money } from "./format.js";
+import { money, setZone } from "./format.js";
 import { posterUrl, setShareCard } from "./shareCard.js";
 
 export function usePublicTournament(tid) {
@@ -15,6 +15,7 @@ export function usePublicTournament(tid) {
     try {
       data.value = await call("publicTournament", { params: { tid } });
       const d = data.value;
+      setZone(d.timezone);   // every time on the page in the tournament's zone
       setShareCard({ title: d.name, image: posterUrl(tid),        // a chat's link card (an event's page sets its own)
                      description: [d.starts_on, d.venue, d.events.slice(0, 4).map((e) => e.name).join("、")].filter(Boolean).join(" · ") });
     } catch (e) { error.value = errorText(t, te, e); }

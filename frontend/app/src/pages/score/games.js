@@ -4,7 +4,9 @@ export const listKey = (game) => (game === "gouji" ? "games" : "deals");
 export const LEVELS = { 11: "J", 12: "Q", 13: "K", 14: "A" };
 export const levelName = (l) => LEVELS[l] || String(l);
 
+// The player at a seat where the table view names them (a pair's members, issue 39), else the entry's name.
 export function nameAtSeat(table, seat) {
+  if (table.seat_names && table.seat_names[String(seat)]) return table.seat_names[String(seat)];
   const side = table.sides.find((s) => s.seats.map(String).includes(String(seat)));
   return side ? side.name : "";
 }

@@ -5,6 +5,7 @@
 import { onBeforeUnmount, ref } from "vue";
 import { call, retryLater } from "../../shared/api.js";
 import { keepTable, keptTable } from "./keptTable.js";
+import { setZone } from "../../shared/format.js";
 
 // The table's first answer, read before the page first draws (main.js waits for it, up to a moment): the first
 // screen a player sees is the table, not an empty frame followed by the table one frame or more later. The page's
@@ -29,6 +30,7 @@ export function useTable(where, code) {
   const ready = first && first.code === code.value ? first : null;
   first = null;
   const view = ref(ready ? ready.view : null);
+  if (ready) setZone(ready.view.timezone);
   const keptAt = ref(ready ? ready.keptAt || null : null);   // the shown table is the phone's copy from then
   let etag = ready ? ready.etag : null;
   let timer = null;
@@ -36,6 +38,7 @@ export function useTable(where, code) {
 
   const opts = () => ({ params: where, as: { tableCode: code.value }, onEtag: (e) => { etag = e; } });
   function fresh(v) {
+    setZone(v.timezone);   // the round's and the appeal window's times in the tournament's zone
     view.value = v;
     keptAt.value = null;
     keepTable(where, code.value, v, etag);
@@ -49,6 +52,7 @@ export function useTable(where, code) {
     } catch (e) {
       const kept = retryLater(e.status) ? await keptTable(where, code.value) : null;
       if (!kept) throw e;
+      setZone(kept.view.timezone);
       view.value = kept.view;
       etag = kept.etag;
       keptAt.value = kept.at;

@@ -2,6 +2,8 @@
 // post a lineup, enter a room, confirm the other team's room or enter the extra deal's winner.
 import { computed } from "vue";
 import { call } from "../../shared/api.js";
+import { timeSpan } from "../../shared/format.js";
+import { LANGS, langOf } from "../../shared/i18n.js";
 
 export const ROOMS = ["open", "closed"];
 
@@ -27,5 +29,5 @@ export function useTeamMatch(view, where, code) {
   return { table, ids, me, them, names, members, lineups, status, seatsOf, postLineup, enterRoom, confirmRoom, disputeRoom };
 }
 
-// "10:45" in the phone's own clock
-export const hhmm = (iso) => (iso ? new Date(iso).toTimeString().slice(0, 5) : "");
+// "10:45" in the tournament's zone (named when the phone's own differs), the page's language
+export const hhmm = (iso) => timeSpan(iso, null, LANGS[langOf(document.documentElement.lang)].locale);
