@@ -17,7 +17,7 @@ import os
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -82,7 +82,7 @@ def run() -> None:
     _timed(svc, "round_out", "answer")
     repos = repos_on("bench_big_event")
     sizes = ItemSizes().attach(dynamo.client())
-    clock = lambda: datetime(2026, 12, 12, 1, tzinfo=timezone.utc)  # noqa: E731
+    clock = lambda: datetime(2026, 12, 12, 1, tzinfo=UTC)  # noqa: E731
     out_dir = tempfile.mkdtemp(prefix="big-event-")
     d = bootstrap.Deps(repos=repos, clock=clock, publisher=LocalSink(out_dir))
     bootstrap.override(d)

@@ -62,6 +62,7 @@ import time
 from collections import defaultdict
 from contextlib import contextmanager
 from pathlib import Path
+from datetime import UTC
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -324,7 +325,7 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
     os.environ.update(STORE="embedded", STORE_PATH=str(tmp / "store.sqlite3"))
     os.environ.setdefault("TABLE_CODE_SECRET", __import__("secrets").token_hex(32))
     os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from chalice.test import Client
 
@@ -345,7 +346,7 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
     dynamo._client = meter
     sink = CountingSink(meter)
     repos = Repos(dynamo.Table("cost_day"))
-    d = bootstrap.Deps(repos=repos, clock=lambda: datetime.now(timezone.utc), publisher=sink)
+    d = bootstrap.Deps(repos=repos, clock=lambda: datetime.now(UTC), publisher=sink)
     bootstrap.override(d)
     asked: list = []
     publish_requests.request_publish = lambda deps, tid, change=None: asked.append((tid, change))  # the queue's message
@@ -381,7 +382,7 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
         asked.clear()   # registrations' publishes are counted with the day's publishes of the index, not here
         with meter.paused():   # the rest of the roster in bulk
             event = repos.events.get(eid)
-            now = datetime.now(timezone.utc)
+            now = datetime.now(UTC)
             items = [entry_item(Entry(id=new_id(), event_id=eid, tournament_id=tid, name=f"第{i + 1}队",
                                       club=f"商会{i % 97}", members=[Member(name=f"甲{i}"), Member(name=f"乙{i}")],
                                       status="confirmed", checked_in=True, created_at=now))

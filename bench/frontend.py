@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import ROOT, on_ddb_local  # noqa: E402
+from datetime import UTC
 
 FAST_3G = {"offline": False, "latency": 562.5, "downloadThroughput": 1.44e6 / 8, "uploadThroughput": 675e3 / 8}
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
@@ -68,7 +69,7 @@ def main() -> None:
 
 
 def first_render(dist: Path) -> None:
-    from datetime import date, datetime, timedelta, timezone
+    from datetime import date, datetime, timedelta
 
     from chalicelib import bootstrap
     from chalicelib.models import EventConfig, RegistrationIn, TournamentIn
@@ -82,7 +83,7 @@ def first_render(dist: Path) -> None:
     dynamo.reset_client()
     schema.ensure_table(dynamo.client(), table)
     publish_dir = tempfile.mkdtemp(prefix="bench-site-")
-    d = bootstrap.Deps(repos=Repos(dynamo.Table(table)), clock=lambda: datetime.now(timezone.utc), publisher=LocalSink(publish_dir))
+    d = bootstrap.Deps(repos=Repos(dynamo.Table(table)), clock=lambda: datetime.now(UTC), publisher=LocalSink(publish_dir))
     bootstrap.override(d)
     org, _ = organisers.create_organiser(d, "基准组委会")
     t = tournaments.create_tournament(d, org, TournamentIn(name="基准杯", starts_on=date.today() + timedelta(days=2)))

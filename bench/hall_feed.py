@@ -10,7 +10,7 @@ import random
 import sys
 import tempfile
 import time
-from datetime import date, datetime, timezone
+from datetime import date, datetime, UTC
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -50,7 +50,7 @@ def run() -> None:
     from tests.engine.swiss_sim import field_of
 
     repos = repos_on("bench_hall")
-    clock = lambda: datetime(2026, 12, 12, 10, tzinfo=timezone.utc)  # noqa: E731
+    clock = lambda: datetime(2026, 12, 12, 10, tzinfo=UTC)  # noqa: E731
     out = Path(tempfile.mkdtemp(prefix="hall-bench-"))
     d = bootstrap.Deps(repos=repos, clock=clock, publisher=LocalSink(str(out)))
     bootstrap.override(d)

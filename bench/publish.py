@@ -16,7 +16,7 @@ import sys
 import tempfile
 import threading
 import time
-from datetime import date, datetime, timezone
+from datetime import date, datetime, UTC
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -49,7 +49,7 @@ def run() -> None:
 
     repos = repos_on("bench_publish")
     sizes = ItemSizes().attach(dynamo.client())
-    clock = lambda: datetime(2026, 12, 12, 10, tzinfo=timezone.utc)  # noqa: E731
+    clock = lambda: datetime(2026, 12, 12, 10, tzinfo=UTC)  # noqa: E731
     out_dir = tempfile.mkdtemp(prefix="publish-bench-")
     d = bootstrap.Deps(repos=repos, clock=clock, publisher=LocalSink(out_dir))
     bootstrap.override(d)
@@ -248,7 +248,7 @@ def alone(table: str, tid: str, target: str) -> None:
     from chalicelib.services import publishing
     sink = S3Sink(target[3:]) if target.startswith("s3:") else LocalSink(target)
     d = bootstrap.Deps(repos=repos_on(table), publisher=sink,
-                       clock=lambda: datetime(2026, 12, 12, 10, tzinfo=timezone.utc))
+                       clock=lambda: datetime(2026, 12, 12, 10, tzinfo=UTC))
     bootstrap.override(d)
     prof = None
     if os.environ.get("PUBLISH_ALONE_PROFILE"):   # a file for python -m pstats: where a cold process's time goes

@@ -24,7 +24,7 @@ import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from datetime import date, datetime, timezone
+from datetime import date, datetime, UTC
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -53,7 +53,7 @@ def run() -> None:
     from chalicelib.services import registration
 
     repos = repos_on("bench")
-    clock = lambda: datetime(2026, 12, 1, tzinfo=timezone.utc)  # noqa: E731
+    clock = lambda: datetime(2026, 12, 1, tzinfo=UTC)  # noqa: E731
     d = bootstrap.Deps(repos=repos, clock=clock)
     bootstrap.override(d)
     t = Tournament(id=new_id(), organiser_id="bench", name="bench", timezone="Asia/Shanghai", currency="CNY",

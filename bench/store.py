@@ -56,7 +56,7 @@ def measure(label: str) -> dict[str, tuple[float, float]]:
         lat: list[float] = []
         lock = threading.Lock()
 
-        def one(i, job=job):
+        def one(i, job=job, lock=lock, lat=lat):
             t0 = time.perf_counter()
             job(i)
             with lock:

@@ -23,7 +23,7 @@ import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from datetime import date, datetime, timezone
+from datetime import date, datetime, UTC
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -50,7 +50,7 @@ def make_hall(table: str = "venue"):
     from chalicelib.services import organisers, registration, rounds, tournaments
 
     repos = repos_on(table)
-    d = bootstrap.Deps(repos=repos, clock=lambda: datetime.now(timezone.utc))
+    d = bootstrap.Deps(repos=repos, clock=lambda: datetime.now(UTC))
     bootstrap.override(d)
     org, token = organisers.create_organiser(d, "场馆压测")
     t = tournaments.create_tournament(d, org, TournamentIn(name="场馆压测杯", starts_on=date(2026, 12, 12)))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Iterable
+from collections.abc import Iterable
 
 FORMAT = "cardgames-audit-chain/1"
 SEGMENT = 1000   # entries a published segment file holds (audit-<k>.json); the records past the last full one are in audit.json

@@ -205,3 +205,19 @@ def as_json() -> dict:
         for code, vi in codes.items():
             out[kind][code]["vi"] = vi
     return out
+
+
+# Who acted, as pages and the audit name them: a role's name, never an account id
+ROLE_NAMES = {"director": ("裁判长", "director"), "desk": ("报到台", "desk"), "scorer": ("记分员", "scorer"),
+              "owner": ("组委会", "organiser")}
+
+
+def display_who(who: str) -> str:
+    """'staff:<id>:王裁判:scorer' → '王裁判（记分员）'; the organiser → '组委会'. No ids on pages."""
+    if who.startswith("staff:"):
+        parts = who.split(":", 3)
+        if len(parts) == 4:
+            return f"{parts[2]}（{ROLE_NAMES.get(parts[3], (parts[3],))[0]}）"
+    if who.startswith("organiser:"):
+        return ROLE_NAMES["owner"][0]
+    return ""

@@ -13,7 +13,7 @@ import hashlib
 import html
 import re
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 COMMON = {
     "X-Content-Type-Options": "nosniff",

@@ -154,7 +154,7 @@ class Supervised:
                 try:
                     self.start()
                     print(f"{self.name} restarted (pid {self.proc.pid}). 已重新启动。", flush=True)
-                except Exception as exc:   # e.g. the port still held: try again later
+                except Exception as exc:   # noqa: BLE001 — e.g. the port still held: try again later
                     self._schedule(now, f"could not start ({exc})")
             return
         if self.proc is not None and self.proc.poll() is not None:
@@ -261,7 +261,7 @@ def import_earlier_store(client) -> None:
     except ImportRefused as exc:
         raise SystemExit(f"The earlier store in {DATA / 'ddb'} could not be carried over, nothing was changed: {exc}\n"
                          "Run it once more with STORE=ddblocal (the earlier store) and ask for help. "
-                         "旧数据无法迁移，未做任何更改。")
+                         "旧数据无法迁移，未做任何更改。") from None
     if moved is not None:
         print(f"Carried {moved} items over from DynamoDB Local's files into {STORE_PATH} "
               f"(the old folder is kept as {DATA / 'ddb.imported'}). 已迁移旧数据。", flush=True)
@@ -277,7 +277,7 @@ def sweep_holds() -> dict | None:
     from chalicelib.api.jobs import sweep_holds as job
     try:
         result = job()
-    except Exception as exc:   # the runner keeps running: the next sweep tries again
+    except Exception as exc:   # noqa: BLE001 — the runner keeps running: the next sweep tries again
         print(f"Hold sweep failed ({type(exc).__name__}); trying again in {SWEEP_EVERY_S // 60} minutes.", flush=True)
         return None
     if result.get("released") or result.get("confirmed"):
@@ -308,7 +308,7 @@ def publish_demo(demo: dict) -> None:
     try:
         from chalicelib.bootstrap import deps
         publishing.publish_tournament(deps(), demo["tournament_id"])
-    except Exception as exc:  # the site still serves; say why
+    except Exception as exc:  # noqa: BLE001 — the site still serves; say why
         print(f"Publishing the demo failed: {exc}")
 
 
@@ -327,8 +327,8 @@ def organiser(name: str) -> None:
             org, token = create_account(deps(), name.strip(), login, password)
         else:
             org, token = create_organiser(deps(), name.strip())
-    except Exception as exc:
-        raise SystemExit(f"Could not create the organiser (has `make run` been started once?): {exc}")
+    except Exception as exc:   # noqa: BLE001 — the operator's command says why in one line
+        raise SystemExit(f"Could not create the organiser (has `make run` been started once?): {exc}") from None
     print(f"Organiser {org.name} ({org.id}) created.")
     if login:
         print(f"Sign in at {site_url()}/organiser.html with {login} and the password given.")

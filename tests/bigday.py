@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import threading
-from datetime import date, datetime, timezone
+from datetime import date, datetime, UTC
 
 ORGANISER = "org-big"
 
@@ -71,7 +71,7 @@ class ItemSizes:
         self.count = 0
         self._lock = threading.Lock()
 
-    def attach(self, client) -> "ItemSizes":
+    def attach(self, client) -> ItemSizes:
         for op in ("PutItem", "BatchWriteItem", "TransactWriteItems"):
             client.meta.events.register(f"provide-client-params.dynamodb.{op}", self._seen)
         return self
@@ -109,4 +109,4 @@ def largest_stored(repos) -> tuple[int, str]:
 
 
 def utc(*a) -> datetime:
-    return datetime(*a, tzinfo=timezone.utc)
+    return datetime(*a, tzinfo=UTC)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from pathlib import Path
 
 import pytest
@@ -52,7 +52,7 @@ class Clock:
 
 @pytest.fixture
 def clock():
-    return Clock(datetime(2026, 12, 1, 2, 0, tzinfo=timezone.utc))
+    return Clock(datetime(2026, 12, 1, 2, 0, tzinfo=UTC))
 
 
 def _table_name(request) -> str:

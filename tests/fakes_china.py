@@ -13,13 +13,14 @@ import json
 import re
 import secrets
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from email.message import Message
 from urllib.parse import parse_qsl, urlencode, urlparse
 from urllib.request import BaseHandler, build_opener
 from urllib.response import addinfourl
 
 from cryptography import x509
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -48,13 +49,13 @@ def rsa_verify(public_key, text: str, signature: str) -> bool:
     try:
         public_key.verify(base64.b64decode(signature), text.encode(), padding.PKCS1v15(), hashes.SHA256())
         return True
-    except Exception:
+    except InvalidSignature:
         return False
 
 
 def platform_certificate(key, serial: int) -> x509.Certificate:
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Tenpay.com Root CA (test)")])
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     return (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
             .serial_number(serial).not_valid_before(now - timedelta(days=1)).not_valid_after(now + timedelta(days=365))
             .sign(key, hashes.SHA256()))
@@ -122,7 +123,7 @@ class FakeWeChatPay:
         self.requests.append({"method": request.method, "path": url.path, "body": data})
         if url.path == "/v3/certificates":
             pem = self.platform_cert.public_bytes(serialization.Encoding.PEM).decode()
-            now = datetime.now(timezone.utc)
+            now = datetime.now(UTC)
             return self._signed(200, json.dumps({"data": [{
                 "serial_no": format(self.platform_serial, "X"), "effective_time": (now - timedelta(days=1)).isoformat(),
                 "expire_time": (now + timedelta(days=365)).isoformat(),

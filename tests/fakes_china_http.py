@@ -38,7 +38,7 @@ OAUTH_SECRET = "fake-official-account-secret"
 def _tls_files(folder: Path) -> tuple[Path, Path, Path]:
     """A CA, a certificate for HOSTS signed by it, and a CA bundle (certifi's + ours) for the API's clients."""
     from tests.fakes_china import new_key
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     ca_key, key = new_key(), new_key()
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "cardgames test CA")])
     ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
@@ -63,7 +63,7 @@ class _Tunnelled(BaseHTTPRequestHandler):
     """One request arriving inside a CONNECT tunnel, for `host`."""
     protocol_version = "HTTP/1.0"
     host = ""
-    fakes: "ChinaFakes"
+    fakes: ChinaFakes
 
     def log_message(self, *args):   # quiet: pytest shows the tests' own output
         pass
@@ -84,7 +84,7 @@ class _Tunnelled(BaseHTTPRequestHandler):
 
 
 class _Proxy(BaseHTTPRequestHandler):
-    fakes: "ChinaFakes"
+    fakes: ChinaFakes
 
     def log_message(self, *args):
         pass
@@ -149,7 +149,7 @@ class ChinaFakes:
         self.tls.load_cert_chain(cert, key)
         self._server = None
 
-    def start(self) -> "ChinaFakes":
+    def start(self) -> ChinaFakes:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), type("Proxy", (_Proxy,), {"fakes": self}))
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
@@ -202,7 +202,7 @@ class ChinaFakes:
         """The payer pays at WeChat; WeChat posts its signed, encrypted notification to the order's notify_url."""
         order = self.wechat.orders[out_trade_no] if out_trade_no else self.wechat_order(kind)
         self.wechat.pay(order["out_trade_no"])
-        headers, body = self.wechat.notification(order["out_trade_no"], dt.datetime.now(dt.timezone.utc))
+        headers, body = self.wechat.notification(order["out_trade_no"], dt.datetime.now(dt.UTC))
         return _post(order["notify_url"], body, headers)
 
     def alipay_pays(self, pay_url: str) -> int:
@@ -210,7 +210,7 @@ class ChinaFakes:
         params = self.alipay.open_trade(pay_url)
         no = params["biz"]["out_trade_no"]
         self.alipay.pay(no)
-        body = self.alipay.notification(no, dt.datetime.now(dt.timezone.utc))
+        body = self.alipay.notification(no, dt.datetime.now(dt.UTC))
         return _post(params["notify_url"], body, {"Content-Type": "application/x-www-form-urlencoded"})
 
 

@@ -19,7 +19,7 @@ import os
 import pickle
 import re
 import sys
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 import pytest
@@ -49,7 +49,7 @@ def pytest_runtest_teardown(item, nextitem):
                 name = re.sub(r"[^A-Za-z0-9_.-]", "_", item.nodeid)[:180] + ".pkl"
                 (Path(out) / name).write_bytes(pickle.dumps({"items": items, "tids": tids,
                                                              "now": d.clock().isoformat()}))
-        except Exception as exc:   # never break the test run
+        except Exception as exc:   # noqa: BLE001 — never break the test run
             print("golden dump failed", item.nodeid, exc)
     yield
 
@@ -98,7 +98,7 @@ def replay(out_path: str) -> None:
                 dynamo.client().batch_write_item(RequestItems={"g": [{"PutRequest": {"Item": it}}
                                                                      for it in data["items"][i:i + 25]]})
             sink = MemorySink()
-            d = bootstrap.Deps(repos=repos, clock=lambda: now, publisher=sink)
+            d = bootstrap.Deps(repos=repos, clock=lambda now=now: now, publisher=sink)
             bootstrap.override(d)
             for tid in data["tids"]:
                 _cold()
@@ -111,7 +111,7 @@ def replay(out_path: str) -> None:
         from ulid import ULID
         from bench.publish import seed
         counter = iter(range(1, 10**9))
-        clock = lambda: datetime(2026, 12, 12, 10, tzinfo=timezone.utc)  # noqa: E731
+        clock = lambda: datetime(2026, 12, 12, 10, tzinfo=UTC)  # noqa: E731
         with mock_aws():
             repos = _on_table("big")
             sink = MemorySink()

@@ -33,7 +33,7 @@ def publish_from_queue(event) -> dict:
         # queue, then to the DLQ — raised without its message or chain, which the Lambda runtime would log
         try:
             publish_latest(deps(), tid, changes=tournaments[tid])
-        except Exception as exc:
+        except Exception as exc:   # noqa: BLE001 — any failure returns the batch to the queue, logged without its chain
             from ..services.publishing import log_failure
             log_failure(tid, exc)
             raise PublishFailed(f"publishing tournament {tid} failed ({type(exc).__name__})") from None

@@ -9,7 +9,8 @@ import functools
 import json
 import logging
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from chalice import CORSConfig, Response
 from pydantic import BaseModel, ValidationError
@@ -241,7 +242,7 @@ def route(bp, path: str, method: str, *, summary: str, auth: str = "public",
                 if exc.status >= 500:   # one line, no traceback: an outage must not flood the log
                     log.error("%s %s → %s %s", method, path, exc.status, exc.code)
                 return error_response(exc)
-            except Exception as exc:  # never leak a stack trace; log it without request bodies (personal data)
+            except Exception as exc:  # noqa: BLE001 — never leak a stack trace; log it without request bodies (personal data)
                 from ..store.dynamo import store_down
                 if store_down(exc):
                     log.error("%s %s → 503 service_unavailable (%s)", method, path, type(exc).__name__)

@@ -4,7 +4,7 @@ half-even `round()` nor a float's binary neighbour."""
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Iterable
+from collections.abc import Iterable
 
 CENT = Decimal("0.01")
 

@@ -144,7 +144,7 @@ class RegistrationAnswer(Out):
     checkout_url: str | None = None
 
 
-def refunded(entry: "Entry", amount: int) -> dict:
+def refunded(entry: Entry, amount: int) -> dict:
     """The entry's money after `amount` went back: the paid amount is net of refunds, the refunds kept beside."""
     back = max(0, min(amount, entry.amount_paid))
     return {"amount_paid": entry.amount_paid - back, "amount_refunded": entry.amount_refunded + back}

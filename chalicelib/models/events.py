@@ -1,8 +1,8 @@
 """An event's configuration: game, entry kind, fees, window, stages with their scoring, the referee's rules (lateness, appeals, corrections) and prizes, with the defaults of rules.md."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Annotated, Any, Literal, Union
+from datetime import datetime, UTC
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_serializer, model_validator
 
@@ -88,7 +88,7 @@ class RegistrationWindow(Strict):
 
 
 def _comparable(value: datetime) -> datetime:
-    return value.replace(tzinfo=None) if value.tzinfo is None else value.astimezone(timezone.utc).replace(tzinfo=None)
+    return value.replace(tzinfo=None) if value.tzinfo is None else value.astimezone(UTC).replace(tzinfo=None)
 
 
 # Tie-break key names understood by engine/standings.py.
@@ -207,7 +207,7 @@ class LevelTableScoring(Strict):
 
 
 Scoring = Annotated[
-    Union[LevelPointsScoring, MatchPointsScoring, TablePointsScoring, PositionPointsScoring, LevelTableScoring],
+    LevelPointsScoring | MatchPointsScoring | TablePointsScoring | PositionPointsScoring | LevelTableScoring,
     Field(discriminator="method"),
 ]
 

@@ -13,7 +13,8 @@ import os
 import pickle
 import signal
 import time
-from typing import Callable, Generic, TypeVar
+from typing import Generic, TypeVar
+from collections.abc import Callable
 
 from ..forked import close_kept, fork_with_pipe, read_until
 
@@ -98,7 +99,7 @@ class Beside(Generic[T]):
         if self.pid is not None:
             self._reap(kill=True)
 
-    def __enter__(self) -> "Beside[T]":
+    def __enter__(self) -> Beside[T]:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -39,15 +39,6 @@ def create_organiser(deps: Deps, name: str) -> tuple[Organiser, str]:
     return organiser, secret
 
 
-def bearer(authorization: str | None) -> str:
-    if not authorization:
-        raise errors.Unauthorized()
-    scheme, _, token = authorization.strip().partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise errors.Unauthorized("Use 'Authorization: Bearer <organiser token>'.")
-    return token.strip()
-
-
 def authenticate(deps: Deps, authorization: str | None) -> Organiser:
     """The organiser of a live token or session (staff tokens are principals' business)."""
     from .principals import authenticate as principal_of
@@ -170,12 +161,13 @@ def sign_in(deps: Deps, login: str, password: str, source: str, device: str) -> 
         raise _limited(wait)
     item = _account(deps, key) if key else None
     hasher = _hasher()
+    from argon2.exceptions import InvalidHashError, VerificationError
     try:
         if item is None:
             _DUMMY_HASH = _DUMMY_HASH or hasher.hash("not-a-password")
-            hasher.verify(_DUMMY_HASH, password + "x")   # same time as a real check
+            hasher.verify(_DUMMY_HASH, (password or "") + "x")   # same time as a real check
         hasher.verify(item["password_hash"], password or "")
-    except Exception:   # a mismatch (VerificationError) or no account at all
+    except (VerificationError, InvalidHashError):   # a mismatch, or no account at all (the dummy never matches)
         rates.count("signin-failed-source", source_key, source_window, epoch + 2 * SIGN_IN_WINDOW_S)
         raise wrong from None
     organiser = deps.repos.organisers.get(item["organiser_id"])

@@ -11,12 +11,11 @@ from dataclasses import dataclass
 
 from .. import errors
 from ..bootstrap import Deps
+from ..glossary import ROLE_NAMES, display_who  # noqa: F401 — display_who: publishing still asks for it here
 from ..ids import hash_secret, new_id, new_token
 from ..models import Organiser
 
 ROLES = ("director", "desk", "scorer")
-ROLE_NAMES = {"director": ("裁判长", "director"), "desk": ("报到台", "desk"), "scorer": ("记分员", "scorer"),
-              "owner": ("组委会", "organiser")}
 
 
 @dataclass
@@ -41,25 +40,22 @@ class Principal:
         return self.organiser if self.kind == "organiser" else self.organiser.model_copy(update={"acting_as": self.who})
 
 
-def display_who(who: str) -> str:
-    """'staff:<id>:王裁判:scorer' → '王裁判（记分员）'; the organiser → '组委会'. No ids on pages."""
-    if who.startswith("staff:"):
-        parts = who.split(":", 3)
-        if len(parts) == 4:
-            return f"{parts[2]}（{ROLE_NAMES.get(parts[3], (parts[3],))[0]}）"
-    if who.startswith("organiser:"):
-        return ROLE_NAMES["owner"][0]
-    return ""
-
-
 def who_of(organiser: Organiser) -> str:
     return getattr(organiser, "acting_as", None) or f"organiser:{organiser.id}"
 
 
 # --------------------------------------------------------------------------- authentication
 
+def bearer(authorization: str | None) -> str:
+    if not authorization:
+        raise errors.Unauthorized()
+    scheme, _, token = authorization.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise errors.Unauthorized("Use 'Authorization: Bearer <organiser token>'.")
+    return token.strip()
+
+
 def authenticate(deps: Deps, authorization: str | None) -> Principal:
-    from .organisers import bearer
     token = bearer(authorization)
     digest = hash_secret(token)
     if token.startswith("stf_"):

@@ -266,6 +266,6 @@ def xlsx_rows(content: bytes, cell_text) -> list[list[str]]:
             wb.close()
     except errors.DomainError:
         raise
-    except Exception as exc:   # whatever else openpyxl meets in a file it cannot read is the file's fault, not ours
+    except Exception as exc:   # noqa: BLE001 — whatever else openpyxl meets in a file it cannot read is the file's fault, not ours
         raise _unreadable(type(exc).__name__) from None
     return rows

@@ -9,6 +9,7 @@ from ..engine.games import game as game_rules
 from ..engine.standings import allocate_prizes, compute, last_if_forfeited, unbeaten_first, without_entries
 from ..engine.types import MatchRecord
 from ..models import BonusDeal, BonusesOut, BonusPlayer, Event, Organiser, StandingRow, StandingsOut
+from .prize_rules import counted_entries, open_appeals, prize_table
 from .reads import entries_of, roster_of
 from .tournaments import own_event
 
@@ -202,7 +203,6 @@ def event_standings(deps: Deps, event: Event, stage: int | None = None, *, state
     finished = bool(plan) and not state.get("open_round") and \
         len([r for r in state["rounds"] if r["stage"] == idx]) >= plan.get("rounds", 0)
     final = last_stage and finished
-    from .prizes import counted_entries, prize_table
     table, _ = prize_table(event, counted_entries(deps, event, entries))
     prizes = {p["entry_id"]: p["amount"] for p in allocate_prizes(
         [SimpleNamespace(rank=r["rank"], entry_id=r["entry_id"]) for r in result["rows"] if r["rank"] is not None],
@@ -280,7 +280,6 @@ def _mark_decided(rows: list[StandingRow], chain: list[str]) -> None:
 def standings_for_organiser(deps: Deps, organiser: Organiser, eid: str, stage: int | None) -> StandingsOut:
     out = event_standings(deps, own_event(deps, organiser, eid), stage)
     if out.final:   # an open appeal holds the final places up (issue 39): said, not silently final
-        from .prizes import open_appeals
         waiting = open_appeals(deps, eid)
         out = out.model_copy(update={"provisional": waiting > 0, "open_appeals": waiting})
     return out

@@ -1,7 +1,7 @@
 """Tournaments and events: set-up by organisers, and what the public may see."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from zoneinfo import ZoneInfo
 
 from pydantic import ValidationError
@@ -61,7 +61,7 @@ def _localise(value: datetime | None, tz: str) -> datetime | None:
         return None
     if value.tzinfo is None:
         value = value.replace(tzinfo=ZoneInfo(tz))
-    return value.astimezone(timezone.utc)
+    return value.astimezone(UTC)
 
 
 def _normalise_times(config: EventConfig, tournament: Tournament) -> EventConfig:

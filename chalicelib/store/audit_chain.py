@@ -17,7 +17,7 @@ import random
 import secrets
 import threading
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 from .. import auditchain, errors
 from . import keys
@@ -42,7 +42,7 @@ class AlreadyAppended(errors.Conflict):
 
 
 def _who(who: str) -> str:
-    from ..services.principals import display_who   # a name and role, never an account id
+    from ..glossary import display_who   # a name and role, never an account id
     return display_who(who) or (who if who.startswith("table ") else "")
 
 

@@ -9,7 +9,8 @@ import os
 import random
 import threading
 import time
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
+from collections.abc import Callable, Iterable, Sequence
 
 from ..errors import Conflict, DomainError, ServiceUnavailable
 
@@ -146,7 +147,7 @@ def ping(timeout_s: float = 2.0) -> bool:
         return True
     except concurrent.futures.TimeoutError:
         return False
-    except Exception as exc:
+    except Exception as exc:   # noqa: BLE001 — a health probe answers yes/no; store_down() sorts the outage from the rest
         return not store_down(exc)
     finally:
         pool.shutdown(wait=False)
@@ -377,7 +378,7 @@ class Table:
         _add_condition(kwargs, condition, values, None)
         self._run(client().delete_item, kwargs, on_fail)
 
-    def transact(self, ops: Sequence["Op"]) -> None:
+    def transact(self, ops: Sequence[Op]) -> None:
         """All or nothing. A failed condition raises the DomainError of the first op that failed."""
         items = [op.to_transact(self.name) for op in ops]
         c = client()

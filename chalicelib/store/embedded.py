@@ -117,7 +117,7 @@ def _operation(name: str):
 
 
 class _Waiter:
-    def __init__(self, client: "EmbeddedClient"):
+    def __init__(self, client: EmbeddedClient):
         self.client = client
 
     def wait(self, TableName: str, **_):
@@ -285,7 +285,7 @@ class EmbeddedClient:
                     batch, self._pending = self._pending, []
                 try:
                     self._run(batch)
-                except BaseException as exc:   # before or instead of COMMIT: no writer of the batch is acknowledged
+                except BaseException as exc:   # noqa: BLE001 — before or instead of COMMIT: no writer of the batch is acknowledged
                     error = _unavailable(exc) if isinstance(exc, sqlite3.OperationalError) else exc
                     for other in batch:
                         if not other.done:
@@ -294,11 +294,11 @@ class EmbeddedClient:
             raise job.error
         return job.result
 
-    def _run(self, batch: list["_Job"]) -> None:
+    def _run(self, batch: list[_Job]) -> None:
         with self._borrow() as conn:
             self._run_on(conn, batch)
 
-    def _run_on(self, conn, batch: list["_Job"]) -> None:
+    def _run_on(self, conn, batch: list[_Job]) -> None:
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
@@ -311,7 +311,7 @@ class EmbeddedClient:
                 try:
                     job.result = job.fn(conn)
                     conn.execute(f"RELEASE w{k}")
-                except BaseException as exc:   # this write alone is undone and answers its error
+                except BaseException as exc:   # noqa: BLE001 — this write alone is undone and answers its error
                     conn.execute(f"ROLLBACK TO w{k}")
                     conn.execute(f"RELEASE w{k}")
                     job.error = exc
@@ -571,7 +571,7 @@ class EmbeddedClient:
                 op, *operands = cond
                 if any(set(v) != {"S"} for v in operands):
                     raise ValidationError("One or more parameter values were invalid: Condition parameter type does "
-                                          f"not match schema type")
+                                          "not match schema type")
                 raw = [v["S"].encode() for v in operands]
                 if op == "between":
                     sql.append(f"AND {sk_col} BETWEEN ? AND ?")
@@ -771,7 +771,7 @@ class EmbeddedClient:
                     raise Exceptions.TransactionCanceledException(
                         f"Transaction cancelled, please refer cancellation reasons for specific reasons [{codes}]",
                         "TransactWriteItems", CancellationReasons=reasons)
-                for (kind, table, body, check), new in zip(plans, news):
+                for (kind, table, _body, check), new in zip(plans, news):
                     if kind == "Put":
                         self._store(conn, table, check["item"])
                     elif kind == "Update":

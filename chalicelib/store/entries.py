@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass
-from typing import Iterable
+from collections.abc import Iterable
 
 from pydantic import TypeAdapter
 
@@ -48,7 +48,7 @@ class CountersMoved(errors.Conflict):
         self.counters = counters
 
     @classmethod
-    def from_item(cls, item: dict) -> "CountersMoved":
+    def from_item(cls, item: dict) -> CountersMoved:
         return cls(counters_of(item))
 
 

@@ -646,7 +646,7 @@ def apply_update(parsed: Parsed, item: dict, names: dict, values: dict, key_name
     Every right-hand side is read from the item as it was, as DynamoDB does."""
     clauses = parsed.tree
     targets: list[list] = []
-    for clause, actions in clauses.items():
+    for _clause, actions in clauses.items():
         for action in actions:
             parts = [p if isinstance(p, int) else _attr(p, names) for p in action[0][1]]
             if parts[0] in key_names:
@@ -722,7 +722,7 @@ def _set_value(node: tuple, item: dict, names: dict, values: dict) -> dict:
     if kind == "arith":
         a, b = _set_value(node[2], item, names, values), _set_value(node[3], item, names, values)
         if "N" not in a or "N" not in b:
-            raise ValidationError(f"An operand in the update expression has an incorrect data type")
+            raise ValidationError("An operand in the update expression has an incorrect data type")
         x, y = number(a["N"]), number(b["N"])
         return {"N": number_text(x + y if node[1] == "+" else x - y)}
     if kind == "fn":

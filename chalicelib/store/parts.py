@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import zlib
-from typing import Callable
+from collections.abc import Callable
 
 PART_BYTES = 48 * 1024      # one part item, compressed bytes (an item stays far below the 100 KB we hold to)
 INLINE_BYTES = 32 * 1024    # a document up to this size stays inline in its head item

@@ -74,6 +74,6 @@ def ensure_table(client, table_name: str) -> bool:
     try:
         client.update_time_to_live(TableName=table_name,
                                    TimeToLiveSpecification={"Enabled": True, "AttributeName": TTL_ATTRIBUTE})
-    except Exception:  # DynamoDB Local before 2.x lacks TTL; harmless locally
+    except Exception:  # noqa: BLE001 — DynamoDB Local before 2.x lacks TTL; harmless locally
         pass
     return True

@@ -21,7 +21,7 @@ LIMIT = 100 * 1024
 @pytest.fixture(autouse=True)
 def _patient_store(monkeypatch):
     """Thousands of items a call on a shared, loaded machine: wait for DynamoDB Local longer than a request would."""
-    from chalicelib.store import dynamo, keys
+    from chalicelib.store import dynamo
     monkeypatch.setattr(dynamo, "READ_TIMEOUT_S", 30.0)
     dynamo.reset_client()
 

@@ -3,7 +3,6 @@ do (tests/fakes_china.py): checkout per channel, notifications verified for real
 and late notifications, amount mismatches, holds and refunds through the provider that took the money."""
 from __future__ import annotations
 
-import json
 from urllib.parse import parse_qsl, urlparse
 
 import pytest
@@ -11,7 +10,7 @@ import pytest
 from chalicelib import bootstrap
 from tests.api.test_registration import make_event, pair, register
 from tests.factories import tournament_body
-from tests.fakes_china import FakeAlipay, FakeWeChatPay, alipay_signing_string, new_key, rsa_verify
+from tests.fakes_china import FakeAlipay, FakeWeChatPay, new_key, rsa_verify
 
 CHINA = {"providers": ["wechat_pay", "alipay", "offline"]}
 

@@ -1,7 +1,7 @@
 """The desk's walk-in (api.md v1.3, issue 39): after the deadline, after the first draw with late entries, paid at once."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from tests.api.play import draw, people, setup_event
 from tests.factories import guandan_event
@@ -13,7 +13,7 @@ WALK_IN = {"name": "现场队", "club": "临时商会", "members": [{"name": "�
 
 
 def _after_deadline(clock):
-    clock.now = datetime(2026, 12, 12, 8, 0, tzinfo=timezone.utc)
+    clock.now = datetime(2026, 12, 12, 8, 0, tzinfo=UTC)
 
 
 def test_a_walk_in_after_the_deadline_is_registered_and_paid_at_once(api, clock):

@@ -194,10 +194,14 @@ def test_guandan_match_points_with_a_bye(local_api):
             la, lb = rng.randint(2, 14), rng.randint(2, 14)
             d = abs(la - lb)
             if la == lb:
-                mp[a] += 1; mp[b] += 1; ldp[a] += 13; ldp[b] += 13
+                for s in (a, b):
+                    mp[s] += 1
+                    ldp[s] += 13
             else:
-                w, l = (a, b) if la > lb else (b, a)
-                mp[w] += 2; ldp[w] += 13 + d; ldp[l] += 13 - d
+                won, lost = (a, b) if la > lb else (b, a)
+                mp[won] += 2
+                ldp[won] += 13 + d
+                ldp[lost] += 13 - d
             enter_and_confirm(api, eid, rnd, table, {"final": {"levels": {a: la, b: lb}}})
         close(api, eid, n)
     assert len(set(byes)) == 3  # one bye each

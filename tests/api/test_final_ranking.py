@@ -5,7 +5,7 @@ with a 3rd-place match, one pair disqualified in the groups. Expected places are
 whom (the pair registered first wins every match 2 : 0)."""
 from __future__ import annotations
 
-from tests.api.play import close, draw, enter_and_confirm, people, setup_event
+from tests.api.play import close, enter_and_confirm, people, setup_event
 
 PRIZES = [{"place_from": 1, "amount": 800}, {"place_from": 2, "amount": 500}, {"place_from": 3, "amount": 300},
           {"place_from": 9, "place_to": 10, "amount": 50}]
@@ -40,7 +40,6 @@ def test_eleven_tractor_pairs_groups_knockout_and_a_disqualification_all_have_a_
         if len(rounds) == 1:
             dq = api.post(f"/events/{eid}/entries/{cheat}/disqualify", {"kind": "cheating", "reason": "小组赛第一轮后查实作弊"})
             assert dq.status_code == 200
-    groups = [r for r in rounds if r["stage"] == 1]
     knockout = [r for r in rounds if r["stage"] == 2]
     in_ko = {s["entry_id"] for t in knockout[0]["tables"] for s in t["sides"]} | set(knockout[0]["byes"])
     assert cheat not in in_ko and len(in_ko) == 8

@@ -53,7 +53,7 @@ def test_a_failed_queue_publish_logs_and_raises_no_personal_data(api, monkeypatc
         try:
             jobs.publish_from_queue(records)
             raised = None
-        except Exception as exc:   # what the runtime would print
+        except Exception as exc:   # noqa: BLE001 — what the runtime would print
             raised = "".join(traceback.format_exception(exc))
     assert raised and "T1" in raised and "ValueError" in raised
     logged = "\n".join(r.getMessage() + (logging.Formatter().formatException(r.exc_info) if r.exc_info else "")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from chalicelib import bootstrap
 from chalicelib.services import publishing
@@ -14,7 +14,7 @@ from chalicelib.store import keys
 def test_the_lease_is_renewed_while_a_long_publish_runs(moto_repos, monkeypatch):
     monkeypatch.setattr(publishing, "LEASE_SECONDS", 3)   # renewed every second
     d = bootstrap.deps()
-    d.clock = lambda: datetime.now(timezone.utc)
+    d.clock = lambda: datetime.now(UTC)
     leases = d.repos.publish_leases
     seen = {}
 
@@ -39,7 +39,7 @@ def test_a_stuck_publish_stops_renewing_its_lease(moto_repos, monkeypatch):
     monkeypatch.setattr(publishing, "LEASE_SECONDS", 3)
     monkeypatch.setattr(publishing, "LEASE_RENEWED_FOR_S", 1.5)
     d = bootstrap.deps()
-    d.clock = lambda: datetime.now(timezone.utc)
+    d.clock = lambda: datetime.now(UTC)
     leases = d.repos.publish_leases
     seen = {}
 

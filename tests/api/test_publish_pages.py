@@ -60,7 +60,7 @@ def test_big_standings_and_rounds_are_paginated_and_small_ones_are_not(api, moto
         seen = [re.findall(r'<td class="nm"><a href="entry-([^"]+)\.html">', p) for p in pages]
         assert [len(s) for s in seen] == [4, 4, 3]
         assert sorted(sum(seen, [])) == sorted(ids)                  # every entry on exactly one page
-        for i, p in enumerate(pages, start=1):
+        for _i, p in enumerate(pages, start=1):
             assert 'data-testid="pager"' in p and 'aria-current="page"' in p
             for href in _links(p):                                      # the pager's links all lead somewhere
                 if href.startswith(("standings", "round-", "entry-", "index")):

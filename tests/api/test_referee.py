@@ -2,7 +2,7 @@
 window, appeals and prizes. Expected numbers are worked by hand from rules.md §1, §2, §5–§7."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from tests.api.play import close, draw, enter_and_confirm, people, setup_event
 
@@ -135,10 +135,10 @@ def test_correction_window_needs_an_override_after_it(local_api, clock):
     t1 = rnd["tables"][0]
     a, b = (s["entry_id"] for s in t1["sides"])
     base = f"/events/{eid}/rounds/1/tables/1/result"
-    clock.now = datetime(2026, 12, 1, 3, 15, tzinfo=timezone.utc)   # 25 minutes after the 02:50 end: open
+    clock.now = datetime(2026, 12, 1, 3, 15, tzinfo=UTC)   # 25 minutes after the 02:50 end: open
     ok = api.put(base, {"version": 2, "final": {"levels": {a: 11, b: 8}}, "reason": "双方同意更正"})
     assert ok.status_code == 200 and ok.data["status"] == "confirmed"
-    clock.now = datetime(2026, 12, 1, 3, 21, tzinfo=timezone.utc)   # 31 minutes after: closed
+    clock.now = datetime(2026, 12, 1, 3, 21, tzinfo=UTC)   # 31 minutes after: closed
     late = api.put(base, {"version": 3, "final": {"levels": {a: 12, b: 8}}, "reason": "发现错误"})
     assert (late.status_code, late.data["code"]) == (422, "correction_window_closed")
     no_reason = api.put(base, {"version": 3, "final": {"levels": {a: 12, b: 8}}, "override": True})
@@ -189,7 +189,7 @@ def test_appeals_window_fee_and_decision(local_api, clock):
     close(api, eid, 1)
     base = f"/events/{eid}/rounds/1/tables/1/appeals"
     # Dou Dizhu (seed 001): within 5 minutes after the round's scheduled end (02:50 UTC), fee 200 CNY
-    clock.now = datetime(2026, 12, 1, 2, 54, tzinfo=timezone.utc)
+    clock.now = datetime(2026, 12, 1, 2, 54, tzinfo=UTC)
     lodged = api.post(base, {"entry_id": p2, "text": "对方出牌违规，应判庄家负"}, **side(api, eid, rnd, 1, 1))
     assert lodged.status_code == 201, lodged.data
     ap = lodged.data
@@ -197,7 +197,7 @@ def test_appeals_window_fee_and_decision(local_api, clock):
     assert ap["deadline"].startswith("2026-12-01T02:55:00")
     # a side appeals only in its own name
     assert api.post(base, {"entry_id": p1, "text": "x"}, **side(api, eid, rnd, 1, 1)).status_code == 403
-    clock.now = datetime(2026, 12, 1, 2, 56, tzinfo=timezone.utc)
+    clock.now = datetime(2026, 12, 1, 2, 56, tzinfo=UTC)
     late = api.post(base, {"entry_id": p3, "text": "太晚了"}, **side(api, eid, rnd, 1, 2))
     assert (late.status_code, late.data["code"]) == (422, "appeal_window_closed")
     assert api.post(f"/appeals/{ap['id']}/fee", {"method": "cash"}).data["fee_status"] == "paid"

@@ -12,7 +12,7 @@ import pytest
 from openpyxl import Workbook, load_workbook
 
 from tests.api.test_registration import item_count, make_event, pair, register
-from tests.factories import doudizhu_event, guandan_event, tournament_body
+from tests.factories import doudizhu_event, tournament_body
 
 PAIR_HEADER = ["队名 Team name", "单位/商会 Club", "队员1 姓名 Member 1 name", "队员1 手机 Member 1 phone",
                "队员1 会员码 Member 1 code", "队员2 姓名 Member 2 name", "队员2 手机 Member 2 phone",

@@ -80,7 +80,7 @@ def test_early_finish_can_be_turned_off_per_stage(local_api):
     for n in (1, 2, 3):
         rnd = draw(api, eid, seed=n)
         leader = leader or rnd["tables"][0]["sides"][0]["entry_id"]
-        play(api, eid, rnd, lambda a, b: "a" if a == leader else "b" if b == leader else "draw")
+        play(api, eid, rnd, lambda a, b, leader=leader: "a" if a == leader else "b" if b == leader else "draw")
     pts = sorted((r["points"]["match_points"] for r in api.get(f"/events/{eid}/standings").data["standings"]), reverse=True)
     assert pts == [6, 2, 2, 2]
     assert everyone_drawn(draw(api, eid, seed=4), ids)

@@ -137,7 +137,7 @@ class ApiGateway:
 
     def event(self, method: str, path: str, headers: dict, body: bytes | None) -> dict:
         url = urlsplit(path)
-        for _, resource, rx, methods in self.routes:
+        for _, resource, rx, methods in self.routes:   # noqa: B007 — the matched one is used after the loop
             m = rx.match(url.path)
             if m and (method in methods or "X-AMAZON-APIGATEWAY-ANY-METHOD" in methods):
                 break

@@ -12,6 +12,7 @@ import pytest
 
 from playwright.sync_api import expect
 from scripts.site_build import built_site
+from datetime import UTC
 
 # What a page shows after a write, awaited up to 15 s instead of Playwright's 5: locally a write's answer waits on
 # one publish, inline, and with two workers on a loaded machine that publish took longer than 5 s (a pairing edit's
@@ -74,10 +75,10 @@ def store(stack):
     from chalicelib import bootstrap
     from chalicelib.store import dynamo
     from chalicelib.store.repositories import Repos
-    from datetime import datetime, timezone
+    from datetime import datetime
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = stack["endpoint"]
     dynamo.reset_client()
-    d = bootstrap.Deps(repos=Repos(dynamo.Table(stack["table"])), clock=lambda: datetime.now(timezone.utc))
+    d = bootstrap.Deps(repos=Repos(dynamo.Table(stack["table"])), clock=lambda: datetime.now(UTC))
     bootstrap.override(d)
     yield d
     bootstrap.override(None)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import date, timedelta
+from datetime import date, timedelta, UTC
 from pathlib import Path
 
 import pytest
@@ -103,13 +103,13 @@ def assert_one_language(page, lang: str, where, vi_words=frozenset()):
 @pytest.fixture(scope="module")
 def day(stack):
     """A tournament with two open events, a registered pair, a day registration and a drawn Guandan round."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from chalicelib import bootstrap
     from chalicelib.store import dynamo
     from chalicelib.store.repositories import Repos
     dynamo.reset_client()
-    d = bootstrap.Deps(repos=Repos(dynamo.Table(stack["table"])), clock=lambda: datetime.now(timezone.utc))
+    d = bootstrap.Deps(repos=Repos(dynamo.Table(stack["table"])), clock=lambda: datetime.now(UTC))
     bootstrap.override(d)
     org, token = organisers.create_organiser(d, "语言测试组委会")
     t = tournaments.create_tournament(d, org, TournamentIn(name="语言测试杯", venue="河内", starts_on=date.today() + timedelta(days=5)))

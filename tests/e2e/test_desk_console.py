@@ -2,7 +2,7 @@
 first with its consequence in words (and undone where that is cheap). No console error on these pages."""
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, UTC
 
 import pytest
 from playwright.sync_api import expect
@@ -14,7 +14,7 @@ from chalicelib.services import organisers, registration, tournaments
 def _event(d, organiser, **cfg):
     org, token = organisers.create_organiser(d, organiser)
     t = tournaments.create_tournament(d, org, TournamentIn(name=f"{organiser}杯", venue="南宁", starts_on=date.today()))
-    closed = (datetime.now(timezone.utc) - timedelta(hours=1)).isoformat()
+    closed = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
     config = {"name": "掼蛋双人赛", "game": "guandan", "entry": "pair", "capacity": 16, "fee": {"amount": 4000, "per": "entry"},
               "registration": {"opens_at": "2020-01-01T00:00:00Z", "closes_at": closed},
               "stages": [{"format": "swiss", "rounds": 3}]} | cfg

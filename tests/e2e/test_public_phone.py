@@ -93,7 +93,7 @@ def test_every_public_page_fits_a_phone_with_its_points_in_view(store, stack, br
         for lang, (prefix, locale) in LANGS.items():
             ctx = browser.new_context(viewport={"width": width, "height": 800}, is_mobile=True, has_touch=True, locale=locale)
             errors = watch_console(ctx)
-            ctx.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+            ctx.on("response", lambda r, errors=errors: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
             page = ctx.new_page()
             for name, (path, points) in pages.items():
                 where = (name, width, lang)

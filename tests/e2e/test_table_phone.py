@@ -18,6 +18,7 @@ from chalicelib.services import registration, rounds
 from scripts.site_build import built_site
 from tests.e2e.conftest import ROOT
 from tests.e2e.test_browser import make_tournament, token_sign_in
+from datetime import UTC
 
 # The phone's result queue (frontend/app/src/shared/outbox.js), read from its IndexedDB as the page keeps it.
 READ_QUEUE = """() => new Promise((ok, no) => {
@@ -227,11 +228,11 @@ def own_stack():
                             cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     from chalicelib import bootstrap
     from chalicelib.store.repositories import Repos
-    from datetime import datetime, timezone
+    from datetime import datetime
     try:
         ddblocal.wait_for_port(api_port, 60)
         ddblocal.wait_for_port(site_port, 30)
-        d = bootstrap.Deps(repos=Repos(dynamo.Table("phone")), clock=lambda: datetime.now(timezone.utc))
+        d = bootstrap.Deps(repos=Repos(dynamo.Table("phone")), clock=lambda: datetime.now(UTC))
         bootstrap.override(d)
         yield {"site": f"http://127.0.0.1:{site_port}", "api": f"http://127.0.0.1:{api_port}", "store": d, "ddb": ddb}
     finally:
@@ -377,7 +378,7 @@ def test_my_day_after_the_last_round_shows_place_prize_and_bomb_bonus(store, sta
 def test_a_late_arrival_and_its_start_level_are_shown_at_the_table(store, stack, browser, shot):
     """rules.md §7: the referee records a late pair; both phones say who was late and the level the other side
     starts from (issue 25)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
     from chalicelib.services import referee, results
     org, token, t, (ev,) = make_tournament(store, [
         {"name": "掼蛋迟到", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
@@ -388,7 +389,7 @@ def test_a_late_arrival_and_its_start_level_are_shown_at_the_table(store, stack,
         registration.check_in(store, ev.id, r.entry.id)
     rnd, _ = rounds.draw_next(store, org, ev.id, 1)
     late, other = (s.entry_id for s in rnd.tables[0].sides)
-    out = referee.record_arrival(store, ev.id, 1, 1, late, datetime.now(timezone.utc),
+    out = referee.record_arrival(store, ev.id, 1, 1, late, datetime.now(UTC),
                                  results.Actor("organiser", f"organiser:{org.id}"))
     assert out.effect == "start_level" and out.start_levels == {other: 3}
     page = _phone(browser).new_page()

@@ -4,7 +4,7 @@ the console (posted / missing / overdue, posting after the deadline gives the ot
 in the run tab and on the published round page. Screenshots at 390 and 1280 px."""
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, UTC
 
 from chalicelib.models import EventConfig, RegistrationIn, TournamentIn
 from chalicelib.services import organisers, registration, tournaments
@@ -17,7 +17,7 @@ def team_event(store, starts_in_minutes: float, sizes=(6, 4)):
     org, token = organisers.create_organiser(store, "集体赛组委会")
     t = tournaments.create_tournament(store, org, TournamentIn(name="集体赛杯", venue="南宁",
                                                                starts_on=date.today() + timedelta(days=3)))
-    start = (datetime.now(timezone.utc) + timedelta(minutes=starts_in_minutes)).replace(microsecond=0)
+    start = (datetime.now(UTC) + timedelta(minutes=starts_in_minutes)).replace(microsecond=0)
     ev = tournaments.create_event(store, org, t.id, EventConfig.model_validate(
         {"name": "掼蛋集体赛", "game": "guandan", "entry": {"kind": "team", "size": 6, "min_size": 4}, "capacity": 8,
          "fee": {"amount": 0}, "stages": [{"format": "swiss", "rounds": 2, "early_finish": False,

@@ -44,7 +44,7 @@ def test_two_sided_events_to_the_last_round_meet_the_exact_minimum(seed):
         assert violations(f, d) == min_two_sided_violations(f), (n, seed, rnd)
         assert d.exact
         if rnd in (rounds // 2, rounds):  # and the score cost is the least too (given the bye)
-            ref = min_cost_given_byes(f, {b for b, _ in d.byes}, lambda a, b: pair_cost(a, b, rnd, False))
+            ref = min_cost_given_byes(f, {b for b, _ in d.byes}, lambda a, b, rnd=rnd: pair_cost(a, b, rnd, False))
             assert d.cost == pytest.approx(ref), (n, seed, rnd)
         f = play(f, d, rng)
 

@@ -3,7 +3,7 @@ and a brute force that an entry found certain of a place really cannot be caught
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -63,7 +63,7 @@ def _matchings(people: tuple[int, ...]):
             yield ((first, other), *pairs), bye
 
 
-@lru_cache(maxsize=None)
+@cache
 def _round_gains(n: int) -> tuple[tuple[float, ...], ...]:
     """Every vector of one round's points for n open entries."""
     out = set()

@@ -121,7 +121,7 @@ def test_concurrent_registrations_never_oversell(local_repos, clock, layout, mon
         try:
             body = RegistrationIn(name=f"队{i}", members=[{"name": "甲", "phone": f"1380000{i:04d}"}, {"name": "乙"}])
             results.append(registration.register(d, e.id, body, f"key-{i:04d}-abcdefghijklmnop"))
-        except Exception as exc:  # pragma: no cover - shown on failure
+        except Exception as exc:  # noqa: BLE001 pragma: no cover - shown on failure
             errs.append(exc)
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(40)]

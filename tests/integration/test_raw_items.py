@@ -18,7 +18,7 @@ def _plain_client():
 
 
 def _normal(items):
-    return sorted((sorted((k, repr(v)) for k, v in i.items()) for i in items))
+    return sorted(sorted((k, repr(v)) for k, v in i.items()) for i in items)
 
 
 def test_items_read_raw_are_what_botocore_parses(any_repos, monkeypatch):

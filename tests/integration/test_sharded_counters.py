@@ -89,7 +89,7 @@ def test_a_rush_on_sharded_counters_never_oversells(local_repos, clock, sharded)
     def one(i):
         try:
             results.append(registration.register(d, e.id, _body(i), f"key-{i:04d}-abcdefghijklmnop"))
-        except Exception as exc:  # pragma: no cover - shown on failure
+        except Exception as exc:  # noqa: BLE001 pragma: no cover - shown on failure
             errs.append(exc)
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(48)]

@@ -25,6 +25,7 @@ import pytest
 
 from scripts import ddblocal
 from tests.factories import tournament_body
+from datetime import UTC
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = 300
@@ -78,8 +79,8 @@ class Store:
         schema.ensure_table(dynamo.client(), self.table)
         from chalicelib import bootstrap
         from chalicelib.store.repositories import Repos
-        from datetime import datetime, timezone
-        d = bootstrap.Deps(repos=Repos(dynamo.Table(self.table)), clock=lambda: datetime.now(timezone.utc))
+        from datetime import datetime
+        d = bootstrap.Deps(repos=Repos(dynamo.Table(self.table)), clock=lambda: datetime.now(UTC))
         bootstrap.override(d)
         return d
 

@@ -20,7 +20,7 @@ def _canon(items):
         if isinstance(v, dict):
             return {k: (str(Decimal(x).normalize()) if k == "N" else number_trimmed(x)) for k, x in v.items()}
         return [number_trimmed(x) for x in v] if isinstance(v, list) else v
-    return sorted((sorted((k, repr(number_trimmed(v))) for k, v in i.items()) for i in items))
+    return sorted(sorted((k, repr(number_trimmed(v))) for k, v in i.items()) for i in items)
 
 
 def _scan(c, table):

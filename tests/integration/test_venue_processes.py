@@ -82,7 +82,7 @@ def _answer(s: socket.socket) -> str:
     try:
         while chunk := s.recv(65536):
             out += chunk
-    except (ConnectionResetError, socket.timeout):
+    except (TimeoutError, ConnectionResetError):
         pass
     return out.decode("utf-8", "replace")
 
@@ -133,7 +133,7 @@ def test_the_store_stopped_or_frozen_gives_quick_503s_and_the_api_comes_back_by_
             t0 = time.monotonic()
             status, headers, body = _get(base + path, timeout=15)
             answers.append((path, status, time.monotonic() - t0, headers.get("Retry-After"), body.get("code")))
-        for path, status, took, retry, code in answers:
+        for _path, status, took, retry, code in answers:
             assert status == 503 and code == "service_unavailable" and retry, answers
             assert took < 5, answers   # 1.5 s read timeout × 2 attempts, then the breaker: never a hang
         os.kill(own_store["proc"].pid, signal.SIGCONT)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import random
-from datetime import date, datetime, timezone
+from datetime import date, datetime, UTC
 
 import pytest
 
@@ -37,7 +37,7 @@ def test_entry_pages_are_the_templates_bytes(lang):
     rng = random.Random(lang)
     t = Tournament(id="01TOURNAMENT0000000000000A", organiser_id="o", name="联合会 <年度> & 掼蛋", venue="南宁 · A&B",
                    timezone="Asia/Shanghai", currency="CNY", starts_on=date(2026, 12, 12), ends_on=date(2026, 12, 13),
-                   created_at=datetime(2026, 12, 1, tzinfo=timezone.utc))
+                   created_at=datetime(2026, 12, 1, tzinfo=UTC))
     ids = [f"01ENTRY{i:019d}" for i in range(30)]
     places = {"rounds": [1, 2, 3], "field": 30, "by_entry": {e: [rng.randint(1, 30), None, rng.randint(1, 30)]
                                                               for e in ids[:20]}}

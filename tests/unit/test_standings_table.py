@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import random
-from datetime import date, datetime, timezone
+from datetime import date, datetime, UTC
 
 import pytest
 from markupsafe import Markup
@@ -19,7 +19,7 @@ def test_standings_tables_are_the_templates_bytes(lang):
     rng = random.Random(lang)
     t = Tournament(id="01TOURNAMENT0000000000000A", organiser_id="o", name="联合会 <年度>", venue="南宁", timezone="Asia/Shanghai",
                    currency=rng.choice(["CNY", "VND"]), starts_on=date(2026, 12, 12), ends_on=date(2026, 12, 12),
-                   created_at=datetime(2026, 12, 1, tzinfo=timezone.utc))
+                   created_at=datetime(2026, 12, 1, tzinfo=UTC))
     fast = StandingsTable(lang)
     for case in range(40):
         pnames = rng.choice([["match_points"], ["level_points", "level_diff_points"], ["group_points"], []])

@@ -1,7 +1,7 @@
 """Pairing formats behind one entry point, `draw_round`. The formats know nothing of card games."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ...errors import NoValidPairing
 from .common import Contestant, Draw, Pairing

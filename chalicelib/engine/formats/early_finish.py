@@ -15,7 +15,7 @@ its worst total beats X's best for every X separately; and if it does, no joint 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from ..numbers import share
 

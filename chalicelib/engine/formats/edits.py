@@ -8,7 +8,7 @@ balance only warn when the edit is worse than the draw it changes (every draw pa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from collections.abc import Sequence
 
 from .common import Contestant
 from .swiss import SCALE, _Problem, choose_home, order_for_round

@@ -6,7 +6,7 @@ prize")."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Collection, Sequence
+from collections.abc import Collection, Sequence
 
 from ..standings import Row, lots_value
 

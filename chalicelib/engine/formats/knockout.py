@@ -6,7 +6,7 @@ decided by the game's scoring (extra games, lots); this module only says who mee
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def bracket_size(n: int) -> int:

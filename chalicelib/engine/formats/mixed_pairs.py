@@ -9,7 +9,7 @@ lineup is one men's pair and one women's pair; the men sit E–W and the women N
 the one its seats call for (a team sitting N–S there plays its women's pair)."""
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 MAN_SEATS = ("N", "W")
 WOMAN_SEATS = ("S", "E")

@@ -1,7 +1,7 @@
 """Round robin (循环赛): Berger tables, single or double, and group stages with snake seeding."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .common import Contestant
 
@@ -91,7 +91,7 @@ def number_for_related_first(group: Sequence[Contestant]) -> list[Contestant]:
         if c.club:
             by_club.setdefault(c.club, []).append(c)
     slots = [(a, b) for a, b in first if a and b]
-    for club, members in sorted(by_club.items(), key=lambda kv: -len(kv[1])):
+    for _club, members in sorted(by_club.items(), key=lambda kv: -len(kv[1])):
         while len(members) >= 2 and slots:
             a, b = slots.pop(0)
             x, y = members.pop(0), members.pop(0)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from itertools import combinations
-from typing import Sequence
+from collections.abc import Sequence
 
 from ...errors import NoValidPairing
 from .common import Contestant, Draw, Pairing, fmt

@@ -1,7 +1,7 @@
 """Multi-stage events: who advances, their seeding from the earlier stage, and carried-over points."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..numbers import share
 

@@ -22,7 +22,7 @@ fails only when it is impossible (fewer than two entries, or rematches forbidden
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 from ...errors import NoValidPairing
 from .common import Contestant, Draw, Pairing, fmt, number_tables

@@ -1,7 +1,8 @@
 """The one small protocol every game implements, and helpers they share."""
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
+from collections.abc import Sequence
 
 from ...errors import InvalidResult
 from ..numbers import half_up

@@ -1,7 +1,8 @@
 """Dou Dizhu 斗地主 / 二打一 (rules.md §2): three individuals (W, S, E), one deck, landlord v two farmers."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from ..numbers import share
 from ..types import MatchScore, Side

@@ -1,7 +1,8 @@
 """Gouji 够级 (rules.md §3): six players, two teams of three sitting alternately, four decks."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from ..types import MatchScore, Side
 from .base import apply_adjustments, require

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from ..types import MatchScore, Side
 from .base import apply_adjustments, require
@@ -153,7 +154,7 @@ def check_tributes(deals: Sequence, orders: Sequence[Sequence[str]], seat_side: 
             raise InvalidTribute(f"第 {i} 副：贡牌为 single（单贡）、double（双贡）或 refused（抗贡） · Deal {i}: a tribute is "
                                  f"one of {', '.join(TRIBUTES)}.", {"deal": i, "given": tribute, "reason": "unknown"})
         if i == 1:
-            raise InvalidTribute(f"第 1 副不进贡 · Deal 1 has no tribute (there is no previous deal).",
+            raise InvalidTribute("第 1 副不进贡 · Deal 1 has no tribute (there is no previous deal).",
                                  {"deal": 1, "given": tribute, "expected": None, "reason": "first_deal"})
         prev = orders[i - 2]
         double_down = seat_side[prev[0]] == seat_side[prev[1]]

@@ -12,7 +12,8 @@ Lineups (进场名单): "一方有座位选择权时，比赛开始前15分钟�
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from ...errors import TieBreakRequired
 from ..types import MatchScore, Side
