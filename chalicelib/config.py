@@ -47,10 +47,6 @@ class Settings(BaseSettings):
     max_body_bytes: int = 64 * 1024
     trusted_proxy_hops: int = 0   # proxies of ours in front of the API that append X-Forwarded-For (0: none)
 
-    @property
-    def online_payments(self) -> bool:
-        return bool(self.stripe_secret_key or self.stripe_secret_arn)
-
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:

@@ -15,12 +15,6 @@ def new_token(prefix: str, nbytes: int = 32) -> str:
     return f"{prefix}_{secrets.token_urlsafe(nbytes)}"
 
 
-def new_code(length: int = 6) -> str:
-    """A short code people can type from a printed table card (no 0/O/1/I)."""
-    alphabet = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
-    return "".join(secrets.choice(alphabet) for _ in range(length))
-
-
 def hash_secret(secret: str) -> str:
     # Tokens are long and random, so a fast hash is enough (no password stretching needed).
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()

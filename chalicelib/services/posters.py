@@ -43,10 +43,6 @@ def kind_text(event: Event) -> str:
     return f"{term('game', event.config.game)} · {KIND[entry.kind]}{size}"
 
 
-def tournament_url(t: Tournament) -> str:
-    return f"{site_url()}/index.html?t={t.id}"
-
-
 def day_url(t: Tournament) -> str:
     """The day's registration: one form for several events (api.md v1.1)."""
     return f"{site_url()}/day.html?t={t.id}"

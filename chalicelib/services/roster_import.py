@@ -142,11 +142,6 @@ def read_header(event: Event, header: list, mapping: dict[str, str | None] | Non
     return out
 
 
-def _header_map(event: Event, header: list, mapping: dict | None = None) -> dict[int, str]:
-    """Header cell index → column key (the headers read, see read_header)."""
-    return {c["index"]: c["key"] for c in read_header(event, header, mapping) if c["key"]}
-
-
 # --------------------------------------------------------------------------- the template
 
 def _example(event: Event) -> list[str]:

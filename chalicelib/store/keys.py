@@ -142,10 +142,6 @@ def payment(payment_id: str) -> dict:
     return {"PK": f"PAYMENT#{payment_id}", "SK": "META"}
 
 
-def payment_of_entry(eid: str, entry_id: str, payment_id: str) -> dict:
-    return {"PK": f"EVENT#{eid}", "SK": f"ENTRYPAY#{entry_id}#{payment_id}"}
-
-
 def stripe_event(stripe_event_id: str) -> dict:
     return {"PK": f"STRIPEEVT#{stripe_event_id}", "SK": "META"}
 

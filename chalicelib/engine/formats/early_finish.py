@@ -64,13 +64,6 @@ def certain_places(scores: Mapping[str, float], rounds_left: int, max_per_round:
     return [c.entry for c in decide_places(scores, rounds_left, max_per_round, min_per_round, decided)]
 
 
-def certain_first(scores: Mapping[str, float], rounds_left: int, max_per_round: float,
-                  min_per_round: float = 0.0) -> str | None:
-    """The entry certain of first place, or None (the first step of `certain_places`)."""
-    places = certain_places(scores, rounds_left, max_per_round, min_per_round)
-    return places[0] if places else None
-
-
 def averages_of_played(records: Iterable, entries: Iterable[str]) -> dict[str, dict[str, float]]:
     """Entry → its average per point name over the matches it played in these MatchRecords: a bye (and a
     round already scored as an early finisher's average) is not a match played."""

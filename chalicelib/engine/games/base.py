@@ -39,11 +39,6 @@ def require(condition: bool, message: str, **details) -> None:
         raise InvalidResult(message, details or None)
 
 
-def as_int(value, what: str) -> int:
-    require(isinstance(value, int) and not isinstance(value, bool), f"{what} must be a whole number", got=value)
-    return value
-
-
 def apply_adjustments(points: dict[str, dict[str, float]], adjustments: list[dict] | None, point_name: str,
                       entries: Sequence[str]) -> None:
     """Organiser penalties/bonuses (e.g. 级差分 deductions): added to `point_name` of the entry."""

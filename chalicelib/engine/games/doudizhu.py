@@ -195,14 +195,3 @@ class DouDizhu:
         """A player absent five minutes after the start forfeits the round: 0 table points."""
         return MatchScore(points={loser: {"table_points": 0.0, "small_points": 0.0, "landlord_deals": 0.0}},
                           outcome={loser: 0.0}, opponents={loser: []}, details={"forfeit": loser})
-
-
-def bonus_ledger(deals: Sequence[dict], players: Sequence[str]) -> dict[str, int]:
-    """Payout per player: each bonus deal pays `each` to all three players at its table, plus the extra."""
-    totals = {p: 0 for p in players}
-    for d in deals:
-        for p in d["players"]:
-            totals[p] = totals.get(p, 0) + d["each"]
-        if d.get("extra"):
-            totals[d["extra"]["entry_id"]] = totals.get(d["extra"]["entry_id"], 0) + d["extra"]["amount"]
-    return totals
