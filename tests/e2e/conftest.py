@@ -2,6 +2,7 @@
 Chromium driven by Playwright. Started here and stopped at the end of the session."""
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -34,23 +35,23 @@ def china_fakes():
 
 
 @pytest.fixture(scope="session")
-def stack(ddb_local_endpoint, china_fakes):
+def stack(china_fakes):
+    """The stack as `make run` serves it: the API on the embedded store (its SQLite file in a temporary folder),
+    which this process also opens for `store` (SQLite's own lock keeps the two processes' writes apart)."""
     from scripts import ddblocal
     table = "e2e"
     publish_dir = tempfile.mkdtemp(prefix="e2e-site-")
+    store_path = str(Path(tempfile.mkdtemp(prefix="e2e-store-")) / "store.sqlite3")
     api_port, site_port = ddblocal.free_port(), ddblocal.free_port()
-    env = dict(os.environ, AWS_ENDPOINT_URL_DYNAMODB=ddb_local_endpoint, TABLE_NAME=table, STAGE="local",
+    env = dict(os.environ, STORE="embedded", STORE_PATH=store_path, TABLE_NAME=table, STAGE="local",
                PUBLISH_DIR=publish_dir, API_URL=f"http://127.0.0.1:{api_port}", SITE_URL=f"http://127.0.0.1:{site_port}",
                AWS_DEFAULT_REGION="ap-east-1", AWS_ACCESS_KEY_ID="local", AWS_SECRET_ACCESS_KEY="local")
     env.pop("STRIPE_SECRET_KEY", None)
-    # A loaded machine's DynamoDB Local is not a frozen store: no 503s here from the store's 1.5-s read timeout
-    # (the quick 503 has its own tests: test_venue_processes, test_table_phone's own stack).
-    env["DDB_READ_TIMEOUT_S"] = "10"
+    env.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
     env.update(china_fakes.env())
-    os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = ddb_local_endpoint
-    from chalicelib.store import dynamo, schema
-    dynamo.reset_client()
-    schema.ensure_table(dynamo.client(), table)
+    with on_store(store_path):
+        from chalicelib.store import dynamo, schema
+        schema.ensure_table(dynamo.client(), table)
     log = open(ROOT / ".data" / "e2e-api.log", "ab")
     api = subprocess.Popen([sys.executable, "-m", "scripts.api_server", "--host", "127.0.0.1", "--port", str(api_port)],
                            cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -61,11 +62,28 @@ def stack(ddb_local_endpoint, china_fakes):
         ddblocal.wait_for_port(api_port, 60)
         ddblocal.wait_for_port(site_port, 30)
         yield {"api": f"http://127.0.0.1:{api_port}", "site": f"http://127.0.0.1:{site_port}", "table": table,
-               "publish_dir": publish_dir, "endpoint": ddb_local_endpoint}
+               "publish_dir": publish_dir, "store_path": store_path}
     finally:
         for p in (api, site):
             ddblocal.stop(p)
-        os.environ.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
+
+
+@contextlib.contextmanager
+def on_store(store_path: str):
+    """This process on the stack's embedded store for a while (other tests of this worker run on their own)."""
+    from chalicelib.store import dynamo
+    saved = {k: os.environ.get(k) for k in ("STORE", "STORE_PATH", "AWS_ENDPOINT_URL_DYNAMODB")}
+    os.environ.update(STORE="embedded", STORE_PATH=store_path)
+    os.environ.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
+    dynamo.reset_client()
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
         dynamo.reset_client()
 
 
@@ -76,12 +94,13 @@ def store(stack):
     from chalicelib.store import dynamo
     from chalicelib.store.repositories import Repos
     from datetime import datetime
-    os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = stack["endpoint"]
-    dynamo.reset_client()
-    d = bootstrap.Deps(repos=Repos(dynamo.Table(stack["table"])), clock=lambda: datetime.now(UTC))
-    bootstrap.override(d)
-    yield d
-    bootstrap.override(None)
+    with on_store(stack["store_path"]):
+        d = bootstrap.Deps(repos=Repos(dynamo.Table(stack["table"])), clock=lambda: datetime.now(UTC))
+        bootstrap.override(d)
+        try:
+            yield d
+        finally:
+            bootstrap.override(None)
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ than a 360 or 390 px phone, Vietnamese works end to end on the participant pages
 (its user agent, no crypto.randomUUID, no clipboard API) registers and scores."""
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from datetime import date, timedelta, UTC
@@ -14,7 +15,7 @@ from playwright.sync_api import expect
 
 from chalicelib.models import DayRegistrationIn, EventConfig, OfflinePaymentIn, RegistrationIn, TournamentIn
 from chalicelib.services import day_registration, organisers, registration, rounds, tournaments
-from tests.e2e.conftest import _no_csp_violations
+from tests.e2e.conftest import _no_csp_violations, on_store
 
 LOCALES = Path(__file__).resolve().parents[2] / "frontend" / "app" / "src" / "locales"
 WECHAT_UA = ("Mozilla/5.0 (Linux; Android 13; V2148A Build/TP1A.220624.014; wv) AppleWebKit/537.36 (KHTML, like Gecko) "
@@ -108,8 +109,12 @@ def day(stack):
     from chalicelib import bootstrap
     from chalicelib.store import dynamo
     from chalicelib.store.repositories import Repos
-    dynamo.reset_client()
-    d = bootstrap.Deps(repos=Repos(dynamo.Table(stack["table"])), clock=lambda: datetime.now(UTC))
+    with on_store(stack["store_path"]):
+        return _day(stack, bootstrap.Deps(repos=Repos(dynamo.Table(stack["table"])), clock=lambda: datetime.now(UTC)))
+
+
+def _day(stack, d):
+    from chalicelib import bootstrap
     bootstrap.override(d)
     org, token = organisers.create_organiser(d, "语言测试组委会")
     t = tournaments.create_tournament(d, org, TournamentIn(name="语言测试杯", venue="河内", starts_on=date.today() + timedelta(days=5)))
@@ -128,28 +133,36 @@ def day(stack):
     reg = day_registration.register_day(d, t.id, DayRegistrationIn.model_validate(
         {"contact": {"name": "陈文", "phone": "13700000099"}, "items": [{"event_id": ddz.id, "members": [{"name": "陈文", "phone": "13700000099"}]}]}), None)
     bootstrap.override(None)
-    return {"d": d, "org": org, "token": token, "t": t, "gd": gd, "ddz": ddz, "entry": manage,
+    return {"d": d, "store_path": stack["store_path"], "org": org, "token": token, "t": t, "gd": gd, "ddz": ddz, "entry": manage,
             "reg": (reg.registration.id, reg.manage_token)}
 
 
-def store_entries(d, eid):
-    return d.repos.entries.list(eid)
+@contextlib.contextmanager
+def acting(day):
+    """This process on the stack's store, with the day's wiring (the API process serves the same file)."""
+    from chalicelib import bootstrap
+    with on_store(day["store_path"]):
+        bootstrap.override(day["d"])
+        try:
+            yield day["d"]
+        finally:
+            bootstrap.override(None)
+
+
+def store_entries(day, eid):
+    with on_store(day["store_path"]):
+        return day["d"].repos.entries.list(eid)
 
 
 def _drawn(day):
     """Round 1 of the Guandan event, drawn once (check-ins and cash first, so every pair plays)."""
-    from chalicelib import bootstrap
-    d = day["d"]
-    bootstrap.override(d)
-    try:
+    with acting(day) as d:
         if "round" not in day:
-            for e in store_entries(d, day["gd"].id):
+            for e in d.repos.entries.list(day["gd"].id):
                 if e.status == "pending_payment":
                     registration.record_offline_payment(d, day["gd"].id, e.id, OfflinePaymentIn(method="cash", amount=e.amount_due))
                 registration.check_in(d, day["gd"].id, e.id)
             day["round"], _ = rounds.draw_next(d, day["org"], day["gd"].id, 7)
-    finally:
-        bootstrap.override(None)
     return day["round"]
 
 
@@ -300,11 +313,8 @@ def _disputes(stack, day):
     """Another organiser's Guandan event (so the walked console and pages are unchanged) with one table per
     language, each with side 1's result entered: side 2's phone reviews and disputes it."""
     if "disputes" not in day:
-        from chalicelib import bootstrap
         from chalicelib.services import results
-        d = day["d"]
-        bootstrap.override(d)
-        try:
+        with acting(day) as d:
             org, _ = organisers.create_organiser(d, "异议测试组委会")
             t = tournaments.create_tournament(d, org, TournamentIn(name="异议测试杯", venue="河内", starts_on=date.today() + timedelta(days=5)))
             ev = tournaments.create_event(d, org, t.id, EventConfig.model_validate(
@@ -319,26 +329,19 @@ def _disputes(stack, day):
                 home, away = (s.entry_id for s in tb.sides)
                 results.submit_result(d, ev.id, 1, tb.number, {"version": 0, "final": {"levels": {home: 10, away: 8}}},
                                       results.Actor("side", f"table {tb.number} side 1", side=0))
-        finally:
-            bootstrap.override(None)
         day["disputes"] = (ev, rnd)
     return day["disputes"]
 
 
 def published_pages(stack, day, lang: str):
     """The tournament's published pages (Jinja2) in this language, published once after the draw."""
-    from chalicelib import bootstrap
     from chalicelib.publish.sinks import LocalSink
     from chalicelib.services import publishing
     t, gd = day["t"], day["gd"]
     if "published" not in day:
-        d = day["d"]
-        d.publisher = LocalSink(stack["publish_dir"])
-        bootstrap.override(d)
-        try:
+        day["d"].publisher = LocalSink(stack["publish_dir"])
+        with acting(day) as d:
             publishing.publish_tournament(d, t.id)
-        finally:
-            bootstrap.override(None)
         day["published"] = True
     at = {"zh": "", "en": "/en", "vi": "/vi"}[lang]
     return [(f"published {p}", f"{at}/t/{t.id}/{p}") for p in ("index.html", f"{gd.id}/index.html", f"{gd.id}/round-1.html",
@@ -421,7 +424,7 @@ def test_wechat_in_app_browser_registers_once_and_scores_a_guandan_deal(stack, b
     assert len(set(keys)) == 1, keys
     page.get_by_role("button", name="复制链接").click()
     expect(page.get_by_text("已复制")).to_be_visible()
-    assert len([e for e in store_entries(day["d"], ddz.id) if e.members[0].name == "微信用户"]) == 1
+    assert len([e for e in store_entries(day, ddz.id) if e.members[0].name == "微信用户"]) == 1
     shot(page, "wechat-registered")
 
     rnd = _drawn(day)
@@ -435,7 +438,8 @@ def test_wechat_in_app_browser_registers_once_and_scores_a_guandan_deal(stack, b
     shot(page, "wechat-guandan-deal")
     page.get_by_role("button", name="提交成绩").click()
     expect(page.get_by_test_id("review-text")).to_contain_text("请对方")
-    _, _, tables = rounds.load_round(day["d"], day["gd"].id, 1)
+    with on_store(day["store_path"]):
+        _, _, tables = rounds.load_round(day["d"], day["gd"].id, 1)
     assert tables[1]["result"]["deals"] == [{"order": ["N", "E", "S", "W"]}]
     ctx.close()
     assert not blocked, blocked
