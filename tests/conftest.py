@@ -1,6 +1,7 @@
 """Shared fixtures: a moto table for speed, DynamoDB Local for the real thing, a fixed clock."""
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from datetime import datetime, timedelta, UTC
@@ -60,20 +61,29 @@ def _table_name(request) -> str:
     return "t_" + re.sub(r"[^A-Za-z0-9_.-]", "_", request.node.name)[:200]
 
 
-@pytest.fixture
-def moto_repos(request, clock):
-    from moto import mock_aws
-
-    with mock_aws():
-        dynamo.reset_client()
-        name = _table_name(request)
-        schema.ensure_table(dynamo.client(), name)
-        repos = Repos(dynamo.Table(name))
-        bootstrap.override(bootstrap.Deps(repos=repos, clock=clock, publisher=MemorySink()))
-        yield repos
+@contextlib.contextmanager
+def _wired(request, clock):
+    """A fresh table on whichever store the environment names, the services wired to it, and afterwards the
+    client dropped (each backend's fixture below only says which store)."""
+    dynamo.reset_client()
+    name = _table_name(request)
+    schema.ensure_table(dynamo.client(), name)
+    repos = Repos(dynamo.Table(name))
+    bootstrap.override(bootstrap.Deps(repos=repos, clock=clock, publisher=MemorySink()))
+    try:
+        yield repos, name
+    finally:
         _join_background_publishes()
         bootstrap.override(None)
         dynamo.reset_client()
+
+
+@pytest.fixture
+def moto_repos(request, clock, monkeypatch):
+    from moto import mock_aws
+    monkeypatch.delenv("STORE", raising=False)
+    with mock_aws(), _wired(request, clock) as (repos, _):
+        yield repos
 
 
 def _join_background_publishes(timeout_s: float = 60.0) -> None:
@@ -103,16 +113,11 @@ def ddb_local_endpoint():
 
 @pytest.fixture
 def local_repos(request, ddb_local_endpoint, clock, monkeypatch):
+    monkeypatch.delenv("STORE", raising=False)
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", ddb_local_endpoint)
-    dynamo.reset_client()
-    name = _table_name(request)
-    schema.ensure_table(dynamo.client(), name)
-    repos = Repos(dynamo.Table(name))
-    bootstrap.override(bootstrap.Deps(repos=repos, clock=clock, publisher=MemorySink()))
-    yield repos
-    bootstrap.override(None)
-    dynamo.client().delete_table(TableName=name)
-    dynamo.reset_client()
+    with _wired(request, clock) as (repos, name):
+        yield repos
+        dynamo.client().delete_table(TableName=name)
 
 
 # -- the embedded store (store/embedded.py, the local and venue stages' store): one SQLite file per test
@@ -120,15 +125,8 @@ def local_repos(request, ddb_local_endpoint, clock, monkeypatch):
 def embedded_repos(request, tmp_path, clock, monkeypatch):
     monkeypatch.setenv("STORE", "embedded")
     monkeypatch.setenv("STORE_PATH", str(tmp_path / "store" / "store.sqlite3"))
-    dynamo.reset_client()
-    name = _table_name(request)
-    schema.ensure_table(dynamo.client(), name)
-    repos = Repos(dynamo.Table(name))
-    bootstrap.override(bootstrap.Deps(repos=repos, clock=clock, publisher=MemorySink()))
-    yield repos
-    _join_background_publishes()
-    bootstrap.override(None)
-    dynamo.reset_client()
+    with _wired(request, clock) as (repos, _):
+        yield repos
 
 
 @pytest.fixture(params=["moto", "ddb_local", "embedded"])
