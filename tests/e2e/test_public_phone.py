@@ -222,7 +222,33 @@ def test_a_first_visit_follows_the_phones_language_until_the_switch_is_tapped(st
         r = registration.register(store, ev.id, RegistrationIn(name=f"第{i + 1}对", members=[
             {"name": f"甲{i}", "phone": f"1330000{i:04d}"}, {"name": f"乙{i}"}]), None)
         registration.check_in(store, ev.id, r.entry.id)
+
+    def cards(started: bool):
+        """The app's index and day pages before the first publish: no request for a poster not yet written (no
+        404 in the console); the link card is the poster until the event starts, then its results."""
+        ctx = browser.new_context(viewport={"width": 360, "height": 780}, is_mobile=True, locale="zh-CN")
+        errors = watch_console(ctx)
+        ctx.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+        asked = []
+        ctx.on("request", lambda r: asked.append(r.url) if "poster" in r.url else None)
+        page = ctx.new_page()
+        for path in (f"index.html?t={t.id}", f"day.html?t={t.id}"):
+            page.goto(f"{stack['site']}/{path}")
+            page.locator("h1, h2").first.wait_for()
+            page.wait_for_function("n => document.title.includes(n)", arg=t.name)
+            card = page.locator('meta[property="og:description"]').get_attribute("content")
+            image = page.locator('meta[property="og:image"]')
+            if started:
+                assert "比赛已开始" in card and ev.config.name in card and image.count() == 0, (path, card)
+            else:
+                assert "比赛已开始" not in card and image.get_attribute("content").endswith("/poster.png"), (path, card)
+                assert page.locator("#share-img noscript").count() == 1, path   # for WeChat's old cards, as text
+        ctx.close()
+        assert not errors and not asked, (started, errors, asked)
+
+    cards(started=False)
     rnd, _ = rounds.draw_next(store, org, ev.id, 1)
+    cards(started=True)
     store.publisher = LocalSink(stack["publish_dir"])   # as every write does: the pages' poster is there
     publishing.publish_tournament(store, t.id, force=True)
     for locale, events in (("vi-VN", "Nội dung thi đấu"), ("en-US", "Events"), ("zh-CN", "比赛项目")):
