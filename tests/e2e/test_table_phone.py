@@ -491,13 +491,18 @@ def test_a_reverse_spring_entered_in_any_order_of_taps_is_one_deal_and_a_refused
     blur = "document.activeElement && document.activeElement.blur()"   # the typed field's change re-renders first
     page.evaluate(blur)
     add.click()
-    expect(page.get_by_test_id("deal-refused")).to_be_visible()
+    # the rule it broke, in words, beside the bombs (not "第 1 副不合规则")
+    expect(page.get_by_test_id("deal-refused")).to_have_text("一副牌最多 13 个炸弹，这里共 14 个")
     expect(listed).to_have_count(0)
     expect(page.locator("[data-choice='landlord:W']")).to_have_attribute("aria-checked", "true")
     expect(page.get_by_test_id("bombs-W").locator("input")).to_have_value("13")
     shot(page, "deal-refused-kept")
-    # Not checked here: the kept deal mended (South's bomb taken off) and added. It passes alone and with its file,
-    # but failed in two fresh clones' full runs (no deal added, cause not found yet): see the stop's closing note.
+    # mended (South's bomb taken off) and added
+    page.get_by_test_id("bombs-S").locator("input").fill("0")
+    page.evaluate(blur)
+    add.click()
+    expect(listed).to_have_count(1)
+    expect(page.get_by_test_id("deal-refused")).to_have_count(0)
     ctx.close()
 
 
