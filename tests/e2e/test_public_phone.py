@@ -10,6 +10,7 @@ from chalicelib.models import RegistrationIn
 from chalicelib.publish.money_text import money_text
 from chalicelib.publish.sinks import LocalSink
 from chalicelib.services import hall, publishing, registration, results, rounds
+from playwright.sync_api import expect
 
 from .test_browser import make_tournament
 
@@ -270,3 +271,42 @@ def test_a_first_visit_follows_the_phones_language_until_the_switch_is_tapped(st
             page.locator("h2", has_text="比赛项目").wait_for()
         ctx.close()
         assert not errors, (locale, errors)
+
+
+def test_the_single_event_form_says_each_problem_at_its_field_once(store, stack, browser, shot):
+    """Issue 39: the day form showed the API's errors at the fields; the one-event form said them in one line at
+    the top ("队员 1 · 手机号…"). At 360 px in zh, en and vi: a wrong phone under member 1's phone field, once; the
+    same phone twice under member 2's; typing in the field takes its error away."""
+    org, token, t, (ev,) = make_tournament(store, [
+        {"name": "掼蛋双人赛", "game": "guandan", "entry": "pair", "capacity": 20, "fee": {"amount": 0},
+         "stages": [{"format": "swiss", "rounds": 3}]}])
+    words = {"zh": ("请修改标红的项", "手机号", "同一人"), "en": ("marked in red", "phone", "One person"),
+             "vi": ("đánh dấu đỏ", "điện thoại", "Một người")}
+    for lang, (top, phone_word, twice_word) in words.items():
+        ctx = browser.new_context(viewport={"width": 360, "height": 780}, is_mobile=True, has_touch=True, locale="zh-CN")
+        errors = watch_console(ctx)
+        page = ctx.new_page()
+        page.goto(f"{stack['site']}/register.html?e={ev.id}&t={t.id}&lang={lang}")
+        m0, m1 = page.get_by_test_id("m0-phone"), page.get_by_test_id("m1-phone")
+        page.get_by_test_id("m0-name").locator("input").fill("张三")
+        m0.locator("input").fill("12345")
+        page.get_by_test_id("m1-name").locator("input").fill("李四")
+        page.get_by_test_id("submit").click()
+        expect(page.get_by_test_id("error")).to_contain_text(top)
+        expect(page.locator(".van-field__error-message")).to_have_count(1)
+        expect(m0.locator(".van-field__error-message")).to_contain_text(phone_word)
+        assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth"), lang
+        shot(page, f"register-error-{lang}")
+        m0.locator("input").fill("1380000" + {"zh": "0001", "en": "0002", "vi": "0003"}[lang])
+        expect(page.locator(".van-field__error-message")).to_have_count(0)      # typed again: its error goes
+        m1.locator("input").fill(m0.locator("input").input_value())
+        page.get_by_test_id("submit").click()
+        expect(m1.locator(".van-field__error-message")).to_contain_text(twice_word)
+        expect(page.locator(".van-field__error-message")).to_have_count(1)
+        shot(page, f"register-twice-{lang}")
+        if lang == "zh":
+            m1.locator("input").fill("")
+            page.get_by_test_id("submit").click()
+            expect(page.get_by_test_id("done")).to_be_visible()
+        ctx.close()
+        assert not [e for e in errors if f"/events/{ev.id}/entries" not in e], (lang, errors)   # the refusals asked for
