@@ -32,10 +32,10 @@ def _phone(browser, locale="zh-CN", width=390):
     return browser.new_context(viewport={"width": width, "height": 844}, is_mobile=True, has_touch=True, locale=locale)
 
 
-def _tractor_table(store, name="拖拉机计时"):
+def _tractor_table(store, name="拖拉机计时", scoring=None):
     org, token, t, (ev,) = make_tournament(store, [
         {"name": name, "game": "tractor", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
-         "stages": [{"format": "swiss", "rounds": 3}]}])
+         "stages": [{"format": "swiss", "rounds": 3, **({"scoring": scoring} if scoring else {})}]}])
     for i in range(2):
         r = registration.register(store, ev.id, RegistrationIn(name=f"红{i + 1}队", members=[
             {"name": f"甲{i}", "phone": f"1361000{i:04d}"}, {"name": f"乙{i}"}]), None)
@@ -102,6 +102,51 @@ def test_thirteen_tractor_deals_survive_a_reload_and_the_match_ends_by_time(stor
     assert page.evaluate(f"localStorage.getItem('draft:{ev.id}:1:1')") is None
     other.context.close()
     ctx.close()
+
+
+def test_a_tractor_penalty_recorded_at_the_table_phone(store, stack, browser, shot):
+    """Issue 39: the referee's table recorded Tractor penalties, the phone could not. At 360 px in zh, en and vi:
+    a wrong play on deal 2 (2 cards back, at this stage's 5 points a card) is worded in the stage's numbers, shown
+    on its deal, scored by the preview (the bank holder's side loses its rise), removable; sent with the result."""
+    org, token, t, ev, table = _tractor_table(store, "拖拉机判罚", {"method": "level_table",
+                                                               "wrong_play_points_per_card": 5, "penalty_levels": 2})
+    a, b = (s.entry_id for s in table.sides)
+    words = {"en-US": ("Record a penalty", "Wrong play: 2 card(s) taken back × 5 = 10 points"),
+             "vi-VN": ("Ghi một lỗi phạt", "Đánh sai: rút lại 2 lá × 5 = phạt 10 điểm"),
+             "zh-CN": ("记录判罚", "出牌错误：拿回 2 张 × 5 分 = 罚 10 分")}   # Chinese last: it sends the result
+    for locale, (button, said) in words.items():
+        ctx = _phone(browser, locale, width=360)
+        page = ctx.new_page()
+        page.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={table.codes[0]}")
+        _tractor_deal(page, a, 0)
+        _tractor_deal(page, a, 40)
+        expect(page.get_by_test_id("pen-open")).to_have_text(button)
+        page.get_by_test_id("pen-open").click()
+        form = page.get_by_test_id("tractor-penalty-form")
+        form.get_by_test_id("tpen-kind").select_option("wrong_play")
+        form.get_by_role("radio").nth(1).click()                        # the other pair (b) played wrong
+        expect(form.get_by_test_id("tpen-deal")).to_have_value("2")     # the deal just entered
+        form.get_by_test_id("tpen-cards").locator("button.van-stepper__plus").click()
+        expect(form.get_by_test_id("tpen-cards")).to_contain_text(said.split("：")[-1].split(": ")[-1])
+        form.get_by_test_id("tpen-add").click()
+        pen = page.get_by_test_id("deals").locator("li").nth(1).get_by_test_id("deal-penalty")
+        expect(pen).to_contain_text(said)
+        assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth"), locale
+        shot(page, f"tractor-penalty-{locale}")
+        if locale != "zh-CN":
+            page.get_by_test_id("drop-penalty-2-1").click()            # a penalty recorded by mistake goes
+            expect(page.get_by_test_id("deal-penalty")).to_have_count(0)
+            page.evaluate("localStorage.clear()")
+            ctx.close()
+            continue
+        expect(page.get_by_test_id("pen-open")).to_be_visible()
+        page.get_by_test_id("time-up").click()
+        page.get_by_test_id("submit").click()
+        expect(page.get_by_test_id("review-text")).to_contain_text("请对方")
+        expect(page.get_by_test_id("penalty")).to_contain_text(said)    # the table's notes in the stage's numbers
+        _, _, tables = rounds.load_round(store, ev.id, 1)
+        assert tables[0]["result"]["deals"][1]["penalties"] == [{"kind": "wrong_play", "entry_id": b, "cards": 2}]
+        ctx.close()
 
 
 def test_east_west_wait_for_north_south(store, stack, browser, shot):
