@@ -94,7 +94,7 @@ def test_every_public_page_fits_a_phone_with_its_points_in_view(store, stack, br
         for lang, (prefix, locale) in LANGS.items():
             ctx = browser.new_context(viewport={"width": width, "height": 800}, is_mobile=True, has_touch=True, locale=locale)
             errors = watch_console(ctx)
-            ctx.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+            ctx.on("response", lambda r, errors=errors: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
             page = ctx.new_page()
             for name, (path, points) in pages.items():
                 where = (name, width, lang)
@@ -165,7 +165,7 @@ def test_money_is_what_the_browser_writes_for_every_currency_and_language(browse
     got = page.evaluate("""cases => cases.map(([l, c, a]) =>
         new Intl.NumberFormat(l === 'zh' ? 'zh-CN' : l, {style: 'currency', currency: c}).format(a))""", cases)
     page.close()
-    for (lang, cur, amount), browser_text in zip(cases, got):
+    for (lang, cur, amount), browser_text in zip(cases, got, strict=True):
         assert money_text(amount, cur, lang) == browser_text, (lang, cur, amount)
 
 
