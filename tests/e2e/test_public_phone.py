@@ -209,8 +209,29 @@ def test_a_phone_in_another_zone_reads_the_tournaments_times_and_far_times_as_da
         north = page.get_by_test_id("seat-N").inner_text()
         assert ("甲" in north or "乙" in north) and "对" not in north, north
         shot(page, f"far-round-{tz.split('/')[1]}")
+        # the published round page: its times are the tournament's; the zone named beside them by the page's
+        # script on a phone in another zone, in the page's words
+        for prefix, zone in (("", "(中国标准时间)"), ("/en", "(GMT+8)"), ("/vi", "(GMT+8)")):
+            page.goto(f"{stack['site']}{prefix}/t/{t.id}/{ev.id}/round-1.html")
+            line = page.locator("p.muted", has=page.locator("[data-zone]")).first
+            expect(line).to_contain_text("14:00–15:30")
+            if named:
+                expect(line).to_contain_text(zone)
+                expect(page.locator("footer")).to_contain_text(zone)
+                if prefix == "/vi":
+                    assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
+                    shot(page, "published-round-zone-vi")
+            else:
+                page.wait_for_load_state("load")
+                assert "(" not in line.inner_text(), line.inner_text()
         ctx.close()
         assert not errors, (tz, errors)
+    # no JavaScript: the same page reads the tournament's times, with no zone to name
+    ctx = browser.new_context(viewport={"width": 360, "height": 780}, java_script_enabled=False, timezone_id="Asia/Ho_Chi_Minh")
+    page = ctx.new_page()
+    page.goto(f"{stack['site']}/t/{t.id}/{ev.id}/round-1.html")
+    assert "14:00–15:30" in page.inner_text("main") and "中国标准时间" not in page.inner_text("body")
+    ctx.close()
 
 
 def test_a_first_visit_follows_the_phones_language_until_the_switch_is_tapped(store, stack, browser):
