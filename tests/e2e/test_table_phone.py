@@ -555,6 +555,33 @@ def test_a_reverse_spring_entered_in_any_order_of_taps_is_one_deal_and_a_refused
     ctx.close()
 
 
+def test_a_refused_deal_says_its_rule_beside_its_field_in_english_and_vietnamese(store, stack, browser, shot):
+    """Issue 39: the refusal said only "deal N is not possible". At 360 px in en and vi: a spring with a farmer's
+    bomb is refused with the rule, worded in the phone's language, below the bombs and the spring, in view."""
+    org, token, t, ev, table = _three_players(store, "二打一规则")
+    words = {"en-US": "the farmers played no card", "vi-VN": "nông dân chưa đánh lá nào"}
+    for locale, said in words.items():
+        ctx = _phone(browser, locale, width=360)
+        page = ctx.new_page()
+        page.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={table.codes[0]}")
+        page.click("[data-choice='landlord:W']")
+        page.get_by_test_id("bombs-E").locator("button.van-stepper__plus").click()
+        page.get_by_test_id("spring").click()
+        page.get_by_test_id("add-deal").click()
+        refused = page.get_by_test_id("deal-refused")
+        expect(refused).to_contain_text(said)
+        # beside the fields it names: after the spring's box, before the button
+        below = page.evaluate("""() => { const r = document.querySelector('[data-testid=deal-refused]').getBoundingClientRect();
+            const s = document.querySelector('[data-testid=spring]').getBoundingClientRect();
+            const b = document.querySelector('[data-testid=add-deal]').getBoundingClientRect();
+            return [s.bottom <= r.top, r.bottom <= b.top, r.top >= 0 && r.bottom <= innerHeight]; }""")
+        assert below == [True, True, True], (locale, below)
+        assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth"), locale
+        expect(page.get_by_test_id("deals").locator("li")).to_have_count(0)
+        shot(page, f"ddz-rule-{locale}")
+        ctx.close()
+
+
 def test_the_printed_code_typed_on_bare_score_html_opens_its_table(store, stack, browser, shot):
     """Issue 39: bare score.html showed a red "scan the QR" before anything was typed, and a typed code led
     nowhere. Now a wrong code says so and the form stays for another try; the right one opens its table."""
