@@ -550,7 +550,15 @@ def test_a_reverse_spring_entered_in_any_order_of_taps_is_one_deal_and_a_refused
     page.wait_for_timeout(100)
     assert add.bounding_box() == before
     add.click()
-    expect(listed).to_have_count(1)
+    try:
+        expect(listed).to_have_count(1)
+    except AssertionError:   # failed twice in fresh clones' full runs of an earlier form (cause not reproduced): say what the page shows
+        shot(page, "mended-not-added")
+        raise AssertionError({"refused": page.get_by_test_id("deal-refused").all_inner_texts(),
+                              "error": page.get_by_test_id("error").all_inner_texts(),
+                              "bombs": [page.get_by_test_id(f"bombs-{s}").locator("input").input_value() for s in "WSE"],
+                              "landlord": page.locator("[data-choice^='landlord:'][aria-checked=true]").count(),
+                              "button": [before, add.bounding_box(), add.is_enabled()]}) from None
     expect(page.get_by_test_id("deal-refused")).to_have_count(0)
     ctx.close()
 
