@@ -254,14 +254,18 @@ def test_a_first_visit_follows_the_phones_language_until_the_switch_is_tapped(st
         asked = []
         ctx.on("request", lambda r: asked.append(r.url) if "poster" in r.url else None)
         page = ctx.new_page()
-        for path in (f"index.html?t={t.id}", f"day.html?t={t.id}"):
+        started_words = {"zh": "比赛已开始", "en": "Under way", "vi": "Đang thi đấu"}
+        for path, lang in ((f"index.html?t={t.id}", "zh"), (f"day.html?t={t.id}", "zh"),
+                           *(((f"index.html?t={t.id}&lang={x}", x) for x in ("en", "vi")) if started else ())):
             page.goto(f"{stack['site']}/{path}")
             page.locator("h1, h2").first.wait_for()
             page.wait_for_function("n => document.title.includes(n)", arg=t.name)
             card = page.locator('meta[property="og:description"]').get_attribute("content")
             image = page.locator('meta[property="og:image"]')
             if started:
-                assert "比赛已开始" in card and ev.config.name in card and image.count() == 0, (path, card)
+                assert started_words[lang] in card and ev.config.name in card and image.count() == 0, (path, card)
+                url = page.locator('meta[property="og:url"]').get_attribute("content")
+                assert url.endswith(f"{'' if lang == 'zh' else '/' + lang}/t/{t.id}/index.html"), (path, url)
             else:
                 assert "比赛已开始" not in card and image.get_attribute("content").endswith("/poster.png"), (path, card)
                 assert page.locator("#share-img noscript").count() == 1, path   # for WeChat's old cards, as text
