@@ -68,6 +68,8 @@ class TableView(Out):
     seat_names: dict[str, str] = Field(default_factory=dict, description="seat → the player's name where a side fills "
                                        "several seats (a pair: member 1 at its first seat), for the seat buttons")
     deals_per_round: int | None = Field(default=None, description="the round's deal limit, where the game has one")
+    penalty_rules: dict | None = Field(default=None, description="Tractor: the stage's wrong_play_points_per_card and "
+                                       "penalty_levels, for the phone's penalty form (rules.md §8)")
     result_entry: str = Field(default="north_south", description="who enters: 'north_south' (N–S enter, E–W "
                               "confirm; rules.md §8) or 'either'")
     appeal_window: dict | None = Field(default=None, description="minutes, fee {amount, currency}, refund_if_upheld, "

@@ -32,6 +32,8 @@ class PublicEvent(Out):
     mixed: Literal["pairs", "team"] | None = Field(default=None, description="a mixed event (rules.md §9): the form "
                                                    "asks every member's gender; 'pairs' one man and one woman, 'team' at "
                                                    "least two men and two women")
+    started: bool = Field(default=False, description="its first round is drawn: pages and link cards show its "
+                                                     "results, not the registration poster")
 
 
 class PublicTournament(Out):

@@ -6,13 +6,9 @@ from zoneinfo import ZoneInfo
 
 from ..glossary import term
 from ..models import Event, Tournament
-from ..money import money
+from ..publish.money_text import money_minor_text
 from ..publish.poster import Poster, render_png
 from .links import site_url
-
-CURRENCY_SIGN = {"CNY": "¥", "HKD": "HK$", "MOP": "MOP$", "TWD": "NT$", "USD": "US$", "SGD": "S$", "MYR": "RM",
-                 "EUR": "€", "GBP": "£", "JPY": "¥", "KRW": "₩", "AUD": "A$", "CAD": "C$", "NZD": "NZ$"}
-
 
 def dates(t: Tournament) -> str:
     if t.ends_on != t.starts_on:
@@ -24,9 +20,8 @@ def fee_text(event: Event, currency: str) -> str:
     fee = event.config.fee
     if fee.amount == 0:
         return "免费"
-    amount = money(fee.amount, currency)
-    amount = f"{amount:g}" if isinstance(amount, float) else str(amount)
-    return f"{CURRENCY_SIGN.get(currency, currency + ' ')}{amount} / {'人' if fee.per == 'person' else '队'}"
+    # the one money format of the pages (issue 39): "¥20.00 / 人", as the registration page writes the fee
+    return f"{money_minor_text(fee.amount, currency, 'zh')} / {'人' if fee.per == 'person' else '队'}"
 
 
 def deadline_text(event: Event, tz: str) -> str:

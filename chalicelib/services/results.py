@@ -135,6 +135,9 @@ def table_for_scoring(deps: Deps, eid: str, n: int, actor: Actor, doc: dict, tab
             "appeals": _table_appeals(deps, eid, n, table, actor),
             "early_finish": [{"entry_id": e, "name": names.get(e, ""), **info} for e, info in early.items()],
             "timezone": _tournament_facts(deps, event.tournament_id)[1]}   # times shown in the tournament's zone
+    if event.config.game == "tractor":   # the phone's penalty form words each kind in the stage's own numbers
+        sc = event.config.stages[doc["stage"]].scoring
+        view["penalty_rules"] = {"wrong_play_points_per_card": sc.wrong_play_points_per_card, "penalty_levels": sc.penalty_levels}
     if not table.get("rooms"):   # a pair's players by seat, in the order of its members (issue 39: partners could
         view["seat_names"] = _seat_names(table, entries)   # not tell from the team's name who sits North)
     if table.get("rooms"):   # a team match: the phones pick lineups and players by name (names only, no phones)

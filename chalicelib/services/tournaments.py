@@ -169,6 +169,7 @@ def public_event(event: Event, tournament: Tournament, now: datetime) -> PublicE
                  "scoring": s.scoring.method if s.scoring else None} for s in c.stages],
         prizes=c.prizes,
         mixed="pairs" if c.mixed_pairs else "team" if getattr(c, "mixed_team", False) else None,
+        started=event.counters.drawn,
     )
 
 

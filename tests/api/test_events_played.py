@@ -42,6 +42,11 @@ def random_deal(rng):
         deal["rockets"] = {rng.choice("WSE"): 1}
     if rng.random() < 0.1:
         deal["spring" if winner == "landlord" else "reverse_spring"] = True
+        # a spring: the farmers played no card; a reverse spring: the landlord only its first hand (rules.md §2)
+        keep = (lambda s: s == landlord) if winner == "landlord" else (lambda s: s != landlord)
+        for kind in ("bombs", "rockets"):
+            if kind in deal:
+                deal[kind] = {s: c for s, c in deal[kind].items() if keep(s)}
     return deal
 
 

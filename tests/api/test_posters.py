@@ -64,10 +64,10 @@ def test_what_the_posters_say(api, day):
     p = posters.event_poster(t, event)
     assert (p.title, p.subtitle) == ("掼蛋积分赛", "恒全杯商会联谊赛")
     assert dict(p.lines) == {"项目": "掼蛋 · 双人", "时间": "2026年12月12日", "地点": "南宁国际会展中心",
-                             "报名费": "¥20 / 人", "截止": "2026年12月11日 20:00", "名额": "40"}
+                             "报名费": "¥20.00 / 人", "截止": "2026年12月11日 20:00", "名额": "40"}
     whole = posters.tournament_poster(t, events)
     assert whole.title == "恒全杯商会联谊赛" and dict(whole.lines)["截止"] == "2026年12月11日 20:00"
-    assert sorted(whole.items) == sorted(["掼蛋积分赛（掼蛋 · 双人） ¥20 / 人", "二打一个人赛（斗地主 · 个人） 免费"])
+    assert sorted(whole.items) == sorted(["掼蛋积分赛（掼蛋 · 双人） ¥20.00 / 人", "二打一个人赛（斗地主 · 个人） 免费"])
 
 
 def test_posters_are_the_organisers_own(api, other_api, day):
@@ -112,7 +112,7 @@ def test_published_pages_carry_a_link_card_and_their_posters(api, day):
     for page in (f"t/{tid}/{eid}/index.html", f"t/{tid}/{eid}/standings.html", f"en/t/{tid}/{eid}/index.html"):
         card = meta(sink.files[page].decode())
         assert card["og:title"] == "掼蛋积分赛 · 恒全杯商会联谊赛", page
-        assert card["og:image"] == f"{SITE}/t/{tid}/{eid}/poster.png" and "¥20 / 人" in card["og:description"]
+        assert card["og:image"] == f"{SITE}/t/{tid}/{eid}/poster.png" and "¥20.00 / 人" in card["og:description"]
     assert qr_text(sink.files[f"t/{tid}/{eid}/poster.png"]) == f"{SITE}/register.html?e={eid}&t={tid}"
     html = sink.files[f"t/{tid}/index.html"].decode()
     assert html.index('class="share-img"') < html.index("<header>")   # WeChat's older cards take the first image

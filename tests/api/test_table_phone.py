@@ -127,6 +127,24 @@ def test_a_dou_dizhu_round_takes_no_deal_beyond_its_limit(api):
     assert api.get(base, **_code(t, 0)).data["table"]["version"] == 0
 
 
+def test_a_refused_dou_dizhu_deal_names_the_rule_and_the_field(api):
+    """Issue 39: the phone said only "第 N 副不合规则": the refusal carries which rule and which field of the deal,
+    so the phone words it beside that field."""
+    eid, t = _doudizhu(api)
+    base = f"/events/{eid}/rounds/1/tables/1/preview"
+    ok = {"landlord": "W", "bid": 1, "winner": "landlord"}
+    cases = [({"landlord": "W", "bid": 3, "winner": "landlord", "bombs": {"W": 13, "S": 1}}, "bombs_over_deck", "bombs"),
+             ({"landlord": "W", "bid": 1, "winner": "landlord", "spring": True, "bombs": {"E": 1}},
+              "spring_farmer_played", "spring"),
+             ({"landlord": "S", "bid": 3, "winner": "farmers", "reverse_spring": True}, "reverse_spring_first_out", "first_out"),
+             ({"landlord": "S", "bid": 1, "winner": "farmers", "reverse_spring": True, "first_out": "E", "bombs": {"S": 2}},
+              "reverse_spring_landlord_played", "reverse_spring")]
+    for deal, rule, field in cases:
+        r = api.post(base, {"version": 0, "deals": [ok, deal]}, **_code(t, 0))
+        assert (r.status_code, r.data["code"]) == (422, "invalid_result"), (rule, r.data)
+        assert {k: r.data["details"][k] for k in ("deal", "rule", "field")} == {"deal": 2, "rule": rule, "field": field}
+
+
 def test_the_table_phone_sees_its_own_appeals_and_their_ruling(api):
     eid, t = _doudizhu(api)
     base = f"/events/{eid}/rounds/1/tables/1"

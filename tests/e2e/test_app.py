@@ -385,7 +385,9 @@ def test_a_vietnamese_player_registers_and_reads_errors_in_vietnamese(stack, bro
     page.get_by_test_id("member-0").get_by_label("Số điện thoại").fill("12345")
     page.get_by_test_id("member-1").get_by_label("Họ tên").fill("Trần Bình")
     page.get_by_role("button", name="Gửi").click()
-    expect(page.get_by_test_id("error")).to_contain_text("số điện thoại không đúng")   # worded by the vi catalog
+    # worded by the vi catalog, under the field it is about (issue 39)
+    expect(page.get_by_test_id("error")).to_contain_text("Hãy sửa các ô được đánh dấu đỏ")
+    expect(page.get_by_test_id("m0-phone").locator(".van-field__error-message")).to_contain_text("số điện thoại không đúng")
     shot(page, "vi-error")
     page.get_by_test_id("member-0").get_by_label("Số điện thoại").fill("+84912345678")
     page.get_by_role("button", name="Gửi").click()

@@ -10,6 +10,7 @@ from chalicelib.models import RegistrationIn
 from chalicelib.publish.money_text import money_text
 from chalicelib.publish.sinks import LocalSink
 from chalicelib.services import hall, publishing, registration, results, rounds
+from playwright.sync_api import expect
 
 from .test_browser import make_tournament
 
@@ -164,7 +165,7 @@ def test_money_is_what_the_browser_writes_for_every_currency_and_language(browse
     got = page.evaluate("""cases => cases.map(([l, c, a]) =>
         new Intl.NumberFormat(l === 'zh' ? 'zh-CN' : l, {style: 'currency', currency: c}).format(a))""", cases)
     page.close()
-    for (lang, cur, amount), browser_text in zip(cases, got):
+    for (lang, cur, amount), browser_text in zip(cases, got, strict=True):
         assert money_text(amount, cur, lang) == browser_text, (lang, cur, amount)
 
 
@@ -208,8 +209,29 @@ def test_a_phone_in_another_zone_reads_the_tournaments_times_and_far_times_as_da
         north = page.get_by_test_id("seat-N").inner_text()
         assert ("甲" in north or "乙" in north) and "对" not in north, north
         shot(page, f"far-round-{tz.split('/')[1]}")
+        # the published round page: its times are the tournament's; the zone named beside them by the page's
+        # script on a phone in another zone, in the page's words
+        for prefix, zone in (("", "(中国标准时间)"), ("/en", "(GMT+8)"), ("/vi", "(GMT+8)")):
+            page.goto(f"{stack['site']}{prefix}/t/{t.id}/{ev.id}/round-1.html")
+            line = page.locator("p.muted", has=page.locator("[data-zone]")).first
+            expect(line).to_contain_text("14:00–15:30")
+            if named:
+                expect(line).to_contain_text(zone)
+                expect(page.locator("footer")).to_contain_text(zone)
+                if prefix == "/vi":
+                    assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
+                    shot(page, "published-round-zone-vi")
+            else:
+                page.wait_for_load_state("load")
+                assert "(" not in line.inner_text(), line.inner_text()
         ctx.close()
         assert not errors, (tz, errors)
+    # no JavaScript: the same page reads the tournament's times, with no zone to name
+    ctx = browser.new_context(viewport={"width": 360, "height": 780}, java_script_enabled=False, timezone_id="Asia/Ho_Chi_Minh")
+    page = ctx.new_page()
+    page.goto(f"{stack['site']}/t/{t.id}/{ev.id}/round-1.html")
+    assert "14:00–15:30" in page.inner_text("main") and "中国标准时间" not in page.inner_text("body")
+    ctx.close()
 
 
 def test_a_first_visit_follows_the_phones_language_until_the_switch_is_tapped(store, stack, browser):
@@ -222,7 +244,37 @@ def test_a_first_visit_follows_the_phones_language_until_the_switch_is_tapped(st
         r = registration.register(store, ev.id, RegistrationIn(name=f"第{i + 1}对", members=[
             {"name": f"甲{i}", "phone": f"1330000{i:04d}"}, {"name": f"乙{i}"}]), None)
         registration.check_in(store, ev.id, r.entry.id)
+
+    def cards(started: bool):
+        """The app's index and day pages before the first publish: no request for a poster not yet written (no
+        404 in the console); the link card is the poster until the event starts, then its results."""
+        ctx = browser.new_context(viewport={"width": 360, "height": 780}, is_mobile=True, locale="zh-CN")
+        errors = watch_console(ctx)
+        ctx.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+        asked = []
+        ctx.on("request", lambda r: asked.append(r.url) if "poster" in r.url else None)
+        page = ctx.new_page()
+        started_words = {"zh": "比赛已开始", "en": "Under way", "vi": "Đang thi đấu"}
+        for path, lang in ((f"index.html?t={t.id}", "zh"), (f"day.html?t={t.id}", "zh"),
+                           *(((f"index.html?t={t.id}&lang={x}", x) for x in ("en", "vi")) if started else ())):
+            page.goto(f"{stack['site']}/{path}")
+            page.locator("h1, h2").first.wait_for()
+            page.wait_for_function("n => document.title.includes(n)", arg=t.name)
+            card = page.locator('meta[property="og:description"]').get_attribute("content")
+            image = page.locator('meta[property="og:image"]')
+            if started:
+                assert started_words[lang] in card and ev.config.name in card and image.count() == 0, (path, card)
+                url = page.locator('meta[property="og:url"]').get_attribute("content")
+                assert url.endswith(f"{'' if lang == 'zh' else '/' + lang}/t/{t.id}/index.html"), (path, url)
+            else:
+                assert "比赛已开始" not in card and image.get_attribute("content").endswith("/poster.png"), (path, card)
+                assert page.locator("#share-img noscript").count() == 1, path   # for WeChat's old cards, as text
+        ctx.close()
+        assert not errors and not asked, (started, errors, asked)
+
+    cards(started=False)
     rnd, _ = rounds.draw_next(store, org, ev.id, 1)
+    cards(started=True)
     store.publisher = LocalSink(stack["publish_dir"])   # as every write does: the pages' poster is there
     publishing.publish_tournament(store, t.id, force=True)
     for locale, events in (("vi-VN", "Nội dung thi đấu"), ("en-US", "Events"), ("zh-CN", "比赛项目")):
@@ -244,3 +296,42 @@ def test_a_first_visit_follows_the_phones_language_until_the_switch_is_tapped(st
             page.locator("h2", has_text="比赛项目").wait_for()
         ctx.close()
         assert not errors, (locale, errors)
+
+
+def test_the_single_event_form_says_each_problem_at_its_field_once(store, stack, browser, shot):
+    """Issue 39: the day form showed the API's errors at the fields; the one-event form said them in one line at
+    the top ("队员 1 · 手机号…"). At 360 px in zh, en and vi: a wrong phone under member 1's phone field, once; the
+    same phone twice under member 2's; typing in the field takes its error away."""
+    org, token, t, (ev,) = make_tournament(store, [
+        {"name": "掼蛋双人赛", "game": "guandan", "entry": "pair", "capacity": 20, "fee": {"amount": 0},
+         "stages": [{"format": "swiss", "rounds": 3}]}])
+    words = {"zh": ("请修改标红的项", "手机号", "同一人"), "en": ("marked in red", "phone", "One person"),
+             "vi": ("đánh dấu đỏ", "điện thoại", "Một người")}
+    for lang, (top, phone_word, twice_word) in words.items():
+        ctx = browser.new_context(viewport={"width": 360, "height": 780}, is_mobile=True, has_touch=True, locale="zh-CN")
+        errors = watch_console(ctx)
+        page = ctx.new_page()
+        page.goto(f"{stack['site']}/register.html?e={ev.id}&t={t.id}&lang={lang}")
+        m0, m1 = page.get_by_test_id("m0-phone"), page.get_by_test_id("m1-phone")
+        page.get_by_test_id("m0-name").locator("input").fill("张三")
+        m0.locator("input").fill("12345")
+        page.get_by_test_id("m1-name").locator("input").fill("李四")
+        page.get_by_test_id("submit").click()
+        expect(page.get_by_test_id("error")).to_contain_text(top)
+        expect(page.locator(".van-field__error-message")).to_have_count(1)
+        expect(m0.locator(".van-field__error-message")).to_contain_text(phone_word)
+        assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth"), lang
+        shot(page, f"register-error-{lang}")
+        m0.locator("input").fill("1380000" + {"zh": "0001", "en": "0002", "vi": "0003"}[lang])
+        expect(page.locator(".van-field__error-message")).to_have_count(0)      # typed again: its error goes
+        m1.locator("input").fill(m0.locator("input").input_value())
+        page.get_by_test_id("submit").click()
+        expect(m1.locator(".van-field__error-message")).to_contain_text(twice_word)
+        expect(page.locator(".van-field__error-message")).to_have_count(1)
+        shot(page, f"register-twice-{lang}")
+        if lang == "zh":
+            m1.locator("input").fill("")
+            page.get_by_test_id("submit").click()
+            expect(page.get_by_test_id("done")).to_be_visible()
+        ctx.close()
+        assert not [e for e in errors if f"/events/{ev.id}/entries" not in e], (lang, errors)   # the refusals asked for

@@ -41,7 +41,7 @@ def test_wechat_reads_a_link_card_on_published_and_registration_pages(stack, sto
     page.goto(f"{stack['site']}/t/{t.id}/{ev.id}/index.html")
     c = card(page)
     assert c["og:title"] == "掼蛋双人赛 · 分享测试杯" and c["name"] == c["og:title"]
-    assert "南宁" in c["description"] and "¥50 / 队" in c["og:description"]
+    assert "南宁" in c["description"] and "¥50.00 / 队" in c["og:description"]
     assert c["og:image"] == c["image"] == f"{stack['site']}/t/{t.id}/{ev.id}/poster.png"
     # the first image of the HTML as a crawler reads it (a browser running the page never fetches it: <noscript>)
     html = page.request.get(page.url).text()

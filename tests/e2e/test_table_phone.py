@@ -33,10 +33,10 @@ def _phone(browser, locale="zh-CN", width=390):
     return browser.new_context(viewport={"width": width, "height": 844}, is_mobile=True, has_touch=True, locale=locale)
 
 
-def _tractor_table(store, name="拖拉机计时"):
+def _tractor_table(store, name="拖拉机计时", scoring=None):
     org, token, t, (ev,) = make_tournament(store, [
         {"name": name, "game": "tractor", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
-         "stages": [{"format": "swiss", "rounds": 3}]}])
+         "stages": [{"format": "swiss", "rounds": 3, **({"scoring": scoring} if scoring else {})}]}])
     for i in range(2):
         r = registration.register(store, ev.id, RegistrationIn(name=f"红{i + 1}队", members=[
             {"name": f"甲{i}", "phone": f"1361000{i:04d}"}, {"name": f"乙{i}"}]), None)
@@ -103,6 +103,51 @@ def test_thirteen_tractor_deals_survive_a_reload_and_the_match_ends_by_time(stor
     assert page.evaluate(f"localStorage.getItem('draft:{ev.id}:1:1')") is None
     other.context.close()
     ctx.close()
+
+
+def test_a_tractor_penalty_recorded_at_the_table_phone(store, stack, browser, shot):
+    """Issue 39: the referee's table recorded Tractor penalties, the phone could not. At 360 px in zh, en and vi:
+    a wrong play on deal 2 (2 cards back, at this stage's 5 points a card) is worded in the stage's numbers, shown
+    on its deal, scored by the preview (the bank holder's side loses its rise), removable; sent with the result."""
+    org, token, t, ev, table = _tractor_table(store, "拖拉机判罚", {"method": "level_table",
+                                                               "wrong_play_points_per_card": 5, "penalty_levels": 2})
+    a, b = (s.entry_id for s in table.sides)
+    words = {"en-US": ("Record a penalty", "Wrong play: 2 card(s) taken back × 5 = 10 points"),
+             "vi-VN": ("Ghi một lỗi phạt", "Đánh sai: rút lại 2 lá × 5 = phạt 10 điểm"),
+             "zh-CN": ("记录判罚", "出牌错误：拿回 2 张 × 5 分 = 罚 10 分")}   # Chinese last: it sends the result
+    for locale, (button, said) in words.items():
+        ctx = _phone(browser, locale, width=360)
+        page = ctx.new_page()
+        page.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={table.codes[0]}")
+        _tractor_deal(page, a, 0)
+        _tractor_deal(page, a, 40)
+        expect(page.get_by_test_id("pen-open")).to_have_text(button)
+        page.get_by_test_id("pen-open").click()
+        form = page.get_by_test_id("tractor-penalty-form")
+        form.get_by_test_id("tpen-kind").select_option("wrong_play")
+        form.get_by_role("radio").nth(1).click()                        # the other pair (b) played wrong
+        expect(form.get_by_test_id("tpen-deal")).to_have_value("2")     # the deal just entered
+        form.get_by_test_id("tpen-cards").locator("button.van-stepper__plus").click()
+        expect(form.get_by_test_id("tpen-cards")).to_contain_text(said.split("：")[-1].split(": ")[-1])
+        form.get_by_test_id("tpen-add").click()
+        pen = page.get_by_test_id("deals").locator("li").nth(1).get_by_test_id("deal-penalty")
+        expect(pen).to_contain_text(said)
+        assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth"), locale
+        shot(page, f"tractor-penalty-{locale}")
+        if locale != "zh-CN":
+            page.get_by_test_id("drop-penalty-2-1").click()            # a penalty recorded by mistake goes
+            expect(page.get_by_test_id("deal-penalty")).to_have_count(0)
+            page.evaluate("localStorage.clear()")
+            ctx.close()
+            continue
+        expect(page.get_by_test_id("pen-open")).to_be_visible()
+        page.get_by_test_id("time-up").click()
+        page.get_by_test_id("submit").click()
+        expect(page.get_by_test_id("review-text")).to_contain_text("请对方")
+        expect(page.get_by_test_id("penalty")).to_contain_text(said)    # the table's notes in the stage's numbers
+        _, _, tables = rounds.load_round(store, ev.id, 1)
+        assert tables[0]["result"]["deals"][1]["penalties"] == [{"kind": "wrong_play", "entry_id": b, "cards": 2}]
+        ctx.close()
 
 
 def test_east_west_wait_for_north_south(store, stack, browser, shot):
@@ -492,14 +537,58 @@ def test_a_reverse_spring_entered_in_any_order_of_taps_is_one_deal_and_a_refused
     blur = "document.activeElement && document.activeElement.blur()"   # the typed field's change re-renders first
     page.evaluate(blur)
     add.click()
-    expect(page.get_by_test_id("deal-refused")).to_be_visible()
+    # the rule it broke, in words, beside the bombs (not "第 1 副不合规则")
+    expect(page.get_by_test_id("deal-refused")).to_have_text("一副牌最多 13 个炸弹，这里共 14 个")
     expect(listed).to_have_count(0)
     expect(page.locator("[data-choice='landlord:W']")).to_have_attribute("aria-checked", "true")
     expect(page.get_by_test_id("bombs-W").locator("input")).to_have_value("13")
     shot(page, "deal-refused-kept")
-    # Not checked here: the kept deal mended (South's bomb taken off) and added. It passes alone and with its file,
-    # but failed in two fresh clones' full runs (no deal added, cause not found yet): see the stop's closing note.
+    # mended (South's bomb taken off) and added: leaving the field changes nothing above the button (issue 39: a
+    # line coming or going there moved it between the press and the release, and no deal was added)
+    page.get_by_test_id("bombs-S").locator("input").fill("0")
+    before = add.bounding_box()
+    page.evaluate(blur)
+    page.wait_for_timeout(100)
+    assert add.bounding_box() == before
+    add.click()
+    try:
+        expect(listed).to_have_count(1)
+    except AssertionError:   # failed twice in fresh clones' full runs of an earlier form (cause not reproduced): say what the page shows
+        shot(page, "mended-not-added")
+        raise AssertionError({"refused": page.get_by_test_id("deal-refused").all_inner_texts(),
+                              "error": page.get_by_test_id("error").all_inner_texts(),
+                              "bombs": [page.get_by_test_id(f"bombs-{s}").locator("input").input_value() for s in "WSE"],
+                              "landlord": page.locator("[data-choice^='landlord:'][aria-checked=true]").count(),
+                              "button": [before, add.bounding_box(), add.is_enabled()]}) from None
+    expect(page.get_by_test_id("deal-refused")).to_have_count(0)
     ctx.close()
+
+
+def test_a_refused_deal_says_its_rule_beside_its_field_in_english_and_vietnamese(store, stack, browser, shot):
+    """Issue 39: the refusal said only "deal N is not possible". At 360 px in en and vi: a spring with a farmer's
+    bomb is refused with the rule, worded in the phone's language, below the bombs and the spring, in view."""
+    org, token, t, ev, table = _three_players(store, "二打一规则")
+    words = {"en-US": "the farmers played no card", "vi-VN": "nông dân chưa đánh lá nào"}
+    for locale, said in words.items():
+        ctx = _phone(browser, locale, width=360)
+        page = ctx.new_page()
+        page.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={table.codes[0]}")
+        page.click("[data-choice='landlord:W']")
+        page.get_by_test_id("bombs-E").locator("button.van-stepper__plus").click()
+        page.get_by_test_id("spring").click()
+        page.get_by_test_id("add-deal").click()
+        refused = page.get_by_test_id("deal-refused")
+        expect(refused).to_contain_text(said)
+        # beside the fields it names: after the spring's box, before the button
+        below = page.evaluate("""() => { const r = document.querySelector('[data-testid=deal-refused]').getBoundingClientRect();
+            const s = document.querySelector('[data-testid=spring]').getBoundingClientRect();
+            const b = document.querySelector('[data-testid=add-deal]').getBoundingClientRect();
+            return [s.bottom <= r.top, r.bottom <= b.top, r.top >= 0 && r.bottom <= innerHeight]; }""")
+        assert below == [True, True, True], (locale, below)
+        assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth"), locale
+        expect(page.get_by_test_id("deals").locator("li")).to_have_count(0)
+        shot(page, f"ddz-rule-{locale}")
+        ctx.close()
 
 
 def test_the_printed_code_typed_on_bare_score_html_opens_its_table(store, stack, browser, shot):

@@ -26,8 +26,14 @@ def ddz_deal(draw):
     spring = draw(st.booleans()) if winner == "landlord" else False
     reverse = draw(st.booleans()) if winner == "farmers" else False
     farmers = [s for s in DDZ_SEATS if s != landlord]
-    return {"landlord": landlord, "bid": draw(st.integers(1, 3)), "winner": winner, "bombs": draw(counts),
-            "rockets": draw(st.dictionaries(seat, st.integers(0, 1), max_size=1)), "spring": spring,
+    bombs, rockets = draw(counts), draw(st.dictionaries(seat, st.integers(0, 1), max_size=1))
+    if spring:    # the farmers played no card
+        bombs = {s: c for s, c in bombs.items() if s == landlord}
+        rockets = {s: c for s, c in rockets.items() if s == landlord}
+    if reverse:   # the landlord played only the first hand
+        bombs, rockets = {s: c for s, c in bombs.items() if s != landlord}, {s: c for s, c in rockets.items() if s != landlord}
+    return {"landlord": landlord, "bid": draw(st.integers(1, 3)), "winner": winner, "bombs": bombs,
+            "rockets": rockets, "spring": spring,
             "reverse_spring": reverse, "first_out": draw(st.sampled_from(farmers)),
             "doubles": draw(st.dictionaries(st.sampled_from(farmers), st.integers(0, 2), max_size=2))}
 

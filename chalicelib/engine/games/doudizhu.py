@@ -20,25 +20,42 @@ def max_deal_points(doubling: bool, max_doublings: int) -> int:
 
 
 def deal_small_points(deal: dict, n: int, doubling: bool = False, max_doublings: int = 14) -> dict[str, int]:
-    """小分 of one deal by seat; zero-sum. Raises InvalidResult naming what is wrong."""
-    require(isinstance(deal, dict), f"deal {n} must be an object", deal=n)
+    """小分 of one deal by seat; zero-sum. Raises InvalidResult naming what is wrong: its details carry the deal,
+    the `rule` broken (a stable code the phone words in its language) and the deal's `field` it shows it beside."""
+    def rule(ok: bool, code: str, field: str, message: str, **more) -> None:
+        require(ok, f"deal {n}: {message}", deal=n, rule=code, field=field, **more)
+
+    rule(isinstance(deal, dict), "deal_object", "deal", "a deal must be an object")
     landlord = deal.get("landlord")
-    require(landlord in SEATS, f"deal {n}: landlord must be one of W/S/E", deal=n, got=landlord)
+    rule(landlord in SEATS, "landlord_seat", "landlord", "landlord must be one of W/S/E", got=landlord)
     bid = deal.get("bid")
-    require(bid in (1, 2, 3) and not isinstance(bid, bool), f"deal {n}: the bid must be 1, 2 or 3", deal=n, got=bid)
+    rule(bid in (1, 2, 3) and not isinstance(bid, bool), "bid_range", "bid", "the bid must be 1, 2 or 3", got=bid)
     winner = deal.get("winner")
-    require(winner in ("landlord", "farmers"), f"deal {n}: winner must be 'landlord' or 'farmers'", deal=n)
+    rule(winner in ("landlord", "farmers"), "winner_side", "winner", "winner must be 'landlord' or 'farmers'")
     bombs = _seat_counts(deal.get("bombs"), n, "bombs")
     rockets = _seat_counts(deal.get("rockets"), n, "rockets")
-    require(sum(bombs.values()) <= MAX_BOMBS, f"deal {n}: more bombs than one deck allows ({MAX_BOMBS})", deal=n)
-    require(sum(rockets.values()) <= MAX_ROCKETS, f"deal {n}: one deck has only one rocket", deal=n)
+    rule(sum(bombs.values()) <= MAX_BOMBS, "bombs_over_deck", "bombs",
+         f"more bombs than one deck allows ({MAX_BOMBS})", max=MAX_BOMBS, got=sum(bombs.values()))
+    rule(sum(rockets.values()) <= MAX_ROCKETS, "rockets_over_deck", "rockets", "one deck has only one rocket")
     spring, reverse = bool(deal.get("spring")), bool(deal.get("reverse_spring"))
-    require(not (spring and reverse), f"deal {n}: spring and reverse spring cannot both happen", deal=n)
-    require(not spring or winner == "landlord", f"deal {n}: a spring needs the landlord to win", deal=n)
-    require(not reverse or winner == "farmers", f"deal {n}: a reverse spring needs the farmers to win", deal=n)
+    rule(not (spring and reverse), "spring_and_reverse", "reverse_spring", "spring and reverse spring cannot both happen")
+    rule(not spring or winner == "landlord", "spring_needs_landlord_win", "spring", "a spring needs the landlord to win")
+    rule(not reverse or winner == "farmers", "reverse_needs_farmers_win", "reverse_spring",
+         "a reverse spring needs the farmers to win")
+    played = {s: bombs.get(s, 0) + rockets.get(s, 0) for s in SEATS}
+    if spring:   # 春天: neither farmer played a card (rules.md §2), so neither played a bomb or the rocket
+        farmer = next((s for s in SEATS if s != landlord and played[s]), None)
+        rule(farmer is None, "spring_farmer_played", "spring",
+             f"a spring means the farmers played no card, but {farmer} played a bomb", seat=farmer)
+    if reverse:  # 反春: the landlord played only the first hand (one bomb at most), and a farmer went out first
+        rule(played[landlord] <= 1, "reverse_spring_landlord_played", "reverse_spring",
+             "a reverse spring means the landlord played only the first hand: one bomb at most", seat=landlord)
+        first = deal.get("first_out")
+        rule(first in SEATS and first != landlord, "reverse_spring_first_out", "first_out",
+             "a reverse spring needs 'first_out': the farmer who went out first", got=first)
     doublings = sum(bombs.values()) + sum(rockets.values()) + (1 if spring or reverse else 0)
-    require(doublings <= max_doublings, f"deal {n}: {doublings} doublings (bombs, rocket, spring) is more than this "
-            f"event allows in one deal ({max_doublings})", deal=n)
+    rule(doublings <= max_doublings, "doublings_over_limit", "bombs", f"{doublings} doublings (bombs, rocket, spring) "
+         f"is more than this event allows in one deal ({max_doublings})", max=max_doublings, got=doublings)
     multiplier = 2 ** doublings
     unit = bid * multiplier
     sign = 1 if winner == "landlord" else -1
@@ -47,7 +64,7 @@ def deal_small_points(deal: dict, n: int, doubling: bool = False, max_doublings:
     for farmer in SEATS:
         if farmer == landlord:
             continue
-        require(doubles.get(farmer, 0) <= 2, f"deal {n}: a farmer doubles at most twice", deal=n)
+        rule(doubles.get(farmer, 0) <= 2, "doubles_over_two", "doubles", "a farmer doubles at most twice", seat=farmer)
         exchange = unit * 2 ** doubles.get(farmer, 0)
         points[landlord] += sign * exchange
         points[farmer] -= sign * exchange
@@ -57,12 +74,12 @@ def deal_small_points(deal: dict, n: int, doubling: bool = False, max_doublings:
 def _seat_counts(value, n: int, what: str) -> dict[str, int]:
     if value in (None, {}):
         return {}
-    require(isinstance(value, dict), f"deal {n}: {what} must map seats to counts", deal=n)
+    require(isinstance(value, dict), f"deal {n}: {what} must map seats to counts", deal=n, rule="seat_counts", field=what)
     out = {}
     for seat, count in value.items():
-        require(seat in SEATS, f"deal {n}: {what} names an unknown seat {seat!r}", deal=n)
+        require(seat in SEATS, f"deal {n}: {what} names an unknown seat {seat!r}", deal=n, rule="seat_counts", field=what)
         require(isinstance(count, int) and not isinstance(count, bool) and count >= 0,
-                f"deal {n}: {what} must be whole numbers", deal=n)
+                f"deal {n}: {what} must be whole numbers", deal=n, rule="seat_counts", field=what)
         if count:
             out[seat] = count
     return out

@@ -1,8 +1,10 @@
 /* Published pages: reload when the event changes after this page was opened (the first poll sets the baseline,
-   so a page that was not rewritten never loops), and the print link of the prize list. A file of its own, not an
+   so a page that was not rewritten never loops), the print link of the prize list, and the tournament's time zone
+   named beside its times when the reader's device is in another zone. A file of its own, not an
    inline script: the site's Content-Security-Policy allows scripts from the site only. */
 (function () {
   var me = document.currentScript, url = me && me.getAttribute("data-feed"), seen = null;
+  nameZone(me && me.getAttribute("data-tz"));
   var buttons = document.querySelectorAll("[data-print]");
   for (var i = 0; i < buttons.length; i++) {
     buttons[i].addEventListener("click", function (e) { e.preventDefault(); window.print(); });
@@ -27,3 +29,31 @@
   poll();
   setInterval(poll, 15000);
 })();
+
+/* Every time on a published page is the tournament's (written so: the page reads right with no JavaScript). A
+   device in another zone gets the zone named beside each time marked data-zone, as the app does: "(中国标准时间)"
+   on a Chinese page, "(GMT+8)" in English and Vietnamese (issue 39: a Vietnam-time phone read 14:00 as its own). */
+function nameZone(tz) {
+  if (!tz || !window.Intl || !Intl.DateTimeFormat) return;
+  try {
+    var now = new Date(), lang = document.documentElement.lang || "zh-CN";
+    var offset = function (zone) {
+      var o = zone ? { timeZone: zone, timeZoneName: "longOffset" } : { timeZoneName: "longOffset" };
+      var parts = new Intl.DateTimeFormat("en", o).formatToParts(now);
+      for (var i = 0; i < parts.length; i++) if (parts[i].type === "timeZoneName") return parts[i].value;
+      return "";
+    };
+    if (offset(tz) === offset(null)) return;
+    var parts = new Intl.DateTimeFormat(lang, { timeZone: tz, timeZoneName: lang.indexOf("zh") === 0 ? "long" : "short" })
+      .formatToParts(now), name = "";
+    for (var i = 0; i < parts.length; i++) if (parts[i].type === "timeZoneName") name = parts[i].value;
+    if (!name) return;
+    var marked = document.querySelectorAll("[data-zone]");
+    for (var k = 0; k < marked.length; k++) {
+      var note = document.createElement("span");
+      note.className = "zone";
+      note.textContent = " (" + name + ")";
+      marked[k].appendChild(note);
+    }
+  } catch (e) { /* an unknown zone or an old browser: the times stay as written, in the tournament's zone */ }
+}

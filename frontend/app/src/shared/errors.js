@@ -30,10 +30,18 @@ export function errorText(t, te, err) {
     });
     return `${t("errors.fix")} ${[...new Set(parts)].join(t("errors.sep"))}`;   // each problem once
   }
-  // A result the engine refuses names its deal: say which one (the rule itself stays the referee's to explain).
+  // A result the engine refuses names its deal, and for a Dou Dizhu deal the rule it broke.
   if (code === "invalid_result" && err.details && Number.isInteger(err.details.deal)) {
-    return t("errors.invalid_deal", { n: err.details.deal });
+    const why = dealRule(t, te, err);
+    return why ? t("errors.invalid_deal_rule", { n: err.details.deal, why }) : t("errors.invalid_deal", { n: err.details.deal });
   }
   const key = `errors.${code}`;
   return te(key) ? t(key) : t("errors.unknown");
+}
+
+// The rule a refused deal broke, in the page's words (the API's stable `details.rule`), or "" when the catalog
+// has none for it; `details.field` says which of the deal's fields it is shown beside.
+export function dealRule(t, te, err) {
+  const d = (err && err.details) || {};
+  return d.rule && te(`deal_rules.${d.rule}`) ? t(`deal_rules.${d.rule}`, { max: d.max, got: d.got }) : "";
 }

@@ -6,13 +6,18 @@ const DIGITS = { JPY: 0, KRW: 0, VND: 0 };
 // One money format for players and the public (issue 39): Intl's currency style with the currency's own symbol,
 // the rule chalicelib/publish/money_text.py writes on the published pages ("¥5,000.00", "CN¥5,000.00" in en).
 export function money(minor, currency, locale) {
+  return moneyUnits(minor / 10 ** (DIGITS[currency] ?? 2), currency, locale);
+}
+
+// The same for an amount already in the currency's unit: prize tables and bomb bonuses are set in yuan (5000 = ¥5,000.00).
+export function moneyUnits(amount, currency, locale) {
   const exp = DIGITS[currency] ?? 2;
   const lang = LANGS[langOf(locale)].html;
   try {
     return new Intl.NumberFormat(lang, { style: "currency", currency, minimumFractionDigits: exp, maximumFractionDigits: exp })
-      .format(minor / 10 ** exp);
+      .format(amount);
   } catch (e) {   // an old browser without Intl currency data
-    return `${(minor / 10 ** exp).toFixed(exp)} ${currency}`;
+    return `${Number(amount).toFixed(exp)} ${currency}`;
   }
 }
 

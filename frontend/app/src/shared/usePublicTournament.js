@@ -4,7 +4,14 @@ import { useI18n } from "vue-i18n";
 import { call } from "./api.js";
 import { errorText } from "./errors.js";
 import { money, setZone } from "./format.js";
-import { posterUrl, setShareCard } from "./shareCard.js";
+import { tournamentCard } from "./shareCard.js";
+import { langOf } from "./i18n.js";
+
+// The published pages are in 中文 (/t/), English (/en/t/) and Tiếng Việt (/vi/t/).
+export function resultsUrl(tid, locale) {
+  const lang = langOf(locale);
+  return `${location.origin}${lang === "zh" ? "" : "/" + lang}/t/${encodeURIComponent(tid)}/index.html`;
+}
 
 export function usePublicTournament(tid) {
   const { t, te, locale } = useI18n();
@@ -16,8 +23,7 @@ export function usePublicTournament(tid) {
       data.value = await call("publicTournament", { params: { tid } });
       const d = data.value;
       setZone(d.timezone);   // every time on the page in the tournament's zone
-      setShareCard({ title: d.name, image: posterUrl(tid),        // a chat's link card (an event's page sets its own)
-                     description: [d.starts_on, d.venue, d.events.slice(0, 4).map((e) => e.name).join("、")].filter(Boolean).join(" · ") });
+      tournamentCard(d, { t, resultsUrl: resultsUrl(tid, locale.value) });   // a chat's link card (an event's page sets its own)
     } catch (e) { error.value = errorText(t, te, e); }
     return data.value;
   }
