@@ -11,6 +11,7 @@ from pathlib import Path
 
 from chalicelib.models import CURRENCY_EXPONENT
 from chalicelib.publish.money_text import money_minor_text, money_text
+from datetime import UTC
 
 ROOT = Path(__file__).resolve().parents[2]
 FORMAT = ROOT / "frontend" / "app" / "src" / "shared" / "format.js"
@@ -38,12 +39,12 @@ def test_the_apps_money_helper_writes_what_the_published_pages_write():
 
 
 def test_the_posters_fee_is_in_the_one_format():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from chalicelib.models import Event, EventConfig
     from chalicelib.services.posters import fee_text
     cfg = EventConfig.model_validate({"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": 8,
                                       "fee": {"amount": 2050, "per": "person"}, "stages": [{"format": "swiss", "rounds": 3}]})
-    ev = Event(id="e", tournament_id="t", organiser_id="o", config=cfg, created_at=datetime.now(timezone.utc))
+    ev = Event(id="e", tournament_id="t", organiser_id="o", config=cfg, created_at=datetime.now(UTC))
     assert fee_text(ev, "CNY") == "¥20.50 / 人" == f"{money_minor_text(2050, 'CNY', 'zh')} / 人"
     assert fee_text(ev, "HKD") == "HK$20.50 / 人"
