@@ -362,12 +362,15 @@ class Table(Record):
 
     # ------------------------------------------------------------------ a team match: lineups and rooms
 
+    def check_lineup_open(self) -> None:
+        if self.status != TableStatus.PENDING or self.room_results:
+            raise errors.Conflict("成绩已开始录入，名单不能再改 · A result is in: the lineup can no longer change.")
+
     def announce_lineup(self, actor: Actor, entry_id: str, pairs: dict, *, now: datetime,
                         starts_at: datetime | None, place: Place) -> tuple[Table, list[ev.Event], dict]:
         """Seed 000: a team names its lineup once, before its deadline; later, or a change, is the director's —
         and then the other team has seat choice ("此时对方具有座位选择权"). Returns also {late, deadline}."""
-        if self.status != TableStatus.PENDING or self.room_results:
-            raise errors.Conflict("成绩已开始录入，名单不能再改 · A result is in: the lineup can no longer change.")
+        self.check_lineup_open()
         lineups = dict(self.lineups or {})
         deadline = lineup_deadline(starts_at, self.seat_choice == entry_id) if starts_at else None
         late = deadline is not None and now > deadline

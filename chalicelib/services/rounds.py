@@ -21,7 +21,9 @@ from ..engine.formats.round_robin import number_for_related_first, schedule, sna
 from ..engine.formats.stages import advancing, carry_over
 from ..engine.games import game as game_rules
 from ..ids import new_id
-from ..models import Event, Organiser, RoundOut, RoundTable, TableSide
+from ..domain.schedule import round_times
+from ..domain.table import Table
+from ..models import Event, Organiser, RoundOut, RoundTable
 from .names import readable
 from ..installation import table_secret
 from .gc_pause import gc_paused
@@ -360,33 +362,11 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
     pairings = _fixed_numbers(pairings, state.get("fixed_tables", {}), notes)
     whys = [p[2] if len(p) > 2 else {} for p in pairings]
     bye_why = byes.pop() if byes and isinstance(byes[-1], dict) else {}
-    rules = game_rules(event.config.game)
-    seat_of = _mixed_seating(deps, event, notes) if event.config.mixed_pairs else None
-    tables, codes, secret = [], [], table_secret()
-    for k, (sides, reason, *_rest) in enumerate(pairings, start=1):
-        seats = rules.side_seats(len(sides))
-        codes.append([table_code(eid, n, k, i, secret) for i in range(len(sides))])   # the answer shows them too
-        tables.append({"number": k, "home": sides[0], "reason": reason, "why": whys[k - 1], "status": "pending", "version": 0,
-                       "sides": [{"entry_id": e, "seats": seat_of(e, seats[i]) if seat_of else list(seats[i])}
-                                 for i, e in enumerate(sides)],
-                       "code_hashes": [code_hash(c, secret) for c in codes[-1]],
-                       "points": {}, "details": {}})
-        if event.config.game == "guandan" and event.config.entry.kind == "team":
-            from .team_matches import table_rooms
-            # 集体赛: the open and closed rooms; the home team has seat choice unless the referee gives it away
-            tables[-1].update(rooms=table_rooms(sides[0], sides[1]), seat_choice=sides[0], lineups={})
-    fixed = state.get("fixed_tables", {})
-    for t in tables:
-        t["fixed"] = sorted(s["entry_id"] for s in t["sides"] if fixed.get(s["entry_id"]) == t["number"]) or None
-    from .referee import round_times
     tournament = deps.repos.tournaments.get(event.tournament_id)
     starts_at, ends_at = round_times(stage_cfg(event, stage_idx), stage_round, tournament.timezone)
     cfg = stage_cfg(event, stage_idx)
-    for table in tables:
-        if table.get("rooms"):
-            from .team_matches import lineup_deadlines
-            table["lineup_deadlines"] = lineup_deadlines(starts_at, [s["entry_id"] for s in table["sides"]],
-                                                         table["seat_choice"])
+    tables, codes = _drawn_tables(eid, n, event, pairings, whys, state.get("fixed_tables", {}), starts_at,
+                                  _mixed_seating(deps, event, notes) if event.config.mixed_pairs else None)
     doc = {"event_id": eid, "stage": stage_idx, "number": n, "stage_round": stage_round, "seed": seed,
            "round_name": knockout_round_name(2 * len(plan["bracket"])) if plan["format"] == "knockout"
            and not cfg.double_elimination and all(len(t["sides"]) == 2 for t in tables) else None,
@@ -407,6 +387,22 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
         deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
                                           "action": "round_drawn", "round": n, "after": {"seed": seed, "tables": len(tables)}})
         return answer.result(), {"tournament_id": event.tournament_id}
+
+
+def _drawn_tables(eid: str, n: int, event: Event, pairings: list, whys: list, fixed: dict[str, int],
+                  starts_at, seat_of) -> tuple[list[dict], list[list[str]]]:
+    """Round n's tables as stored (domain `Table.new`) and their sides' codes (the answer shows them too)."""
+    rules = game_rules(event.config.game)
+    team_match = event.config.game == "guandan" and event.config.entry.kind == "team"
+    tables, codes, secret = [], [], table_secret()
+    for k, (sides, reason, *_rest) in enumerate(pairings, start=1):
+        seats = rules.side_seats(len(sides))
+        codes.append([table_code(eid, n, k, i, secret) for i in range(len(sides))])
+        tables.append(Table.new(
+            k, [(e, seat_of(e, seats[i]) if seat_of else list(seats[i])) for i, e in enumerate(sides)],
+            [code_hash(c, secret) for c in codes[-1]], reason, whys[k - 1], team_match=team_match,
+            fixed=sorted(e for e in sides if fixed.get(e) == k) or None, starts_at=starts_at).to_item())
+    return tables, codes
 
 
 def late_entry_until(event: Event) -> int:
