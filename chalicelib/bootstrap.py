@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from .domain.bus import MessageBus
+from .domain.bus import REGISTRY, MessageBus
 from .ports import Clock, MessageSender, Publisher, Repos
 
 
@@ -14,9 +14,9 @@ def _now() -> datetime:
 
 
 def message_bus() -> MessageBus:
-    """The one place handlers are registered (services/reactions.py): what follows from each domain event."""
-    from .services.reactions import HANDLERS   # the services import Deps from here: imported when first wired
-    return MessageBus(HANDLERS)
+    """The bus over the handlers the services register (services/reactions.py, one place): what follows from each
+    domain event. Not imported from here: every service imports this module for `Deps`."""
+    return MessageBus(REGISTRY)
 
 
 @dataclass

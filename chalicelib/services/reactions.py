@@ -1,5 +1,5 @@
 """What follows from the day's domain events: the handlers the message bus runs after a change is committed
-(registered in bootstrap.message_bus; see docs/domain.md for which must survive a crash on AWS and how).
+(registered on import into the domain bus's registry, which bootstrap's bus reads; see docs/domain.md for which must survive a crash on AWS and how).
 
 Services that change a record no longer call the publisher themselves (nor import each other to react to a
 change): they dispatch the events their transitions returned, and the reactions live here, in one place. They call `publish_requests.request_publish` through its module, so a test that replaces it
@@ -7,6 +7,7 @@ change): they dispatch the events their transitions returned, and the reactions 
 from __future__ import annotations
 
 from ..domain import events as ev
+from ..domain.bus import register
 from . import publish_requests
 from .publish_requests import HALL_CHANGE, table_change
 
@@ -36,3 +37,5 @@ HANDLERS: dict[type[ev.Event], list] = {
     ev.RoundEdited: [publish_tournament],
     ev.HallChanged: [publish_hall],
 }
+for _event_type, _handlers in HANDLERS.items():
+    register(_event_type, *_handlers)

@@ -333,7 +333,7 @@ def _save_forfeit(deps: Deps, event, doc: dict, table: Table, actor: Actor, poin
                                                       before=table.snapshot(), after=after.snapshot(),
                                                       reason=forfeit.reason))
     deps.dispatch(events)
-    return ResultOut(table=table_view(after), status="forfeit", version=after.version, points=points)
+    return ResultOut(table=table_view(after), status=after.status, version=after.version, points=points)
 
 
 def dispute_result(deps: Deps, eid: str, n: int, t: int, reason: str, actor: Actor) -> ResultOut:
@@ -345,7 +345,7 @@ def dispute_result(deps: Deps, eid: str, n: int, t: int, reason: str, actor: Act
     save(deps, eid, doc, table, after, audit_row(deps, actor, events[0].action, n, t, before=table.snapshot(),
                                                  after=after.snapshot(), reason=reason))
     deps.dispatch(events)
-    return ResultOut(table=table_view(after), status="disputed", version=after.version, points=table.points)
+    return ResultOut(table=table_view(after), status=after.status, version=after.version, points=table.points)
 
 
 def audit_log(deps: Deps, eid: str) -> list[AuditRecord]:

@@ -22,13 +22,16 @@ from ..engine.formats.stages import advancing, carry_over
 from ..engine.games import game as game_rules
 from ..ids import new_id
 from ..domain.schedule import round_times
-from ..domain.table import Table
+from ..domain.events import RoundClosed, RoundDrawn
+from ..domain.table import SETTLED, Table, TableStatus
 from ..models import Event, Organiser, RoundOut, RoundTable
 from .names import readable
 from ..installation import table_secret
+from . import running_totals as totals
 from .gc_pause import gc_paused
 from .principals import who_of
 from .reads import entries_read_once, prefetch_roster, roster_of
+from .standings import stage_records, stage_standings
 from .tournaments import own_event
 
 CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
@@ -151,7 +154,7 @@ def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes:
         "round_name_en": term("knockout_round", doc["round_name"], "en") if doc.get("round_name") else "",
         "notes": [readable(x, names) for x in doc.get("notes", [])], "drawn_at": doc.get("drawn_at"),
         "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"), "closed_at": doc.get("closed_at"),
-        "disputes": [t["number"] for t in tables if t.get("status") == "disputed"],
+        "disputes": [t["number"] for t in tables if t.get("status") == TableStatus.DISPUTED],
         "early_finish": [{"entry_id": e, "name": plain.get(e, ""), **info,
                           **({"chaser_name": plain.get(info["chaser"], "")} if info.get("chaser") else {})}
                          for e, info in (doc.get("early_finish") or {}).items()],
@@ -183,7 +186,6 @@ def start_stage(deps: Deps, event: Event, idx: int, state: dict, seed: int) -> d
         ids = [e.id for e in sorted(entries, key=lambda e: e.id)]
         rng_for(seed, "seeding").shuffle(ids)  # the draw (抽签): reproducible from the published seed
     else:
-        from .standings import stage_standings
         previous = stage_standings(deps, event, idx - 1, state)
         adv = stage.advance
         groups = previous["groups"] if previous.get("groups") else [[r["entry_id"] for r in previous["rows"]]]
@@ -386,7 +388,9 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
                                        closes_late_entries=closes_late)
         deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
                                           "action": "round_drawn", "round": n, "after": {"seed": seed, "tables": len(tables)}})
-        return answer.result(), {"tournament_id": event.tournament_id}
+        out = answer.result()
+    deps.dispatch([RoundDrawn(event.tournament_id, eid, stage_idx, n)])
+    return out, {"tournament_id": event.tournament_id}
 
 
 def _drawn_tables(eid: str, n: int, event: Event, pairings: list, whys: list, fixed: dict[str, int],
@@ -504,8 +508,6 @@ def _field(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dict, be
     """Per entry, what the stage's rounds add up to (running_totals.py); `before`: only rounds before that one
     (a pairing edit of an open round). The stored running totals when current (one document), else every
     round folded."""
-    from . import running_totals as totals
-    from .standings import stage_records
     if before is None and totals.applies(event, stage_idx, plan):
         field = totals.stored(deps, event.id, stage_idx, state)
         if field is not None:
@@ -518,10 +520,9 @@ def _field(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dict, be
     return totals.fold({}, records, tables, primary)
 
 
-def _contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dict,
+def contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dict,
                  before: int | None = None, field: dict | None = None) -> list[Contestant]:
     """The field as the draw sees it; `before`: only rounds before that one (a pairing edit of an open round)."""
-    from . import running_totals as totals
     primary = game_rules(event.config.game).point_names[scoring_of(event, stage_idx).method][0]
     if field is None:
         field = _field(deps, event, stage_idx, plan, state, before)
@@ -548,7 +549,6 @@ def _early_finish(deps, event, stage_idx, plan, state, cs: list[Contestant], sta
     Once out they stay out for the rest of the stage (the plan remembers each: place, average and the reason:
     its points, its worst total, the most the nearest other can reach)."""
     from ..engine.formats.early_finish import decide_places, played_average
-    from . import running_totals as totals
     done = plan.setdefault("early_finish", {})
     scoring = scoring_of(event, stage_idx)
     rules = game_rules(event.config.game)
@@ -589,7 +589,7 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, see
     rules = game_rules(event.config.game)
     if fmt in ("swiss", "special_swiss"):
         field = field if field is not None else _field(deps, event, stage_idx, plan, state)
-        cs = _contestants(deps, event, stage_idx, plan, state, field=field)
+        cs = contestants(deps, event, stage_idx, plan, state, field=field)
         notes: list[str] = []
         if fmt == "swiss" and early_finish_applies(event, stage_idx) and rules.sides_per_table == 2:
             cs, notes = _early_finish(deps, event, stage_idx, plan, state, cs, stage_round, field)
@@ -703,27 +703,25 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
         raise errors.NotFound(f"round {n} not found")
     if doc["status"] == "closed":
         return round_out(doc, tables, entry_names(deps, eid))
-    waiting = [t["number"] for t in tables if t["status"] not in ("confirmed", "forfeit")]
+    waiting = [t["number"] for t in tables if t["status"] not in SETTLED]
     if waiting:
-        disputed = [t["number"] for t in tables if t["status"] == "disputed"]
+        disputed = [t["number"] for t in tables if t["status"] == TableStatus.DISPUTED]
         # each open table with its status and sides, so the console names them (not "conflict, reload")
         names = entry_names(deps, eid)
         open_tables = [{"number": t["number"], "status": t["status"],
                         "sides": [names.get(s["entry_id"], {}).get("name", "") for s in t.get("sides", ())]}
-                       for t in tables if t["status"] not in ("confirmed", "forfeit")]
+                       for t in tables if t["status"] not in SETTLED]
         raise errors.RoundNotComplete(f"桌 {', '.join(map(str, waiting))} 尚未确认 · Tables {', '.join(map(str, waiting))} "
                                       "are not confirmed yet (or record a forfeit)." + (f" Disputed: {disputed}." if disputed else ""),
                                       {"tables": waiting, "disputed": disputed, "open_tables": open_tables})
     doc["status"] = "closed"
     doc["closed_at"] = deps.clock().isoformat()
     new_state = {**state, "open_round": 0}
-    from . import running_totals
-    totals = running_totals.after_close(deps, event, doc["stage"], state, doc, tables, stamp)
-    deps.repos.rounds.close_round(eid, doc, new_state, state["version"], totals)
+    stage_totals = totals.after_close(deps, event, doc["stage"], state, doc, tables, stamp)
+    deps.repos.rounds.close_round(eid, doc, new_state, state["version"], stage_totals)
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
                                       "action": "round_closed", "round": n})
-    from .publish_requests import request_publish
-    request_publish(deps, event.tournament_id)
+    deps.dispatch([RoundClosed(event.tournament_id, eid, doc["stage"], n)])
     return round_out(doc, tables, entry_names(deps, eid))
 
 
@@ -742,7 +740,7 @@ def redraw(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     state, doc, tables = load_round(deps, eid, n)
     if n != len(state["rounds"]):
         raise errors.Conflict("Only the latest round can be redrawn.")
-    if any(t["status"] != "pending" for t in tables):
+    if any(t["status"] != TableStatus.PENDING for t in tables):
         raise errors.Conflict("This round has started (a result was entered): it cannot be redrawn.")
     ref = round_ref(state, n)
     new_state = {**state, "open_round": 0, "rounds": [r for r in state["rounds"] if r["n"] != n]}

@@ -8,7 +8,7 @@ from datetime import datetime
 from .. import errors
 from ..bootstrap import Deps
 from ..domain.actor import Actor
-from ..domain.table import TIE_BREAK
+from ..domain.table import TIE_BREAK, TableStatus
 from ..engine.games import game as game_rules
 from ..engine.games.guandan_team import ROOMS, lineup_pairs, room_sides
 from ..engine.types import Side
@@ -120,7 +120,7 @@ def confirm_room(deps: Deps, eid: str, n: int, t: int, room: str, actor: Actor) 
     save(deps, eid, doc, table, after, record)
     deps.dispatch(events)
     return ResultOut(table=table_view(after), status=after.status, version=after.version,
-                     points=after.points if after.status == "confirmed" else {})
+                     points=after.points if after.status == TableStatus.CONFIRMED else {})
 
 
 def dispute_room(deps: Deps, eid: str, n: int, t: int, room: str, reason: str, actor: Actor) -> ResultOut:
