@@ -36,6 +36,7 @@ class RoundsRepo(Protocol):
 @runtime_checkable
 class EventsRepo(Protocol):
     def get(self, eid: str) -> Any: ...   # models.Event | None
+    def get_with_tournament(self, eid: str) -> tuple[Any, Any]: ...   # (Event, Tournament), or (None, None)
 
 
 @runtime_checkable

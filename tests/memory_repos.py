@@ -127,7 +127,7 @@ class MemoryRounds:
 
 
 class MemoryKeyed:
-    """events / tournaments: records by id."""
+    """tournaments: records by id."""
 
     def __init__(self):
         self.items: dict[str, object] = {}
@@ -137,6 +137,16 @@ class MemoryKeyed:
 
     def get(self, key: str):
         return self.items.get(key)
+
+
+class MemoryEvents(MemoryKeyed):
+    def __init__(self, tournaments: MemoryKeyed):
+        super().__init__()
+        self.tournaments = tournaments
+
+    def get_with_tournament(self, eid: str):
+        event = self.items.get(eid)
+        return (event, self.tournaments.get(event.tournament_id)) if event else (None, None)
 
 
 class MemoryEntries:
@@ -194,8 +204,8 @@ class MemoryHall:
 class MemoryRepos:
     def __init__(self):
         self.rounds = MemoryRounds()
-        self.events = MemoryKeyed()
         self.tournaments = MemoryKeyed()
+        self.events = MemoryEvents(self.tournaments)
         self.entries = MemoryEntries()
         self.rates = MemoryRates()
         self.hall = MemoryHall()

@@ -14,7 +14,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, Callable
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from .. import errors
 from ..engine.games.guandan_team import ROOM_SEATS, ROOMS, lineup_deadline
@@ -158,15 +158,24 @@ class Table(Record):
     arrivals: dict | None = None
     start_levels: dict | None = None
 
+    # the order of the stored item's keys (a new key goes last), so a saved table's JSON is the bytes the
+    # hand-written `{**table, …}` rebuilds wrote; empty for a new table: the declared order above
+    _keys: tuple[str, ...] = PrivateAttr(default=())
+
     # ------------------------------------------------------------------ the stored item
 
     @classmethod
     def load(cls, item: dict) -> Table:
-        return cls.model_validate(item)
+        table = cls.model_validate(item)
+        table._keys = tuple(item)
+        return table
 
     def to_item(self) -> dict:
-        """The round pack's JSON for this table: the fields it has, as they were stored."""
-        return self.model_dump(exclude_unset=True)
+        """The round pack's JSON for this table: the fields it has, in the order they were stored."""
+        dump = self.model_dump(exclude_unset=True)
+        if not self._keys:
+            return dump
+        return {**{k: dump[k] for k in self._keys if k in dump}, **dump}
 
     @classmethod
     def new(cls, number: int, sides: list[tuple[str, list]], code_hashes: list[str], reason: str, why: Any, *,
@@ -228,7 +237,10 @@ class Table(Record):
 
     def _next(self, **changes: Any) -> Table:
         """This table with `changes`, one version on."""
-        return Table.model_validate({**self.to_item(), **changes, "version": self.version + 1})
+        return self._with(**changes, version=self.version + 1)
+
+    def _with(self, **changes: Any) -> Table:
+        return Table.load({**self.to_item(), **changes})
 
     def _event(self, cls: type, place: Place, after: Table, **fields: Any):
         return cls(place.tournament_id, place.event_id, place.stage, place.round_no, self.number, after.version,
@@ -357,7 +369,7 @@ class Table(Record):
             changes["start_levels"] = {**(self.start_levels or {}), **start_levels}
             after = self._next(**changes)
         else:
-            after = Table.model_validate({**self.to_item(), **changes})
+            after = self._with(**changes)
         return after, [self._event(ev.ArrivalRecorded, place, after, entry_id=entry_id)]
 
     # ------------------------------------------------------------------ a team match: lineups and rooms

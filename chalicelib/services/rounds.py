@@ -23,6 +23,7 @@ from ..engine.games import game as game_rules
 from ..ids import new_id
 from ..domain.schedule import round_times
 from ..domain.events import RoundClosed, RoundDrawn
+from ..domain.round import apply_choices, drawn_doc, drawn_state
 from ..domain.table import SETTLED, Table, TableStatus
 from ..models import Event, Organiser, RoundOut, RoundTable
 from .names import readable
@@ -240,18 +241,6 @@ def _stage_finished(plan: dict, rounds_done: int, last_tables: list[dict] | None
     return rounds_done >= plan["rounds"]
 
 
-KNOCKOUT_ROUNDS = {2: "final", 4: "semi_final", 8: "quarter_final", 16: "round_of_16", 32: "round_of_32", 64: "round_of_64"}
-
-
-def knockout_round_name(entries: int) -> str | None:
-    """A single-elimination round named by its bracket's size (entries in play, byes included, up to the next
-    power of two): 2 the final (决赛), 4 the semi-finals (半决赛), 8 the quarter-finals (1/4决赛), 16 1/8决赛 …"""
-    size = 2
-    while size < entries:
-        size *= 2
-    return KNOCKOUT_ROUNDS.get(size)
-
-
 def event_finished(deps: Deps, event: Event, state: dict) -> bool:
     """Every stage played out and the last round closed: no draw is left (the console then offers results and
     prizes instead of 抽签 and 结束本轮). Read-only: the plan is copied before the finish test updates it."""
@@ -331,54 +320,25 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
     if state.get("open_round"):
         raise errors.RoundOpen(f"第 {state['open_round']} 轮尚未结束 · Round {state['open_round']} is still open: close it first.")
     seed = seed if seed is not None else secrets.randbelow(2 ** 31)
-    stage_idx = state.get("stage", 0)
-    plans = state.setdefault("plans", {})
-    plan = plans.get(str(stage_idx))
-    stage_rounds = [r for r in state["rounds"] if r["stage"] == stage_idx]
-    last_tables = None
-    if stage_rounds and plan is not None and plan["format"] == "knockout":   # only a bracket reads its last round
-        _, last_tables = deps.repos.rounds.get_round(eid, stage_idx, stage_rounds[-1]["n"])
-    if plan is None:
-        plan = start_stage(deps, event, stage_idx, state, seed)
-    elif _stage_finished(plan, len(stage_rounds), last_tables):
-        if stage_idx + 1 >= len(event.config.stages):
-            raise errors.EventFinished("赛事已全部结束 · Every stage of this event is finished.")
-        stage_idx += 1
-        plan = start_stage(deps, event, stage_idx, state, seed)
-        stage_rounds, last_tables = [], None
-    plans[str(stage_idx)] = plan
+    stage_idx, plan, stage_rounds, last_tables = _stage_to_draw(deps, event, state, seed)
     n = len(state["rounds"]) + 1
     stage_round = len(stage_rounds) + 1
+    stage = stage_cfg(event, stage_idx)
     # a Swiss field's running totals are read while the roster is still coming (prefetch_roster)
     field = _field(deps, event, stage_idx, plan, state) if plan["format"] in ("swiss", "special_swiss") else None
     late = _late_entries(deps, event, stage_idx, plan, stage_round) if stage_rounds else []
-    chooses = stage_cfg(event, stage_idx).format == "knockout" and stage_cfg(event, stage_idx).knockout_draw == "choice"
-    if choices and not (chooses and stage_round == 1):
-        raise errors.InvalidRequest("只有“选择对手”淘汰赛的第一轮才有选择 · 'choices' belong to the first round of a knockout "
-                                    "whose draw is 'choice'.")
-    if chooses and stage_round == 1:
-        from ..engine.formats.knockout import chosen_round
-        plan["bracket"] = [list(m) for m in chosen_round(plan["entries"], [tuple(c) for c in choices or []])]
-        plan["choices"] = [list(c) for c in choices or []]
+    apply_choices(plan, stage, stage_round, choices)
     pairings, byes, notes = _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, seed, field)
     pairings = _fixed_numbers(pairings, state.get("fixed_tables", {}), notes)
     whys = [p[2] if len(p) > 2 else {} for p in pairings]
     bye_why = byes.pop() if byes and isinstance(byes[-1], dict) else {}
     tournament = deps.repos.tournaments.get(event.tournament_id)
-    starts_at, ends_at = round_times(stage_cfg(event, stage_idx), stage_round, tournament.timezone)
-    cfg = stage_cfg(event, stage_idx)
+    starts_at, ends_at = round_times(stage, stage_round, tournament.timezone)
     tables, codes = _drawn_tables(eid, n, event, pairings, whys, state.get("fixed_tables", {}), starts_at,
                                   _mixed_seating(deps, event, notes) if event.config.mixed_pairs else None)
-    doc = {"event_id": eid, "stage": stage_idx, "number": n, "stage_round": stage_round, "seed": seed,
-           "round_name": knockout_round_name(2 * len(plan["bracket"])) if plan["format"] == "knockout"
-           and not cfg.double_elimination and all(len(t["sides"]) == 2 for t in tables) else None,
-           "status": "open", "format": plan["format"], "byes": byes, "bye_why": bye_why, "notes": notes,
-           "drawn_at": deps.clock().isoformat(),
-           "starts_at": starts_at.isoformat() if starts_at else None, "ends_at": ends_at.isoformat() if ends_at else None,
-           "bracket": plan.get("bracket") if plan["format"] == "knockout" else None,
-           "late_entries": late, "early_finish": {e: info for e, info in plan.get("early_finish", {}).items()}}
-    new_state = {**state, "stage": stage_idx, "open_round": n,
-                 "rounds": [*state["rounds"], {"n": n, "stage": stage_idx, "stage_round": stage_round}]}
+    doc = drawn_doc(eid, stage_idx, n, stage_round, seed, plan, stage, tables, byes, bye_why, notes, late,
+                    now=deps.clock(), starts_at=starts_at, ends_at=ends_at)
+    new_state = drawn_state(state, stage_idx, n, stage_round)
     # with late entries on, registration stays open until the last round a late entry may join is drawn
     closes_late = event.config.late_entries and (stage_idx > 0 or stage_round >= late_entry_until(event))
     names = entry_names(deps, eid)
@@ -391,6 +351,28 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
         out = answer.result()
     deps.dispatch([RoundDrawn(event.tournament_id, eid, stage_idx, n)])
     return out, {"tournament_id": event.tournament_id}
+
+
+def _stage_to_draw(deps: Deps, event: Event, state: dict, seed: int) -> tuple[int, dict, list[dict], list | None]:
+    """The stage the next round belongs to and its plan (a new stage's, once the last one finished), the stage's
+    rounds so far and, for a bracket, its last round's tables. Records the plan in `state`."""
+    stage_idx = state.get("stage", 0)
+    plans = state.setdefault("plans", {})
+    plan = plans.get(str(stage_idx))
+    stage_rounds = [r for r in state["rounds"] if r["stage"] == stage_idx]
+    last_tables = None
+    if stage_rounds and plan is not None and plan["format"] == "knockout":   # only a bracket reads its last round
+        _, last_tables = deps.repos.rounds.get_round(event.id, stage_idx, stage_rounds[-1]["n"])
+    if plan is None:
+        plan = start_stage(deps, event, stage_idx, state, seed)
+    elif _stage_finished(plan, len(stage_rounds), last_tables):
+        if stage_idx + 1 >= len(event.config.stages):
+            raise errors.EventFinished("赛事已全部结束 · Every stage of this event is finished.")
+        stage_idx += 1
+        plan = start_stage(deps, event, stage_idx, state, seed)
+        stage_rounds, last_tables = [], None
+    plans[str(stage_idx)] = plan
+    return stage_idx, plan, stage_rounds, last_tables
 
 
 def _drawn_tables(eid: str, n: int, event: Event, pairings: list, whys: list, fixed: dict[str, int],

@@ -176,3 +176,23 @@ def test_an_arrival_moves_the_version_only_when_it_changes_the_scoring():
     with pytest.raises(errors.InvalidRequest):
         table.record_arrival("Z", NOW, 0, {}, place=PLACE)
     assert events[0].entry_id == "A"
+
+
+def test_a_saved_table_is_the_json_the_hand_written_rebuild_wrote():
+    """The stored item's keys keep their order and a new key goes last, as `{**table, …, "version": v + 1}` did:
+    the round packs' JSON does not move (issue 37)."""
+    stored = {"status": "pending", "number": 1, "home": "A", "sides": [{"entry_id": "A", "seats": ["N", "S"]},
+              {"entry_id": "B", "seats": ["E", "W"]}], "version": 0, "points": {}, "details": {}, "why": None,
+              "reason": "swiss", "code_hashes": ["h1", "h2"], "fixed": None}   # any order a store may hold
+    table = Table.load(stored)
+    assert json.dumps(table.to_item()) == json.dumps(stored)
+    entered, _ = enter(table, NS)
+    rebuilt = {**stored, "result": {"final": {"levels": {"A": 14, "B": 9}}}, "points": score().points,
+               "outcome": score().outcome, "winner": None, "details": score().details, "version": 1,
+               "entered_by": NS.ident, "entered_side": 0, "confirmed_sides": [], "dispute": None, "forfeit": None,
+               "status": "entered", "confirmed_by": None}
+    assert json.dumps(entered.to_item()) == json.dumps(rebuilt)
+    disputed, _ = entered.raise_dispute(EW, "x", now=NOW, place=PLACE)
+    rebuilt = {**rebuilt, "status": "disputed", "version": 2,
+               "dispute": {"reason": "x", "by": EW.ident, "side": 1, "at": NOW.isoformat()}}
+    assert json.dumps(disputed.to_item()) == json.dumps(rebuilt)
