@@ -108,3 +108,37 @@ def test_a_failed_save_writes_nothing_and_dispatches_nothing(day, monkeypatch):
         results.submit_result(deps, "E1", 2, 1, {"version": 0, **LEVELS}, NS)
     assert deps.bus.events == []
     assert [r["action"] for r in repos.rounds.audit("E1")] == ["rejected_stale_version"]
+
+
+def test_an_upheld_appeal_corrects_the_table_and_refunds_the_fee(day):
+    deps, repos, clock = day
+    from chalicelib.models import Organiser, Tournament
+    from chalicelib.services import referee
+    from tests.factories import tournament_body
+    repos.tournaments.put(Tournament.model_validate({**tournament_body(), "id": "T1", "organiser_id": "O1",
+                                                     "created_at": T0}))
+    event = repos.events.get("E1")
+    repos.events.put(event.model_copy(update={"config": event.config.model_copy(update={
+        "appeals": event.config.appeals.model_copy(update={"fee": 200, "window_minutes": 10}),
+        "entry": event.config.entry.model_copy(update={"kind": "individual"})})}))   # no pair consent asked
+    organiser = Organiser(id="O1", name="商会", created_at=T0)
+    results.submit_result(deps, "E1", 1, 1, {"version": 0, **LEVELS}, NS)
+    results.confirm_result(deps, "E1", 1, 1, EW)
+    with pytest.raises(errors.Forbidden):   # a side appeals in its own name
+        referee.lodge_appeal(deps, "E1", 1, 1, "A", "对方违例", EW)
+    appeal = referee.lodge_appeal(deps, "E1", 1, 1, "B", "对方违例", EW)
+    assert (appeal.status, appeal.fee_status, appeal.fee.amount) == ("lodged", "due", 200)
+    with pytest.raises(errors.Conflict):   # the fee first
+        referee.decide_appeal(deps, organiser, appeal.id, "upheld", "成立", None, DIRECTOR)
+    referee.record_appeal_fee(deps, organiser, appeal.id, "cash", DIRECTOR)
+    repos.rounds.docs[("E1", 0, 1)].update(status="closed", closed_at=T0.isoformat())
+    clock.now = T0 + timedelta(hours=2)   # the correction window closed: an upheld appeal corrects the table anyway
+    decided = referee.decide_appeal(deps, organiser, appeal.id, "upheld", "成立", {"final": {"levels": {"A": 9, "B": 14}}},
+                                    DIRECTOR)
+    assert (decided.status, decided.fee_status, decided.version) == ("decided", "refunded", 3)
+    table = repos.rounds.get_table("E1", 0, 1, 1)[1]
+    assert table["winner"] == "B" and table["overridden"] is True and table["version"] == 3
+    assert [type(e) for e in deps.bus.events][-3:] == [ev.AppealFeePaid, ev.ResultCorrected, ev.AppealDecided]
+    assert [r["action"] for r in repos.rounds.audit("E1")][-4:] == [
+        "appeal_lodged", "appeal_fee_paid", "result_overridden", "appeal_decided"]
+    assert repos.rounds.audit("E1")[-2]["appeal"] == appeal.id
