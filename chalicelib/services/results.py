@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from .. import errors
 from ..bootstrap import Deps
-from ..domain.actor import Actor, director_only  # noqa: F401 — the API names them here (their home: the domain)
+from ..domain.actor import Actor
 from ..domain.schedule import correction_deadline, correction_open, window_base
 from ..domain.table import Forfeit, Table
 from ..engine.games import game as game_rules
