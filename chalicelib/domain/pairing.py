@@ -141,3 +141,20 @@ def edited_doc(doc: dict, byes: list[str], before: dict[str, int], reason: str, 
             "bye_why": {**{b: w for b, w in doc.get("bye_why", {}).items() if b in byes},
                         **{b: {"kind": "bye", "rule": "edited", "reason": reason} for b in new}},
             "edits": [*doc.get("edits", []), {**edited, "tables": changed, "byes": new}]}
+
+
+def keep_home_sides(layout: dict[int, list[str]], old: dict[int, dict],
+                    seat_home: Callable[[list[str]], list[str]]) -> dict[int, list[str]]:
+    """A two-sided layout's home sides: a new pairing's as the draw seats it (`seat_home`, the engine's), an
+    unchanged pairing keeps its own."""
+    return {k: seat_home(es) if set(es) != entries_of(old.get(k)) else _order(old[k]) for k, es in layout.items()}
+
+
+def edit_record(old: dict[int, dict], doc: dict, layout: dict[int, list[str]], changed: list[int],
+                removed: list[int], byes: list[str], fixed: dict[str, int], warnings: list[dict]) -> dict:
+    """The audit record's before and after of an edit: the tables it touched, the byes, the fixed tables and the
+    warnings' codes."""
+    return {"before": {"tables": {k: _order(old[k]) for k in [*changed, *removed] if k in old},
+                       "byes": [b for b, _ in doc.get("byes", [])]},
+            "after": {"tables": {k: layout[k] for k in changed}, "byes": byes, "fixed": fixed,
+                      "warnings": [w["code"] for w in warnings]}}

@@ -10,8 +10,8 @@ from __future__ import annotations
 from .. import errors
 from ..bootstrap import Deps
 from ..domain.events import RoundEdited
-from ..domain.pairing import (BYE, apply_edit, changed_tables, edited_doc, fixed_after, layout_of, rebuilt_tables,
-                              renumber)
+from ..domain.pairing import (BYE, apply_edit, changed_tables, edit_record, edited_doc, fixed_after, keep_home_sides,
+                              layout_of, rebuilt_tables, renumber)
 from ..engine.formats import edits
 from ..engine.games import game as game_rules
 from ..ids import new_id
@@ -38,8 +38,7 @@ def edit_round(deps: Deps, organiser: Organiser, eid: str, n: int, body: Pairing
     if missing:   # withdrawn since the draw: not for an edit to bring back
         raise errors.Conflict(f"这些参赛者已退出 · No longer in the event: {', '.join(missing)}.", {"entries": missing})
     if per_table == 2:   # a new pairing's home side as the draw would seat it; an unchanged pairing keeps its own
-        layout = {k: edits.seat_home(field, doc["stage_round"], *es) if set(es) != _entries(old.get(k)) else
-                  [s["entry_id"] for s in old[k]["sides"]] for k, es in layout.items()}
+        layout = keep_home_sides(layout, old, lambda es: edits.seat_home(field, doc["stage_round"], *es))
     changed, removed = changed_tables(layout, old, per_table)
     names = entry_names(deps, eid)
     warnings = _warnings(event, doc, field, layout, byes, old, per_table, names)
@@ -56,10 +55,7 @@ def edit_round(deps: Deps, organiser: Organiser, eid: str, n: int, body: Pairing
     if not changed and not removed and fixed == state.get("fixed_tables", {}) and byes == sorted(b for b, _ in doc.get("byes", [])):
         raise errors.InvalidRequest("编排没有变化 · The edit changes nothing.")
     audit = {"id": new_id(), "at": edited["at"], "who": who, "action": "pairing_edited", "round": n, "reason": reason,
-             "before": {"tables": {k: [s["entry_id"] for s in old[k]["sides"]] for k in [*changed, *removed] if k in old},
-                        "byes": [b for b, _ in doc.get("byes", [])]},
-             "after": {"tables": {k: layout[k] for k in changed}, "byes": byes, "fixed": fixed,
-                       "warnings": [w["code"] for w in warnings]}}
+             **edit_record(old, doc, layout, changed, removed, byes, fixed, warnings)}
     deps.repos.rounds.edit_round(eid, new_doc, writes, [(k, old[k]["version"]) for k in removed],
                                  {**state, "fixed_tables": fixed}, state["version"], audit)
     deps.dispatch([RoundEdited(event.tournament_id, eid, doc["stage"], n)])
@@ -94,6 +90,3 @@ def _warnings(event, doc: dict, field, layout: dict, byes: list[str], old: dict,
                       else names.get(es, {}).get("name", "") for es in w.get("entries", [])]
     return warnings
 
-
-def _entries(table: dict | None) -> set[str]:
-    return {s["entry_id"] for s in table["sides"]} if table else set()
