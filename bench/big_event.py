@@ -100,7 +100,7 @@ def run() -> None:
         with entries_read_once():   # the engine's input, built as the service builds it (not timed)
             state = repos.rounds.state(event.id)
             plan = state["plans"].get("0") or svc.start_stage(d, event, 0, state, n)
-            cs = svc._contestants(d, event, 0, plan, state)
+            cs = svc.contestants(d, event, 0, plan, state)
         t0 = time.perf_counter()
         draw_round("swiss", cs, n, rounds_left=ROUNDS - n)
         engine = time.perf_counter() - t0

@@ -3,21 +3,36 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import Any
+
+from .domain.bus import REGISTRY, MessageBus
+from .ports import Clock, MessageSender, Publisher, Repos
 
 
 def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+def message_bus() -> MessageBus:
+    """The bus over the handlers the services register (services/reactions.py, one place): what follows from each
+    domain event. Not imported from here: every service imports this module for `Deps`."""
+    return MessageBus(REGISTRY)
+
+
 @dataclass
 class Deps:
-    repos: Any
-    clock: Callable[[], datetime] = _now
+    repos: Repos
+    clock: Clock = _now
     payments: Any = None      # payment provider (Stripe adapter or None when online payment is off)
     providers: dict = field(default_factory=dict)   # v1.2: "wechat_pay" / "alipay" adapters that have keys
-    publisher: Any = None     # publish sink + renderer
+    publisher: Publisher | None = None     # publish sink; None: the settings' sink
     extra: dict = field(default_factory=dict)
+    messages: MessageSender | None = None  # issue "players": SMS / WeChat messages; none wired yet
+    bus: MessageBus = field(default_factory=message_bus)
+
+    def dispatch(self, events) -> None:
+        """After a change is committed: run what follows from its events (inline; see docs/domain.md)."""
+        self.bus.dispatch(self, events)
 
 
 _deps: Deps | None = None

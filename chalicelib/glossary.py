@@ -42,7 +42,7 @@ TERMS: dict[str, dict[str, tuple[str, str]]] = {
                "deduction_points": ("违规扣分（级差分）", "Deduction (level-difference points)"),
                "wrong_play_points_per_card": ("出牌错误：每张罚分", "Wrong play: points a card"),
                "penalty_levels": ("违规：对方连升级数", "Penalty: levels the other pair rises")},
-    # a knockout round by its size (services/rounds.knockout_round_name)
+    # a knockout round by its size (domain/round.knockout_round_name)
     "knockout_round": {"final": ("决赛", "Final"), "semi_final": ("半决赛", "Semi-final"),
                        "quarter_final": ("1/4决赛", "Quarter-final"), "round_of_16": ("1/8决赛", "Round of 16"),
                        "round_of_32": ("1/16决赛", "Round of 32"), "round_of_64": ("1/32决赛", "Round of 64"),

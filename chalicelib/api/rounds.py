@@ -91,9 +91,7 @@ def _html(text: str) -> Response:
        response=RoundOut, status=201, tag=TAG, errors_=("round_open", "no_valid_pairing", "event_finished", "conflict"),
        roles=())
 def draw(ctx, eid):
-    out, meta = svc.draw_next(ctx.deps, ctx.organiser, eid, ctx.body.seed, choices=ctx.body.choices)
-    from ..services.publish_requests import request_publish
-    request_publish(ctx.deps, meta["tournament_id"])
+    out, _ = svc.draw_next(ctx.deps, ctx.organiser, eid, ctx.body.seed, choices=ctx.body.choices)   # publishes (RoundDrawn)
     return out
 
 

@@ -9,9 +9,11 @@ from functools import lru_cache
 
 from .. import errors
 from ..bootstrap import Deps
+from ..domain.events import HallChanged
 from ..ids import new_id
 from ..models import Organiser
 from .principals import who_of
+from .rounds import round_ref
 from .tournaments import own_event, own_tournament
 
 ACTIONS = ("start", "pause", "resume", "extend")
@@ -69,7 +71,6 @@ def public_clock(eid: str, n: int, clock: dict | None, doc: dict) -> dict:
 
 
 def run_clock(deps: Deps, organiser: Organiser, eid: str, n: int, action: str, minutes: int | None) -> dict:
-    from .rounds import round_ref
     event = own_event(deps, organiser, eid)
     state = deps.repos.rounds.state(eid)
     ref = round_ref(state, n)
@@ -88,13 +89,11 @@ def run_clock(deps: Deps, organiser: Organiser, eid: str, n: int, action: str, m
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
                                       "action": f"clock_{action}", "round": n,
                                       "after": {k: after.get(k) for k in ("starts_at", "ends_at", "paused_at")}})
-    from .publish_requests import HALL_CHANGE, request_publish
-    request_publish(deps, event.tournament_id, HALL_CHANGE)
+    deps.dispatch([HallChanged(event.tournament_id)])   # the feeds and the board, no event's pages
     return {**public_clock(eid, n, after, doc), "tournament_id": event.tournament_id, "game": event.config.game}
 
 
 def get_clock(deps: Deps, organiser: Organiser, eid: str, n: int) -> dict:
-    from .rounds import round_ref
     event = own_event(deps, organiser, eid)
     ref = round_ref(deps.repos.rounds.state(eid), n)
     doc, _ = deps.repos.rounds.get_table(eid, ref["stage"], n, 1)
@@ -120,8 +119,7 @@ def announce(deps: Deps, organiser: Organiser, tid: str, text: str) -> dict:
     deps.repos.hall.add_announcement(tid, ann)
     for old in deps.repos.hall.announcements(tid)[MAX_ANNOUNCEMENTS:]:
         deps.repos.hall.delete_announcement(tid, old["id"])
-    from .publish_requests import HALL_CHANGE, request_publish
-    request_publish(deps, tid, HALL_CHANGE)
+    deps.dispatch([HallChanged(tid)])
     return public_announcement(ann)
 
 
@@ -136,8 +134,7 @@ def withdraw(deps: Deps, organiser: Organiser, ann_id: str) -> None:
         raise errors.NotFound("No such announcement.")
     own_tournament(deps, organiser, tid)
     deps.repos.hall.delete_announcement(tid, ann_id)
-    from .publish_requests import HALL_CHANGE, request_publish
-    request_publish(deps, tid, HALL_CHANGE)
+    deps.dispatch([HallChanged(tid)])
 
 
 def public_announcement(ann: dict) -> dict:
@@ -180,7 +177,7 @@ def hall_data(deps: Deps, tid: str, datas: list, memo: dict | None = None) -> di
     memo = {} if memo is None else memo
     rounds = {event.id: current_round(data) for event, data in datas}
     refs = [(eid, r["number"]) for eid, r in rounds.items() if r]
-    clocks = dict(zip([eid for eid, _ in refs], deps.repos.hall.clocks(refs)))
+    clocks = dict(zip([eid for eid, _ in refs], deps.repos.hall.clocks(refs), strict=False))
     events = []
     for event, data in datas:
         r = rounds[event.id]
@@ -190,7 +187,7 @@ def hall_data(deps: Deps, tid: str, datas: list, memo: dict | None = None) -> di
             continue
         info = data["entries"]
 
-        def side(s):
+        def side(s, info=info):   # this event's entries (bound now: the loop moves on)
             e = info.get(s["entry_id"], {})
             members = e.get("members", [])
             return {"entry_id": s["entry_id"], "name": s["name"], "club": e.get("club", ""), "members": members,

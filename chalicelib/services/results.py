@@ -3,38 +3,21 @@ and audited (who, when, before, after, reason). After confirmation only the orga
 from __future__ import annotations
 
 import hmac
-from dataclasses import dataclass
 from datetime import timedelta
 
 from .. import errors
 from ..bootstrap import Deps
+from ..domain.actor import Actor
+from ..domain.schedule import correction_deadline, correction_open, window_base
+from ..domain.table import Forfeit, Table
 from ..engine.games import game as game_rules
 from ..engine.types import Side
-from ..ids import new_id
 from ..installation import lookup_hash
-from ..models import AuditRecord, ResultOut, RoundTable, TableSide
+from ..models import AuditRecord, ResultOut
+from .lineups import played_in_rooms
+from .registration import event_config
 from .rounds import code_hash, load_table, normalise_code
-
-
-@dataclass
-class Actor:
-    kind: str                 # "organiser" | "side"
-    ident: str                # organiser id, or "table <t> side <i>"
-    side: int | None = None
-
-    @property
-    def role(self) -> str:
-        """The staff role in the audit name ('staff:<id>:<name>:<role>'); the organiser is the owner."""
-        if self.kind == "organiser" and self.ident.startswith("staff:"):
-            return self.ident.rsplit(":", 1)[-1]
-        return "owner" if self.kind == "organiser" else "side"
-
-
-def director_only(actor: Actor, what: str) -> None:
-    """api.md v1.2: settling, overriding (and drawing, closing, forfeits, edits) are the chief referee's; a
-    scorer enters and confirms results and records arrivals."""
-    if actor.role not in ("owner", "director"):
-        raise errors.Forbidden(f"只有裁判长可以{what[0]} · Only the director may {what[1]}.")
+from .tables import audit_row, load, place_of, save, table_view
 
 
 def resolve_actor(deps: Deps, eid: str, n: int, t: int, principal, code: str | None,
@@ -120,7 +103,6 @@ def table_for_scoring(deps: Deps, eid: str, n: int, actor: Actor, doc: dict, tab
     """What the table-side scoring page shows: the event, the round, the table with names, and whose side. The
     event's name, game and methods come from this process's config cache (30 s; none of them moves once a round
     is drawn); the names are read each time."""
-    from .registration import event_config
     event = event_config(deps, eid)
     ids = [s["entry_id"] for s in table["sides"]]
     early = doc.get("early_finish") or {}
@@ -153,7 +135,7 @@ def _seat_names(table: dict, entries: list) -> dict[str, str]:
     for s in table["sides"]:
         e = by_id.get(s["entry_id"])
         if e and len(s["seats"]) > 1 and len(e.members) >= len(s["seats"]):
-            out.update({str(seat): m.name for seat, m in zip(s["seats"], e.members) if m.name})
+            out.update({str(seat): m.name for seat, m in zip(s["seats"], e.members, strict=False) if m.name})
     return out
 
 
@@ -173,7 +155,6 @@ def _tournament_facts(deps: Deps, tid: str) -> tuple[str, str]:
 def _appeal_window(deps: Deps, event, doc: dict) -> dict:
     """What the phone shows before an appeal: the fee, the window and, once the round has a scheduled end or
     has closed, the deadline it counts down to (rules.md §7; seed 001: 5 minutes, 200 CNY)."""
-    from .referee import window_base
     base = window_base(doc)
     cfg = event.config.appeals
     currency = _tournament_facts(deps, event.tournament_id)[0]
@@ -195,124 +176,59 @@ def _table_appeals(deps: Deps, eid: str, n: int, table: dict, actor: Actor) -> l
             if a["round"] == n and a["table"] == table["number"]]
 
 
-def table_view(table: dict, names: dict | None = None) -> RoundTable:
-    names = names or {}
-    sides = [TableSide(entry_id=s["entry_id"], seats=s["seats"], name=names.get(s["entry_id"], "")) for s in table["sides"]]
-    return RoundTable(**{k: v for k, v in table.items() if k in RoundTable.model_fields and k != "sides"}, sides=sides)
-
-
-def _audit(deps: Deps, actor: Actor, action: str, n: int, t: int, before=None, after=None, reason: str = "") -> dict:
-    return {"id": new_id(), "at": deps.clock().isoformat(), "who": actor.ident, "action": action, "round": n,
-            "table": t, "before": before, "after": after, "reason": reason}
-
-
-def _snapshot(table: dict) -> dict:
-    return {"status": table["status"], "version": table["version"], "points": table.get("points"),
-            "result": table.get("result")}
-
-
-RESERVED = ("version", "reason", "override", "start_levels", "late")   # never taken from the client's result
-
-
-def _scored_result(body: dict, table: dict) -> dict:
-    """The result as the engine scores it: the client's, with the table's start levels (lateness) added."""
-    result = {k: v for k, v in body.items() if k not in RESERVED}
-    if table.get("start_levels"):
-        result["start_levels"] = dict(table["start_levels"])
-    return result
-
-
 def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor, appeal_id: str | None = None) -> ResultOut:
-    from .referee import correction_deadline, correction_open
+    """A table's result: a side's entry, the director's correction (past the window with an override and a
+    reason), or the settling of a dispute. Load → `Table.entering` / the engine's score → `Table.enter` → save
+    with the audit row → dispatch the events (a correction or a settling is published)."""
     event = deps.repos.events.get(eid)
     if event is None:
         raise errors.NotFound("event not found")
-    state, doc, table = load_table(deps, eid, n, t)
+    state, doc, table = load(deps, eid, n, t)
     version = body.get("version")
     reason = body.get("reason", "") or ""
-    override = body.get("override") is True
-    if actor.kind != "organiser":
-        if doc["status"] == "closed":
-            raise errors.AlreadyConfirmed("This round is closed: ask the organiser for a correction.")
-        if table["status"] in ("confirmed", "forfeit"):
-            raise errors.AlreadyConfirmed("已确认的成绩只能由裁判修改 · A confirmed result can only be corrected by the organiser.")
-        if table["status"] == "disputed":
-            raise errors.Disputed("成绩有异议，由裁判处理 · This result is disputed: the referee settles it.")
-    if version != table["version"]:
-        deps.repos.rounds.add_audit(eid, _audit(deps, actor, "rejected_stale_version", n, t,
-                                                after={"sent_version": version, "current": table["version"]}))
-        raise errors.VersionConflict(f"The result is at version {table['version']}, not {version}: reload and try again.")
-    if actor.kind == "side" and not _may_enter(event, table, actor.side):
-        raise errors.NorthSouthEnters("由南北方录入、东西方核对 · N–S enter the result and E–W confirm it (rules.md §8).")
-    correcting = table["status"] in ("confirmed", "forfeit")
-    overridden = False
-    if correcting and not correction_open(event, doc, deps.clock()):
-        if not (override and reason):
-            deadline = correction_deadline(event, doc)
-            raise errors.CorrectionWindowClosed(
-                f"更正时限已过（{deadline.isoformat()}）：需裁判长以 override 并说明理由 · The correction window closed at "
-                f"{deadline.isoformat()}: send \"override\": true with a \"reason\".")
-        overridden = True
-    result = _scored_result(body, table)
+    now = deps.clock()
+    try:
+        how = table.entering(actor, round_closed=doc["status"] == "closed", sent_version=version,
+                             result_entry=getattr(event.config, "result_entry", "north_south"),
+                             window_open=correction_open(event, doc, now), override=body.get("override") is True,
+                             reason=reason, deadline=correction_deadline(event, doc))
+    except errors.VersionConflict:
+        deps.repos.rounds.add_audit(eid, audit_row(deps, actor, "rejected_stale_version", n, t,
+                                                   after={"sent_version": version, "current": table.version}))
+        raise
+    result = table.scored_result(body)
     stage = event.config.stages[doc["stage"]]
-    sides = [Side(s["entry_id"], tuple(s["seats"])) for s in table["sides"]]
     played = None
-    if table.get("rooms") and isinstance(result.get("rooms"), dict):
-        from .team_matches import played_in_rooms   # a team match: who sat in each room, checked against the lineups
-        played = played_in_rooms(deps, eid, table, result, actor, reason)
+    if table.rooms and isinstance(result.get("rooms"), dict):   # a team match: who sat in each room, checked
+        played = played_in_rooms(deps, eid, table.to_item(), result, actor, reason)   # against the lineups
+    sides = [Side(s.entry_id, tuple(s.seats)) for s in table.sides]
     score = game_rules(event.config.game).score(result, sides, stage.scoring, knockout=stage.format == "knockout")
-    settling = table["status"] == "disputed"   # the organiser's entry settles a dispute
-    if settling:
-        director_only(actor, ("裁定异议", "settle a dispute"))
-    if overridden:
-        director_only(actor, ("超时更正成绩", "override the correction window"))
-    after = {**table, "result": result, "points": score.points, "outcome": score.outcome, "winner": score.winner,
-             "details": score.details, "version": table["version"] + 1, "entered_by": actor.ident,
-             "entered_side": actor.side, "confirmed_sides": [], "dispute": None,
-             "forfeit": None if correcting else table.get("forfeit"),
-             # The organiser's word stands: a correction, or the settling of a dispute, is confirmed at once.
-             "status": "confirmed" if (actor.kind == "organiser" and (correcting or settling)) else "entered",
-             "confirmed_by": (table.get("confirmed_by") if correcting else actor.ident if settling else None)}
-    if overridden:
-        after["overridden"] = True
-    if played is not None:
-        after["played"] = played
-    action = ("result_overridden" if overridden else "result_corrected" if correcting else "dispute_settled" if settling
-              else "result_changed" if table["status"] == "entered" else "result_entered")
-    if correcting and not reason:
-        raise errors.InvalidRequest("A correction of a confirmed result needs a 'reason'.")
-    if settling and not reason.strip():   # published on the corrections page (issue 24)
-        raise errors.InvalidRequest("裁定异议需要说明理由 · Settling a dispute needs a 'reason' (it is published).",
-                                    [{"field": "reason", "type": "missing", "message": "required"}])
-    if settling:
-        after["settled_dispute"] = table.get("dispute")
-    record = _audit(deps, actor, action, n, t, before=_snapshot(table), after=_snapshot(after), reason=reason)
+    after, events = table.enter(actor, how, result, score, place=place_of(event, doc), reason=reason, played=played)
+    record = audit_row(deps, actor, events[0].action, n, t, before=table.snapshot(), after=after.snapshot(),
+                       reason=reason)
     if appeal_id:
         record["appeal"] = appeal_id
-    if settling:
-        record["dispute"] = table.get("dispute")
+    if how.settling:
+        record["dispute"] = table.to_item().get("dispute")
     try:
-        deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
+        save(deps, eid, doc, table, after, record)
     except errors.VersionConflict:
-        deps.repos.rounds.add_audit(eid, _audit(deps, actor, "rejected_stale_version", n, t,
-                                                after={"sent_version": version}))
+        deps.repos.rounds.add_audit(eid, audit_row(deps, actor, "rejected_stale_version", n, t,
+                                                   after={"sent_version": version}))
         raise
-    redraw = correcting and _redraw_offered(state, doc, n)
-    if correcting or settling:
-        from .publish_requests import request_publish, table_change
-        request_publish(deps, event.tournament_id, table_change(eid, doc["stage"], n, t))
-    return ResultOut(table=table_view(after), status=after["status"], version=after["version"], points=score.points,
-                     redraw_offered=redraw)
+    deps.dispatch(events)
+    return ResultOut(table=table_view(after), status=after.status, version=after.version, points=score.points,
+                     redraw_offered=how.correcting and _redraw_offered(state, doc, n))
 
 
 def preview_result(deps: Deps, eid: str, n: int, t: int, body: dict) -> dict:
     """Scores a result without saving it: the table-side page shows running levels/points from the engine."""
     event = deps.repos.events.get(eid)
-    _, doc, table = load_table(deps, eid, n, t)
+    _, doc, table = load(deps, eid, n, t)
     stage = event.config.stages[doc["stage"]]
-    sides = [Side(s["entry_id"], tuple(s["seats"])) for s in table["sides"]]
+    sides = [Side(s.entry_id, tuple(s.seats)) for s in table.sides]
     rules = game_rules(event.config.game)
-    result = _scored_result(body, table)
+    result = table.scored_result(body)
     running = None
     if hasattr(rules, "running") and isinstance(result.get("deals"), list):
         running = rules.running(result, sides, stage.scoring)   # checks every deal; raises on a bad one
@@ -335,54 +251,14 @@ def _redraw_offered(state: dict, doc: dict, n: int) -> bool:
     return bool(later) and doc["stage_round"] >= plan.get("rounds", 0) - 1
 
 
-def _may_enter(event, table: dict, side: int | None) -> bool:
-    """rules.md §8 (seed 000): by default the side sitting N–S enters each deal and E–W confirms. Tables without
-    compass seats (Dou Dizhu's three, Gouji's six) and events set to 'either' let any side enter."""
-    if getattr(event.config, "result_entry", "north_south") != "north_south" or side is None:
-        return True
-    if table.get("rooms"):
-        return True   # a team match: each team sits N–S in one room and E–W in the other (issue 26's rooms)
-    seats = [set(map(str, s["seats"])) for s in table["sides"]]
-    if not any("N" in s for s in seats):
-        return True
-    return bool(seats[side] & {"N", "S"})
-
-
-def confirmers_needed(table: dict) -> set[int]:
-    """Every side other than the one that entered: at a three-seat Dou Dizhu table both other players confirm
-    (rules.md §8); at a two-sided table, the other side."""
-    return {i for i in range(len(table["sides"]))} - {table.get("entered_side")}
-
-
 def confirm_result(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> ResultOut:
     event = deps.repos.events.get(eid)
-    _, doc, table = load_table(deps, eid, n, t)
-    if table["status"] in ("confirmed", "forfeit"):
-        raise errors.AlreadyConfirmed()
-    if table["status"] == "disputed":
-        raise errors.Disputed("成绩有异议，不能确认，由裁判处理 · This result is disputed and cannot be confirmed: "
-                              "the referee settles it.")
-    if table["status"] != "entered":
-        raise errors.Conflict("No result has been entered for this table yet.")
-    if actor.kind == "side" and actor.side == table.get("entered_side"):
-        raise errors.Forbidden("由对方确认 · The other side confirms the result it did not enter.")
-    # The organiser (director) confirms for everyone; a side adds its own confirmation, and the table is
-    # confirmed once every side but the entering one has (both others at a three-seat table).
-    done = set(table.get("confirmed_sides") or [])
-    if actor.kind == "side":
-        if actor.side in done:
-            raise errors.Conflict("本方已确认，等待其他牌手确认 · This side has confirmed already: waiting for the others.")
-        done.add(actor.side)
-    complete = actor.kind == "organiser" or done >= confirmers_needed(table)
-    after = {**table, "status": "confirmed" if complete else "entered", "version": table["version"] + 1,
-             "confirmed_sides": sorted(done), "confirmed_by": actor.ident if complete else None}
-    record = _audit(deps, actor, "result_confirmed" if complete else "result_confirmed_by_one", n, t,
-                    before=_snapshot(table), after=_snapshot(after))
-    deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
-    if complete:
-        from .publish_requests import request_publish, table_change
-        request_publish(deps, event.tournament_id, table_change(eid, doc["stage"], n, t))
-    return ResultOut(table=table_view(after), status=after["status"], version=after["version"], points=after["points"])
+    _, doc, table = load(deps, eid, n, t)
+    after, events = table.confirm(actor, place=place_of(event, doc))
+    save(deps, eid, doc, table, after, audit_row(deps, actor, events[0].action, n, t, before=table.snapshot(),
+                                                 after=after.snapshot()))
+    deps.dispatch(events)
+    return ResultOut(table=table_view(after), status=after.status, version=after.version, points=after.points)
 
 
 def draw_score(game: str, ids: list[str], scoring) -> tuple[dict, dict]:
@@ -403,8 +279,8 @@ def draw_score(game: str, ids: list[str], scoring) -> tuple[dict, dict]:
 def record_forfeit(deps: Deps, eid: str, n: int, t: int, loser: str | None, reason: str, actor: Actor,
                    excused: bool = False, force_majeure: bool = False) -> ResultOut:
     event = deps.repos.events.get(eid)
-    _, doc, table = load_table(deps, eid, n, t)
-    ids = [s["entry_id"] for s in table["sides"]]
+    _, doc, table = load(deps, eid, n, t)
+    ids = table.ids
     if loser is not None and loser not in ids:
         raise errors.InvalidRequest("entry_id is not at this table")
     rules = game_rules(event.config.game)
@@ -419,13 +295,13 @@ def record_forfeit(deps: Deps, eid: str, n: int, t: int, loser: str | None, reas
             for e in ids:
                 if e != loser:
                     points[e], outcome[e] = won[e], won_outcome[e]
-        return _save_forfeit(deps, event, doc, table, actor, n, t, points, outcome, winner,
-                             {"entry_id": loser, "excused": True, "force_majeure": True, "reason": reason},
-                             {"force_majeure": loser}, "force_majeure")
+        return _save_forfeit(deps, event, doc, table, actor, points, outcome, winner,
+                             Forfeit(entry_id=loser, excused=True, force_majeure=True, reason=reason),
+                             {"force_majeure": loser})
     points, outcome, winner = _forfeit_score(rules, ids, loser, scoring)
-    return _save_forfeit(deps, event, doc, table, actor, n, t, points, outcome, winner,
-                         {"entry_id": loser, "excused": excused, "force_majeure": False, "reason": reason},
-                         {"forfeit": loser}, "forfeit_recorded")
+    return _save_forfeit(deps, event, doc, table, actor, points, outcome, winner,
+                         Forfeit(entry_id=loser, excused=excused, force_majeure=False, reason=reason),
+                         {"forfeit": loser})
 
 
 def _forfeit_score(rules, ids: list[str], loser: str | None, scoring) -> tuple[dict, dict, str | None]:
@@ -452,33 +328,27 @@ def _forfeit_score(rules, ids: list[str], loser: str | None, scoring) -> tuple[d
     return dict(s.points), dict(s.outcome), winner
 
 
-def _save_forfeit(deps, event, doc, table, actor, n, t, points, outcome, winner, forfeit: dict, result: dict,
-                  action: str) -> ResultOut:
-    after = {**table, "status": "forfeit", "points": points, "outcome": outcome, "winner": winner,
-             "version": table["version"] + 1, "result": result, "entered_by": actor.ident,
-             "confirmed_by": actor.ident, "dispute": None, "forfeit": forfeit}
-    record = _audit(deps, actor, action, n, t, before=_snapshot(table), after=_snapshot(after), reason=forfeit["reason"])
-    deps.repos.rounds.save_table(event.id, doc["stage"], n, after, table["version"], record)
-    from .publish_requests import request_publish, table_change
-    request_publish(deps, event.tournament_id, table_change(event.id, doc["stage"], n, t))
-    return ResultOut(table=table_view(after), status="forfeit", version=after["version"], points=points)
+def _save_forfeit(deps: Deps, event, doc: dict, table: Table, actor: Actor, points: dict, outcome: dict,
+                  winner: str | None, forfeit: Forfeit, result: dict) -> ResultOut:
+    after, events = table.record_forfeit(actor, points=points, outcome=outcome, winner=winner, forfeit=forfeit,
+                                         result=result, force_majeure=forfeit.force_majeure, place=place_of(event, doc))
+    save(deps, event.id, doc, table, after, audit_row(deps, actor, events[0].action, doc["number"], table.number,
+                                                      before=table.snapshot(), after=after.snapshot(),
+                                                      reason=forfeit.reason))
+    deps.dispatch(events)
+    return ResultOut(table=table_view(after), status=after.status, version=after.version, points=points)
 
 
 def dispute_result(deps: Deps, eid: str, n: int, t: int, reason: str, actor: Actor) -> ResultOut:
     """The other side does not agree: the table is held in `disputed` with the reason, for the referee (console,
     both phones); nobody can confirm it; the organiser settles it by entering the result."""
-    _, doc, table = load_table(deps, eid, n, t)
-    if table["status"] == "disputed":
-        raise errors.Disputed("已提出异议，等待裁判处理 · Already disputed: waiting for the referee.")
-    if table["status"] != "entered":
-        raise errors.Conflict("Only an entered, unconfirmed result can be disputed.")
-    if actor.kind == "side" and actor.side == table.get("entered_side"):
-        raise errors.Forbidden("The side that entered the result cannot dispute it.")
-    after = {**table, "status": "disputed", "version": table["version"] + 1,
-             "dispute": {"reason": reason or "", "by": actor.ident, "side": actor.side, "at": deps.clock().isoformat()}}
-    record = _audit(deps, actor, "result_disputed", n, t, before=_snapshot(table), after=_snapshot(after), reason=reason)
-    deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
-    return ResultOut(table=table_view(after), status="disputed", version=after["version"], points=table.get("points", {}))
+    event = deps.repos.events.get(eid)
+    _, doc, table = load(deps, eid, n, t)
+    after, events = table.raise_dispute(actor, reason, now=deps.clock(), place=place_of(event, doc))
+    save(deps, eid, doc, table, after, audit_row(deps, actor, events[0].action, n, t, before=table.snapshot(),
+                                                 after=after.snapshot(), reason=reason))
+    deps.dispatch(events)
+    return ResultOut(table=table_view(after), status=after.status, version=after.version, points=table.points)
 
 
 def audit_log(deps: Deps, eid: str) -> list[AuditRecord]:

@@ -21,12 +21,18 @@ from ..engine.formats.round_robin import number_for_related_first, schedule, sna
 from ..engine.formats.stages import advancing, carry_over
 from ..engine.games import game as game_rules
 from ..ids import new_id
-from ..models import Event, Organiser, RoundOut, RoundTable, TableSide
+from ..domain.schedule import round_times
+from ..domain.events import RoundClosed, RoundDrawn
+from ..domain.round import apply_choices, drawn_doc, drawn_state
+from ..domain.table import SETTLED, Table, TableStatus
+from ..models import Event, Organiser, RoundOut, RoundTable
 from .names import readable
 from ..installation import table_secret
+from . import running_totals as totals
 from .gc_pause import gc_paused
 from .principals import who_of
 from .reads import entries_read_once, prefetch_roster, roster_of
+from .standings import stage_records, stage_standings
 from .tournaments import own_event
 
 CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
@@ -149,7 +155,7 @@ def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes:
         "round_name_en": term("knockout_round", doc["round_name"], "en") if doc.get("round_name") else "",
         "notes": [readable(x, names) for x in doc.get("notes", [])], "drawn_at": doc.get("drawn_at"),
         "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"), "closed_at": doc.get("closed_at"),
-        "disputes": [t["number"] for t in tables if t.get("status") == "disputed"],
+        "disputes": [t["number"] for t in tables if t.get("status") == TableStatus.DISPUTED],
         "early_finish": [{"entry_id": e, "name": plain.get(e, ""), **info,
                           **({"chaser_name": plain.get(info["chaser"], "")} if info.get("chaser") else {})}
                          for e, info in (doc.get("early_finish") or {}).items()],
@@ -181,7 +187,6 @@ def start_stage(deps: Deps, event: Event, idx: int, state: dict, seed: int) -> d
         ids = [e.id for e in sorted(entries, key=lambda e: e.id)]
         rng_for(seed, "seeding").shuffle(ids)  # the draw (抽签): reproducible from the published seed
     else:
-        from .standings import stage_standings
         previous = stage_standings(deps, event, idx - 1, state)
         adv = stage.advance
         groups = previous["groups"] if previous.get("groups") else [[r["entry_id"] for r in previous["rows"]]]
@@ -234,18 +239,6 @@ def _stage_finished(plan: dict, rounds_done: int, last_tables: list[dict] | None
         alive = _knockout_alive(plan, last_tables)
         return len(alive) <= 1 or rounds_done >= plan["rounds"]
     return rounds_done >= plan["rounds"]
-
-
-KNOCKOUT_ROUNDS = {2: "final", 4: "semi_final", 8: "quarter_final", 16: "round_of_16", 32: "round_of_32", 64: "round_of_64"}
-
-
-def knockout_round_name(entries: int) -> str | None:
-    """A single-elimination round named by its bracket's size (entries in play, byes included, up to the next
-    power of two): 2 the final (决赛), 4 the semi-finals (半决赛), 8 the quarter-finals (1/4决赛), 16 1/8决赛 …"""
-    size = 2
-    while size < entries:
-        size *= 2
-    return KNOCKOUT_ROUNDS.get(size)
 
 
 def event_finished(deps: Deps, event: Event, state: dict) -> bool:
@@ -327,76 +320,25 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
     if state.get("open_round"):
         raise errors.RoundOpen(f"第 {state['open_round']} 轮尚未结束 · Round {state['open_round']} is still open: close it first.")
     seed = seed if seed is not None else secrets.randbelow(2 ** 31)
-    stage_idx = state.get("stage", 0)
-    plans = state.setdefault("plans", {})
-    plan = plans.get(str(stage_idx))
-    stage_rounds = [r for r in state["rounds"] if r["stage"] == stage_idx]
-    last_tables = None
-    if stage_rounds and plan is not None and plan["format"] == "knockout":   # only a bracket reads its last round
-        _, last_tables = deps.repos.rounds.get_round(eid, stage_idx, stage_rounds[-1]["n"])
-    if plan is None:
-        plan = start_stage(deps, event, stage_idx, state, seed)
-    elif _stage_finished(plan, len(stage_rounds), last_tables):
-        if stage_idx + 1 >= len(event.config.stages):
-            raise errors.EventFinished("赛事已全部结束 · Every stage of this event is finished.")
-        stage_idx += 1
-        plan = start_stage(deps, event, stage_idx, state, seed)
-        stage_rounds, last_tables = [], None
-    plans[str(stage_idx)] = plan
+    stage_idx, plan, stage_rounds, last_tables = _stage_to_draw(deps, event, state, seed)
     n = len(state["rounds"]) + 1
     stage_round = len(stage_rounds) + 1
+    stage = stage_cfg(event, stage_idx)
     # a Swiss field's running totals are read while the roster is still coming (prefetch_roster)
     field = _field(deps, event, stage_idx, plan, state) if plan["format"] in ("swiss", "special_swiss") else None
     late = _late_entries(deps, event, stage_idx, plan, stage_round) if stage_rounds else []
-    chooses = stage_cfg(event, stage_idx).format == "knockout" and stage_cfg(event, stage_idx).knockout_draw == "choice"
-    if choices and not (chooses and stage_round == 1):
-        raise errors.InvalidRequest("只有“选择对手”淘汰赛的第一轮才有选择 · 'choices' belong to the first round of a knockout "
-                                    "whose draw is 'choice'.")
-    if chooses and stage_round == 1:
-        from ..engine.formats.knockout import chosen_round
-        plan["bracket"] = [list(m) for m in chosen_round(plan["entries"], [tuple(c) for c in choices or []])]
-        plan["choices"] = [list(c) for c in choices or []]
+    apply_choices(plan, stage, stage_round, choices)
     pairings, byes, notes = _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, seed, field)
     pairings = _fixed_numbers(pairings, state.get("fixed_tables", {}), notes)
     whys = [p[2] if len(p) > 2 else {} for p in pairings]
     bye_why = byes.pop() if byes and isinstance(byes[-1], dict) else {}
-    rules = game_rules(event.config.game)
-    seat_of = _mixed_seating(deps, event, notes) if event.config.mixed_pairs else None
-    tables, codes, secret = [], [], table_secret()
-    for k, (sides, reason, *_rest) in enumerate(pairings, start=1):
-        seats = rules.side_seats(len(sides))
-        codes.append([table_code(eid, n, k, i, secret) for i in range(len(sides))])   # the answer shows them too
-        tables.append({"number": k, "home": sides[0], "reason": reason, "why": whys[k - 1], "status": "pending", "version": 0,
-                       "sides": [{"entry_id": e, "seats": seat_of(e, seats[i]) if seat_of else list(seats[i])}
-                                 for i, e in enumerate(sides)],
-                       "code_hashes": [code_hash(c, secret) for c in codes[-1]],
-                       "points": {}, "details": {}})
-        if event.config.game == "guandan" and event.config.entry.kind == "team":
-            from .team_matches import table_rooms
-            # 集体赛: the open and closed rooms; the home team has seat choice unless the referee gives it away
-            tables[-1].update(rooms=table_rooms(sides[0], sides[1]), seat_choice=sides[0], lineups={})
-    fixed = state.get("fixed_tables", {})
-    for t in tables:
-        t["fixed"] = sorted(s["entry_id"] for s in t["sides"] if fixed.get(s["entry_id"]) == t["number"]) or None
-    from .referee import round_times
     tournament = deps.repos.tournaments.get(event.tournament_id)
-    starts_at, ends_at = round_times(stage_cfg(event, stage_idx), stage_round, tournament.timezone)
-    cfg = stage_cfg(event, stage_idx)
-    for table in tables:
-        if table.get("rooms"):
-            from .team_matches import lineup_deadlines
-            table["lineup_deadlines"] = lineup_deadlines(starts_at, [s["entry_id"] for s in table["sides"]],
-                                                         table["seat_choice"])
-    doc = {"event_id": eid, "stage": stage_idx, "number": n, "stage_round": stage_round, "seed": seed,
-           "round_name": knockout_round_name(2 * len(plan["bracket"])) if plan["format"] == "knockout"
-           and not cfg.double_elimination and all(len(t["sides"]) == 2 for t in tables) else None,
-           "status": "open", "format": plan["format"], "byes": byes, "bye_why": bye_why, "notes": notes,
-           "drawn_at": deps.clock().isoformat(),
-           "starts_at": starts_at.isoformat() if starts_at else None, "ends_at": ends_at.isoformat() if ends_at else None,
-           "bracket": plan.get("bracket") if plan["format"] == "knockout" else None,
-           "late_entries": late, "early_finish": {e: info for e, info in plan.get("early_finish", {}).items()}}
-    new_state = {**state, "stage": stage_idx, "open_round": n,
-                 "rounds": [*state["rounds"], {"n": n, "stage": stage_idx, "stage_round": stage_round}]}
+    starts_at, ends_at = round_times(stage, stage_round, tournament.timezone)
+    tables, codes = _drawn_tables(eid, n, event, pairings, whys, state.get("fixed_tables", {}), starts_at,
+                                  _mixed_seating(deps, event, notes) if event.config.mixed_pairs else None)
+    doc = drawn_doc(eid, stage_idx, n, stage_round, seed, plan, stage, tables, byes, bye_why, notes, late,
+                    now=deps.clock(), starts_at=starts_at, ends_at=ends_at)
+    new_state = drawn_state(state, stage_idx, n, stage_round)
     # with late entries on, registration stays open until the last round a late entry may join is drawn
     closes_late = event.config.late_entries and (stage_idx > 0 or stage_round >= late_entry_until(event))
     names = entry_names(deps, eid)
@@ -406,7 +348,47 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
                                        closes_late_entries=closes_late)
         deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
                                           "action": "round_drawn", "round": n, "after": {"seed": seed, "tables": len(tables)}})
-        return answer.result(), {"tournament_id": event.tournament_id}
+        out = answer.result()
+    deps.dispatch([RoundDrawn(event.tournament_id, eid, stage_idx, n)])
+    return out, {"tournament_id": event.tournament_id}
+
+
+def _stage_to_draw(deps: Deps, event: Event, state: dict, seed: int) -> tuple[int, dict, list[dict], list | None]:
+    """The stage the next round belongs to and its plan (a new stage's, once the last one finished), the stage's
+    rounds so far and, for a bracket, its last round's tables. Records the plan in `state`."""
+    stage_idx = state.get("stage", 0)
+    plans = state.setdefault("plans", {})
+    plan = plans.get(str(stage_idx))
+    stage_rounds = [r for r in state["rounds"] if r["stage"] == stage_idx]
+    last_tables = None
+    if stage_rounds and plan is not None and plan["format"] == "knockout":   # only a bracket reads its last round
+        _, last_tables = deps.repos.rounds.get_round(event.id, stage_idx, stage_rounds[-1]["n"])
+    if plan is None:
+        plan = start_stage(deps, event, stage_idx, state, seed)
+    elif _stage_finished(plan, len(stage_rounds), last_tables):
+        if stage_idx + 1 >= len(event.config.stages):
+            raise errors.EventFinished("赛事已全部结束 · Every stage of this event is finished.")
+        stage_idx += 1
+        plan = start_stage(deps, event, stage_idx, state, seed)
+        stage_rounds, last_tables = [], None
+    plans[str(stage_idx)] = plan
+    return stage_idx, plan, stage_rounds, last_tables
+
+
+def _drawn_tables(eid: str, n: int, event: Event, pairings: list, whys: list, fixed: dict[str, int],
+                  starts_at, seat_of) -> tuple[list[dict], list[list[str]]]:
+    """Round n's tables as stored (domain `Table.new`) and their sides' codes (the answer shows them too)."""
+    rules = game_rules(event.config.game)
+    team_match = event.config.game == "guandan" and event.config.entry.kind == "team"
+    tables, codes, secret = [], [], table_secret()
+    for k, (sides, reason, *_rest) in enumerate(pairings, start=1):
+        seats = rules.side_seats(len(sides))
+        codes.append([table_code(eid, n, k, i, secret) for i in range(len(sides))])
+        tables.append(Table.new(
+            k, [(e, seat_of(e, seats[i]) if seat_of else list(seats[i])) for i, e in enumerate(sides)],
+            [code_hash(c, secret) for c in codes[-1]], reason, whys[k - 1], team_match=team_match,
+            fixed=sorted(e for e in sides if fixed.get(e) == k) or None, starts_at=starts_at).to_item())
+    return tables, codes
 
 
 def late_entry_until(event: Event) -> int:
@@ -508,8 +490,6 @@ def _field(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dict, be
     """Per entry, what the stage's rounds add up to (running_totals.py); `before`: only rounds before that one
     (a pairing edit of an open round). The stored running totals when current (one document), else every
     round folded."""
-    from . import running_totals as totals
-    from .standings import stage_records
     if before is None and totals.applies(event, stage_idx, plan):
         field = totals.stored(deps, event.id, stage_idx, state)
         if field is not None:
@@ -522,10 +502,9 @@ def _field(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dict, be
     return totals.fold({}, records, tables, primary)
 
 
-def _contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dict,
+def contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dict,
                  before: int | None = None, field: dict | None = None) -> list[Contestant]:
     """The field as the draw sees it; `before`: only rounds before that one (a pairing edit of an open round)."""
-    from . import running_totals as totals
     primary = game_rules(event.config.game).point_names[scoring_of(event, stage_idx).method][0]
     if field is None:
         field = _field(deps, event, stage_idx, plan, state, before)
@@ -552,7 +531,6 @@ def _early_finish(deps, event, stage_idx, plan, state, cs: list[Contestant], sta
     Once out they stay out for the rest of the stage (the plan remembers each: place, average and the reason:
     its points, its worst total, the most the nearest other can reach)."""
     from ..engine.formats.early_finish import decide_places, played_average
-    from . import running_totals as totals
     done = plan.setdefault("early_finish", {})
     scoring = scoring_of(event, stage_idx)
     rules = game_rules(event.config.game)
@@ -593,7 +571,7 @@ def _pairings(deps, event, stage_idx, plan, stage_round, state, last_tables, see
     rules = game_rules(event.config.game)
     if fmt in ("swiss", "special_swiss"):
         field = field if field is not None else _field(deps, event, stage_idx, plan, state)
-        cs = _contestants(deps, event, stage_idx, plan, state, field=field)
+        cs = contestants(deps, event, stage_idx, plan, state, field=field)
         notes: list[str] = []
         if fmt == "swiss" and early_finish_applies(event, stage_idx) and rules.sides_per_table == 2:
             cs, notes = _early_finish(deps, event, stage_idx, plan, state, cs, stage_round, field)
@@ -707,27 +685,25 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
         raise errors.NotFound(f"round {n} not found")
     if doc["status"] == "closed":
         return round_out(doc, tables, entry_names(deps, eid))
-    waiting = [t["number"] for t in tables if t["status"] not in ("confirmed", "forfeit")]
+    waiting = [t["number"] for t in tables if t["status"] not in SETTLED]
     if waiting:
-        disputed = [t["number"] for t in tables if t["status"] == "disputed"]
+        disputed = [t["number"] for t in tables if t["status"] == TableStatus.DISPUTED]
         # each open table with its status and sides, so the console names them (not "conflict, reload")
         names = entry_names(deps, eid)
         open_tables = [{"number": t["number"], "status": t["status"],
                         "sides": [names.get(s["entry_id"], {}).get("name", "") for s in t.get("sides", ())]}
-                       for t in tables if t["status"] not in ("confirmed", "forfeit")]
+                       for t in tables if t["status"] not in SETTLED]
         raise errors.RoundNotComplete(f"桌 {', '.join(map(str, waiting))} 尚未确认 · Tables {', '.join(map(str, waiting))} "
                                       "are not confirmed yet (or record a forfeit)." + (f" Disputed: {disputed}." if disputed else ""),
                                       {"tables": waiting, "disputed": disputed, "open_tables": open_tables})
     doc["status"] = "closed"
     doc["closed_at"] = deps.clock().isoformat()
     new_state = {**state, "open_round": 0}
-    from . import running_totals
-    totals = running_totals.after_close(deps, event, doc["stage"], state, doc, tables, stamp)
-    deps.repos.rounds.close_round(eid, doc, new_state, state["version"], totals)
+    stage_totals = totals.after_close(deps, event, doc["stage"], state, doc, tables, stamp)
+    deps.repos.rounds.close_round(eid, doc, new_state, state["version"], stage_totals)
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
                                       "action": "round_closed", "round": n})
-    from .publish_requests import request_publish
-    request_publish(deps, event.tournament_id)
+    deps.dispatch([RoundClosed(event.tournament_id, eid, doc["stage"], n)])
     return round_out(doc, tables, entry_names(deps, eid))
 
 
@@ -746,7 +722,7 @@ def redraw(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     state, doc, tables = load_round(deps, eid, n)
     if n != len(state["rounds"]):
         raise errors.Conflict("Only the latest round can be redrawn.")
-    if any(t["status"] != "pending" for t in tables):
+    if any(t["status"] != TableStatus.PENDING for t in tables):
         raise errors.Conflict("This round has started (a result was entered): it cannot be redrawn.")
     ref = round_ref(state, n)
     new_state = {**state, "open_round": 0, "rounds": [r for r in state["rounds"] if r["n"] != n]}

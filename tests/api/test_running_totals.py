@@ -86,7 +86,7 @@ def test_totals_stored_at_each_close_equal_every_round_folded(moto_repos, clock)
             assert stored is not None and as_compared(stored) == as_compared(folded(deps, event)), n
             with entries_read_once():
                 plan = state["plans"]["0"]
-                fast = svc._contestants(deps, event, 0, plan, state)
+                fast = svc.contestants(deps, event, 0, plan, state)
             assert fast == reference_field(deps, event, plan, state) and any(c.score for c in fast)
         if n == 4:   # a closed round's result corrected: the stored totals are no longer used
             _, tables = deps.repos.rounds.get_round(event.id, 0, 1)

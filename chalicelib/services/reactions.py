@@ -1,0 +1,41 @@
+"""What follows from the day's domain events: the handlers the message bus runs after a change is committed
+(registered on import into the domain bus's registry, which bootstrap's bus reads; see docs/domain.md for which must survive a crash on AWS and how).
+
+Services that change a record no longer call the publisher themselves (nor import each other to react to a
+change): they dispatch the events their transitions returned, and the reactions live here, in one place. They call `publish_requests.request_publish` through its module, so a test that replaces it
+(as the queue does in AWS) is heard."""
+from __future__ import annotations
+
+from ..domain import events as ev
+from ..domain.bus import register
+from . import publish_requests
+from .publish_requests import HALL_CHANGE, table_change
+
+
+def publish_table(deps, event: ev.TableEvent) -> None:
+    """A table's result changed in a way the public sees: that table's pages (issue 29)."""
+    publish_requests.request_publish(deps, event.tournament_id, table_change(event.event_id, event.stage, event.round_no, event.table_no))
+
+
+def publish_tournament(deps, event) -> None:
+    """A change that may show anywhere in the tournament (a draw, a close, an edit, a team match scored)."""
+    publish_requests.request_publish(deps, event.tournament_id)
+
+
+def publish_hall(deps, event: ev.HallChanged) -> None:
+    publish_requests.request_publish(deps, event.tournament_id, HALL_CHANGE)
+
+
+HANDLERS: dict[type[ev.Event], list] = {
+    ev.ResultConfirmed: [publish_table],
+    ev.ResultCorrected: [publish_table],
+    ev.DisputeSettled: [publish_table],
+    ev.ForfeitRecorded: [publish_table],
+    ev.TeamMatchConfirmed: [publish_tournament],
+    ev.RoundDrawn: [publish_tournament],
+    ev.RoundClosed: [publish_tournament],
+    ev.RoundEdited: [publish_tournament],
+    ev.HallChanged: [publish_hall],
+}
+for _event_type, _handlers in HANDLERS.items():
+    register(_event_type, *_handlers)
