@@ -232,11 +232,10 @@ def _start_checkout(deps, payment: Payment, tournament, reg_id: str, asked: Chec
         openid=asked.openid if asked else None, client_ip=client_ip)
     answer = {"provider": payment.provider, "channel": payment.channel, "amount": payment.amount,
               "currency": payment.currency, "entry_ids": [p["entry_id"] for p in parts], **started}
+    opened, _ = payment.start(reference=reference, answer=answer, now=deps.clock(), checkout_url=started.get(
+        "checkout_url") or started.get("pay_url") or started.get("h5_url") or started.get("code_url"))
     try:
-        deps.repos.payments.save(payment, payment.model_copy(update={
-            "state": "pending", "session_id": reference, "checkout_answer": answer,
-            "checkout_url": started.get("checkout_url") or started.get("pay_url") or started.get("h5_url")
-            or started.get("code_url"), "updated_at": deps.clock(), "version": payment.version + 1}))
+        deps.repos.payments.save(payment, opened)
     except errors.VersionConflict:   # a retry saved the same order first
         pass
     return answer
@@ -298,8 +297,7 @@ def checkout_items(deps: Deps, reg: dict, asked: CheckoutIn, client_ip: str | No
     for p in open_.values():
         fresh = deps.repos.payments.get(p.id)
         if fresh and fresh.state in ("created", "pending"):
-            deps.repos.payments.save(fresh, fresh.model_copy(update={
-                "state": "cancelled", "failure": "another checkout", "updated_at": now, "version": fresh.version + 1}))
+            deps.repos.payments.save(fresh, fresh.cancel(now, "another checkout")[0])
     deps.repos.entries.update_registration(reg["id"], "SET payment_id = :p", {":p": payment.id})
     return _start_checkout(deps, payment, tournament, reg["id"], asked, client_ip)
 

@@ -81,8 +81,7 @@ def void_payment(deps: Deps, eid: str, entry_id: str, payment_id: str, organiser
         "amount_paid": paid, "payment_state": "paid" if paid >= entry.amount_due else "unpaid",
         "status": "pending_payment" if entry.status == "confirmed" and paid < entry.amount_due else entry.status,
         "version": entry.version + 1, "updated_at": now})
-    voided = payment.model_copy(update={"state": "cancelled", "failure": f"撤销 · undone by {who_of(organiser)}",
-                                        "updated_at": now, "version": payment.version + 1})
+    voided, _ = payment.void(f"撤销 · undone by {who_of(organiser)}", now)
     deps.repos.entries.transition(entry, after, extra=deps.repos.payments.ops(payment, voided))
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": now.isoformat(), "who": who_of(organiser),
                                       "action": "payment_voided", "after": {"entry_id": entry.id, "name": entry.name,

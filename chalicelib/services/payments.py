@@ -15,6 +15,7 @@ from ..bootstrap import Deps
 from ..models import Entry, Payment
 from ..models.entries import refunded
 from . import gateways, registration
+from .payment_events import dispatch
 
 log = logging.getLogger("cardgames.payments")
 SEEN_TTL = timedelta(days=30)
@@ -86,8 +87,7 @@ def confirm(deps: Deps, payment: Payment, payment_intent: str | None, seen: str 
             deps.repos.payments.mark_stripe_event(*_seen(deps, seen))
         return "already_confirmed"
     now = deps.clock()
-    paid = payment.model_copy(update={"state": "confirmed", "payment_intent": payment_intent, "updated_at": now,
-                                      "version": payment.version + 1})
+    paid, events = payment.confirm(payment_intent, now)
     extra = deps.repos.payments.ops(payment, paid, _seen(deps, seen))
     # One payment may cover a day's entries in several events: each entry takes its own part.
     parts = payment.items or [{"event_id": payment.event_id, "entry_id": payment.entry_id, "amount": payment.amount}]
@@ -96,8 +96,10 @@ def confirm(deps: Deps, payment: Payment, payment_intent: str | None, seen: str 
     if payment.items and any(o == "refunded" for o in outcomes):
         fresh = deps.repos.payments.get(payment.id)
         back = sum(p["amount"] for p, o in zip(parts, outcomes) if o == "refunded")
-        deps.repos.payments.save(fresh, fresh.model_copy(update={"amount_refunded": fresh.amount_refunded + back,
-                                                                 "version": fresh.version + 1}))
+        sent_back, more = fresh.refund(back, deps.clock(), reason="paid after the hold ended")
+        deps.repos.payments.save(fresh, sent_back)
+        events += more
+    dispatch(deps, events)
     return next((o for o in outcomes if o != "refunded"), outcomes[0])
 
 
@@ -130,9 +132,10 @@ def _confirm_part(deps: Deps, payment: Payment, paid: Payment, part: dict, payme
     if payment.items:
         gateways.refund(deps, paid, amount, part=entry.id)
     else:
-        sent_back = paid.model_copy(update={"state": "refunded", "version": paid.version + 1})
+        sent_back, events = paid.refund(payment.amount, now, reason="paid after the hold ended")
         gateways.refund(deps, paid, payment.amount)
         deps.repos.payments.save(paid, sent_back)
+        dispatch(deps, events)
     fresh = deps.repos.entries.get(entry.event_id, entry.id)
     deps.repos.entries.transition(fresh, fresh.model_copy(update={"payment_state": "refunded", **refunded(fresh, amount),
                                                                    "version": fresh.version + 1}), take_place=False)
@@ -152,8 +155,7 @@ def release_hold(deps: Deps, payment: Payment, reason: str, seen: str | None = N
     """Cancels the payment and frees the entry's place (back to the end of nothing: the entry is cancelled
     with a notice; it may register again). Then the first waiting entry is promoted."""
     now = deps.clock()
-    cancelled = payment.model_copy(update={"state": "cancelled", "failure": reason, "updated_at": now,
-                                           "version": payment.version + 1})
+    cancelled, _ = payment.cancel(now, reason)
     extra = deps.repos.payments.ops(payment, cancelled, _seen(deps, seen))
     if payment.items:   # a day's registration: every entry the payment held a place for
         released = False
@@ -198,11 +200,10 @@ def _apply_refund(deps: Deps, payment: Payment, total_refunded: int, full: bool,
     """The provider reports money sent back (`total_refunded` so far): recorded once, whoever asked for it."""
     if not full:
         return _partial_refund(deps, payment, total_refunded, seen)
-    if payment.state != "refunded":
-        sent_back = payment.model_copy(update={"state": "refunded", "updated_at": deps.clock(),
-                                               "amount_refunded": max(payment.amount_refunded, total_refunded),
-                                               "version": payment.version + 1})
+    sent_back, events = payment.refund_reported(total_refunded, True, deps.clock())
+    if events:
         deps.repos.payments.save(payment, sent_back, stripe_event=_seen(deps, seen))
+        dispatch(deps, events)
     else:
         deps.repos.payments.mark_stripe_event(*_seen(deps, seen))
     # A day's payment covers several entries: each one it paid for is refunded (those cancelled already were)
@@ -222,12 +223,12 @@ def _apply_refund(deps: Deps, payment: Payment, total_refunded: int, full: bool,
 def _partial_refund(deps: Deps, payment: Payment, total_refunded: int, seen: str) -> dict:
     """Part of the money went back (a refund from the Stripe dashboard, say): the amount is recorded and
     the entry keeps its place. Stripe reports the running total, so a redelivery changes nothing."""
-    delta = total_refunded - payment.amount_refunded
-    if delta <= 0:
+    now = deps.clock()
+    after, events = payment.refund_reported(total_refunded, False, now)
+    if not events:
         deps.repos.payments.mark_stripe_event(*_seen(deps, seen))
         return {"status": "partial_refund", "amount_refunded": payment.amount_refunded}
-    now = deps.clock()
-    after = payment.model_copy(update={"amount_refunded": total_refunded, "updated_at": now, "version": payment.version + 1})
+    delta = events[0].amount
     extra = deps.repos.payments.ops(payment, after, _seen(deps, seen))
     from ..money import money
     # A day's payment: the money back goes to its items in order, each up to what it paid (all of it on the
@@ -248,6 +249,7 @@ def _partial_refund(deps: Deps, payment: Payment, total_refunded: int, seen: str
         deps.repos.entries.transition_many(changes, extra=extra)
     else:
         deps.repos.payments.save(payment, after, stripe_event=_seen(deps, seen))
+    dispatch(deps, events)
     return {"status": "partial_refund", "amount_refunded": total_refunded}
 
 
@@ -351,11 +353,11 @@ def _provider_paid(deps: Deps, provider: str, note) -> dict:
         # Paid through a checkout the payer had left for another one that was paid too: sent back whole.
         # Nothing is saved before the refund is accepted: a failed refund leaves the notification to be resent
         # and the refund asked again (the same out_refund_no, so never twice).
-        paid = payment.model_copy(update={"payment_intent": note.transaction_id})
+        paid, events = payment.confirm(note.transaction_id, deps.clock())
         gateways.refund(deps, paid, paid.amount)
-        deps.repos.payments.save(payment, paid.model_copy(update={
-            "state": "refunded", "amount_refunded": paid.amount, "failure": "paid twice", "updated_at": deps.clock(),
-            "version": payment.version + 1}), stripe_event=_seen(deps, note.id))
+        sent_back, more = paid.refund(paid.amount, deps.clock(), reason="paid twice")
+        deps.repos.payments.save(payment, sent_back, stripe_event=_seen(deps, note.id))
+        dispatch(deps, events + more)
         return {"status": "refunded", "reason": "entry already paid"}
     return {"status": confirm(deps, payment, note.transaction_id, seen=note.id)}
 
@@ -423,8 +425,7 @@ def open_provider_checkout(deps: Deps, entry: Entry, provider: str, channel: str
                                          "updated_at": now})
         deps.repos.entries.transition(entry, after)   # version-checked: a concurrent checkout loses here
         if current and current.state in ("created", "pending"):
-            deps.repos.payments.save(current, current.model_copy(update={
-                "state": "cancelled", "failure": "another checkout", "updated_at": now, "version": current.version + 1}))
+            deps.repos.payments.save(current, current.cancel(now, "another checkout")[0])
         entry = after
     hold = entry.hold_expires_at or now + _td(minutes=registration.deps_hold_minutes(deps))
     expires = max(min(hold, now + _td(hours=23)) - _td(minutes=2), now + _td(minutes=5))
@@ -433,11 +434,11 @@ def open_provider_checkout(deps: Deps, entry: Entry, provider: str, channel: str
                        description=f"{tournament.name} · {entry.name}", channel=channel, expires_at=expires,
                        return_url=f"{site}/entry.html?id={entry.id}&paid=1", openid=openid, client_ip=client_ip)
     answer = {"provider": provider, "channel": channel, "expires_at": expires.isoformat(), **started.answer}
+    opened, _ = payment.start(
+        reference=started.reference, answer=answer, now=deps.clock(),
+        checkout_url=started.answer.get("pay_url") or started.answer.get("h5_url") or started.answer.get("code_url"))
     try:
-        deps.repos.payments.save(payment, payment.model_copy(update={
-            "state": "pending", "session_id": started.reference, "checkout_answer": answer,
-            "checkout_url": started.answer.get("pay_url") or started.answer.get("h5_url") or started.answer.get("code_url"),
-            "updated_at": deps.clock(), "version": payment.version + 1}))
+        deps.repos.payments.save(payment, opened)
     except errors.VersionConflict:   # a retry saved the same order first
         pass
     return answer

@@ -34,6 +34,7 @@ from ..models import (
 )
 from ..store.dynamo import TransientConflict
 from ..store.entries import CountersMoved, Expect, IdempotentReplay, idempotency_item
+from .payment_events import dispatch
 from .tournaments import registration_state
 
 IDEMPOTENCY_TTL = timedelta(hours=24)
@@ -443,8 +444,7 @@ def start_checkout(deps: Deps, entry: Entry, payment: Payment, tournament: Tourn
         success_url=f"{site}/entry.html?id={entry.id}&paid=1", cancel_url=f"{site}/entry.html?id={entry.id}",
         expires_at=expires)
     _fault("after_checkout_created")
-    after = payment.model_copy(update={"state": "pending", "session_id": session_id, "checkout_url": url,
-                                       "updated_at": deps.clock(), "version": payment.version + 1})
+    after, _ = payment.start(reference=session_id, answer=None, now=deps.clock(), checkout_url=url)
     try:
         deps.repos.payments.save(payment, after)
     except errors.VersionConflict:  # someone (a retry) saved it first: theirs is the same session
@@ -561,25 +561,20 @@ def _refund(deps: Deps, entry: Entry) -> Entry:
         owed = entry.owed or entry.amount_paid
         if payment.items:   # one payment for several events: refund this entry's part only
             part = next((i["amount"] for i in payment.items if i["entry_id"] == entry.id), entry.amount_paid)
-            back = min(part, owed)
+            back = min(part, owed, payment.refundable)
+            saved, events = payment.refund(back, deps.clock())   # refused before any money moves
             gateways.refund(deps, payment, back, part=entry.id)
-            total_back = payment.amount_refunded + back
-            saved = payment.model_copy(update={
-                "amount_refunded": total_back, "state": "refunded" if total_back >= payment.amount else payment.state,
-                "updated_at": deps.clock(), "version": payment.version + 1})
         else:
-            back = min(payment.amount, owed)
+            back = min(owed, payment.refundable)
+            saved, events = payment.refund(back, deps.clock())
             gateways.refund(deps, payment, back)
-            whole = back >= payment.amount
-            saved = payment.model_copy(update={
-                "state": "refunded" if whole else payment.state, "amount_refunded": payment.amount_refunded + back,
-                "updated_at": deps.clock(), "version": payment.version + 1})
         after = entry.model_copy(update={"payment_state": "refunded", "version": entry.version + 1, "refund_owed": 0,
                                          "updated_at": deps.clock(), **refunded(entry, back)})
         # The payment's record and the entry's in one write: never "refunded" on the payment while the entry
         # still shows it owed (the desk would pay it again in cash). Failing, both stay as they were and the
         # provider's refund notification records it (the provider's refund number is the same on a retry).
         deps.repos.entries.transition(entry, after, extra=deps.repos.payments.ops(payment, saved))
+        dispatch(deps, events)
         return after
     return entry  # cash/transfer: 'refund_due' until the organiser hands it back
 
@@ -595,8 +590,7 @@ def _cancel_open_checkout(deps: Deps, payment_id: str) -> None:
             gw.expire(payment.session_id)
         except errors.PaymentError:
             pass  # already expired or completed: the webhook or the sweeper settles it
-    deps.repos.payments.save(payment, payment.model_copy(update={
-        "state": "cancelled", "updated_at": deps.clock(), "version": payment.version + 1}))
+    deps.repos.payments.save(payment, payment.cancel(deps.clock())[0])
 
 
 def open_checkout(deps: Deps, entry: Entry) -> str:
