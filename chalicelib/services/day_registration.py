@@ -145,7 +145,8 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
                                                     {"event_id": full, "state": "closed"}) from None
                 if moved["config_version"] != event.version:   # edited meanwhile: decided again from a fresh read
                     if attempts <= 0:
-                        raise errors.Conflict("报名未能完成，请重试 · The registration could not be completed: try again.")
+                        raise errors.Conflict("报名未能完成，请重试 · The registration could not be completed: "
+                                              "try again.") from None
                     return register_day(deps, tid, body, idem_key, client_ip, attempts - 1)
             if full is None or full in waitlisted or not by_id[full].config.waitlist:
                 raise errors.EventFull(f"「{by_id[full].config.name if full in by_id else ''}」名额已满 · The event "

@@ -95,7 +95,7 @@ def confirm(deps: Deps, payment: Payment, payment_intent: str | None, seen: str 
                 for k, part in enumerate(parts)]
     if payment.items and any(o == "refunded" for o in outcomes):
         fresh = deps.repos.payments.get(payment.id)
-        back = sum(p["amount"] for p, o in zip(parts, outcomes) if o == "refunded")
+        back = sum(p["amount"] for p, o in zip(parts, outcomes, strict=True) if o == "refunded")
         sent_back, more = fresh.refund(back, deps.clock(), reason="paid after the hold ended")
         deps.repos.payments.save(fresh, sent_back)
         events += more
@@ -159,7 +159,7 @@ def release_hold(deps: Deps, payment: Payment, reason: str, seen: str | None = N
     extra = deps.repos.payments.ops(payment, cancelled, _seen(deps, seen))
     if payment.items:   # a day's registration: every entry the payment held a place for
         released = False
-        for k, part in enumerate(payment.items):
+        for part in payment.items:
             entry = deps.repos.entries.get(part["event_id"], part["entry_id"])
             if entry is None or entry.status != "pending_payment" or entry.payment_id != payment.id:
                 continue

@@ -311,7 +311,7 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
         except CountersMoved as moved:
             if moved.counters["config_version"] != event.version:   # the event was edited: decide again on it
                 if attempts <= 0:
-                    raise errors.Conflict("报名设置刚刚改动，请重试 · The event changed meanwhile; try again.")
+                    raise errors.Conflict("报名设置刚刚改动，请重试 · The event changed meanwhile; try again.") from None
                 return register(deps, eid, body, idem_key, fresh=True, attempts=attempts - 1, desk=desk)
             if shards:   # this shard's counters only: mark it, and try a shard with a place (or wait if none)
                 full = moved.counters["taken"] >= moved.counters["cap"]
@@ -321,13 +321,13 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
                 if event.config.waitlist:
                     wait = shards.all_full()
                 elif len(tried) >= shards.n:   # without a waitlist, "full" only once every shard's write said so
-                    raise errors.EventFull("名额已满 · The event is full.")
+                    raise errors.EventFull("名额已满 · The event is full.") from None
                 entry.shard = waiting.shard = shards.pick(full=wait, avoid=tried)
                 continue
             event = _learn_counters(eid, event, moved.counters)
             if ((moved.counters.get("drawn") and not event.config.late_entries)   # drawn meanwhile: closed now
                     or moved.counters.get("late_closed")):
-                raise _refusal(event, body, now)
+                raise _refusal(event, body, now) from None
             wait = moved.counters["taken"] >= moved.counters["cap"]
         except IdempotentReplay:  # a retry, or a concurrent request with the same key won the race
             return _replay(deps, event, tournament, key_hash, idem_key, body)
