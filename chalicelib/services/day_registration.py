@@ -164,12 +164,10 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
 def _choice(deps: Deps, tournament, asked: CheckoutIn | None) -> tuple[str, str | None] | None:
     """(provider, channel) the registration's payment opens with now, or None (no online payment yet)."""
     if asked is not None:
-        provider = asked.provider or "stripe"
-        gateways.check_choice(deps, tournament, provider, asked.channel, asked.openid)
-        return provider, asked.channel if provider != "stripe" else None
-    if "stripe" in tournament.payments.providers and deps.payments is not None:
-        return "stripe", None   # as before v1.2
-    return None
+        provider, channel, _ = gateways.check_choice(deps, tournament, asked.provider, asked.channel, asked.openid)
+        return provider, channel
+    provider = gateways.hosted(deps, tournament)   # Stripe's Checkout, as before v1.2 (or the demo cashier)
+    return (provider, None) if provider else None
 
 
 def _new_payment(holding: list[Entry], choice: tuple[str, str | None], reg_id: str, now) -> Payment:
@@ -227,19 +225,12 @@ def _start_checkout(deps, payment: Payment, tournament, reg_id: str, asked: Chec
     expires = max(min(min(holds), now + timedelta(hours=23)) - timedelta(minutes=2), now + timedelta(minutes=5))
     lines = [(f"{tournament.name} · {names[p['entry_id']][1]} · {names[p['entry_id']][0]}", p["amount"])
              for p in parts if p["entry_id"] in names]
-    reference, started = gateways.start(
+    return gateways.open_order(
         deps, payment, description=tournament.name, lines=lines, return_url=f"{site}/entry.html?reg={reg_id}&paid=1",
         cancel_url=f"{site}/entry.html?reg={reg_id}", expires_at=expires,
+        answer={"provider": payment.provider, "channel": payment.channel, "amount": payment.amount,
+                "currency": payment.currency, "entry_ids": [p["entry_id"] for p in parts]},
         openid=asked.openid if asked else None, client_ip=client_ip)
-    answer = {"provider": payment.provider, "channel": payment.channel, "amount": payment.amount,
-              "currency": payment.currency, "entry_ids": [p["entry_id"] for p in parts], **started}
-    opened, _ = payment.start(reference=reference, answer=answer, now=deps.clock(), checkout_url=started.get(
-        "checkout_url") or started.get("pay_url") or started.get("h5_url") or started.get("code_url"))
-    try:
-        deps.repos.payments.save(payment, opened)
-    except errors.VersionConflict:   # a retry saved the same order first
-        pass
-    return answer
 
 
 def checkout(deps: Deps, reg_id: str, token: str | None, asked: CheckoutIn, client_ip: str | None = None) -> dict:
@@ -260,11 +251,8 @@ def open_shared_payment(deps: Deps, entry: Entry) -> dict | None:
 
 
 def checkout_items(deps: Deps, reg: dict, asked: CheckoutIn, client_ip: str | None = None) -> dict:
-    from .payments import _close_at_provider
     tournament = deps.repos.tournaments.get(reg["tournament_id"])
-    provider = asked.provider or "stripe"
-    gateways.check_choice(deps, tournament, provider, asked.channel, asked.openid)
-    channel = asked.channel if provider != "stripe" else None
+    provider, channel, _ = gateways.check_choice(deps, tournament, asked.provider, asked.channel, asked.openid)
     entries = [deps.repos.entries.get(i["event_id"], i["entry_id"]) for i in reg["items"]]
     holding = [e for e in entries if e is not None and e.status == "pending_payment"]
     if not holding:
@@ -285,7 +273,7 @@ def checkout_items(deps: Deps, reg: dict, asked: CheckoutIn, client_ip: str | No
         if same:   # created, the provider not reached: the same order again
             return _start_checkout(deps, current, tournament, reg["id"], asked, client_ip)
     for p in open_.values():
-        _close_at_provider(deps, p)   # refuses (409) while an old order might still take money
+        gateways.close(deps, p)   # refuses (409) while an old order might still take money
     now = deps.clock()
     payment = _new_payment(holding, (provider, channel), reg["id"], now)
     deps.repos.payments.put_new(payment)

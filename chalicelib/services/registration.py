@@ -17,6 +17,7 @@ from ..bootstrap import Deps
 from ..ids import hash_secret, new_id, new_token, same_secret
 from ..models.entries import normalise_phone, refunded
 from ..phones import key_form
+from ..publish.money_text import money_minor_text
 from ..models import (
     Entry,
     EntryPatch,
@@ -34,6 +35,7 @@ from ..models import (
 )
 from ..store.dynamo import TransientConflict
 from ..store.entries import CountersMoved, Expect, IdempotentReplay, idempotency_item
+from . import gateways
 from .payment_events import dispatch
 from .tournaments import registration_state
 
@@ -124,6 +126,11 @@ class _Shards:
         return random.choice(pool or [k for k in range(self.n) if k not in avoid] or range(self.n))
 
 
+def _money(minor: int, currency: str, lang: str = "zh") -> str:
+    """An amount as people read it (¥40.00, JP¥2,000): money() in the currency's unit, in the pages' one format."""
+    return money_minor_text(minor, currency, lang)
+
+
 def amount_due(event: Event, members: int) -> int:
     fee = event.config.fee
     return fee.amount * members if fee.per == "person" else fee.amount
@@ -169,7 +176,7 @@ def view(deps: Deps, entry: Entry, event: Event | None = None, tournament: Tourn
         event, tournament = _event_and_tournament(deps, entry.event_id)
     return EntryView(**entry.model_dump(exclude={"manage_token_hash", "refund_owed"}), refund_owed=entry.owed,
                      waitlist_position=position,
-                     online_payment=deps.payments is not None,
+                     online_payment=tournament is not None and gateways.hosted(deps, tournament) is not None,
                      can_edit_until=change_deadline(event),
                      refund_rule=refund_rule_text(event, tournament.timezone if tournament else "Asia/Shanghai"))
 
@@ -257,7 +264,9 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     token = _derive_manage_token(idem_key, entry_id) if idem_key else new_token("mt")
     members = [Member(**m.model_dump()) for m in body.members]
     due = 0 if body.partner_wanted else amount_due(event, len(members))
-    online = not desk and deps.payments is not None and "stripe" in tournament.payments.providers   # chosen per tournament (v1.2)
+    # The tournament's hosted page (Stripe, the demo cashier) opens at once; a provider with channels (WeChat Pay,
+    # Alipay) waits for the payer's choice (POST …/checkout). The desk's own entries pay at the desk.
+    hosted = None if desk else gateways.hosted(deps, tournament)
     if body.partner_wanted:
         status = "partner_wanted"
     else:
@@ -269,14 +278,13 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
                   payment_state="none" if due == 0 else "unpaid", created_at=now, updated_at=now,
                   manage_token_hash=hash_secret(token), note=body.note)
     payment = None
-    from . import gateways
     if status == "pending_payment" and not desk and gateways.offered_online(deps, tournament):
         # Held for online payment as with Stripe, whichever provider the payer then picks (POST …/checkout)
         entry.hold_expires_at = now + timedelta(minutes=deps_hold_minutes(deps))
     elif status == "pending_payment" and not desk:   # paid at the desk or by transfer: held for a bounded time too
         entry.hold_expires_at = offline_hold_until(deps, event, now)
-    if status == "pending_payment" and online:
-        payment = _new_stripe_payment(entry, now)
+    if status == "pending_payment" and hosted:
+        payment = new_payment(entry, hosted, now)
         entry.payment_id, entry.payment_state = payment.id, "pending"
     waiting = entry.model_copy(update={"status": "waitlisted", "waitlist_key": entry_id, "hold_expires_at": None,
                                        "payment_id": None, "payment_state": "none" if due == 0 else "unpaid"})
@@ -406,9 +414,10 @@ def offline_hold_until(deps: Deps, event: Event, now: datetime) -> datetime:
     return until if until > now else now + timedelta(minutes=deps_hold_minutes(deps))
 
 
-def _new_stripe_payment(entry: Entry, now: datetime) -> Payment:
-    return Payment(id=new_id(), entry_id=entry.id, event_id=entry.event_id, provider="stripe", state="created",
-                   amount=entry.amount_due, currency=entry.currency, created_at=now, updated_at=now)
+def new_payment(entry: Entry, provider: str, now: datetime, channel: str | None = None) -> Payment:
+    """A created payment for what the entry owes, at `provider` (not reached yet)."""
+    return Payment(id=new_id(), entry_id=entry.id, event_id=entry.event_id, provider=provider, channel=channel,
+                   state="created", amount=entry.amount_due, currency=entry.currency, created_at=now, updated_at=now)
 
 
 def _replay(deps, event, tournament, key_hash, idem_key, body) -> RegistrationAnswer | None:
@@ -430,26 +439,21 @@ def _replay(deps, event, tournament, key_hash, idem_key, body) -> RegistrationAn
 
 
 def start_checkout(deps: Deps, entry: Entry, payment: Payment, tournament: Tournament) -> str:
-    """Opens (or re-opens, idempotently at Stripe) the Checkout Session of a created payment."""
+    """Opens (or re-opens: the provider's idempotency key is the payment's id) the hosted page of a created
+    payment (Stripe's Checkout Session, the demo cashier) and answers its URL."""
     if payment.state == "pending" and payment.checkout_url:
         return payment.checkout_url
     from .links import site_url
     site = site_url()
-    expires = min(entry.hold_expires_at or deps.clock() + timedelta(minutes=35),
-                  deps.clock() + timedelta(hours=23)) - timedelta(minutes=2)
-    expires = max(expires, deps.clock() + timedelta(minutes=31))  # Stripe needs at least 30 minutes
-    session_id, url = deps.payments.create_checkout(
-        payment_id=payment.id, entry_id=entry.id, event_id=entry.event_id, amount=payment.amount,
-        currency=payment.currency, description=f"{tournament.name} · {entry.name}",
-        success_url=f"{site}/entry.html?id={entry.id}&paid=1", cancel_url=f"{site}/entry.html?id={entry.id}",
-        expires_at=expires)
-    _fault("after_checkout_created")
-    after, _ = payment.start(reference=session_id, answer=None, now=deps.clock(), checkout_url=url)
-    try:
-        deps.repos.payments.save(payment, after)
-    except errors.VersionConflict:  # someone (a retry) saved it first: theirs is the same session
-        pass
-    return url
+    now = deps.clock()
+    expires = min(entry.hold_expires_at or now + timedelta(minutes=35), now + timedelta(hours=23)) - timedelta(minutes=2)
+    description = f"{tournament.name} · {entry.name}"
+    answer = gateways.open_order(
+        deps, payment, description=description, lines=[(description, payment.amount)],
+        return_url=f"{site}/entry.html?id={entry.id}&paid=1", cancel_url=f"{site}/entry.html?id={entry.id}",
+        expires_at=expires, answer={"provider": payment.provider, "channel": None},
+        before_save=lambda: _fault("after_checkout_created"))
+    return answer.get("checkout_url")
 
 
 # Fault injection for tests of crash recovery: tests set a name here to raise at that step.
@@ -470,7 +474,7 @@ def register_demo(deps: Deps, eid: str, raw: dict) -> RegistrationAnswer:
     answer = register(deps, eid, RegistrationIn.model_validate(raw), None)
     if answer.entry.status == "pending_payment":
         entry = deps.repos.entries.get(eid, answer.entry.id)
-        _record_offline(deps, entry, OfflinePaymentIn(method="cash", amount=entry.amount_due))
+        record_offline(deps, entry, OfflinePaymentIn(method="cash", amount=entry.amount_due))
     return answer
 
 
@@ -537,7 +541,7 @@ def cancel_entry(deps: Deps, entry: Entry, *, status: str = "cancelled", reason:
     if reason:
         notices.append(reason)
     if refund_amount is not None and refund_amount != rule:
-        notices.append(f"退款 {owed / 100:.2f}（规则 {rule / 100:.2f}）：{refund_reason.strip()}")
+        notices.append(f"退款 {_money(owed, entry.currency)}（规则 {_money(rule, entry.currency)}）：{refund_reason.strip()}")
     after = entry.model_copy(update={
         "status": status, "version": entry.version + 1, "updated_at": now, "hold_expires_at": None,
         "waitlist_key": None, "notices": notices, "refund_owed": owed if refund_due else 0,
@@ -547,7 +551,7 @@ def cancel_entry(deps: Deps, entry: Entry, *, status: str = "cancelled", reason:
     if refund_due:
         after = _refund(deps, after)
     elif entry.status == "pending_payment" and entry.payment_id:
-        _cancel_open_checkout(deps, entry.payment_id)
+        cancel_open_checkout(deps, entry.payment_id)
     if entry.holds_place:
         promote_waitlist(deps, entry.event_id)
     return after
@@ -555,9 +559,8 @@ def cancel_entry(deps: Deps, entry: Entry, *, status: str = "cancelled", reason:
 
 def _refund(deps: Deps, entry: Entry) -> Entry:
     payment = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
-    from . import gateways
-    if payment and payment.provider in gateways.ONLINE and payment.state == "confirmed" \
-            and gateways.gateway(deps, payment.provider):   # back through the provider that took the money
+    if payment and payment.state == "confirmed" and gateways.online(deps, payment.provider):
+        # back through the provider that took the money
         owed = entry.owed or entry.amount_paid
         if payment.items:   # one payment for several events: refund this entry's part only
             part = next((i["amount"] for i in payment.items if i["entry_id"] == entry.id), entry.amount_paid)
@@ -579,47 +582,17 @@ def _refund(deps: Deps, entry: Entry) -> Entry:
     return entry  # cash/transfer: 'refund_due' until the organiser hands it back
 
 
-def _cancel_open_checkout(deps: Deps, payment_id: str) -> None:
+def cancel_open_checkout(deps: Deps, payment_id: str) -> None:
     payment = deps.repos.payments.get(payment_id)
     if not payment or payment.state not in ("created", "pending"):
         return
-    from .gateways import gateway
-    gw = gateway(deps, payment.provider)
+    gw = gateways.gateway(deps, payment.provider)
     if payment.session_id and gw:
         try:
             gw.expire(payment.session_id)
         except errors.PaymentError:
             pass  # already expired or completed: the webhook or the sweeper settles it
     deps.repos.payments.save(payment, payment.cancel(deps.clock())[0])
-
-
-def open_checkout(deps: Deps, entry: Entry) -> str:
-    """A pending entry (e.g. promoted from the waitlist) asks to pay online."""
-    if deps.payments is None:
-        raise errors.PaymentsOff()
-    if entry.status != "pending_payment":
-        raise errors.NotHoldingPlace("Only an entry holding a place and waiting for payment can pay.")
-    _, tournament = _event_and_tournament(deps, entry.event_id)
-    if "stripe" not in tournament.payments.providers:
-        from .tournaments import offered_providers
-        raise errors.ProviderNotOffered("Stripe is not offered for this tournament.",
-                                        {"providers": offered_providers(deps, tournament)})
-    if entry.payment_id:
-        payment = deps.repos.payments.get(entry.payment_id)
-        if payment and payment.state in ("created", "pending") and payment.provider == "stripe":
-            return start_checkout(deps, entry, payment, tournament)
-        if payment and payment.state in ("created", "pending"):   # another provider's order: closed first
-            from .payments import _close_at_provider
-            _close_at_provider(deps, payment)
-            _cancel_open_checkout(deps, payment.id)
-    now = deps.clock()
-    payment = _new_stripe_payment(entry, now)
-    deps.repos.payments.put_new(payment)
-    after = entry.model_copy(update={"payment_id": payment.id, "payment_state": "pending", "version": entry.version + 1,
-                                     "hold_expires_at": entry.hold_expires_at or now + timedelta(minutes=deps_hold_minutes(deps)),
-                                     "updated_at": now})
-    deps.repos.entries.transition(entry, after)
-    return start_checkout(deps, after, payment, tournament)
 
 
 # --------------------------------------------------------------------------- waitlist
@@ -643,7 +616,6 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
                 continue
             now = deps.clock()
             paid = entry.amount_due > 0 and entry.amount_paid < entry.amount_due
-            from . import gateways
             online = bool(gateways.offered_online(deps, tournament))   # any provider the tournament takes online
             notice = ("候补转正：请在 {} 前付款 · A place is yours: pay by {}" if paid and online else
                       "候补转正：请在 {} 前到报名台付款 · A place is yours: pay at the desk by {}" if paid else
@@ -696,7 +668,7 @@ def _phone_or_none(text: str) -> str | None:
         return None
 
 
-def _own_entry(deps: Deps, eid: str, entry_id: str) -> Entry:
+def own_entry(deps: Deps, eid: str, entry_id: str) -> Entry:
     entry = deps.repos.entries.get(eid, entry_id)
     if entry is None:
         raise errors.NotFound("entry not found")
@@ -704,7 +676,7 @@ def _own_entry(deps: Deps, eid: str, entry_id: str) -> Entry:
 
 
 def check_in(deps: Deps, eid: str, entry_id: str) -> Entry:
-    entry = _own_entry(deps, eid, entry_id)
+    entry = own_entry(deps, eid, entry_id)
     if entry.status != "confirmed":
         raise errors.NotConfirmed(f"Entry status is {entry.status}: only confirmed entries check in.")
     if entry.checked_in:
@@ -719,10 +691,10 @@ def check_in(deps: Deps, eid: str, entry_id: str) -> Entry:
 
 
 def record_offline_payment(deps: Deps, eid: str, entry_id: str, body: OfflinePaymentIn) -> Entry:
-    return _record_offline(deps, _own_entry(deps, eid, entry_id), body)
+    return record_offline(deps, own_entry(deps, eid, entry_id), body)
 
 
-def _record_offline(deps: Deps, entry: Entry, body: OfflinePaymentIn) -> Entry:
+def record_offline(deps: Deps, entry: Entry, body: OfflinePaymentIn) -> Entry:
     if entry.status not in ("pending_payment", "confirmed"):
         raise errors.NotHoldingPlace(f"Entry status is {entry.status}: it holds no place to pay for.")
     now = deps.clock()
@@ -738,12 +710,12 @@ def _record_offline(deps: Deps, entry: Entry, body: OfflinePaymentIn) -> Entry:
         "payment_id": payment.id, "version": entry.version + 1, "updated_at": now})
     deps.repos.entries.record_payment(entry, after, payment)
     if old_payment:  # paid at the desk while a checkout was open: close it so nobody pays twice
-        _cancel_open_checkout(deps, old_payment)
+        cancel_open_checkout(deps, old_payment)
     return after
 
 
 def withdraw(deps: Deps, eid: str, entry_id: str, body: WithdrawIn) -> Entry:
-    entry = _own_entry(deps, eid, entry_id)
+    entry = own_entry(deps, eid, entry_id)
     return cancel_entry(deps, entry, status="withdrawn", reason=body.reason or "退赛 · Withdrawn by the organiser",
                         refund=body.refund, refund_amount=body.refund_amount, refund_reason=body.refund_reason)
 
@@ -751,18 +723,20 @@ def withdraw(deps: Deps, eid: str, entry_id: str, body: WithdrawIn) -> Entry:
 def mark_refund_paid(deps: Deps, eid: str, entry_id: str, body: RefundPaidIn) -> Entry:
     """The desk hands back what a withdrawal owes (cash or transfer): 应退 goes to 已退. A retry after it was
     recorded answers the entry as it is."""
-    entry = _own_entry(deps, eid, entry_id)
+    entry = own_entry(deps, eid, entry_id)
     owed = entry.owed
     if owed == 0:
         if entry.payment_state == "refunded":
             return entry
         raise errors.Conflict("这个报名没有应退款 · Nothing is owed back on this entry.", {"owed": 0})
     if body.amount != owed:
-        raise errors.InvalidRequest(f"应退 {owed / 100:.2f} · The amount owed is {owed}.", {"field": "amount", "owed": owed})
+        raise errors.InvalidRequest(f"应退 {_money(owed, entry.currency)} · The amount owed is "
+                                    f"{_money(owed, entry.currency, 'en')}.", {"field": "amount", "owed": owed})
     how = "现金" if body.method == "cash" else "转账"
     after = entry.model_copy(update={
         "payment_state": "refunded", "refund_owed": 0, "version": entry.version + 1, "updated_at": deps.clock(),
-        "notices": [*entry.notices, f"已{how}退款 {owed / 100:.2f}" + (f"：{body.note.strip()}" if body.note.strip() else "")],
+        "notices": [*entry.notices, f"已{how}退款 {_money(owed, entry.currency)}"
+                    + (f"：{body.note.strip()}" if body.note.strip() else "")],
         **refunded(entry, owed)})
     deps.repos.entries.transition(entry, after)
     return after
@@ -774,7 +748,7 @@ def join_partners(deps: Deps, eid: str, body: JoinIn) -> tuple[Entry, str]:
     size = event.config.entry.members
     if len(set(body.entry_ids)) != len(body.entry_ids):
         raise errors.InvalidRequest("An entry is listed twice.")
-    sources = [_own_entry(deps, eid, i) for i in body.entry_ids]
+    sources = [own_entry(deps, eid, i) for i in body.entry_ids]
     if any(s.status != "partner_wanted" for s in sources):
         raise errors.Conflict("Only entries looking for a partner can be joined.")
     members = [m for s in sources for m in s.members]
