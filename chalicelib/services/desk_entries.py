@@ -12,7 +12,7 @@ from .. import errors
 from ..bootstrap import Deps
 from ..ids import new_id
 from ..models import DeskEntryIn, Entry, OfflinePaymentIn, RegistrationAnswer, RegistrationIn
-from . import registration
+from . import gateways, registration
 from .principals import who_of
 
 
@@ -69,7 +69,8 @@ def void_payment(deps: Deps, eid: str, entry_id: str, payment_id: str, organiser
         raise errors.NotFound("找不到这笔收款 · No such payment on this entry.")
     if payment.state == "cancelled":
         return entry   # a retry after it was undone
-    if payment.provider not in ("cash", "transfer") or payment.state != "confirmed" or entry.payment_id != payment.id:
+    at_desk = gateways.gateway(deps, payment.provider)
+    if at_desk is None or at_desk.online or payment.state != "confirmed" or entry.payment_id != payment.id:
         raise errors.Conflict("只能撤销报到台最近一笔现金或转账收款 · Only the desk's latest cash or transfer payment "
                               "can be undone.", {"reason": "not_latest_desk_payment"})
     if entry.checked_in or entry.amount_refunded:
