@@ -49,6 +49,8 @@ class CheckoutAnswer(Out):
     jsapi: dict | None = None                       # WeChat Pay JSAPI: WeixinJSBridge's chooseWXPay parameters
     h5_url: str | None = None                       # WeChat Pay H5: send the phone there
     pay_url: str | None = None                      # Alipay page / wap
+    error: str | None = Field(default=None, description="the checkout could not start (payment_unavailable …): "
+                              "the registration stands, its place held; try again, another provider or the desk")
     demo: bool = Field(default=False, description="the local stage's demo cashier (演示支付): no money moves — "
                        "pages say so wherever they show this checkout")
     expires_at: str | None = None

@@ -154,9 +154,7 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
             waitlisted.add(full)
     else:
         raise errors.Conflict("报名未能完成，请重试 · The registration could not be completed: try again.")
-    checkout = None
-    if payment:
-        checkout = _start_checkout(deps, payment, tournament, reg_id, body.checkout, client_ip)
+    checkout = _checkout_or_reason(deps, payment, tournament, reg_id, body.checkout, client_ip) if payment else None
     return DayRegistrationAnswer(registration=registration_view(deps, reg_id), manage_token=token,
                                  checkout_url=checkout.get("checkout_url") if checkout else None, checkout=checkout)
 
@@ -197,9 +195,9 @@ def _replay(deps: Deps, tid: str, key_hash: str, idem_key: str, body: DayRegistr
     payment = deps.repos.payments.get(reg["payment_id"]) if reg and reg.get("payment_id") else None
     if payment and payment.state == "pending":
         checkout = _answer_of(payment)
-    elif payment and payment.state == "created":   # the provider was not reached the first time: once more
+    elif payment and payment.state in ("created", "failed"):   # the provider was not reached the first time: again
         tournament = deps.repos.tournaments.get(tid)
-        checkout = _start_checkout(deps, payment, tournament, reg_id, body.checkout, None)
+        checkout = _checkout_or_reason(deps, payment, tournament, reg_id, body.checkout, None)
     return DayRegistrationAnswer(registration=registration_view(deps, reg_id), manage_token=_manage_token(idem_key, reg_id),
                                  checkout_url=checkout.get("checkout_url") if checkout else None, checkout=checkout)
 
@@ -209,6 +207,17 @@ def _answer_of(payment: Payment) -> dict:
     return payment.checkout_answer or {"provider": payment.provider, "checkout_url": payment.checkout_url,
                                        "amount": payment.amount, "currency": payment.currency,
                                        "entry_ids": [i["entry_id"] for i in payment.items] or [payment.entry_id]}
+
+
+def _checkout_or_reason(deps, payment: Payment, tournament, reg_id: str, asked: CheckoutIn | None,
+                        client_ip: str | None) -> dict:
+    """The opened checkout, or why it could not open ({"error": code}): the registration stands, its places held
+    for the normal hold, and the manage link is answered all the same (issue 40)."""
+    try:
+        return _start_checkout(deps, payment, tournament, reg_id, asked, client_ip)
+    except errors.PaymentError as exc:
+        return {"error": exc.code, "provider": payment.provider, "channel": payment.channel, "amount": payment.amount,
+                "currency": payment.currency, "entry_ids": list(payment.entry_ids)}
 
 
 def _start_checkout(deps, payment: Payment, tournament, reg_id: str, asked: CheckoutIn | None,
@@ -244,7 +253,7 @@ def checkout(deps: Deps, reg_id: str, token: str | None, asked: CheckoutIn, clie
 def open_shared_payment(deps: Deps, entry: Entry) -> dict | None:
     """The registration whose open payment (several items) holds this entry's place, if any."""
     payment = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
-    if payment and payment.items and payment.registration_id and payment.state in ("created", "pending") \
+    if payment and payment.items and payment.registration_id and payment.state in ("created", "pending", "failed") \
             and entry.status == "pending_payment":
         return deps.repos.entries.registration(payment.registration_id)
     return None
@@ -260,7 +269,7 @@ def checkout_items(deps: Deps, reg: dict, asked: CheckoutIn, client_ip: str | No
     open_ = {}
     for e in holding:
         p = deps.repos.payments.get(e.payment_id) if e.payment_id else None
-        if p and p.state in ("created", "pending"):
+        if p and p.state in ("created", "pending", "failed"):
             open_[p.id] = p
     ids = {e.id for e in holding}
     if len(open_) == 1:
@@ -285,7 +294,7 @@ def checkout_items(deps: Deps, reg: dict, asked: CheckoutIn, client_ip: str | No
         "version": e.version + 1, "updated_at": now})) for e in holding])
     for p in open_.values():
         fresh = deps.repos.payments.get(p.id)
-        if fresh and fresh.state in ("created", "pending"):
+        if fresh and fresh.state in ("created", "pending", "failed"):
             deps.repos.payments.save(fresh, fresh.cancel(now, "another checkout")[0])
     deps.repos.entries.update_registration(reg["id"], "SET payment_id = :p", {":p": payment.id})
     return _start_checkout(deps, payment, tournament, reg["id"], asked, client_ip)

@@ -214,7 +214,7 @@ def sweep_expired_holds(deps: Deps, limit: int = 200) -> dict:
                     gw.expire(payment.session_id)
                 except errors.PaymentError:
                     continue  # try again next sweep rather than release a possibly-paid hold
-        if payment.state in ("created", "pending"):
+        if payment.state in ("created", "pending", "failed"):   # failed: its checkout never opened
             released += int(release_hold(deps, payment, reason="hold expired"))
     return {"released": released, "confirmed": confirmed, "failed": failed}
 

@@ -339,6 +339,11 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
             wait = moved.counters["taken"] >= moved.counters["cap"]
         except IdempotentReplay:  # a retry, or a concurrent request with the same key won the race
             return _replay(deps, event, tournament, key_hash, idem_key, body)
+        except errors.DuplicateEntry:   # these people hold a place already: theirs, still waiting for payment?
+            resumed = None if desk else _resume(deps, event, tournament, body, idem_key)
+            if resumed is None:
+                raise
+            return resumed
     else:
         raise TransientConflict("名额变动频繁，请重试 · Places are changing fast; try again.")
     if shards and entry.status == "waitlisted":
@@ -347,11 +352,53 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
         counters = deps.repos.entries.counters(eid)
         if counters["taken"] < counters["cap"]:
             promote_waitlist(deps, eid)
-    checkout_url = start_checkout(deps, entry, payment, tournament) if payment else None
+    checkout_url, checkout = _checkout_or_reason(deps, entry, payment, tournament)
     # No waitlist position in the answer: this process's counters may be old, and counting the index is a read
     # that grows with the waitlist on every registration. The manage page counts it exactly.
     return RegistrationAnswer(entry=view(deps, entry, event, tournament, count_position=False), manage_token=token,
-                              checkout_url=checkout_url)
+                              checkout_url=checkout_url, checkout=checkout)
+
+
+def _checkout_or_reason(deps: Deps, entry: Entry, payment: Payment | None, tournament: Tournament
+                        ) -> tuple[str | None, dict | None]:
+    """(the hosted page's URL, None), or (None, {"error": code}) when the provider cannot be reached: the entry
+    stands and holds its place for the normal hold (then released by the sweeper), the payer has the manage link
+    and tries again, another provider or the desk. Never a 502 that loses the manage link (issue 40)."""
+    if payment is None:
+        return None, None
+    try:
+        return start_checkout(deps, entry, payment, tournament), None
+    except errors.PaymentError as exc:
+        return None, {"error": exc.code, "provider": payment.provider}
+
+
+def _resume(deps: Deps, event: Event, tournament: Tournament, body: RegistrationIn, idem_key: str | None
+            ) -> RegistrationAnswer | None:
+    """Registering again with the same people while their entry still waits for payment (the first answer, or
+    its manage link, never reached them: a checkout that could not start, a lost connection): that entry is
+    found and resumed with a new manage link — only when the roster is the same names and phones and nothing
+    was paid, so a phone number alone never hands anyone else's entry over."""
+    members = [Member(**m.model_dump()) for m in body.members]
+    phones = [m.phone for m in members if m.phone]
+    found = next((x for x in (deps.repos.entries.entry_of_person(event.id, p) for p in phones) if x), None)
+    entry = deps.repos.entries.get(event.id, found) if found else None
+    def same(ms):
+        return sorted((m.name.strip(), m.phone or "") for m in ms)
+    if (entry is None or entry.status != "pending_payment" or entry.amount_paid or entry.partner_wanted
+            or same(entry.members) != same(members)):
+        return None
+    payment = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
+    if payment is not None and payment.state not in ("created", "pending", "failed"):
+        return None
+    token = _derive_manage_token(idem_key, entry.id) if idem_key else new_token("mt")
+    now = deps.clock()
+    after = entry.model_copy(update={
+        "manage_token_hash": hash_secret(token), "version": entry.version + 1, "updated_at": now,
+        "notices": [*entry.notices, "再次报名：已找回待付款的报名 · Registered again: your pending entry was resumed"]})
+    deps.repos.entries.transition(entry, after)
+    checkout_url, checkout = _checkout_or_reason(deps, after, payment, tournament)
+    return RegistrationAnswer(entry=view(deps, after, event, tournament), manage_token=token,
+                              checkout_url=checkout_url, checkout=checkout, resumed=True)
 
 
 def register_public(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, client: str) -> RegistrationAnswer:
@@ -429,13 +476,13 @@ def _replay(deps, event, tournament, key_hash, idem_key, body) -> RegistrationAn
     entry = deps.repos.entries.get(event.id, record["entry_id"])
     if entry is None:  # cannot happen: the record is written in the entry's transaction
         raise errors.NotFound("entry not found")
-    checkout_url = None
+    checkout_url = checkout = None
     if entry.status == "pending_payment" and entry.payment_id:
         payment = deps.repos.payments.get(entry.payment_id)
-        if payment and payment.state in ("created", "pending"):
-            checkout_url = payment.checkout_url or start_checkout(deps, entry, payment, tournament)
-    return RegistrationAnswer(entry=view(deps, entry, event, tournament),
-                              manage_token=_derive_manage_token(idem_key, entry.id), checkout_url=checkout_url)
+        if payment and payment.state in ("created", "pending", "failed"):   # failed: the retry tries again
+            checkout_url, checkout = _checkout_or_reason(deps, entry, payment, tournament)
+    return RegistrationAnswer(entry=view(deps, entry, event, tournament), manage_token=_derive_manage_token(
+        idem_key, entry.id), checkout_url=checkout_url, checkout=checkout)
 
 
 def start_checkout(deps: Deps, entry: Entry, payment: Payment, tournament: Tournament) -> str:
@@ -584,7 +631,7 @@ def _refund(deps: Deps, entry: Entry) -> Entry:
 
 def cancel_open_checkout(deps: Deps, payment_id: str) -> None:
     payment = deps.repos.payments.get(payment_id)
-    if not payment or payment.state not in ("created", "pending"):
+    if not payment or payment.state not in ("created", "pending", "failed"):
         return
     gw = gateways.gateway(deps, payment.provider)
     if payment.session_id and gw:

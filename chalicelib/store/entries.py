@@ -211,6 +211,11 @@ class EntryRepo:
         item = self.t.get(keys.entry(eid, entry_id))
         return Entry.model_validate_json(item["data"]) if item else None
 
+    def entry_of_person(self, eid: str, phone: str) -> str | None:
+        """The entry holding this phone's place in the event (person_ops), if any."""
+        item = self.t.get(keys.person_in_event(eid, phone_hash(phone)))
+        return item.get("entry_id") if item else None
+
     def find(self, entry_id: str) -> Entry | None:
         pointer = self.t.get(keys.entry_pointer(entry_id))
         return self.get(pointer["event_id"], entry_id) if pointer else None
