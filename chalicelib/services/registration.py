@@ -517,8 +517,9 @@ def _fault(name: str) -> None:
 
 
 def register_demo(deps: Deps, eid: str, raw: dict) -> RegistrationAnswer:
-    """Used by the demo loader: registers and, for paid events, records a cash payment."""
-    answer = register(deps, eid, RegistrationIn.model_validate(raw), None)
+    """Used by the demo loader: registers (as the desk does: no checkout opened) and, for paid events, records a
+    cash payment."""
+    answer = register(deps, eid, RegistrationIn.model_validate(raw), None, desk=True)
     if answer.entry.status == "pending_payment":
         entry = deps.repos.entries.get(eid, answer.entry.id)
         record_offline(deps, entry, OfflinePaymentIn(method="cash", amount=entry.amount_due))
