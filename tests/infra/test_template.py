@@ -219,7 +219,7 @@ def test_no_aws_stage_offers_the_demo_provider(template):
     from chalicelib.payments.setup import payment_providers
     stage, tpl = template
     envs = [f["Properties"].get("Environment", {}).get("Variables", {})
-            for f in resources(tpl, "AWS::Lambda::Function").values()]
+            for kind in ("AWS::Serverless::Function", "AWS::Lambda::Function") for f in resources(tpl, kind).values()]
     app = [e for e in envs if "TABLE_NAME" in e]
     assert app, "no function of the app found"
     for variables in app:
