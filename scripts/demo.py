@@ -77,7 +77,7 @@ def _register_demo_entries(d, events) -> None:
     except ImportError:
         return
     n = 0
-    for event, count in zip(events, DEMO_ENTRIES):
+    for event, count in zip(events, DEMO_ENTRIES, strict=False):
         size = event.config.entry.members
         for k in range(count):
             members = []

@@ -14,7 +14,7 @@ def _check_timezone(value: str) -> str:
     try:
         ZoneInfo(value)
     except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"unknown time zone {value!r} (use an IANA name such as Asia/Shanghai)")
+        raise ValueError(f"unknown time zone {value!r} (use an IANA name such as Asia/Shanghai)") from None
     return value
 
 

@@ -12,6 +12,7 @@ from datetime import timedelta
 
 from .. import errors
 from ..bootstrap import Deps
+from ..domain.events import RegistrationConfirmed
 from ..models import Entry, Payment
 from ..models.entries import refunded
 from . import gateways, registration
@@ -42,8 +43,10 @@ def confirm(deps: Deps, payment: Payment, payment_intent: str | None, seen: str 
     extra = deps.repos.payments.ops(payment, paid, _seen(deps, seen))
     # One payment may cover a day's entries in several events: each entry takes its own part.
     parts = payment.items or [{"event_id": payment.event_id, "entry_id": payment.entry_id, "amount": payment.amount}]
-    outcomes = [_confirm_part(deps, payment, paid, part, payment_intent, extra if k == 0 else [], now)
+    raised: list = []   # the entries' own events, after the payment's
+    outcomes = [_confirm_part(deps, payment, paid, part, payment_intent, extra if k == 0 else [], now, raised)
                 for k, part in enumerate(parts)]
+    events += raised
     if payment.items and any(o == "refunded" for o in outcomes):
         fresh = deps.repos.payments.get(payment.id)
         back = sum(p["amount"] for p, o in zip(parts, outcomes, strict=True) if o == "refunded")
@@ -55,14 +58,16 @@ def confirm(deps: Deps, payment: Payment, payment_intent: str | None, seen: str 
 
 
 def _confirm_part(deps: Deps, payment: Payment, paid: Payment, part: dict, payment_intent: str | None, extra: list,
-                  now) -> str:
+                  now, raised: list) -> str:
     entry = deps.repos.entries.get(part["event_id"], part["entry_id"])
     amount = part["amount"]
     update = {"amount_paid": entry.amount_paid + amount, "payment_state": "paid", "payment_id": payment.id,
               "hold_expires_at": None, "version": entry.version + 1, "updated_at": now}
+    confirmed = [RegistrationConfirmed(entry.tournament_id, payment.registration_id or entry.id, (entry.id,))]
     if entry.status in ("pending_payment", "confirmed"):
         after = entry.model_copy(update={**update, "status": "confirmed"})
         deps.repos.entries.transition(entry, after, extra=extra)
+        raised += confirmed if entry.status == "pending_payment" else []
         return "confirmed"
     # Out of order: the hold was released (or the entry cancelled) before the payment arrived.
     restorable = entry.status == "waitlisted" or (
@@ -72,6 +77,7 @@ def _confirm_part(deps: Deps, payment: Payment, paid: Payment, part: dict, payme
                                          "notices": [*entry.notices, "付款已到，名额已恢复 · Payment received: place restored"]})
         try:
             deps.repos.entries.transition(entry, after, extra=extra)
+            raised += confirmed
             return "confirmed_late"
         except errors.EventFull:
             pass

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from .. import errors
 from ..bootstrap import Deps
+from ..domain.events import WaitlistPromoted
 from ..ids import hash_secret, new_id, new_token, same_secret
 from ..models.entries import normalise_phone, refunded
 from ..phones import key_form
@@ -687,6 +688,7 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
             except errors.Conflict:
                 continue  # changed meanwhile (cancelled, or promoted by someone else)
             promoted.append(entry_id)
+            dispatch(deps, [WaitlistPromoted(eid, entry_id, hold)])
             moved = True
             break
         if not moved:

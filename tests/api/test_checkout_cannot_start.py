@@ -85,3 +85,26 @@ def test_no_provider_keeps_a_request_past_ten_seconds():
     assert sum(wx._args["timeout"]) <= 10       # no retries in the SDK
     ali = alipay.AlipayGateway(appid="a", app_private_key="k", alipay_public_key="p", notify_url="https://x")
     assert ali._timeout <= 10
+
+
+def test_the_payments_transitions_events_reach_their_one_dispatch(api, fake_stripe, monkeypatch):
+    """What the transitions raise is dispatched once after each write (services/payment_events.py, the place the
+    message bus takes over): a failed start, then the payment and the registration confirmed, then a refund."""
+    from chalicelib.services import payment_events
+    from tests.api.test_registration import webhook
+    seen: list = []
+    monkeypatch.setattr(payment_events, "HANDLERS", {name: [lambda deps, e: seen.append(e)] for name in (
+        "PaymentFailed", "PaymentConfirmed", "RegistrationConfirmed", "PaymentRefunded", "WaitlistPromoted")})
+    tid = api.post("/tournaments", tournament_body()).data["id"]
+    eid = make_event(api, tid)
+    fake_stripe.fail_next = 1
+    r = register(api, eid, pair()).data
+    entry_id, manage = r["entry"]["id"], {"X-Manage-Token": r["manage_token"]}
+    url = api.post(f"/entries/{entry_id}/checkout", token=None, headers=manage).data["checkout_url"]   # 再试一次
+    assert url.startswith("https://checkout.stripe.com/")
+    sid = list(fake_stripe.sessions)[0]
+    assert webhook(api, "evt_events_paid", "checkout.session.completed", fake_stripe.pay(sid)).status_code == 200
+    assert api.delete(f"/entries/{entry_id}", token=None, headers=manage).status_code == 200
+    assert [type(e).__name__ for e in seen] == ["PaymentFailed", "PaymentConfirmed", "RegistrationConfirmed",
+                                                "PaymentRefunded"]
+    assert (seen[1].amount, seen[2].entry_ids, seen[3].amount, seen[3].full) == (4000, (entry_id,), 4000, True)

@@ -57,7 +57,7 @@ def test_no_wildcard_actions(template):
     """Nothing is allowed `*` or `service:*` (a Deny of s3:* without TLS is a guardrail, not a grant)."""
     _, tpl = template
     seen = 0
-    for name, kind, st in _statements(tpl):
+    for name, _kind, st in _statements(tpl):
         if st["Effect"] != "Allow":
             continue
         actions = st.get("Action", [])
