@@ -266,22 +266,6 @@ def pay(api, driver, eid, entry_id, n=1):
     return r
 
 
-def test_every_adapter_speaks_the_one_port(provider, clock):
-    """The registry's adapter for each provider is a payments port (payments/port.py): what the services ask of
-    it, and a notification that is not the provider's own is refused before anything is read from it."""
-    from chalicelib import errors
-    from chalicelib.payments.port import Provider
-    registry = bootstrap.deps().providers
-    gw = registry[provider.providers[0]]
-    assert isinstance(gw, Provider) and gw.name == provider.providers[0] and gw.online is provider.online
-    assert all(isinstance(registry[p], Provider) and not registry[p].online for p in ("offline", "cash", "transfer"))
-    forged = b'{"id":"x","kind":"paid","payment_id":"p","amount":1,"currency":"CNY"}'
-    with pytest.raises((errors.InvalidSignature, errors.InvalidRequest)):
-        gw.verify_notification({"Stripe-Signature": "t=1,v1=00", "Wechatpay-Signature": "AA==",
-                                "Wechatpay-Timestamp": str(int(clock().timestamp())), "Wechatpay-Serial": "X",
-                                "Wechatpay-Nonce": "n", "Demo-Signature": "t=1,v1=00"}, forged, clock())
-
-
 def test_paid_once_and_a_repeated_notification_counts_once(api, provider):
     eid = event(api, provider)
     entry_id, manage = registered(api, eid, "一队")
