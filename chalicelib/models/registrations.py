@@ -106,6 +106,7 @@ class DayRegistrationAnswer(Out):
     manage_token: str
     checkout_url: str | None = None      # Stripe's, as before v1.2 (also in checkout)
     checkout: CheckoutAnswer | None = None
+    resumed: bool = False   # the same people's registration, still waiting for payment, found again (issue 40)
 
 
 class EntryPatch(Strict):

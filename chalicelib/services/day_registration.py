@@ -134,6 +134,11 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
             break
         except IdempotentReplay:
             return _replay(deps, tid, key_hash, idem_key, body)
+        except errors.DuplicateEntry:   # these people hold places already: their registration, still unpaid?
+            resumed = _resume(deps, tournament, body, entries, idem_key, client_ip)
+            if resumed is None:
+                raise
+            return resumed
         except (errors.EventFull, CountersMoved) as exc:
             moved = exc.counters if isinstance(exc, CountersMoved) else None
             full = moved["event_id"] if moved else (exc.details or {}).get("event_id")
@@ -157,6 +162,48 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
     checkout = _checkout_or_reason(deps, payment, tournament, reg_id, body.checkout, client_ip) if payment else None
     return DayRegistrationAnswer(registration=registration_view(deps, reg_id), manage_token=token,
                                  checkout_url=checkout.get("checkout_url") if checkout else None, checkout=checkout)
+
+
+def _resume(deps: Deps, tournament, body: DayRegistrationIn, asked: list[Entry], idem_key: str | None,
+            client_ip: str | None) -> DayRegistrationAnswer | None:
+    """Registering again with the same contact, events and rosters while that registration still waits for
+    payment (its first answer never reached them): it is found and resumed with a new manage link. Only when
+    everything is the same and nothing was paid: a phone number alone never hands a registration over."""
+    def roster(e: Entry):
+        return sorted((m.name.strip(), m.phone or "") for m in e.members)
+    found: dict[str, Entry] = {}
+    for e in asked:
+        phones = [m.phone for m in e.members if m.phone] + [body.contact.phone]
+        entry_id = next((x for x in (deps.repos.entries.entry_of_person(e.event_id, p) for p in phones) if x), None)
+        held = deps.repos.entries.get(e.event_id, entry_id) if entry_id else None
+        if held is None or roster(held) != roster(e):
+            return None
+        found[e.event_id] = held
+    reg_ids = {e.registration_id for e in found.values()}
+    reg = deps.repos.entries.registration(reg_ids.pop()) if len(reg_ids) == 1 and None not in reg_ids else None
+    if (reg is None or reg["contact"].get("phone") != body.contact.phone
+            or (reg["contact"].get("name") or "").strip() != body.contact.name.strip()
+            or {i["event_id"] for i in reg["items"]} != set(found)
+            or any(e.status not in ("pending_payment", "waitlisted") or e.amount_paid for e in found.values())):
+        return None
+    payment = deps.repos.payments.get(reg["payment_id"]) if reg.get("payment_id") else None
+    if payment is not None and payment.state not in ("created", "pending", "failed"):
+        return None
+    token = _manage_token(idem_key, reg["id"]) if idem_key else new_token("rt")
+    now = deps.clock()
+    notice = "再次报名：已找回待付款的报名 · Registered again: your pending registration was resumed"
+    deps.repos.entries.transition_many([(e, e.model_copy(update={
+        "manage_token_hash": hash_secret(token), "version": e.version + 1, "updated_at": now,
+        "notices": [*e.notices, notice]})) for e in found.values()])
+    deps.repos.entries.update_registration(reg["id"], "SET manage_token_hash = :h", {":h": hash_secret(token)})
+    checkout = None
+    if payment is not None and payment.state == "pending":
+        checkout = _answer_of(payment)
+    elif payment is not None:
+        checkout = _checkout_or_reason(deps, payment, tournament, reg["id"], body.checkout, client_ip)
+    return DayRegistrationAnswer(registration=registration_view(deps, reg["id"]), manage_token=token,
+                                 checkout_url=checkout.get("checkout_url") if checkout else None, checkout=checkout,
+                                 resumed=True)
 
 
 def _choice(deps: Deps, tournament, asked: CheckoutIn | None) -> tuple[str, str | None] | None:

@@ -64,10 +64,23 @@ def test_a_day_registration_is_answered_when_its_checkout_cannot_start(api, fake
     r = api.post(f"/tournaments/{tid}/registrations", body, token=None, headers={"Idempotency-Key": "day-unreachable-01"})
     assert r.status_code == 201 and r.data["manage_token"], r.data
     assert r.data["checkout"]["error"] == "payment_unavailable" and r.data["checkout_url"] is None
+    fake_stripe.fail_next = 1
     again = api.post(f"/tournaments/{tid}/registrations", body, token=None,
-                     headers={"Idempotency-Key": "day-unreachable-01"})   # 再试一次: the same order, opened now
-    assert again.status_code == 201 and again.data["checkout"]["error"] is None, again.data
-    assert again.data["checkout_url"].startswith("https://checkout.stripe.com/")
+                     headers={"Idempotency-Key": "day-unreachable-01"})   # 再试一次 (a retry): still down
+    assert again.status_code == 201 and again.data["checkout"]["error"] == "payment_unavailable", again.data
+    # the answer never reached them: the same people register again (a fresh form, a new key) and resume it
+    resumed = api.post(f"/tournaments/{tid}/registrations", body, token=None,
+                       headers={"Idempotency-Key": "day-unreachable-02"})
+    assert resumed.status_code == 201 and resumed.data["resumed"] is True, resumed.data
+    assert resumed.data["registration"]["id"] == r.data["registration"]["id"]
+    assert resumed.data["checkout_url"].startswith("https://checkout.stripe.com/")   # the same order, opened now
+    seen = api.get(f"/registrations/{r.data['registration']['id']}", token=None,
+                   headers={"X-Manage-Token": resumed.data["manage_token"]})
+    assert seen.status_code == 200 and seen.data["items"][0]["entry"]["status"] == "pending_payment"
+    other = {**body, "contact": {"name": "王五", "phone": "13800000001"}}   # the same phone, someone else
+    refused = api.post(f"/tournaments/{tid}/registrations", other, token=None,
+                       headers={"Idempotency-Key": "day-unreachable-03"})
+    assert (refused.status_code, refused.data["code"]) == (409, "duplicate_entry")
 
 
 def test_no_provider_keeps_a_request_past_ten_seconds():
