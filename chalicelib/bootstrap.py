@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any
+from datetime import datetime, UTC
 
 from .domain.bus import REGISTRY, MessageBus
 from .ports import Clock, MessageSender, Publisher, Repos
 
+from .payments.offline import desk_gateways
+
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def message_bus() -> MessageBus:
@@ -23,8 +24,9 @@ def message_bus() -> MessageBus:
 class Deps:
     repos: Repos
     clock: Clock = _now
-    payments: Any = None      # payment provider (Stripe adapter or None when online payment is off)
-    providers: dict = field(default_factory=dict)   # v1.2: "wechat_pay" / "alipay" adapters that have keys
+    # The payment providers' registry: name → adapter behind the one port (payments/port.py). The desk's
+    # (offline, cash, transfer) always; Stripe, WeChat Pay, Alipay when they have keys; the demo locally.
+    providers: dict = field(default_factory=desk_gateways)
     publisher: Publisher | None = None     # publish sink; None: the settings' sink
     extra: dict = field(default_factory=dict)
     messages: MessageSender | None = None  # issue "players": SMS / WeChat messages; none wired yet
@@ -44,29 +46,9 @@ def deps() -> Deps:
         from .config import get_settings
         from .store.repositories import Repos
         settings = get_settings()
-        from .payments.setup import china_providers
-        _deps = Deps(repos=Repos(), payments=_payment_gateway(settings), providers=china_providers(settings),
-                     extra={"hold_minutes": settings.hold_minutes})
+        from .payments.setup import payment_providers
+        _deps = Deps(repos=Repos(), providers=payment_providers(settings), extra={"hold_minutes": settings.hold_minutes})
     return _deps
-
-
-def _payment_gateway(settings):
-    """Stripe when keys are configured (env, or Secrets Manager read once per cold start); else None:
-    online payment is off and entries pay at the desk."""
-    key, secret = settings.stripe_secret_key, settings.stripe_webhook_secret
-    if not key and settings.stripe_secret_arn:
-        import json
-
-        from .config import secret_string
-        try:
-            data = json.loads(secret_string(settings.stripe_secret_arn) or "{}")
-        except ValueError:
-            data = {}
-        key, secret = data.get("secret_key"), data.get("webhook_secret")
-    if not key:
-        return None
-    from .payments.stripe_gateway import StripeGateway
-    return StripeGateway(key, secret)
 
 
 def override(new: Deps | None) -> None:

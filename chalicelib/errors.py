@@ -210,6 +210,10 @@ class PaymentError(DomainError):
     code, status, default_message = "payment_unavailable", 502, "The payment provider could not be reached."
 
 
+class PaymentStateRefused(Conflict):
+    code, default_message = "payment_state", "The payment is not in a state that allows this."
+
+
 class RosterSize(RuleViolation):
     code, default_message = "roster_size", "The roster has the wrong number of members for this event."
 

@@ -61,7 +61,9 @@ def load() -> dict:
     now = d.clock()
     t = tournaments.create_tournament(d, org, TournamentIn(
         name="第一届恒全杯拖拉机和掼蛋比赛 (demo)", venue="南宁市青秀区 · 河池商会活动中心", timezone="Asia/Shanghai",
-        currency="CNY", starts_on=(now + timedelta(days=12)).date(), ends_on=(now + timedelta(days=13)).date()))
+        currency="CNY", starts_on=(now + timedelta(days=12)).date(), ends_on=(now + timedelta(days=13)).date(),
+        # the local stage's demo cashier (演示支付): a newcomer walks register → pay → withdraw → refund
+        payments={"providers": ["demo", "offline"]}))
     events = []
     for cfg in event_configs(now):
         events.append(tournaments.create_event(d, org, t.id, EventConfig.model_validate(cfg)))
@@ -75,7 +77,7 @@ def _register_demo_entries(d, events) -> None:
     except ImportError:
         return
     n = 0
-    for event, count in zip(events, DEMO_ENTRIES):
+    for event, count in zip(events, DEMO_ENTRIES, strict=False):
         size = event.config.entry.members
         for k in range(count):
             members = []

@@ -49,8 +49,6 @@ def checkout(ctx, id):
     shared = day_registration.open_shared_payment(ctx.deps, entry)
     if shared:   # the entry's place is in a day's open payment: that one checkout, for all its items
         return CheckoutAnswer(**day_registration.checkout_items(ctx.deps, shared, body, client_ip=ctx.client))
-    if body.provider in (None, "stripe"):
-        return CheckoutAnswer(checkout_url=svc.open_checkout(ctx.deps, entry))
-    from ..services.payments import open_provider_checkout
-    return CheckoutAnswer(**open_provider_checkout(ctx.deps, entry, body.provider, body.channel, body.openid,
-                                                   client_ip=ctx.client))
+    from ..services.payments import checkout_entry
+    return CheckoutAnswer(**checkout_entry(ctx.deps, entry, body.provider, body.channel, body.openid,
+                                           client_ip=ctx.client))

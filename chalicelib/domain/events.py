@@ -6,7 +6,8 @@ version, so a handler that reads the table again can tell whether it sees this c
 is the audit log's word for the change (api.md's audit actions), written in the same transaction as the change."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 
 
 @dataclass(frozen=True)
@@ -167,44 +168,54 @@ class HallChanged(Event):
     tournament_id: str
 
 
-# --------------------------------------------------------------------------- registrations and payments
-# Their shapes, for the payments lane's records and the handlers that will follow (messages, rankings).
+# --------------------------------------------------------------------------- payments and registration
+# (lane "payments": raised by chalicelib/domain/payment.py and services/payments.py, registration.py)
+
+@dataclass(frozen=True)
+class PaymentConfirmed(Event):
+    payment_id: str
+    provider: str
+    amount: int
+    currency: str
+    entry_ids: tuple[str, ...] = ()
+    registration_id: str | None = None
+
+
+@dataclass(frozen=True)
+class PaymentFailed(Event):
+    payment_id: str
+    provider: str
+    reason: str
+    entry_ids: tuple[str, ...] = ()
+    registration_id: str | None = None
+
+
+@dataclass(frozen=True)
+class PaymentRefunded(Event):
+    payment_id: str
+    provider: str
+    amount: int              # this refund (minor units)
+    total_refunded: int      # refunded so far
+    full: bool               # the whole payment is back
+    currency: str = ""
+
 
 @dataclass(frozen=True)
 class RegistrationConfirmed(Event):
     tournament_id: str
-    registration_id: str
+    registration_id: str     # a day's registration id, or the entry id of a single registration
+    entry_ids: tuple[str, ...] = field(default=())
 
 
 @dataclass(frozen=True)
 class WaitlistPromoted(Event):
-    tournament_id: str
-    registration_id: str
+    event_id: str
+    entry_id: str
+    pay_by: datetime | None = None   # None: the place is confirmed (nothing to pay)
 
 
 @dataclass(frozen=True)
 class HoldExpiring(Event):
-    tournament_id: str
-    registration_id: str
-
-
-@dataclass(frozen=True)
-class PaymentEvent(Event):
-    tournament_id: str
-    registration_id: str
-    payment_id: str
-
-
-@dataclass(frozen=True)
-class PaymentConfirmed(PaymentEvent):
-    pass
-
-
-@dataclass(frozen=True)
-class PaymentFailed(PaymentEvent):
-    pass
-
-
-@dataclass(frozen=True)
-class PaymentRefunded(PaymentEvent):
-    amount: int = 0
+    event_id: str
+    entry_id: str
+    expires_at: datetime

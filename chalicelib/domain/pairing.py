@@ -6,7 +6,8 @@ and saves what this returns.
 A table whose result was entered cannot change (409 table_started)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from .. import errors
 from .table import Table, TableStatus

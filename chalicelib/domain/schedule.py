@@ -4,7 +4,7 @@ A round's times come from its stage's schedule; unscheduled rounds fall back to 
 lateness) and when they were closed (for the correction and appeal windows)."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from zoneinfo import ZoneInfo
 
 
@@ -12,7 +12,7 @@ def aware(value: datetime, tz: str) -> datetime:
     """A time without offset is read in the tournament's time zone; stored and compared in UTC."""
     if value.tzinfo is None:
         value = value.replace(tzinfo=ZoneInfo(tz))
-    return value.astimezone(timezone.utc)
+    return value.astimezone(UTC)
 
 
 def round_times(stage, stage_round: int, tz: str) -> tuple[datetime | None, datetime | None]:
@@ -33,7 +33,7 @@ def parse_time(value) -> datetime | None:
     if not value:
         return None
     out = datetime.fromisoformat(str(value))
-    return out if out.tzinfo else out.replace(tzinfo=timezone.utc)
+    return out if out.tzinfo else out.replace(tzinfo=UTC)
 
 
 def window_base(doc: dict) -> datetime | None:

@@ -142,6 +142,10 @@ class RegistrationAnswer(Out):
     entry: EntryView
     manage_token: str
     checkout_url: str | None = None
+    # The checkout opened at once (the tournament's hosted page), or why it could not be: {"error": code,
+    # "provider"}; the place is held all the same and the manage page offers another try (issue 40).
+    checkout: dict | None = None
+    resumed: bool = False   # the same people's registration, pending payment, found again (not a new entry)
 
 
 def refunded(entry: Entry, amount: int) -> dict:

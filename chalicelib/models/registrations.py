@@ -30,8 +30,9 @@ class DayItemIn(Strict):
 
 
 class CheckoutIn(Strict):
-    """How the payer pays online (v1.2). Without a provider: Stripe's Checkout, as before v1.2."""
-    provider: Literal["stripe", "wechat_pay", "alipay"] | None = None
+    """How the payer pays online (v1.2). Without a provider: the tournament's hosted page (Stripe's Checkout, as
+    before v1.2, or the local stage's demo cashier)."""
+    provider: Literal["stripe", "wechat_pay", "alipay", "demo"] | None = None
     channel: Literal["native", "jsapi", "h5", "page", "wap"] | None = None
     openid: str | None = Field(default=None, min_length=1, max_length=128, description="JSAPI: the payer's openid")
 
@@ -48,6 +49,10 @@ class CheckoutAnswer(Out):
     jsapi: dict | None = None                       # WeChat Pay JSAPI: WeixinJSBridge's chooseWXPay parameters
     h5_url: str | None = None                       # WeChat Pay H5: send the phone there
     pay_url: str | None = None                      # Alipay page / wap
+    error: str | None = Field(default=None, description="the checkout could not start (payment_unavailable …): "
+                              "the registration stands, its place held; try again, another provider or the desk")
+    demo: bool = Field(default=False, description="the local stage's demo cashier (演示支付): no money moves — "
+                       "pages say so wherever they show this checkout")
     expires_at: str | None = None
     amount: int | None = Field(default=None, description="minor units: what this checkout takes")
     currency: str | None = None
@@ -101,6 +106,7 @@ class DayRegistrationAnswer(Out):
     manage_token: str
     checkout_url: str | None = None      # Stripe's, as before v1.2 (also in checkout)
     checkout: CheckoutAnswer | None = None
+    resumed: bool = False   # the same people's registration, still waiting for payment, found again (issue 40)
 
 
 class EntryPatch(Strict):

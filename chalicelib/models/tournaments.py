@@ -25,13 +25,13 @@ def _check_currency(value: str) -> str:
     return value
 
 
-ProviderName = Literal["wechat_pay", "alipay", "stripe", "offline"]
+ProviderName = Literal["wechat_pay", "alipay", "stripe", "offline", "demo"]   # demo: the local stage's only
 
 
 class PaymentSettings(Strict):
     """How participants may pay for this tournament (api.md v1.2): online providers the platform has keys for,
     and "offline" (cash or transfer at the desk). The default keeps what tournaments had before v1.2."""
-    providers: list[ProviderName] = Field(default_factory=lambda: ["stripe", "offline"], min_length=1, max_length=4)
+    providers: list[ProviderName] = Field(default_factory=lambda: ["stripe", "offline"], min_length=1, max_length=5)
 
     @field_validator("providers")
     @classmethod

@@ -27,9 +27,10 @@ _STATUS = {"WAIT_BUYER_PAY": "open", "TRADE_SUCCESS": "complete", "TRADE_FINISHE
 class AlipayGateway:
     name = "alipay"
     channels = ("page", "wap")
+    online = True
 
     def __init__(self, *, appid: str, app_private_key: str, alipay_public_key: str, notify_url: str,
-                 sandbox: bool = False, opener=None, timeout: int = 10):
+                 sandbox: bool = False, opener=None, timeout: int = 8):
         self.appid = appid
         self._args = dict(appid=appid, app_notify_url=notify_url, app_private_key_string=app_private_key,
                           alipay_public_key_string=alipay_public_key, sign_type="RSA2", debug=sandbox)
@@ -71,9 +72,10 @@ class AlipayGateway:
                                       {"provider_code": answer.get("sub_code")})
         return answer
 
-    def start(self, *, payment_id: str, amount: int, currency: str, description: str, channel: str,
-              expires_at: datetime, return_url: str, openid: str | None = None,
-              client_ip: str | None = None) -> Checkout:
+    def start(self, *, payment_id: str, amount: int, currency: str, description: str, channel: str | None,
+              expires_at: datetime, return_url: str, cancel_url: str = "", now: datetime | None = None,
+              entry_id: str = "", event_id: str = "", lines: list[tuple[str, int]] | None = None,
+              openid: str | None = None, client_ip: str | None = None) -> Checkout:
         if currency != "CNY":
             raise errors.InvalidRequest("Alipay (mainland merchants) takes CNY only.")
         ali = self.client()

@@ -1,16 +1,19 @@
-"""Stripe adapter: Checkout Sessions, refunds and webhook verification.
+"""Stripe adapter behind the payments port (payments/port.py): Checkout Sessions, refunds and webhook verification.
 
 Only this module imports stripe; no stripe exception leaves it. Tests plug a fake HTTP client into
 the real library (`http_client=`), so requests are built and responses parsed by stripe itself.
+A request waits at most 9.5 s on Stripe (issue 40): 1.5 s to connect, 3 s to read, one retry after 0.5 s (the
+idempotency key makes it safe) — not the library's 80 s times three.
 """
 from __future__ import annotations
 
 import logging
 import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from .. import errors
+from .port import Checkout, Notification
 
 log = logging.getLogger("cardgames.payments")
 
@@ -18,6 +21,10 @@ log = logging.getLogger("cardgames.payments")
 ALIPAY = {"CNY", "HKD", "SGD", "MYR", "USD", "EUR", "GBP", "AUD", "CAD", "NZD", "JPY"}
 WECHAT_PAY = {"CNY", "HKD", "SGD", "USD", "EUR", "GBP", "AUD", "CAD", "JPY"}
 TOLERANCE_SECONDS = 300
+TIMEOUT = (1.5, 3)          # (connect, read) seconds per try: 2 tries + a 0.5 s back-off stay under 10 s
+SESSION_MIN = timedelta(minutes=31)   # Stripe takes expires_at from 30 minutes on
+PAID_EVENTS = ("checkout.session.completed", "checkout.session.async_payment_succeeded")
+CLOSED_EVENTS = ("checkout.session.expired", "checkout.session.async_payment_failed")
 
 
 @dataclass
@@ -37,7 +44,11 @@ def payment_methods(currency: str) -> list[str]:
 
 
 class StripeGateway:
-    def __init__(self, api_key: str, webhook_secret: str | None, http_client=None, max_retries: int = 2):
+    name = "stripe"
+    channels: tuple[str, ...] = ()   # one hosted page: opened as soon as an entry holds a place
+    online = True
+
+    def __init__(self, api_key: str, webhook_secret: str | None, http_client=None, max_retries: int = 1):
         self._max_retries = max_retries
         self._api_key = api_key
         self._webhook_secret = webhook_secret
@@ -47,8 +58,8 @@ class StripeGateway:
     def client(self):
         if self._client is None:
             import stripe
-            self._client = stripe.StripeClient(self._api_key, http_client=self._http_client,
-                                               max_network_retries=self._max_retries)
+            http = self._http_client or stripe.new_default_http_client(timeout=TIMEOUT)
+            self._client = stripe.StripeClient(self._api_key, http_client=http, max_network_retries=self._max_retries)
         return self._client
 
     def _call(self, what: str, fn):
@@ -85,6 +96,19 @@ class StripeGateway:
             params=params, options={"idempotency_key": f"checkout-{payment_id}"}))
         return session.id, session.url
 
+    def start(self, *, payment_id: str, amount: int, currency: str, description: str, channel: str | None,
+              expires_at: datetime, return_url: str, cancel_url: str = "", now: datetime | None = None,
+              entry_id: str = "", event_id: str = "", lines: list[tuple[str, int]] | None = None,
+              openid: str | None = None, client_ip: str | None = None) -> Checkout:
+        """The port's start: a Checkout Session (living at least Stripe's 30 minutes) and its URL."""
+        if now is not None:
+            expires_at = max(expires_at, now + SESSION_MIN)
+        session_id, url = self.create_checkout(
+            payment_id=payment_id, entry_id=entry_id, event_id=event_id, amount=amount, currency=currency,
+            description=description, lines=lines, success_url=return_url, cancel_url=cancel_url or return_url,
+            expires_at=expires_at)
+        return Checkout(session_id, {"checkout_url": url, "expires_at": expires_at.isoformat()})
+
     def session_status(self, session_id: str) -> tuple[str, str | None, int | None, str | None]:
         """(status, payment_intent, amount_total, currency) of a session: 'open' | 'complete' | 'expired'."""
         s = self._call("retrieve", lambda: self.client().v1.checkout.sessions.retrieve(session_id)).to_dict()
@@ -93,7 +117,8 @@ class StripeGateway:
     def expire(self, session_id: str) -> None:
         self._call("expire", lambda: self.client().v1.checkout.sessions.expire(session_id))
 
-    def refund(self, payment_intent: str, amount: int, payment_id: str, part: str = "") -> str:
+    def refund(self, payment_intent: str | None, amount: int, payment_id: str, part: str = "", *,
+               total: int | None = None, currency: str | None = None) -> str:
         """`part` names what is refunded when a payment covered several entries (one refund each)."""
         refund = self._call("refund", lambda: self.client().v1.refunds.create(
             params={"payment_intent": payment_intent, "amount": amount, "metadata": {"payment_id": payment_id}},
@@ -123,6 +148,29 @@ class StripeGateway:
         if not isinstance(data.get("id"), str) or not isinstance(data.get("type"), str) or not isinstance(obj, dict):
             raise errors.InvalidRequest("The webhook event has no id, type or object.")
         return WebhookEvent(id=data["id"], type=data["type"], obj=obj)
+
+
+    def verify_notification(self, headers: dict, body: bytes, now: datetime) -> Notification:
+        """The port's notification, from a Stripe event. Checked against the real time, not `now`: the stripe
+        library checks the signature's age against it anyway."""
+        signature = next((v for k, v in (headers or {}).items() if k.lower() == "stripe-signature"), None)
+        event = self.verify_webhook(body, signature)
+        obj = event.obj
+        payment_id = (obj.get("metadata") or {}).get("payment_id")
+        if event.type in PAID_EVENTS:
+            if obj.get("payment_status") not in ("paid", "no_payment_required"):
+                # async methods: wait for async_payment_succeeded
+                return Notification(event.id, "other", payment_id, raw_type="not paid yet")
+            return Notification(event.id, "paid", payment_id, transaction_id=obj.get("payment_intent"),
+                                amount=obj.get("amount_total"), currency=(obj.get("currency") or "").upper(),
+                                raw_type=event.type, reference=obj.get("id"))
+        if event.type in CLOSED_EVENTS:
+            return Notification(event.id, "closed", payment_id, raw_type=event.type, reference=obj.get("id"))
+        if event.type == "charge.refunded":
+            back = obj.get("amount_refunded")
+            return Notification(event.id, "refund", payment_id, refunded=back if isinstance(back, int) else 0,
+                                whole=bool(obj.get("refunded")), raw_type=event.type)
+        return Notification(event.id, "other", payment_id, raw_type=event.type)
 
 
 def sign_payload(payload: bytes, secret: str, timestamp: int | None = None) -> str:

@@ -32,10 +32,11 @@ _STATUS = {"SUCCESS": "complete", "REFUND": "complete", "NOTPAY": "open", "USERP
 class WeChatPayGateway:
     name = "wechat_pay"
     channels = ("native", "jsapi", "h5")
+    online = True
 
     def __init__(self, *, mchid: str, appid: str, private_key: str, cert_serial_no: str, apiv3_key: str,
                  notify_url: str, cert_dir: str | None = None, public_key: str | None = None,
-                 public_key_id: str | None = None, app_secret: str | None = None, timeout=(5, 10)):
+                 public_key_id: str | None = None, app_secret: str | None = None, timeout=(3, 6)):
         self._args = dict(mchid=mchid, appid=appid, private_key=private_key, cert_serial_no=cert_serial_no,
                           apiv3_key=apiv3_key, notify_url=notify_url, cert_dir=cert_dir, public_key=public_key,
                           public_key_id=public_key_id, timeout=timeout)
@@ -72,9 +73,10 @@ class WeChatPayGateway:
         return _json(text)
 
     # ----------------------------------------------------------------- checkout
-    def start(self, *, payment_id: str, amount: int, currency: str, description: str, channel: str,
-              expires_at: datetime, return_url: str, openid: str | None = None,
-              client_ip: str | None = None) -> Checkout:
+    def start(self, *, payment_id: str, amount: int, currency: str, description: str, channel: str | None,
+              expires_at: datetime, return_url: str, cancel_url: str = "", now: datetime | None = None,
+              entry_id: str = "", event_id: str = "", lines: list[tuple[str, int]] | None = None,
+              openid: str | None = None, client_ip: str | None = None) -> Checkout:
         from wechatpayv3 import WeChatPayType
         if currency != "CNY":
             raise errors.InvalidRequest("WeChat Pay (mainland merchants) takes CNY only.")
@@ -186,7 +188,7 @@ class WeChatPayGateway:
         return Notification(id=f"wxp:{data['id']}", kind=kind, payment_id=res.get("out_trade_no"),
                             transaction_id=res.get("transaction_id"),
                             amount=amount.get("total"), currency=amount.get("currency", "CNY"),
-                            refunded=amount.get("refund"), raw_type=event_type)
+                            refunded=amount.get("refund"), raw_type=event_type, running_total=False)
 
 
 def _json(text) -> dict:

@@ -134,6 +134,11 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
             break
         except IdempotentReplay:
             return _replay(deps, tid, key_hash, idem_key, body)
+        except errors.DuplicateEntry:   # these people hold places already: their registration, still unpaid?
+            resumed = _resume(deps, tournament, body, entries, idem_key, client_ip)
+            if resumed is None:
+                raise
+            return resumed
         except (errors.EventFull, CountersMoved) as exc:
             moved = exc.counters if isinstance(exc, CountersMoved) else None
             full = moved["event_id"] if moved else (exc.details or {}).get("event_id")
@@ -145,7 +150,8 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
                                                     {"event_id": full, "state": "closed"}) from None
                 if moved["config_version"] != event.version:   # edited meanwhile: decided again from a fresh read
                     if attempts <= 0:
-                        raise errors.Conflict("报名未能完成，请重试 · The registration could not be completed: try again.")
+                        raise errors.Conflict("报名未能完成，请重试 · The registration could not be completed: "
+                                              "try again.") from None
                     return register_day(deps, tid, body, idem_key, client_ip, attempts - 1)
             if full is None or full in waitlisted or not by_id[full].config.waitlist:
                 raise errors.EventFull(f"「{by_id[full].config.name if full in by_id else ''}」名额已满 · The event "
@@ -153,22 +159,60 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
             waitlisted.add(full)
     else:
         raise errors.Conflict("报名未能完成，请重试 · The registration could not be completed: try again.")
-    checkout = None
-    if payment:
-        checkout = _start_checkout(deps, payment, tournament, reg_id, body.checkout, client_ip)
+    checkout = _checkout_or_reason(deps, payment, tournament, reg_id, body.checkout, client_ip) if payment else None
     return DayRegistrationAnswer(registration=registration_view(deps, reg_id), manage_token=token,
                                  checkout_url=checkout.get("checkout_url") if checkout else None, checkout=checkout)
+
+
+def _resume(deps: Deps, tournament, body: DayRegistrationIn, asked: list[Entry], idem_key: str | None,
+            client_ip: str | None) -> DayRegistrationAnswer | None:
+    """Registering again with the same contact, events and rosters while that registration still waits for
+    payment (its first answer never reached them): it is found and resumed with a new manage link. Only when
+    everything is the same and nothing was paid: a phone number alone never hands a registration over."""
+    def roster(e: Entry):
+        return sorted((m.name.strip(), m.phone or "") for m in e.members)
+    found: dict[str, Entry] = {}
+    for e in asked:
+        phones = [m.phone for m in e.members if m.phone] + [body.contact.phone]
+        entry_id = next((x for x in (deps.repos.entries.entry_of_person(e.event_id, p) for p in phones) if x), None)
+        held = deps.repos.entries.get(e.event_id, entry_id) if entry_id else None
+        if held is None or roster(held) != roster(e):
+            return None
+        found[e.event_id] = held
+    reg_ids = {e.registration_id for e in found.values()}
+    reg = deps.repos.entries.registration(reg_ids.pop()) if len(reg_ids) == 1 and None not in reg_ids else None
+    if (reg is None or reg["contact"].get("phone") != body.contact.phone
+            or (reg["contact"].get("name") or "").strip() != body.contact.name.strip()
+            or {i["event_id"] for i in reg["items"]} != set(found)
+            or any(e.status not in ("pending_payment", "waitlisted") or e.amount_paid for e in found.values())):
+        return None
+    payment = deps.repos.payments.get(reg["payment_id"]) if reg.get("payment_id") else None
+    if payment is not None and payment.state not in ("created", "pending", "failed"):
+        return None
+    token = _manage_token(idem_key, reg["id"]) if idem_key else new_token("rt")
+    now = deps.clock()
+    notice = "再次报名：已找回待付款的报名 · Registered again: your pending registration was resumed"
+    deps.repos.entries.transition_many([(e, e.model_copy(update={
+        "manage_token_hash": hash_secret(token), "version": e.version + 1, "updated_at": now,
+        "notices": [*e.notices, notice]})) for e in found.values()])
+    deps.repos.entries.update_registration(reg["id"], "SET manage_token_hash = :h", {":h": hash_secret(token)})
+    checkout = None
+    if payment is not None and payment.state == "pending":
+        checkout = _answer_of(payment)
+    elif payment is not None:
+        checkout = _checkout_or_reason(deps, payment, tournament, reg["id"], body.checkout, client_ip)
+    return DayRegistrationAnswer(registration=registration_view(deps, reg["id"]), manage_token=token,
+                                 checkout_url=checkout.get("checkout_url") if checkout else None, checkout=checkout,
+                                 resumed=True)
 
 
 def _choice(deps: Deps, tournament, asked: CheckoutIn | None) -> tuple[str, str | None] | None:
     """(provider, channel) the registration's payment opens with now, or None (no online payment yet)."""
     if asked is not None:
-        provider = asked.provider or "stripe"
-        gateways.check_choice(deps, tournament, provider, asked.channel, asked.openid)
-        return provider, asked.channel if provider != "stripe" else None
-    if "stripe" in tournament.payments.providers and deps.payments is not None:
-        return "stripe", None   # as before v1.2
-    return None
+        provider, channel, _ = gateways.check_choice(deps, tournament, asked.provider, asked.channel, asked.openid)
+        return provider, channel
+    provider = gateways.hosted(deps, tournament)   # Stripe's Checkout, as before v1.2 (or the demo cashier)
+    return (provider, None) if provider else None
 
 
 def _new_payment(holding: list[Entry], choice: tuple[str, str | None], reg_id: str, now) -> Payment:
@@ -198,9 +242,9 @@ def _replay(deps: Deps, tid: str, key_hash: str, idem_key: str, body: DayRegistr
     payment = deps.repos.payments.get(reg["payment_id"]) if reg and reg.get("payment_id") else None
     if payment and payment.state == "pending":
         checkout = _answer_of(payment)
-    elif payment and payment.state == "created":   # the provider was not reached the first time: once more
+    elif payment and payment.state in ("created", "failed"):   # the provider was not reached the first time: again
         tournament = deps.repos.tournaments.get(tid)
-        checkout = _start_checkout(deps, payment, tournament, reg_id, body.checkout, None)
+        checkout = _checkout_or_reason(deps, payment, tournament, reg_id, body.checkout, None)
     return DayRegistrationAnswer(registration=registration_view(deps, reg_id), manage_token=_manage_token(idem_key, reg_id),
                                  checkout_url=checkout.get("checkout_url") if checkout else None, checkout=checkout)
 
@@ -210,6 +254,17 @@ def _answer_of(payment: Payment) -> dict:
     return payment.checkout_answer or {"provider": payment.provider, "checkout_url": payment.checkout_url,
                                        "amount": payment.amount, "currency": payment.currency,
                                        "entry_ids": [i["entry_id"] for i in payment.items] or [payment.entry_id]}
+
+
+def _checkout_or_reason(deps, payment: Payment, tournament, reg_id: str, asked: CheckoutIn | None,
+                        client_ip: str | None) -> dict:
+    """The opened checkout, or why it could not open ({"error": code}): the registration stands, its places held
+    for the normal hold, and the manage link is answered all the same (issue 40)."""
+    try:
+        return _start_checkout(deps, payment, tournament, reg_id, asked, client_ip)
+    except errors.PaymentError as exc:
+        return {"error": exc.code, "provider": payment.provider, "channel": payment.channel, "amount": payment.amount,
+                "currency": payment.currency, "entry_ids": list(payment.entry_ids)}
 
 
 def _start_checkout(deps, payment: Payment, tournament, reg_id: str, asked: CheckoutIn | None,
@@ -226,20 +281,12 @@ def _start_checkout(deps, payment: Payment, tournament, reg_id: str, asked: Chec
     expires = max(min(min(holds), now + timedelta(hours=23)) - timedelta(minutes=2), now + timedelta(minutes=5))
     lines = [(f"{tournament.name} · {names[p['entry_id']][1]} · {names[p['entry_id']][0]}", p["amount"])
              for p in parts if p["entry_id"] in names]
-    reference, started = gateways.start(
+    return gateways.open_order(
         deps, payment, description=tournament.name, lines=lines, return_url=f"{site}/entry.html?reg={reg_id}&paid=1",
         cancel_url=f"{site}/entry.html?reg={reg_id}", expires_at=expires,
+        answer={"provider": payment.provider, "channel": payment.channel, "amount": payment.amount,
+                "currency": payment.currency, "entry_ids": [p["entry_id"] for p in parts]},
         openid=asked.openid if asked else None, client_ip=client_ip)
-    answer = {"provider": payment.provider, "channel": payment.channel, "amount": payment.amount,
-              "currency": payment.currency, "entry_ids": [p["entry_id"] for p in parts], **started}
-    try:
-        deps.repos.payments.save(payment, payment.model_copy(update={
-            "state": "pending", "session_id": reference, "checkout_answer": answer,
-            "checkout_url": started.get("checkout_url") or started.get("pay_url") or started.get("h5_url")
-            or started.get("code_url"), "updated_at": deps.clock(), "version": payment.version + 1}))
-    except errors.VersionConflict:   # a retry saved the same order first
-        pass
-    return answer
 
 
 def checkout(deps: Deps, reg_id: str, token: str | None, asked: CheckoutIn, client_ip: str | None = None) -> dict:
@@ -253,18 +300,15 @@ def checkout(deps: Deps, reg_id: str, token: str | None, asked: CheckoutIn, clie
 def open_shared_payment(deps: Deps, entry: Entry) -> dict | None:
     """The registration whose open payment (several items) holds this entry's place, if any."""
     payment = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
-    if payment and payment.items and payment.registration_id and payment.state in ("created", "pending") \
+    if payment and payment.items and payment.registration_id and payment.state in ("created", "pending", "failed") \
             and entry.status == "pending_payment":
         return deps.repos.entries.registration(payment.registration_id)
     return None
 
 
 def checkout_items(deps: Deps, reg: dict, asked: CheckoutIn, client_ip: str | None = None) -> dict:
-    from .payments import _close_at_provider
     tournament = deps.repos.tournaments.get(reg["tournament_id"])
-    provider = asked.provider or "stripe"
-    gateways.check_choice(deps, tournament, provider, asked.channel, asked.openid)
-    channel = asked.channel if provider != "stripe" else None
+    provider, channel, _ = gateways.check_choice(deps, tournament, asked.provider, asked.channel, asked.openid)
     entries = [deps.repos.entries.get(i["event_id"], i["entry_id"]) for i in reg["items"]]
     holding = [e for e in entries if e is not None and e.status == "pending_payment"]
     if not holding:
@@ -272,7 +316,7 @@ def checkout_items(deps: Deps, reg: dict, asked: CheckoutIn, client_ip: str | No
     open_ = {}
     for e in holding:
         p = deps.repos.payments.get(e.payment_id) if e.payment_id else None
-        if p and p.state in ("created", "pending"):
+        if p and p.state in ("created", "pending", "failed"):
             open_[p.id] = p
     ids = {e.id for e in holding}
     if len(open_) == 1:
@@ -285,7 +329,7 @@ def checkout_items(deps: Deps, reg: dict, asked: CheckoutIn, client_ip: str | No
         if same:   # created, the provider not reached: the same order again
             return _start_checkout(deps, current, tournament, reg["id"], asked, client_ip)
     for p in open_.values():
-        _close_at_provider(deps, p)   # refuses (409) while an old order might still take money
+        gateways.close(deps, p)   # refuses (409) while an old order might still take money
     now = deps.clock()
     payment = _new_payment(holding, (provider, channel), reg["id"], now)
     deps.repos.payments.put_new(payment)
@@ -297,9 +341,8 @@ def checkout_items(deps: Deps, reg: dict, asked: CheckoutIn, client_ip: str | No
         "version": e.version + 1, "updated_at": now})) for e in holding])
     for p in open_.values():
         fresh = deps.repos.payments.get(p.id)
-        if fresh and fresh.state in ("created", "pending"):
-            deps.repos.payments.save(fresh, fresh.model_copy(update={
-                "state": "cancelled", "failure": "another checkout", "updated_at": now, "version": fresh.version + 1}))
+        if fresh and fresh.state in ("created", "pending", "failed"):
+            deps.repos.payments.save(fresh, fresh.cancel(now, "another checkout")[0])
     deps.repos.entries.update_registration(reg["id"], "SET payment_id = :p", {":p": payment.id})
     return _start_checkout(deps, payment, tournament, reg["id"], asked, client_ip)
 

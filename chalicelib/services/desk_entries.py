@@ -12,7 +12,7 @@ from .. import errors
 from ..bootstrap import Deps
 from ..ids import new_id
 from ..models import DeskEntryIn, Entry, OfflinePaymentIn, RegistrationAnswer, RegistrationIn
-from . import registration
+from . import gateways, registration
 from .principals import who_of
 
 
@@ -24,7 +24,7 @@ def walk_in(deps: Deps, eid: str, body: DeskEntryIn, idem_key: str | None, organ
     owed = entry.amount_due - entry.amount_paid
     # A retry (same Idempotency-Key) finds the entry already paid: nothing is recorded twice.
     if body.payment is not None and entry.status == "pending_payment" and owed > 0:
-        entry = registration._record_offline(deps, entry, OfflinePaymentIn(
+        entry = registration.record_offline(deps, entry, OfflinePaymentIn(
             method=body.payment.method, amount=owed, reference=body.payment.reference))
     if answer.entry.created_at >= started:   # made now, not a retry's replay: the log says who added it
         deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
@@ -44,7 +44,7 @@ def _drawn(deps: Deps, entry: Entry) -> bool:
 def undo_check_in(deps: Deps, eid: str, entry_id: str, organiser) -> Entry:
     """A check-in tapped by mistake (or check-in-all taking someone not in the hall), undone before a draw takes
     the entry. Once drawn, the table is the record: a no-show is a forfeit, not an undone check-in."""
-    entry = registration._own_entry(deps, eid, entry_id)
+    entry = registration.own_entry(deps, eid, entry_id)
     if not entry.checked_in:
         return entry   # a retry after it was undone
     if _drawn(deps, entry):
@@ -63,13 +63,14 @@ def void_payment(deps: Deps, eid: str, entry_id: str, payment_id: str, organiser
     """Cash or a transfer recorded by mistake (the wrong row, the wrong amount), taken back: the payment is
     cancelled and the entry owes its fee again, in one transaction. Only the entry's latest desk payment, and
     not once the entry is checked in (undo that first) or has had money back."""
-    entry = registration._own_entry(deps, eid, entry_id)
+    entry = registration.own_entry(deps, eid, entry_id)
     payment = deps.repos.payments.get(payment_id)
     if payment is None or payment.entry_id != entry.id:
         raise errors.NotFound("找不到这笔收款 · No such payment on this entry.")
     if payment.state == "cancelled":
         return entry   # a retry after it was undone
-    if payment.provider not in ("cash", "transfer") or payment.state != "confirmed" or entry.payment_id != payment.id:
+    at_desk = gateways.gateway(deps, payment.provider)
+    if at_desk is None or at_desk.online or payment.state != "confirmed" or entry.payment_id != payment.id:
         raise errors.Conflict("只能撤销报到台最近一笔现金或转账收款 · Only the desk's latest cash or transfer payment "
                               "can be undone.", {"reason": "not_latest_desk_payment"})
     if entry.checked_in or entry.amount_refunded:
@@ -81,8 +82,7 @@ def void_payment(deps: Deps, eid: str, entry_id: str, payment_id: str, organiser
         "amount_paid": paid, "payment_state": "paid" if paid >= entry.amount_due else "unpaid",
         "status": "pending_payment" if entry.status == "confirmed" and paid < entry.amount_due else entry.status,
         "version": entry.version + 1, "updated_at": now})
-    voided = payment.model_copy(update={"state": "cancelled", "failure": f"撤销 · undone by {who_of(organiser)}",
-                                        "updated_at": now, "version": payment.version + 1})
+    voided, _ = payment.void(f"撤销 · undone by {who_of(organiser)}", now)
     deps.repos.entries.transition(entry, after, extra=deps.repos.payments.ops(payment, voided))
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": now.isoformat(), "who": who_of(organiser),
                                       "action": "payment_voided", "after": {"entry_id": entry.id, "name": entry.name,

@@ -1,66 +1,131 @@
-"""Which adapter took (or takes) a payment's money: the one place services choose a provider."""
+"""Which adapter took (or takes) a payment's money: the one place services find a provider.
+
+Every provider — Stripe, WeChat Pay, Alipay, the desk (cash, transfer) and the local stage's demo — speaks the
+payments port (payments/port.py) and comes from the registry built in bootstrap (`Deps.providers`). Nothing
+here or in the services asks which provider it is: what differs is said by the adapter (`online`, `channels`).
+"""
 from __future__ import annotations
 
 from .. import errors
 from ..bootstrap import Deps
 from ..models import Payment
+from ..payments.port import Provider
 
-ONLINE = ("stripe", "wechat_pay", "alipay")
 
-
-def gateway(deps: Deps, provider: str):
-    """The configured adapter of `provider`, or None (cash and transfer have none)."""
-    if provider == "stripe":
-        return deps.payments
+def gateway(deps: Deps, provider: str) -> Provider | None:
+    """The registered adapter of `provider`, or None (not configured here)."""
     return (deps.providers or {}).get(provider)
+
+
+def online(deps: Deps, provider: str) -> Provider | None:
+    """The adapter when it moves money itself (not the desk's cash and transfer), else None."""
+    gw = gateway(deps, provider)
+    return gw if gw is not None and gw.online else None
 
 
 def refund(deps: Deps, payment: Payment, amount: int, part: str = "") -> str:
     """Sends `amount` back through the provider that took it; `part` names an entry of a shared payment."""
-    gw = gateway(deps, payment.provider)
+    gw = online(deps, payment.provider)
     if gw is None:
         raise errors.PaymentError(f"{payment.provider} is not configured: the refund cannot be sent.")
-    if payment.provider == "stripe":
-        return gw.refund(payment.payment_intent, amount, payment.id, part=part)
     return gw.refund(payment.payment_intent, amount, payment.id, part, total=payment.amount, currency=payment.currency)
 
 
 def offered_online(deps: Deps, tournament) -> list[str]:
     """The tournament's online providers that can take money here (chosen by the organiser and configured)."""
-    return [p for p in tournament.payments.providers if p in ONLINE and gateway(deps, p) is not None]
+    return [p for p in tournament.payments.providers if online(deps, p) is not None]
 
 
-def check_choice(deps: Deps, tournament, provider: str, channel: str | None, openid: str | None):
-    """The adapter for the payer's choice, or the 4xx saying why not (nothing written yet)."""
-    gw = gateway(deps, provider)
+def offered_providers(deps: Deps, tournament) -> list[str]:
+    """The tournament's providers that can take money here (registered), in the organiser's order."""
+    return [p for p in tournament.payments.providers if gateway(deps, p) is not None]
+
+
+def hosted(deps: Deps, tournament) -> str | None:
+    """The tournament's first online provider with one hosted page (no channel to choose: Stripe, the demo
+    cashier): its order is opened as soon as an entry holds a place, and a checkout that names no provider is
+    its. None: the payer picks a provider and channel (WeChat Pay, Alipay) or pays at the desk."""
+    return next((p for p in offered_online(deps, tournament) if not online(deps, p).channels), None)
+
+
+def check_choice(deps: Deps, tournament, provider: str | None, channel: str | None, openid: str | None):
+    """(provider, channel, adapter) for the payer's choice — no provider named: the tournament's hosted page —
+    or the 4xx saying why not (nothing written yet)."""
+    if provider is None:
+        provider = hosted(deps, tournament)
+        if provider is None:
+            raise errors.PaymentsOff(details={"providers": offered_providers(deps, tournament)})
+    gw = online(deps, provider)
     if gw is None or provider not in tournament.payments.providers:
-        from .tournaments import offered_providers
         raise errors.ProviderNotOffered(f"{provider} is not offered for this tournament.",
                                         {"providers": offered_providers(deps, tournament)})
-    if provider != "stripe" and channel not in gw.channels:
+    if not gw.channels:
+        return provider, None, gw
+    if channel not in gw.channels:
         raise errors.InvalidRequest(f"channel must be one of {', '.join(gw.channels)}.", {"field": "channel"})
     if channel == "jsapi" and not openid:
         raise errors.InvalidRequest("JSAPI needs the payer's openid.", {"field": "openid"})
-    return gw
+    return provider, channel, gw
 
 
 def start(deps: Deps, payment: Payment, *, description: str, lines: list[tuple[str, int]], return_url: str,
           cancel_url: str, expires_at, openid: str | None = None, client_ip: str | None = None) -> tuple[str, dict]:
     """Opens the payment's order at its provider: (the provider's reference, what the payer's page needs).
-    Stripe's adapter keeps its own names (create_checkout); the others speak the port (payments/port.py)."""
-    from datetime import timedelta
-    gw = gateway(deps, payment.provider)
+    Raises errors.PaymentError when the provider cannot be reached (each adapter bounds its wait)."""
+    gw = online(deps, payment.provider)
     if gw is None:
         raise errors.PaymentsOff(f"{payment.provider} is not configured.")
-    if payment.provider == "stripe":
-        # Stripe takes expires_at from 30 minutes on
-        expires_at = max(expires_at, deps.clock() + timedelta(minutes=31))
-        session_id, url = gw.create_checkout(
-            payment_id=payment.id, entry_id=payment.entry_id, event_id=payment.event_id, amount=payment.amount,
-            currency=payment.currency, description=description, lines=lines, success_url=return_url,
-            cancel_url=cancel_url, expires_at=expires_at)
-        return session_id, {"checkout_url": url, "expires_at": expires_at.isoformat()}
     started = gw.start(payment_id=payment.id, amount=payment.amount, currency=payment.currency,
                        description=description, channel=payment.channel, expires_at=expires_at,
-                       return_url=return_url, openid=openid, client_ip=client_ip)
+                       return_url=return_url, cancel_url=cancel_url, now=deps.clock(), entry_id=payment.entry_id,
+                       event_id=payment.event_id, lines=lines, openid=openid, client_ip=client_ip)
     return started.reference, {"expires_at": expires_at.isoformat(), **started.answer}
+
+
+def open_order(deps: Deps, payment: Payment, *, description: str, lines: list[tuple[str, int]], return_url: str,
+               cancel_url: str, expires_at, answer: dict | None = None, openid: str | None = None,
+               client_ip: str | None = None, before_save=None) -> dict:
+    """Opens a created (or failed) payment's order at its provider and records it pending: what the payer's page
+    needs, `answer`'s fields first. A provider that cannot be reached leaves the payment failed (errors.PaymentError
+    raised, the code saying why): the place stays held, and asking again opens the same order."""
+    from .payment_events import dispatch
+    try:
+        reference, started = start(deps, payment, description=description, lines=lines, return_url=return_url,
+                                   cancel_url=cancel_url, expires_at=expires_at, openid=openid, client_ip=client_ip)
+    except errors.PaymentError as exc:
+        failed, events = payment.fail(exc.code, deps.clock())
+        try:
+            deps.repos.payments.save(payment, failed)
+            dispatch(deps, events)
+        except errors.VersionConflict:   # a retry got further meanwhile: its state stands
+            pass
+        raise
+    if before_save:
+        before_save()
+    whole = {**(answer or {}), **started}
+    url = started.get("checkout_url") or started.get("pay_url") or started.get("h5_url") or started.get("code_url")
+    opened, _ = payment.start(reference=reference, answer=whole, now=deps.clock(), checkout_url=url)
+    try:
+        deps.repos.payments.save(payment, opened)
+    except errors.VersionConflict:   # a retry saved the same order first
+        pass
+    return whole
+
+
+def close(deps: Deps, payment: Payment) -> None:
+    """Before another checkout: the old order must be unable to take money. A provider that cannot say so
+    (unreachable, or the order was just paid) keeps the old one: the payer is told to wait for it."""
+    gw = gateway(deps, payment.provider)
+    if gw is None or not payment.session_id:
+        return
+    try:
+        gw.expire(payment.session_id)
+        return
+    except errors.PaymentError:
+        pass
+    try:
+        status = gw.session_status(payment.session_id)[0]
+    except errors.PaymentError:
+        status = "unknown"
+    if status != "expired":
+        raise errors.CheckoutInProgress("上一次付款尚未结束 · The previous checkout may still be paid; try again in a minute.")

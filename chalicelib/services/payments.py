@@ -1,9 +1,9 @@
-"""Payments: the Stripe webhook, the idempotent confirm(), and the hold sweeper.
+"""Payments: the providers' notifications, the idempotent confirm(), checkouts and the hold sweeper.
 
-A payment is its own record: created → pending → confirmed / failed / cancelled / refunded.
-Webhooks are idempotent per Stripe event id (recorded in the same transaction as the change) and
-safe out of order: a completion arriving after the hold was released takes a free place again or
-is refunded.
+A payment is its own record (chalicelib/domain/payment.py): created → pending → confirmed / failed / cancelled /
+refunded. Every provider's notification comes through the port (handle_provider_notification), idempotent per
+notification id (recorded in the same transaction as the change) and safe out of order: a completion arriving
+after the hold was released takes a free place again or is refunded.
 """
 from __future__ import annotations
 
@@ -12,71 +12,24 @@ from datetime import timedelta
 
 from .. import errors
 from ..bootstrap import Deps
+from ..domain.events import RegistrationConfirmed
 from ..models import Entry, Payment
 from ..models.entries import refunded
 from . import gateways, registration
+from .payment_events import dispatch
 
 log = logging.getLogger("cardgames.payments")
 SEEN_TTL = timedelta(days=30)
 
 
 def handle_stripe_webhook(deps: Deps, payload: bytes, signature: str | None) -> dict:
-    if deps.payments is None:
-        raise errors.PaymentsOff("Online payment is off: no webhook is expected.")
-    event = deps.payments.verify_webhook(payload, signature)
-    if deps.repos.payments.stripe_event_seen(event.id):
-        return {"status": "duplicate", "event": event.id}
-    handlers = {
-        "checkout.session.completed": _session_completed,
-        "checkout.session.async_payment_succeeded": _session_completed,
-        "checkout.session.expired": _session_expired,
-        "checkout.session.async_payment_failed": _session_expired,
-        "charge.refunded": _charge_refunded,
-    }
-    handler = handlers.get(event.type)
-    if handler is None:
-        return {"status": "ignored", "type": event.type}
-    try:
-        return handler(deps, event)
-    except (errors.RuleViolation, errors.SessionMismatch, errors.NotFound, errors.EntryClosed,
-            errors.NotHoldingPlace) as exc:
-        # Will never change however often Stripe sends it (an amount that does not match, a session that is not
-        # the payment's): answered 2xx so Stripe stops, and logged for the organiser to look at.
-        log.error("stripe event %s (%s) not processed: %s", event.id, event.type, exc.code)
-        return {"status": "not_processed", "code": exc.code}
-    except errors.Conflict:
-        if deps.repos.payments.stripe_event_seen(event.id):   # a concurrent delivery of the same event won
-            return {"status": "duplicate", "event": event.id}
-        raise   # a race with another change: nothing was written, Stripe's retry will find it settled
+    """Stripe's events, through the port like every provider's notification."""
+    return handle_provider_notification(deps, "stripe", {"Stripe-Signature": signature or ""}, payload)
 
 
 def _seen(deps: Deps, event_id: str | None) -> tuple[str, int] | None:
-    """A handled Stripe event, remembered for 30 days (its redeliveries come within three)."""
+    """A handled notification, remembered for 30 days (the providers' redeliveries come within three)."""
     return (event_id, int((deps.clock() + SEEN_TTL).timestamp())) if event_id else None
-
-
-def _payment_from_metadata(deps: Deps, obj: dict) -> Payment | None:
-    payment_id = (obj.get("metadata") or {}).get("payment_id")
-    return deps.repos.payments.get(payment_id) if payment_id else None
-
-
-def _session_completed(deps: Deps, event) -> dict:
-    obj = event.obj
-    if obj.get("payment_status") not in ("paid", "no_payment_required"):
-        return {"status": "ignored", "reason": "not paid yet"}  # async methods: wait for async_payment_succeeded
-    payment = _payment_from_metadata(deps, obj)
-    if payment is None:
-        deps.repos.payments.mark_stripe_event(*_seen(deps, event.id))
-        return {"status": "ignored", "reason": "unknown payment"}
-    if payment.session_id and obj.get("id") != payment.session_id:
-        log.error("session mismatch on payment %s", payment.id)
-        raise errors.SessionMismatch("The Checkout session of this event is not the payment's own session.")
-    amount, currency = obj.get("amount_total"), (obj.get("currency") or "").upper()
-    if amount != payment.amount or currency != payment.currency:
-        log.error("amount mismatch on payment %s", payment.id)
-        raise errors.AmountMismatch(f"Paid {amount} {currency}; the entry owes {payment.amount} {payment.currency}.")
-    state = confirm(deps, payment, obj.get("payment_intent"), seen=event.id)
-    return {"status": state}
 
 
 def confirm(deps: Deps, payment: Payment, payment_intent: str | None, seen: str | None = None) -> str:
@@ -86,30 +39,35 @@ def confirm(deps: Deps, payment: Payment, payment_intent: str | None, seen: str 
             deps.repos.payments.mark_stripe_event(*_seen(deps, seen))
         return "already_confirmed"
     now = deps.clock()
-    paid = payment.model_copy(update={"state": "confirmed", "payment_intent": payment_intent, "updated_at": now,
-                                      "version": payment.version + 1})
+    paid, events = payment.confirm(payment_intent, now)
     extra = deps.repos.payments.ops(payment, paid, _seen(deps, seen))
     # One payment may cover a day's entries in several events: each entry takes its own part.
     parts = payment.items or [{"event_id": payment.event_id, "entry_id": payment.entry_id, "amount": payment.amount}]
-    outcomes = [_confirm_part(deps, payment, paid, part, payment_intent, extra if k == 0 else [], now)
+    raised: list = []   # the entries' own events, after the payment's
+    outcomes = [_confirm_part(deps, payment, paid, part, payment_intent, extra if k == 0 else [], now, raised)
                 for k, part in enumerate(parts)]
+    events += raised
     if payment.items and any(o == "refunded" for o in outcomes):
         fresh = deps.repos.payments.get(payment.id)
-        back = sum(p["amount"] for p, o in zip(parts, outcomes) if o == "refunded")
-        deps.repos.payments.save(fresh, fresh.model_copy(update={"amount_refunded": fresh.amount_refunded + back,
-                                                                 "version": fresh.version + 1}))
+        back = sum(p["amount"] for p, o in zip(parts, outcomes, strict=True) if o == "refunded")
+        sent_back, more = fresh.refund(back, deps.clock(), reason="paid after the hold ended")
+        deps.repos.payments.save(fresh, sent_back)
+        events += more
+    dispatch(deps, events)
     return next((o for o in outcomes if o != "refunded"), outcomes[0])
 
 
 def _confirm_part(deps: Deps, payment: Payment, paid: Payment, part: dict, payment_intent: str | None, extra: list,
-                  now) -> str:
+                  now, raised: list) -> str:
     entry = deps.repos.entries.get(part["event_id"], part["entry_id"])
     amount = part["amount"]
     update = {"amount_paid": entry.amount_paid + amount, "payment_state": "paid", "payment_id": payment.id,
               "hold_expires_at": None, "version": entry.version + 1, "updated_at": now}
+    confirmed = [RegistrationConfirmed(entry.tournament_id, payment.registration_id or entry.id, (entry.id,))]
     if entry.status in ("pending_payment", "confirmed"):
         after = entry.model_copy(update={**update, "status": "confirmed"})
         deps.repos.entries.transition(entry, after, extra=extra)
+        raised += confirmed if entry.status == "pending_payment" else []
         return "confirmed"
     # Out of order: the hold was released (or the entry cancelled) before the payment arrived.
     restorable = entry.status == "waitlisted" or (
@@ -119,6 +77,7 @@ def _confirm_part(deps: Deps, payment: Payment, paid: Payment, part: dict, payme
                                          "notices": [*entry.notices, "付款已到，名额已恢复 · Payment received: place restored"]})
         try:
             deps.repos.entries.transition(entry, after, extra=extra)
+            raised += confirmed
             return "confirmed_late"
         except errors.EventFull:
             pass
@@ -130,34 +89,25 @@ def _confirm_part(deps: Deps, payment: Payment, paid: Payment, part: dict, payme
     if payment.items:
         gateways.refund(deps, paid, amount, part=entry.id)
     else:
-        sent_back = paid.model_copy(update={"state": "refunded", "version": paid.version + 1})
+        sent_back, events = paid.refund(payment.amount, now, reason="paid after the hold ended")
         gateways.refund(deps, paid, payment.amount)
         deps.repos.payments.save(paid, sent_back)
+        dispatch(deps, events)
     fresh = deps.repos.entries.get(entry.event_id, entry.id)
     deps.repos.entries.transition(fresh, fresh.model_copy(update={"payment_state": "refunded", **refunded(fresh, amount),
                                                                    "version": fresh.version + 1}), take_place=False)
     return "refunded"
 
 
-def _session_expired(deps: Deps, event) -> dict:
-    payment = _payment_from_metadata(deps, event.obj)
-    if payment is None or payment.state not in ("created", "pending"):
-        deps.repos.payments.mark_stripe_event(*_seen(deps, event.id))
-        return {"status": "ignored"}
-    released = release_hold(deps, payment, reason="checkout expired", seen=event.id)
-    return {"status": "released" if released else "cancelled"}
-
-
 def release_hold(deps: Deps, payment: Payment, reason: str, seen: str | None = None) -> bool:
     """Cancels the payment and frees the entry's place (back to the end of nothing: the entry is cancelled
     with a notice; it may register again). Then the first waiting entry is promoted."""
     now = deps.clock()
-    cancelled = payment.model_copy(update={"state": "cancelled", "failure": reason, "updated_at": now,
-                                           "version": payment.version + 1})
+    cancelled, _ = payment.cancel(now, reason)
     extra = deps.repos.payments.ops(payment, cancelled, _seen(deps, seen))
     if payment.items:   # a day's registration: every entry the payment held a place for
         released = False
-        for k, part in enumerate(payment.items):
+        for part in payment.items:
             entry = deps.repos.entries.get(part["event_id"], part["entry_id"])
             if entry is None or entry.status != "pending_payment" or entry.payment_id != payment.id:
                 continue
@@ -184,25 +134,14 @@ def release_hold(deps: Deps, payment: Payment, reason: str, seen: str | None = N
     return True
 
 
-def _charge_refunded(deps: Deps, event) -> dict:
-    payment = _payment_from_metadata(deps, event.obj)
-    if payment is None:
-        deps.repos.payments.mark_stripe_event(*_seen(deps, event.id))
-        return {"status": "ignored"}
-    refunded_amount = event.obj.get("amount_refunded")
-    full = bool(event.obj.get("refunded")) or (isinstance(refunded_amount, int) and refunded_amount >= payment.amount)
-    return _apply_refund(deps, payment, refunded_amount if isinstance(refunded_amount, int) else 0, full, event.id)
-
-
 def _apply_refund(deps: Deps, payment: Payment, total_refunded: int, full: bool, seen: str) -> dict:
     """The provider reports money sent back (`total_refunded` so far): recorded once, whoever asked for it."""
     if not full:
         return _partial_refund(deps, payment, total_refunded, seen)
-    if payment.state != "refunded":
-        sent_back = payment.model_copy(update={"state": "refunded", "updated_at": deps.clock(),
-                                               "amount_refunded": max(payment.amount_refunded, total_refunded),
-                                               "version": payment.version + 1})
+    sent_back, events = payment.refund_reported(total_refunded, True, deps.clock())
+    if events:
         deps.repos.payments.save(payment, sent_back, stripe_event=_seen(deps, seen))
+        dispatch(deps, events)
     else:
         deps.repos.payments.mark_stripe_event(*_seen(deps, seen))
     # A day's payment covers several entries: each one it paid for is refunded (those cancelled already were)
@@ -222,14 +161,14 @@ def _apply_refund(deps: Deps, payment: Payment, total_refunded: int, full: bool,
 def _partial_refund(deps: Deps, payment: Payment, total_refunded: int, seen: str) -> dict:
     """Part of the money went back (a refund from the Stripe dashboard, say): the amount is recorded and
     the entry keeps its place. Stripe reports the running total, so a redelivery changes nothing."""
-    delta = total_refunded - payment.amount_refunded
-    if delta <= 0:
+    now = deps.clock()
+    after, events = payment.refund_reported(total_refunded, False, now)
+    if not events:
         deps.repos.payments.mark_stripe_event(*_seen(deps, seen))
         return {"status": "partial_refund", "amount_refunded": payment.amount_refunded}
-    now = deps.clock()
-    after = payment.model_copy(update={"amount_refunded": total_refunded, "updated_at": now, "version": payment.version + 1})
+    delta = events[0].amount
     extra = deps.repos.payments.ops(payment, after, _seen(deps, seen))
-    from ..money import money
+    from ..publish.money_text import money_minor_text
     # A day's payment: the money back goes to its items in order, each up to what it paid (all of it on the
     # first one would cap there and lose the rest); recorded with the payment in one transaction.
     parts = payment.items or [{"event_id": payment.event_id, "entry_id": payment.entry_id}]
@@ -242,12 +181,13 @@ def _partial_refund(deps: Deps, payment: Payment, total_refunded: int, seen: str
         left -= back
         changes.append((entry, entry.model_copy(update={
             **refunded(entry, back), "version": entry.version + 1, "updated_at": now,
-            "notices": [*entry.notices, f"部分退款 {money(back, payment.currency)} {payment.currency} · "
-                                        f"Partly refunded: {money(back, payment.currency)} {payment.currency}"]})))
+            "notices": [*entry.notices, f"部分退款 {money_minor_text(back, payment.currency, 'zh')} · "
+                                        f"Partly refunded: {money_minor_text(back, payment.currency, 'en')}"]})))
     if changes:
         deps.repos.entries.transition_many(changes, extra=extra)
     else:
         deps.repos.payments.save(payment, after, stripe_event=_seen(deps, seen))
+    dispatch(deps, events)
     return {"status": "partial_refund", "amount_refunded": total_refunded}
 
 
@@ -280,7 +220,7 @@ def sweep_expired_holds(deps: Deps, limit: int = 200) -> dict:
                     gw.expire(payment.session_id)
                 except errors.PaymentError:
                     continue  # try again next sweep rather than release a possibly-paid hold
-        if payment.state in ("created", "pending"):
+        if payment.state in ("created", "pending", "failed"):   # failed: its checkout never opened
             released += int(release_hold(deps, payment, reason="hold expired"))
     return {"released": released, "confirmed": confirmed, "failed": failed}
 
@@ -298,9 +238,9 @@ def _release_without_payment(deps: Deps, entry: Entry) -> int:
     return 1
 
 
-# --------------------------------------------------------------------------- China's providers (v1.2)
-# Notifications are deduplicated like Stripe's events (the provider's notification id, prefixed, recorded in
-# the transaction of the change) and go through the same confirm(), holds, waitlist and refunds.
+# --------------------------------------------------------------------------- every provider's notifications
+# Deduplicated by the provider's notification id (prefixed but Stripe's, recorded in the transaction of the
+# change); all go through the same confirm(), holds, waitlist and refunds.
 
 def handle_provider_notification(deps: Deps, provider: str, headers: dict, body: bytes) -> dict:
     gw = gateways.gateway(deps, provider)
@@ -342,6 +282,9 @@ def _provider_paid(deps: Deps, provider: str, note) -> dict:
     payment = _provider_payment(deps, provider, note)
     if payment is None:
         return {"status": "ignored", "reason": "unknown payment"}
+    if note.reference and payment.session_id and note.reference != payment.session_id:
+        log.error("session mismatch on payment %s", payment.id)
+        raise errors.SessionMismatch("The checkout of this notification is not the payment's own.")
     if note.amount != payment.amount or (note.currency or "").upper() != payment.currency:
         log.error("amount mismatch on payment %s", payment.id)
         raise errors.AmountMismatch(f"Paid {note.amount} {note.currency}; the entry owes {payment.amount} {payment.currency}.")
@@ -351,11 +294,11 @@ def _provider_paid(deps: Deps, provider: str, note) -> dict:
         # Paid through a checkout the payer had left for another one that was paid too: sent back whole.
         # Nothing is saved before the refund is accepted: a failed refund leaves the notification to be resent
         # and the refund asked again (the same out_refund_no, so never twice).
-        paid = payment.model_copy(update={"payment_intent": note.transaction_id})
+        paid, events = payment.confirm(note.transaction_id, deps.clock())
         gateways.refund(deps, paid, paid.amount)
-        deps.repos.payments.save(payment, paid.model_copy(update={
-            "state": "refunded", "amount_refunded": paid.amount, "failure": "paid twice", "updated_at": deps.clock(),
-            "version": payment.version + 1}), stripe_event=_seen(deps, note.id))
+        sent_back, more = paid.refund(paid.amount, deps.clock(), reason="paid twice")
+        deps.repos.payments.save(payment, sent_back, stripe_event=_seen(deps, note.id))
+        dispatch(deps, events + more)
         return {"status": "refunded", "reason": "entry already paid"}
     return {"status": confirm(deps, payment, note.transaction_id, seen=note.id)}
 
@@ -365,13 +308,13 @@ def _provider_refund(deps: Deps, provider: str, note) -> dict:
     if payment is None:
         return {"status": "ignored"}
     total = note.refunded or 0
-    if provider == "wechat_pay" and total < payment.amount:
+    if not note.whole and not note.running_total and total < payment.amount:
         # WeChat reports each refund's own amount, not the running total: a part refund we asked for is recorded
         # when asked; one made in the merchant platform is only logged (docs/payments.md).
         deps.repos.payments.mark_stripe_event(*_seen(deps, note.id))
-        log.info("wechat pay partial refund noted on payment %s", payment.id)
+        log.info("%s partial refund noted on payment %s", provider, payment.id)
         return {"status": "refund_noted"}
-    return _apply_refund(deps, payment, total, total >= payment.amount, note.id)
+    return _apply_refund(deps, payment, total, note.whole or total >= payment.amount, note.id)
 
 
 def _provider_closed(deps: Deps, provider: str, note) -> dict:
@@ -384,79 +327,45 @@ def _provider_closed(deps: Deps, provider: str, note) -> dict:
     return {"status": "released" if released else "cancelled"}
 
 
-def open_provider_checkout(deps: Deps, entry: Entry, provider: str, channel: str | None, openid: str | None = None,
-                           client_ip: str | None = None) -> dict:
-    """POST /entries/{id}/checkout with a China provider: a payment record of its own (created → pending), the
-    entry's hold as with Stripe, and what the payer's page needs (QR payload, JSAPI parameters or a URL).
-    Asking again for the same provider and channel answers the same order; another one closes the old order
-    at its provider first, so that only one can take money."""
-    from datetime import timedelta as _td
-
-    from ..ids import new_id
+def checkout_entry(deps: Deps, entry: Entry, provider: str | None, channel: str | None, openid: str | None = None,
+                   client_ip: str | None = None) -> dict:
+    """POST /entries/{id}/checkout: a payment record of its own (created → pending) at the provider and channel
+    asked — none named: the tournament's hosted page (Stripe, the demo cashier) — the entry's hold kept, and what
+    the payer's page needs (a URL, a QR payload, JSAPI parameters). Asking again for the same provider and
+    channel answers the same order (a failed one is opened again); another one closes the old order at its
+    provider first, so that only one can take money."""
     from .links import site_url
-    gw = gateways.gateway(deps, provider)
-    _, tournament = registration._event_and_tournament(deps, entry.event_id)
-    if gw is None or provider not in tournament.payments.providers:
-        from .tournaments import offered_providers
-        raise errors.ProviderNotOffered(f"{provider} is not offered for this tournament.",
-                                        {"providers": offered_providers(deps, tournament)})
-    if channel not in gw.channels:
-        raise errors.InvalidRequest(f"channel must be one of {', '.join(gw.channels)}.", {"field": "channel"})
-    if channel == "jsapi" and not openid:
-        raise errors.InvalidRequest("JSAPI needs the payer's openid.", {"field": "openid"})
+    event, tournament = deps.repos.events.get_with_tournament(entry.event_id)
+    if event is None or tournament is None:
+        raise errors.NotFound("event not found")
+    provider, channel, _ = gateways.check_choice(deps, tournament, provider, channel, openid)
     if entry.status != "pending_payment":
         raise errors.NotHoldingPlace("Only an entry holding a place and waiting for payment can pay.")
     now = deps.clock()
+    hold_minutes = timedelta(minutes=registration.deps_hold_minutes(deps))
     current = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
-    if current and current.state in ("created", "pending") and (current.provider, current.channel) == (provider, channel):
-        if current.state == "pending" and current.checkout_answer:
-            return current.checkout_answer
-        payment = current   # created but the provider was not reached: the same order again
+    reopen = current is not None and current.state in ("created", "pending", "failed")
+    if reopen and (current.provider, current.channel) == (provider, channel):
+        if current.state == "pending" and (current.checkout_answer or current.checkout_url):
+            return current.checkout_answer or {"provider": provider, "checkout_url": current.checkout_url}
+        payment = current   # not reached, or unreachable then: the same order again
     else:
-        if current and current.state in ("created", "pending"):
-            _close_at_provider(deps, current)
-        payment = Payment(id=new_id(), entry_id=entry.id, event_id=entry.event_id, provider=provider, channel=channel,
-                          state="created", amount=entry.amount_due, currency=entry.currency, created_at=now, updated_at=now)
+        if reopen and current.state != "failed":
+            gateways.close(deps, current)
+        payment = registration.new_payment(entry, provider, now, channel)
         deps.repos.payments.put_new(payment)
         after = entry.model_copy(update={"payment_id": payment.id, "payment_state": "pending", "version": entry.version + 1,
-                                         "hold_expires_at": entry.hold_expires_at or now + _td(minutes=registration.deps_hold_minutes(deps)),
+                                         "hold_expires_at": entry.hold_expires_at or now + hold_minutes,
                                          "updated_at": now})
         deps.repos.entries.transition(entry, after)   # version-checked: a concurrent checkout loses here
-        if current and current.state in ("created", "pending"):
-            deps.repos.payments.save(current, current.model_copy(update={
-                "state": "cancelled", "failure": "another checkout", "updated_at": now, "version": current.version + 1}))
+        if reopen:
+            deps.repos.payments.save(current, current.cancel(now, "another checkout")[0])
         entry = after
-    hold = entry.hold_expires_at or now + _td(minutes=registration.deps_hold_minutes(deps))
-    expires = max(min(hold, now + _td(hours=23)) - _td(minutes=2), now + _td(minutes=5))
+    hold = entry.hold_expires_at or now + hold_minutes
+    expires = max(min(hold, now + timedelta(hours=23)) - timedelta(minutes=2), now + timedelta(minutes=5))
     site = site_url()
-    started = gw.start(payment_id=payment.id, amount=payment.amount, currency=payment.currency,
-                       description=f"{tournament.name} · {entry.name}", channel=channel, expires_at=expires,
-                       return_url=f"{site}/entry.html?id={entry.id}&paid=1", openid=openid, client_ip=client_ip)
-    answer = {"provider": provider, "channel": channel, "expires_at": expires.isoformat(), **started.answer}
-    try:
-        deps.repos.payments.save(payment, payment.model_copy(update={
-            "state": "pending", "session_id": started.reference, "checkout_answer": answer,
-            "checkout_url": started.answer.get("pay_url") or started.answer.get("h5_url") or started.answer.get("code_url"),
-            "updated_at": deps.clock(), "version": payment.version + 1}))
-    except errors.VersionConflict:   # a retry saved the same order first
-        pass
-    return answer
-
-
-def _close_at_provider(deps: Deps, payment: Payment) -> None:
-    """Before another checkout: the old order must be unable to take money. A provider that cannot say so
-    (unreachable, or the order was just paid) keeps the old one: the payer is told to wait for it."""
-    gw = gateways.gateway(deps, payment.provider)
-    if gw is None or not payment.session_id:
-        return
-    try:
-        gw.expire(payment.session_id)
-        return
-    except errors.PaymentError:
-        pass
-    try:
-        status = gw.session_status(payment.session_id)[0]
-    except errors.PaymentError:
-        status = "unknown"
-    if status != "expired":
-        raise errors.CheckoutInProgress("上一次付款尚未结束 · The previous checkout may still be paid; try again in a minute.")
+    description = f"{tournament.name} · {entry.name}"
+    return gateways.open_order(
+        deps, payment, description=description, lines=[(description, payment.amount)],
+        return_url=f"{site}/entry.html?id={entry.id}&paid=1", cancel_url=f"{site}/entry.html?id={entry.id}",
+        expires_at=expires, answer={"provider": provider, "channel": channel}, openid=openid, client_ip=client_ip)

@@ -14,9 +14,11 @@ from datetime import datetime, timedelta
 
 from .. import errors
 from ..bootstrap import Deps
+from ..domain.events import WaitlistPromoted
 from ..ids import hash_secret, new_id, new_token, same_secret
 from ..models.entries import normalise_phone, refunded
 from ..phones import key_form
+from ..publish.money_text import money_minor_text
 from ..models import (
     Entry,
     EntryPatch,
@@ -34,6 +36,8 @@ from ..models import (
 )
 from ..store.dynamo import TransientConflict
 from ..store.entries import CountersMoved, Expect, IdempotentReplay, idempotency_item
+from . import gateways
+from .payment_events import dispatch
 from .tournaments import registration_state
 
 IDEMPOTENCY_TTL = timedelta(hours=24)
@@ -123,6 +127,11 @@ class _Shards:
         return random.choice(pool or [k for k in range(self.n) if k not in avoid] or range(self.n))
 
 
+def _money(minor: int, currency: str, lang: str = "zh") -> str:
+    """An amount as people read it (¥40.00, JP¥2,000): money() in the currency's unit, in the pages' one format."""
+    return money_minor_text(minor, currency, lang)
+
+
 def amount_due(event: Event, members: int) -> int:
     fee = event.config.fee
     return fee.amount * members if fee.per == "person" else fee.amount
@@ -168,7 +177,7 @@ def view(deps: Deps, entry: Entry, event: Event | None = None, tournament: Tourn
         event, tournament = _event_and_tournament(deps, entry.event_id)
     return EntryView(**entry.model_dump(exclude={"manage_token_hash", "refund_owed"}), refund_owed=entry.owed,
                      waitlist_position=position,
-                     online_payment=deps.payments is not None,
+                     online_payment=tournament is not None and gateways.hosted(deps, tournament) is not None,
                      can_edit_until=change_deadline(event),
                      refund_rule=refund_rule_text(event, tournament.timezone if tournament else "Asia/Shanghai"))
 
@@ -256,7 +265,9 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     token = _derive_manage_token(idem_key, entry_id) if idem_key else new_token("mt")
     members = [Member(**m.model_dump()) for m in body.members]
     due = 0 if body.partner_wanted else amount_due(event, len(members))
-    online = not desk and deps.payments is not None and "stripe" in tournament.payments.providers   # chosen per tournament (v1.2)
+    # The tournament's hosted page (Stripe, the demo cashier) opens at once; a provider with channels (WeChat Pay,
+    # Alipay) waits for the payer's choice (POST …/checkout). The desk's own entries pay at the desk.
+    hosted = None if desk else gateways.hosted(deps, tournament)
     if body.partner_wanted:
         status = "partner_wanted"
     else:
@@ -268,14 +279,13 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
                   payment_state="none" if due == 0 else "unpaid", created_at=now, updated_at=now,
                   manage_token_hash=hash_secret(token), note=body.note)
     payment = None
-    from . import gateways
     if status == "pending_payment" and not desk and gateways.offered_online(deps, tournament):
         # Held for online payment as with Stripe, whichever provider the payer then picks (POST …/checkout)
         entry.hold_expires_at = now + timedelta(minutes=deps_hold_minutes(deps))
     elif status == "pending_payment" and not desk:   # paid at the desk or by transfer: held for a bounded time too
         entry.hold_expires_at = offline_hold_until(deps, event, now)
-    if status == "pending_payment" and online:
-        payment = _new_stripe_payment(entry, now)
+    if status == "pending_payment" and hosted:
+        payment = new_payment(entry, hosted, now)
         entry.payment_id, entry.payment_state = payment.id, "pending"
     waiting = entry.model_copy(update={"status": "waitlisted", "waitlist_key": entry_id, "hold_expires_at": None,
                                        "payment_id": None, "payment_state": "none" if due == 0 else "unpaid"})
@@ -310,7 +320,7 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
         except CountersMoved as moved:
             if moved.counters["config_version"] != event.version:   # the event was edited: decide again on it
                 if attempts <= 0:
-                    raise errors.Conflict("报名设置刚刚改动，请重试 · The event changed meanwhile; try again.")
+                    raise errors.Conflict("报名设置刚刚改动，请重试 · The event changed meanwhile; try again.") from None
                 return register(deps, eid, body, idem_key, fresh=True, attempts=attempts - 1, desk=desk)
             if shards:   # this shard's counters only: mark it, and try a shard with a place (or wait if none)
                 full = moved.counters["taken"] >= moved.counters["cap"]
@@ -320,16 +330,21 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
                 if event.config.waitlist:
                     wait = shards.all_full()
                 elif len(tried) >= shards.n:   # without a waitlist, "full" only once every shard's write said so
-                    raise errors.EventFull("名额已满 · The event is full.")
+                    raise errors.EventFull("名额已满 · The event is full.") from None
                 entry.shard = waiting.shard = shards.pick(full=wait, avoid=tried)
                 continue
             event = _learn_counters(eid, event, moved.counters)
             if ((moved.counters.get("drawn") and not event.config.late_entries)   # drawn meanwhile: closed now
                     or moved.counters.get("late_closed")):
-                raise _refusal(event, body, now)
+                raise _refusal(event, body, now) from None
             wait = moved.counters["taken"] >= moved.counters["cap"]
         except IdempotentReplay:  # a retry, or a concurrent request with the same key won the race
             return _replay(deps, event, tournament, key_hash, idem_key, body)
+        except errors.DuplicateEntry:   # these people hold a place already: theirs, still waiting for payment?
+            resumed = None if desk else _resume(deps, event, tournament, body, idem_key)
+            if resumed is None:
+                raise
+            return resumed
     else:
         raise TransientConflict("名额变动频繁，请重试 · Places are changing fast; try again.")
     if shards and entry.status == "waitlisted":
@@ -338,11 +353,53 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
         counters = deps.repos.entries.counters(eid)
         if counters["taken"] < counters["cap"]:
             promote_waitlist(deps, eid)
-    checkout_url = start_checkout(deps, entry, payment, tournament) if payment else None
+    checkout_url, checkout = _checkout_or_reason(deps, entry, payment, tournament)
     # No waitlist position in the answer: this process's counters may be old, and counting the index is a read
     # that grows with the waitlist on every registration. The manage page counts it exactly.
     return RegistrationAnswer(entry=view(deps, entry, event, tournament, count_position=False), manage_token=token,
-                              checkout_url=checkout_url)
+                              checkout_url=checkout_url, checkout=checkout)
+
+
+def _checkout_or_reason(deps: Deps, entry: Entry, payment: Payment | None, tournament: Tournament
+                        ) -> tuple[str | None, dict | None]:
+    """(the hosted page's URL, None), or (None, {"error": code}) when the provider cannot be reached: the entry
+    stands and holds its place for the normal hold (then released by the sweeper), the payer has the manage link
+    and tries again, another provider or the desk. Never a 502 that loses the manage link (issue 40)."""
+    if payment is None:
+        return None, None
+    try:
+        return start_checkout(deps, entry, payment, tournament), None
+    except errors.PaymentError as exc:
+        return None, {"error": exc.code, "provider": payment.provider}
+
+
+def _resume(deps: Deps, event: Event, tournament: Tournament, body: RegistrationIn, idem_key: str | None
+            ) -> RegistrationAnswer | None:
+    """Registering again with the same people while their entry still waits for payment (the first answer, or
+    its manage link, never reached them: a checkout that could not start, a lost connection): that entry is
+    found and resumed with a new manage link — only when the roster is the same names and phones and nothing
+    was paid, so a phone number alone never hands anyone else's entry over."""
+    members = [Member(**m.model_dump()) for m in body.members]
+    phones = [m.phone for m in members if m.phone]
+    found = next((x for x in (deps.repos.entries.entry_of_person(event.id, p) for p in phones) if x), None)
+    entry = deps.repos.entries.get(event.id, found) if found else None
+    def same(ms):
+        return sorted((m.name.strip(), m.phone or "") for m in ms)
+    if (entry is None or entry.status != "pending_payment" or entry.amount_paid or entry.partner_wanted
+            or same(entry.members) != same(members)):
+        return None
+    payment = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
+    if payment is not None and payment.state not in ("created", "pending", "failed"):
+        return None
+    token = _derive_manage_token(idem_key, entry.id) if idem_key else new_token("mt")
+    now = deps.clock()
+    after = entry.model_copy(update={
+        "manage_token_hash": hash_secret(token), "version": entry.version + 1, "updated_at": now,
+        "notices": [*entry.notices, "再次报名：已找回待付款的报名 · Registered again: your pending entry was resumed"]})
+    deps.repos.entries.transition(entry, after)
+    checkout_url, checkout = _checkout_or_reason(deps, after, payment, tournament)
+    return RegistrationAnswer(entry=view(deps, after, event, tournament), manage_token=token,
+                              checkout_url=checkout_url, checkout=checkout, resumed=True)
 
 
 def register_public(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, client: str) -> RegistrationAnswer:
@@ -405,9 +462,10 @@ def offline_hold_until(deps: Deps, event: Event, now: datetime) -> datetime:
     return until if until > now else now + timedelta(minutes=deps_hold_minutes(deps))
 
 
-def _new_stripe_payment(entry: Entry, now: datetime) -> Payment:
-    return Payment(id=new_id(), entry_id=entry.id, event_id=entry.event_id, provider="stripe", state="created",
-                   amount=entry.amount_due, currency=entry.currency, created_at=now, updated_at=now)
+def new_payment(entry: Entry, provider: str, now: datetime, channel: str | None = None) -> Payment:
+    """A created payment for what the entry owes, at `provider` (not reached yet)."""
+    return Payment(id=new_id(), entry_id=entry.id, event_id=entry.event_id, provider=provider, channel=channel,
+                   state="created", amount=entry.amount_due, currency=entry.currency, created_at=now, updated_at=now)
 
 
 def _replay(deps, event, tournament, key_hash, idem_key, body) -> RegistrationAnswer | None:
@@ -419,37 +477,31 @@ def _replay(deps, event, tournament, key_hash, idem_key, body) -> RegistrationAn
     entry = deps.repos.entries.get(event.id, record["entry_id"])
     if entry is None:  # cannot happen: the record is written in the entry's transaction
         raise errors.NotFound("entry not found")
-    checkout_url = None
+    checkout_url = checkout = None
     if entry.status == "pending_payment" and entry.payment_id:
         payment = deps.repos.payments.get(entry.payment_id)
-        if payment and payment.state in ("created", "pending"):
-            checkout_url = payment.checkout_url or start_checkout(deps, entry, payment, tournament)
-    return RegistrationAnswer(entry=view(deps, entry, event, tournament),
-                              manage_token=_derive_manage_token(idem_key, entry.id), checkout_url=checkout_url)
+        if payment and payment.state in ("created", "pending", "failed"):   # failed: the retry tries again
+            checkout_url, checkout = _checkout_or_reason(deps, entry, payment, tournament)
+    return RegistrationAnswer(entry=view(deps, entry, event, tournament), manage_token=_derive_manage_token(
+        idem_key, entry.id), checkout_url=checkout_url, checkout=checkout)
 
 
 def start_checkout(deps: Deps, entry: Entry, payment: Payment, tournament: Tournament) -> str:
-    """Opens (or re-opens, idempotently at Stripe) the Checkout Session of a created payment."""
+    """Opens (or re-opens: the provider's idempotency key is the payment's id) the hosted page of a created
+    payment (Stripe's Checkout Session, the demo cashier) and answers its URL."""
     if payment.state == "pending" and payment.checkout_url:
         return payment.checkout_url
     from .links import site_url
     site = site_url()
-    expires = min(entry.hold_expires_at or deps.clock() + timedelta(minutes=35),
-                  deps.clock() + timedelta(hours=23)) - timedelta(minutes=2)
-    expires = max(expires, deps.clock() + timedelta(minutes=31))  # Stripe needs at least 30 minutes
-    session_id, url = deps.payments.create_checkout(
-        payment_id=payment.id, entry_id=entry.id, event_id=entry.event_id, amount=payment.amount,
-        currency=payment.currency, description=f"{tournament.name} · {entry.name}",
-        success_url=f"{site}/entry.html?id={entry.id}&paid=1", cancel_url=f"{site}/entry.html?id={entry.id}",
-        expires_at=expires)
-    _fault("after_checkout_created")
-    after = payment.model_copy(update={"state": "pending", "session_id": session_id, "checkout_url": url,
-                                       "updated_at": deps.clock(), "version": payment.version + 1})
-    try:
-        deps.repos.payments.save(payment, after)
-    except errors.VersionConflict:  # someone (a retry) saved it first: theirs is the same session
-        pass
-    return url
+    now = deps.clock()
+    expires = min(entry.hold_expires_at or now + timedelta(minutes=35), now + timedelta(hours=23)) - timedelta(minutes=2)
+    description = f"{tournament.name} · {entry.name}"
+    answer = gateways.open_order(
+        deps, payment, description=description, lines=[(description, payment.amount)],
+        return_url=f"{site}/entry.html?id={entry.id}&paid=1", cancel_url=f"{site}/entry.html?id={entry.id}",
+        expires_at=expires, answer={"provider": payment.provider, "channel": None},
+        before_save=lambda: _fault("after_checkout_created"))
+    return answer.get("checkout_url")
 
 
 # Fault injection for tests of crash recovery: tests set a name here to raise at that step.
@@ -466,11 +518,12 @@ def _fault(name: str) -> None:
 
 
 def register_demo(deps: Deps, eid: str, raw: dict) -> RegistrationAnswer:
-    """Used by the demo loader: registers and, for paid events, records a cash payment."""
-    answer = register(deps, eid, RegistrationIn.model_validate(raw), None)
+    """Used by the demo loader: registers (as the desk does: no checkout opened) and, for paid events, records a
+    cash payment."""
+    answer = register(deps, eid, RegistrationIn.model_validate(raw), None, desk=True)
     if answer.entry.status == "pending_payment":
         entry = deps.repos.entries.get(eid, answer.entry.id)
-        _record_offline(deps, entry, OfflinePaymentIn(method="cash", amount=entry.amount_due))
+        record_offline(deps, entry, OfflinePaymentIn(method="cash", amount=entry.amount_due))
     return answer
 
 
@@ -537,7 +590,7 @@ def cancel_entry(deps: Deps, entry: Entry, *, status: str = "cancelled", reason:
     if reason:
         notices.append(reason)
     if refund_amount is not None and refund_amount != rule:
-        notices.append(f"退款 {owed / 100:.2f}（规则 {rule / 100:.2f}）：{refund_reason.strip()}")
+        notices.append(f"退款 {_money(owed, entry.currency)}（规则 {_money(rule, entry.currency)}）：{refund_reason.strip()}")
     after = entry.model_copy(update={
         "status": status, "version": entry.version + 1, "updated_at": now, "hold_expires_at": None,
         "waitlist_key": None, "notices": notices, "refund_owed": owed if refund_due else 0,
@@ -547,7 +600,7 @@ def cancel_entry(deps: Deps, entry: Entry, *, status: str = "cancelled", reason:
     if refund_due:
         after = _refund(deps, after)
     elif entry.status == "pending_payment" and entry.payment_id:
-        _cancel_open_checkout(deps, entry.payment_id)
+        cancel_open_checkout(deps, entry.payment_id)
     if entry.holds_place:
         promote_waitlist(deps, entry.event_id)
     return after
@@ -555,77 +608,40 @@ def cancel_entry(deps: Deps, entry: Entry, *, status: str = "cancelled", reason:
 
 def _refund(deps: Deps, entry: Entry) -> Entry:
     payment = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
-    from . import gateways
-    if payment and payment.provider in gateways.ONLINE and payment.state == "confirmed" \
-            and gateways.gateway(deps, payment.provider):   # back through the provider that took the money
+    if payment and payment.state == "confirmed" and gateways.online(deps, payment.provider):
+        # back through the provider that took the money
         owed = entry.owed or entry.amount_paid
         if payment.items:   # one payment for several events: refund this entry's part only
             part = next((i["amount"] for i in payment.items if i["entry_id"] == entry.id), entry.amount_paid)
-            back = min(part, owed)
+            back = min(part, owed, payment.refundable)
+            saved, events = payment.refund(back, deps.clock())   # refused before any money moves
             gateways.refund(deps, payment, back, part=entry.id)
-            total_back = payment.amount_refunded + back
-            saved = payment.model_copy(update={
-                "amount_refunded": total_back, "state": "refunded" if total_back >= payment.amount else payment.state,
-                "updated_at": deps.clock(), "version": payment.version + 1})
         else:
-            back = min(payment.amount, owed)
+            back = min(owed, payment.refundable)
+            saved, events = payment.refund(back, deps.clock())
             gateways.refund(deps, payment, back)
-            whole = back >= payment.amount
-            saved = payment.model_copy(update={
-                "state": "refunded" if whole else payment.state, "amount_refunded": payment.amount_refunded + back,
-                "updated_at": deps.clock(), "version": payment.version + 1})
         after = entry.model_copy(update={"payment_state": "refunded", "version": entry.version + 1, "refund_owed": 0,
                                          "updated_at": deps.clock(), **refunded(entry, back)})
         # The payment's record and the entry's in one write: never "refunded" on the payment while the entry
         # still shows it owed (the desk would pay it again in cash). Failing, both stay as they were and the
         # provider's refund notification records it (the provider's refund number is the same on a retry).
         deps.repos.entries.transition(entry, after, extra=deps.repos.payments.ops(payment, saved))
+        dispatch(deps, events)
         return after
     return entry  # cash/transfer: 'refund_due' until the organiser hands it back
 
 
-def _cancel_open_checkout(deps: Deps, payment_id: str) -> None:
+def cancel_open_checkout(deps: Deps, payment_id: str) -> None:
     payment = deps.repos.payments.get(payment_id)
-    if not payment or payment.state not in ("created", "pending"):
+    if not payment or payment.state not in ("created", "pending", "failed"):
         return
-    from .gateways import gateway
-    gw = gateway(deps, payment.provider)
+    gw = gateways.gateway(deps, payment.provider)
     if payment.session_id and gw:
         try:
             gw.expire(payment.session_id)
         except errors.PaymentError:
             pass  # already expired or completed: the webhook or the sweeper settles it
-    deps.repos.payments.save(payment, payment.model_copy(update={
-        "state": "cancelled", "updated_at": deps.clock(), "version": payment.version + 1}))
-
-
-def open_checkout(deps: Deps, entry: Entry) -> str:
-    """A pending entry (e.g. promoted from the waitlist) asks to pay online."""
-    if deps.payments is None:
-        raise errors.PaymentsOff()
-    if entry.status != "pending_payment":
-        raise errors.NotHoldingPlace("Only an entry holding a place and waiting for payment can pay.")
-    _, tournament = _event_and_tournament(deps, entry.event_id)
-    if "stripe" not in tournament.payments.providers:
-        from .tournaments import offered_providers
-        raise errors.ProviderNotOffered("Stripe is not offered for this tournament.",
-                                        {"providers": offered_providers(deps, tournament)})
-    if entry.payment_id:
-        payment = deps.repos.payments.get(entry.payment_id)
-        if payment and payment.state in ("created", "pending") and payment.provider == "stripe":
-            return start_checkout(deps, entry, payment, tournament)
-        if payment and payment.state in ("created", "pending"):   # another provider's order: closed first
-            from .payments import _close_at_provider
-            _close_at_provider(deps, payment)
-            _cancel_open_checkout(deps, payment.id)
-    now = deps.clock()
-    payment = _new_stripe_payment(entry, now)
-    deps.repos.payments.put_new(payment)
-    after = entry.model_copy(update={"payment_id": payment.id, "payment_state": "pending", "version": entry.version + 1,
-                                     "hold_expires_at": entry.hold_expires_at or now + timedelta(minutes=deps_hold_minutes(deps)),
-                                     "updated_at": now})
-    deps.repos.entries.transition(entry, after)
-    return start_checkout(deps, after, payment, tournament)
+    deps.repos.payments.save(payment, payment.cancel(deps.clock())[0])
 
 
 # --------------------------------------------------------------------------- waitlist
@@ -649,7 +665,6 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
                 continue
             now = deps.clock()
             paid = entry.amount_due > 0 and entry.amount_paid < entry.amount_due
-            from . import gateways
             online = bool(gateways.offered_online(deps, tournament))   # any provider the tournament takes online
             notice = ("候补转正：请在 {} 前付款 · A place is yours: pay by {}" if paid and online else
                       "候补转正：请在 {} 前到报名台付款 · A place is yours: pay at the desk by {}" if paid else
@@ -673,6 +688,7 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
             except errors.Conflict:
                 continue  # changed meanwhile (cancelled, or promoted by someone else)
             promoted.append(entry_id)
+            dispatch(deps, [WaitlistPromoted(eid, entry_id, hold)])
             moved = True
             break
         if not moved:
@@ -702,7 +718,7 @@ def _phone_or_none(text: str) -> str | None:
         return None
 
 
-def _own_entry(deps: Deps, eid: str, entry_id: str) -> Entry:
+def own_entry(deps: Deps, eid: str, entry_id: str) -> Entry:
     entry = deps.repos.entries.get(eid, entry_id)
     if entry is None:
         raise errors.NotFound("entry not found")
@@ -710,7 +726,7 @@ def _own_entry(deps: Deps, eid: str, entry_id: str) -> Entry:
 
 
 def check_in(deps: Deps, eid: str, entry_id: str) -> Entry:
-    entry = _own_entry(deps, eid, entry_id)
+    entry = own_entry(deps, eid, entry_id)
     if entry.status != "confirmed":
         raise errors.NotConfirmed(f"Entry status is {entry.status}: only confirmed entries check in.")
     if entry.checked_in:
@@ -725,10 +741,10 @@ def check_in(deps: Deps, eid: str, entry_id: str) -> Entry:
 
 
 def record_offline_payment(deps: Deps, eid: str, entry_id: str, body: OfflinePaymentIn) -> Entry:
-    return _record_offline(deps, _own_entry(deps, eid, entry_id), body)
+    return record_offline(deps, own_entry(deps, eid, entry_id), body)
 
 
-def _record_offline(deps: Deps, entry: Entry, body: OfflinePaymentIn) -> Entry:
+def record_offline(deps: Deps, entry: Entry, body: OfflinePaymentIn) -> Entry:
     if entry.status not in ("pending_payment", "confirmed"):
         raise errors.NotHoldingPlace(f"Entry status is {entry.status}: it holds no place to pay for.")
     now = deps.clock()
@@ -744,12 +760,12 @@ def _record_offline(deps: Deps, entry: Entry, body: OfflinePaymentIn) -> Entry:
         "payment_id": payment.id, "version": entry.version + 1, "updated_at": now})
     deps.repos.entries.record_payment(entry, after, payment)
     if old_payment:  # paid at the desk while a checkout was open: close it so nobody pays twice
-        _cancel_open_checkout(deps, old_payment)
+        cancel_open_checkout(deps, old_payment)
     return after
 
 
 def withdraw(deps: Deps, eid: str, entry_id: str, body: WithdrawIn) -> Entry:
-    entry = _own_entry(deps, eid, entry_id)
+    entry = own_entry(deps, eid, entry_id)
     return cancel_entry(deps, entry, status="withdrawn", reason=body.reason or "退赛 · Withdrawn by the organiser",
                         refund=body.refund, refund_amount=body.refund_amount, refund_reason=body.refund_reason)
 
@@ -757,18 +773,20 @@ def withdraw(deps: Deps, eid: str, entry_id: str, body: WithdrawIn) -> Entry:
 def mark_refund_paid(deps: Deps, eid: str, entry_id: str, body: RefundPaidIn) -> Entry:
     """The desk hands back what a withdrawal owes (cash or transfer): 应退 goes to 已退. A retry after it was
     recorded answers the entry as it is."""
-    entry = _own_entry(deps, eid, entry_id)
+    entry = own_entry(deps, eid, entry_id)
     owed = entry.owed
     if owed == 0:
         if entry.payment_state == "refunded":
             return entry
         raise errors.Conflict("这个报名没有应退款 · Nothing is owed back on this entry.", {"owed": 0})
     if body.amount != owed:
-        raise errors.InvalidRequest(f"应退 {owed / 100:.2f} · The amount owed is {owed}.", {"field": "amount", "owed": owed})
+        raise errors.InvalidRequest(f"应退 {_money(owed, entry.currency)} · The amount owed is "
+                                    f"{_money(owed, entry.currency, 'en')}.", {"field": "amount", "owed": owed})
     how = "现金" if body.method == "cash" else "转账"
     after = entry.model_copy(update={
         "payment_state": "refunded", "refund_owed": 0, "version": entry.version + 1, "updated_at": deps.clock(),
-        "notices": [*entry.notices, f"已{how}退款 {owed / 100:.2f}" + (f"：{body.note.strip()}" if body.note.strip() else "")],
+        "notices": [*entry.notices, f"已{how}退款 {_money(owed, entry.currency)}"
+                    + (f"：{body.note.strip()}" if body.note.strip() else "")],
         **refunded(entry, owed)})
     deps.repos.entries.transition(entry, after)
     return after
@@ -780,7 +798,7 @@ def join_partners(deps: Deps, eid: str, body: JoinIn) -> tuple[Entry, str]:
     size = event.config.entry.members
     if len(set(body.entry_ids)) != len(body.entry_ids):
         raise errors.InvalidRequest("An entry is listed twice.")
-    sources = [_own_entry(deps, eid, i) for i in body.entry_ids]
+    sources = [own_entry(deps, eid, i) for i in body.entry_ids]
     if any(s.status != "partner_wanted" for s in sources):
         raise errors.Conflict("Only entries looking for a partner can be joined.")
     members = [m for s in sources for m in s.members]

@@ -473,7 +473,7 @@ def _public(p: RowPlan) -> dict:
 
 
 def _pay(deps: Deps, entry, registration) -> None:
-    registration._record_offline(deps, entry, OfflinePaymentIn(method="transfer", amount=entry.amount_due - entry.amount_paid,
+    registration.record_offline(deps, entry, OfflinePaymentIn(method="transfer", amount=entry.amount_due - entry.amount_paid,
                                                                reference="名单导入 · roster import"))
 
 

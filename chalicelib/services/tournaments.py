@@ -20,6 +20,7 @@ from ..models import (
     TournamentIn,
     TournamentPatch,
 )
+from . import gateways
 from .validation import validation_details
 
 
@@ -182,12 +183,6 @@ def public_tournament(deps: Deps, tid: str) -> PublicTournament:
         id=tournament.id, name=tournament.name, venue=tournament.venue, timezone=tournament.timezone,
         currency=tournament.currency, starts_on=tournament.starts_on, ends_on=tournament.ends_on,
         events=[public_event(e, tournament, now) for e in sorted(events, key=lambda e: e.id)],
-        online_payment=deps.payments is not None,
-        payment_providers=offered_providers(deps, tournament),
+        online_payment=gateways.hosted(deps, tournament) is not None,
+        payment_providers=gateways.offered_providers(deps, tournament),
     )
-
-
-def offered_providers(deps: Deps, tournament) -> list[str]:
-    """The tournament's providers that can take money here (configured), in the organiser's order."""
-    from .gateways import gateway
-    return [p for p in tournament.payments.providers if p == "offline" or gateway(deps, p) is not None]

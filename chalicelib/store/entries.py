@@ -199,7 +199,7 @@ def _spans(low: str, high: str, k: int) -> list[tuple[str, str]]:
     if a is None or b is None or b - a < k:
         return [(low, high)]
     cuts = [low, *(_entry_sk(a + (b - a) * i // k) for i in range(1, k)), high]
-    return list(zip(cuts, cuts[1:]))
+    return list(zip(cuts, cuts[1:], strict=False))
 
 
 class EntryRepo:
@@ -210,6 +210,11 @@ class EntryRepo:
     def get(self, eid: str, entry_id: str) -> Entry | None:
         item = self.t.get(keys.entry(eid, entry_id))
         return Entry.model_validate_json(item["data"]) if item else None
+
+    def entry_of_person(self, eid: str, phone: str) -> str | None:
+        """The entry holding this phone's place in the event (person_ops), if any."""
+        item = self.t.get(keys.person_in_event(eid, phone_hash(phone)))
+        return item.get("entry_id") if item else None
 
     def find(self, entry_id: str) -> Entry | None:
         pointer = self.t.get(keys.entry_pointer(entry_id))
@@ -246,7 +251,7 @@ class EntryRepo:
         ids = sorted(set(known))
         cuts = [keys.entry(eid, ids[k])["SK"] for k in range(ROSTER_SLICE, len(ids), ROSTER_SLICE)]
         if cuts:
-            return self.t.query_ranges(pk, list(zip([low, *cuts], [*cuts, high])), _between_ids, projection=projection)
+            return self.t.query_ranges(pk, list(zip([low, *cuts], [*cuts, high], strict=True)), _between_ids, projection=projection)
         items, last = self.t.query_page(pk, low, high, projection=projection, limit=ROSTER_SLICE)
         if last is not None:
             tail = self.t.query(pk, keys.ENTRY_PREFIX, forward=False, limit=1, raw=True, projection="SK")
@@ -427,7 +432,7 @@ class EntryRepo:
         new_entry = self.with_place_shard(new_entry)
         ops = [Op.put(entry_item(new_entry), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
                Op.put({**keys.entry_pointer(new_entry.id), "kind": "entry_pointer", "event_id": new_entry.event_id})]
-        for before, after in zip(sources, merged):
+        for before, after in zip(sources, merged, strict=True):
             ops.append(Op.put(entry_item(after), condition="version = :v", values={":v": before.version},
                               on_fail=lambda: errors.VersionConflict("An entry changed meanwhile; reload.")))
         counter = self._counter_op(new_entry.event_id, counter_delta(None, new_entry), take_place=True,

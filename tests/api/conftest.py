@@ -36,7 +36,7 @@ def fake_stripe(moto_repos):
     from tests.fakes import FakeStripe
     fake = FakeStripe()
     d = bootstrap.deps()
-    d.payments = StripeGateway("sk_test_123", WEBHOOK_SECRET, http_client=fake, max_retries=0)
+    d.providers["stripe"] = StripeGateway("sk_test_123", WEBHOOK_SECRET, http_client=fake, max_retries=0)
     return fake
 
 

@@ -1,5 +1,5 @@
-"""One contract, every provider (Stripe, WeChat Pay, Alipay, offline at the desk): the same assertions on the same
-steps — paid once, a repeated notification counted once, a cancellation refunded through whoever took the money,
+"""One contract, every provider (Stripe, WeChat Pay, Alipay, offline at the desk, the local stage's demo cashier):
+the same assertions on the same steps — paid once, a repeated notification counted once, a cancellation refunded through whoever took the money,
 a hold that runs out releasing the place and a late payment then restoring it. Each provider's driver only says
 how its payer pays and how it tells us; the fakes sign as the providers do (tests/fakes.py, tests/fakes_china.py)."""
 from __future__ import annotations
@@ -24,7 +24,7 @@ class Stripe:
         from tests.api.conftest import WEBHOOK_SECRET
         from tests.fakes import FakeStripe
         self.api, self.fake = api, FakeStripe()
-        bootstrap.deps().payments = StripeGateway("sk_test_123", WEBHOOK_SECRET, http_client=self.fake, max_retries=0)
+        bootstrap.deps().providers["stripe"] = StripeGateway("sk_test_123", WEBHOOK_SECRET, http_client=self.fake, max_retries=0)
 
     def start(self, entry_id, manage):
         r = self.api.post(f"/entries/{entry_id}/checkout", token=None, headers=manage)
@@ -147,6 +147,55 @@ class Alipay:
                              headers={"Content-Type": "application/x-www-form-urlencoded"})
 
 
+class Demo:
+    """The local stage's demo cashier (演示支付): the payer presses 确认支付 on its page (the demo provider records
+    the order paid) and the provider's signed notification comes to /webhooks/demo (HMAC with the installation's
+    key). Its own page is walked in test_the_demo_cashier_pays_and_cancels_through_the_notification_path."""
+    providers = ["demo", "offline"]
+    online = True
+    choice, answer_key = {"provider": "demo"}, "checkout_url"
+
+    def __init__(self, api, clock):
+        from chalicelib.payments.demo import DemoGateway
+        self.api, self.gw = api, DemoGateway(secret=b"contract-demo-key", api_url="http://api.test")
+        bootstrap.deps().providers["demo"] = self.gw
+
+    def start(self, entry_id, manage):
+        r = self.api.post(f"/entries/{entry_id}/checkout", {"provider": "demo"}, token=None, headers=manage)
+        assert r.status_code == 200 and "/demo-pay/" in r.data["checkout_url"], r.data
+
+    def _notify(self, payment, kind, **fields):
+        import json
+
+        from chalicelib.payments.demo import sign
+        headers, body = self.gw.notification(payment.id, kind)
+        if fields:   # what the provider says differs from its own record (a refund made at its side)
+            body = json.dumps({**json.loads(body), **fields}).encode()
+            headers = sign(self.gw.key(), body)
+        return self.api.post("/webhooks/demo", raw=body, token=None, headers=headers)
+
+    def pay(self, payment, n=1):
+        if n == 1:
+            self.gw.pay(payment.id)   # the payer's 确认支付 at the cashier
+        return self._notify(payment, "paid")
+
+    def lose_session(self, payment):
+        pass   # the sweeper closes the order
+
+    def late_payment(self, payment):
+        self.gw.orders[payment.id].update(status="complete", transaction_id=f"demo-late-{payment.id}")
+        return self._notify(payment, "paid")
+
+    def refunded(self):
+        return [amount for order in self.gw.orders.values() for amount in order["refunds"].values()]
+
+    def opened(self, answer):
+        assert answer["checkout_url"].startswith("http://api.test/demo-pay/") and answer["demo"] is True, answer
+
+    def refund_notice(self, payment, total, this):   # the demo tells the running total, as Alipay
+        return self._notify(payment, "refund", refunded=total)
+
+
 class Offline:
     """Cash at the desk: no checkout, no hold, no notification — the desk's record is the payment."""
     providers = ["offline"]
@@ -170,7 +219,7 @@ class Offline:
         self.handed_back.append(owed)
 
 
-DRIVERS = {"stripe": Stripe, "wechat_pay": WeChatPay, "alipay": Alipay, "offline": Offline}
+DRIVERS = {"stripe": Stripe, "wechat_pay": WeChatPay, "alipay": Alipay, "offline": Offline, "demo": Demo}
 
 
 @pytest.fixture(params=list(DRIVERS))
@@ -429,8 +478,8 @@ def test_a_days_payment_partly_refunded_at_the_provider_is_shared_by_its_items_i
     """A part of a day's one payment sent back from the provider's own dashboard (no one asked here): the first
     item takes what it paid, the next the rest — none of it lost by capping all of it on the first item. WeChat
     Pay reports each refund's own amount (not a running total): such a refund is only logged (docs/payments.md)."""
-    if provider.providers[0] not in ("stripe", "alipay"):
-        pytest.skip("a dashboard part refund is recorded from Stripe's and Alipay's running totals")
+    if provider.providers[0] not in ("stripe", "alipay", "demo"):
+        pytest.skip("a dashboard part refund is recorded from Stripe's, Alipay's and the demo's running totals")
     tid = api.post("/tournaments", tournament_body(payments={"providers": provider.providers})).data["id"]
     a, b = day_event(api, tid, "掼蛋积分赛"), day_event(api, tid, "掼蛋团体赛")
     r = day(api, provider, tid, [item(a, "河池一队"), item(b, "河池一队")], "day-contract-0003")

@@ -300,7 +300,8 @@ def test_sweeper_releases_holds_without_webhook_and_confirms_paid_ones(api, tid,
     clock.advance(minutes=40)
     assert sweep_expired_holds(bootstrap.deps()) == {"released": 1, "confirmed": 1, "failed": 0}
     assert fake_stripe.sessions[sessions[0]]["status"] == "expired"
-    get = lambda r: api.get(f"/entries/{r['entry']['id']}", token=None, headers={"X-Manage-Token": r["manage_token"]}).data
+    def get(r):
+        return api.get(f"/entries/{r['entry']['id']}", token=None, headers={"X-Manage-Token": r["manage_token"]}).data
     assert get(unpaid)["status"] == "cancelled" and get(paid)["status"] == "confirmed"
     c = counters(api, eid)
     assert (c["taken"], c["held"], c["confirmed"]) == (1, 0, 1)
@@ -425,3 +426,20 @@ def test_a_refund_cut_off_after_stripe_took_it_leaves_payment_and_entry_agreeing
     entry = repos.entries.get(eid, entry_id)
     assert (entry.payment_state, entry.refund_owed, entry.amount_refunded) == ("refunded", 0, 4000)
     assert repos.payments.get(entry.payment_id).state == "refunded"
+
+
+def test_a_jpy_refund_reads_in_yen_not_hundredths(api):
+    """Money people read goes through money(): a JPY tournament's ¥2,000 is 2,000 yen (no minor unit), never
+    "20.00" as `amount / 100` wrote it (issue 37)."""
+    tid = api.post("/tournaments", tournament_body(currency="JPY", payments={"providers": ["offline"]})).data["id"]
+    eid = make_event(api, tid, fee={"amount": 1000, "per": "person"})   # a pair: ¥2,000
+    entry_id = register(api, eid, pair()).data["entry"]["id"]
+    assert api.post(f"/events/{eid}/entries/{entry_id}/payments", {"method": "cash", "amount": 2000}).status_code == 201
+    r = api.post(f"/events/{eid}/entries/{entry_id}/withdraw",
+                 {"reason": "家中有事", "refund_amount": 1500, "refund_reason": "已开赛"})
+    assert r.status_code == 200 and "退款 JP¥1,500（规则 JP¥2,000）：已开赛" in r.data["notices"], r.data["notices"]
+    wrong = api.post(f"/events/{eid}/entries/{entry_id}/refund", {"method": "cash", "amount": 15})
+    assert wrong.status_code == 400 and "应退 JP¥1,500" in wrong.data["message"], wrong.data
+    done = api.post(f"/events/{eid}/entries/{entry_id}/refund", {"method": "cash", "amount": 1500})
+    assert done.status_code == 200 and "已现金退款 JP¥1,500" in done.data["notices"], done.data
+    assert not any("15.00" in n or "20.00" in n for n in done.data["notices"])

@@ -270,8 +270,8 @@ def test_a_day_through_the_deployed_handlers(template, package, aws, functions, 
     # Manager) and frees the place. A forged one is refused.
     paid = api.post(f"/tournaments/{tid}/events", {**ddz, "name": "付费二打一", "fee": {"amount": 3000}})
     assert paid.status_code == 201, paid.data
-    online = bootstrap.Deps(repos=operator_repos.repos,
-                            payments=StripeGateway(aws.stripe_keys["secret_key"], None, http_client=FakeStripe()))
+    online = bootstrap.Deps(repos=operator_repos.repos)
+    online.providers["stripe"] = StripeGateway(aws.stripe_keys["secret_key"], None, http_client=FakeStripe())
     held = register(online, paid.data["id"], RegistrationIn.model_validate(people(1, 1, "网付")[0]), None).entry
     assert held.status == "pending_payment" and held.hold_expires_at
     payment_id = operator_repos.repos.entries.get(paid.data["id"], held.id).payment_id

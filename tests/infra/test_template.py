@@ -210,3 +210,20 @@ def test_each_function_has_its_own_concurrency_and_timeout(template):
     assert api["ReservedConcurrentExecutions"] == (200 if stage == "prod" else 20) and api["Timeout"] == 30
     assert publisher["ReservedConcurrentExecutions"] == 5 and sweeper["ReservedConcurrentExecutions"] == 1
     assert sweeper["Timeout"] == 120
+
+
+def test_no_aws_stage_offers_the_demo_provider(template):
+    """The demo cashier (演示支付) moves no money: every function's environment names its AWS stage, and the payment
+    registry built from that environment has no demo adapter (payments/setup.demo_provider)."""
+    from chalicelib.config import Settings
+    from chalicelib.payments.setup import payment_providers
+    stage, tpl = template
+    envs = [f["Properties"].get("Environment", {}).get("Variables", {})
+            for kind in ("AWS::Serverless::Function", "AWS::Lambda::Function") for f in resources(tpl, kind).values()]
+    app = [e for e in envs if "TABLE_NAME" in e]
+    assert app, "no function of the app found"
+    for variables in app:
+        assert variables["STAGE"] == stage and stage != "local"
+        plain = {k.lower(): v for k, v in variables.items() if isinstance(v, str)}
+        registry = payment_providers(Settings(**plain))
+        assert "demo" not in registry and {"offline", "cash", "transfer"} <= set(registry)
