@@ -286,7 +286,7 @@ def test_published_pages_show_schedule_prizes_and_appeals(local_api, clock):
     site = bootstrap.deps().publisher
     page = lambda key: site.files[key].decode() if isinstance(site.files[key], bytes) else site.files[key]  # noqa: E731
     round_page = page(f"t/{tid}/{eid}/round-1.html")
-    assert "赛程 12-01 10:00–10:50" in round_page
+    assert "赛程 <span data-zone>12-01 10:00–10:50</span>" in round_page   # data-zone: live.js names the zone (issue 39)
     corrections = page(f"t/{tid}/{eid}/corrections.html")
     assert "申诉驳回" in corrections and "维持原判" in corrections and "13900000000" not in corrections
     day = page(f"t/{tid}/prizes.html")
