@@ -13,6 +13,7 @@ from ..engine.types import Side
 from ..ids import new_id
 from ..installation import lookup_hash
 from ..models import AuditRecord, ResultOut, RoundTable, TableSide
+from .rankings import on_result_confirmed
 from .rounds import code_hash, load_table, normalise_code
 
 
@@ -379,6 +380,7 @@ def confirm_result(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> Result
     if complete:
         from .publish_requests import request_publish, table_change
         request_publish(deps, event.tournament_id, table_change(eid, doc["stage"], n, t))
+        on_result_confirmed(deps, event.tournament_id, eid, doc["stage"], n, t, after["version"])   # issue 42: bus at merge
     return ResultOut(table=table_view(after), status=after["status"], version=after["version"], points=after["points"])
 
 

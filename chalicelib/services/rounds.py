@@ -26,6 +26,7 @@ from .names import readable
 from ..installation import table_secret
 from .gc_pause import gc_paused
 from .principals import who_of
+from .rankings import on_round_closed, rating_order
 from .reads import entries_read_once, prefetch_roster, roster_of
 from .tournaments import own_event
 
@@ -178,8 +179,11 @@ def start_stage(deps: Deps, event: Event, idx: int, state: dict, seed: int) -> d
     if idx == 0:
         entries = _participants(deps, event)
         clubs = {e.id: e.club for e in entries}
-        ids = [e.id for e in sorted(entries, key=lambda e: e.id)]
-        rng_for(seed, "seeding").shuffle(ids)  # the draw (抽签): reproducible from the published seed
+        ids = [e.id for e in sorted(entries, key=lambda e: e.id)]   # ULIDs: the order of registration
+        if event.config.seeding != "number":
+            rng_for(seed, "seeding").shuffle(ids)  # the draw (抽签): reproducible from the published seed
+        if event.config.seeding == "rating":
+            ids = rating_order(deps, event, ids)   # issue 42: by the ranking's rating, level ones as drawn
     else:
         from .standings import stage_standings
         previous = stage_standings(deps, event, idx - 1, state)
@@ -724,6 +728,7 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     from . import running_totals
     totals = running_totals.after_close(deps, event, doc["stage"], state, doc, tables, stamp)
     deps.repos.rounds.close_round(eid, doc, new_state, state["version"], totals)
+    on_round_closed(deps, event.tournament_id, eid, doc["stage"], n)   # issue 42 (the lead: RoundClosed's handler)
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
                                       "action": "round_closed", "round": n})
     from .publish_requests import request_publish
