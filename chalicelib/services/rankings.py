@@ -77,14 +77,14 @@ def count_event(deps: Deps, organiser: Organiser, rid: str, event_id: str) -> di
 # --------------------------------------------------------------------------- players of an event
 
 def _players_of_entries(deps: Deps, eid: str) -> tuple[dict[str, list[str]], dict[str, list[tuple[str, str]]], dict]:
-    """entry → its members' player ids; entry → [(player id, name)]; entry → club."""
-    ids, named, clubs = {}, {}, {}
+    """entry → its members' player ids; entry → [(player id, name)]; player id → (name, club)."""
+    ids, named, people = {}, {}, {}
     for e in entries_of(deps, eid):
         pids = entry_player_ids(e)
         ids[e.id] = pids
         named[e.id] = [(p, m.name) for p, m in zip(pids, e.members, strict=True)]
-        clubs[e.id] = e.club
-    return ids, named, clubs
+        people.update({p: (m.name, e.club) for p, m in zip(pids, e.members, strict=True)})
+    return ids, named, people
 
 
 def _who_played(table: dict, members: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -114,18 +114,19 @@ def on_result_confirmed(deps: Deps, tournament_id: str, event_id: str, stage: in
         _, table = deps.repos.rounds.get_table(event_id, stage, round_no, table_no)
         if table is None:
             return
-        members, _, _ = _players_of_entries(deps, event_id)
+        members, _, people = _players_of_entries(deps, event_id)
         for rid in rids:
             ranking = deps.repos.rankings.get(rid)
             if ranking and ranking.get("rating"):
-                _count_table(deps, rid, (event_id, stage, round_no, table_no), table, members)
+                _count_table(deps, rid, (event_id, stage, round_no, table_no), table, members, people)
         if table.get("status") in ("confirmed", "forfeit") and _event_final(deps, event_id):
             refresh_event_points(deps, event_id, rids)   # a correction after the last round moves places
     except errors.DomainError as exc:
         log.warning("ranking update of event %s table %s/%s failed: %s", event_id, round_no, table_no, exc.code)
 
 
-def _count_table(deps: Deps, rid: str, ref: tuple, table: dict, members: dict[str, list[str]]) -> bool:
+def _count_table(deps: Deps, rid: str, ref: tuple, table: dict, members: dict[str, list[str]],
+                 people: dict[str, tuple[str, str]]) -> bool:
     """Rates one table in one ranking, once per version. Returns whether it changed anything."""
     repo = deps.repos.rankings
     for _ in range(5):   # a concurrent change to one of the players: read again and redo
@@ -144,7 +145,8 @@ def _count_table(deps: Deps, rid: str, ref: tuple, table: dict, members: dict[st
         for p in pids:
             b = before.get(p, Rating())
             a = after.get(p, b)
-            s = stored.get(p, {"player_id": p, "version": 0, "results": {}})
+            name, club = people.get(p, ("", ""))
+            s = stored.get(p, {"player_id": p, "version": 0, "results": {}, "name": name, "club": club})
             changed.append({**s, "player_id": p, "mu": a.mu, "sigma": a.sigma, "tables": a.tables})
         deltas = {p: after[p].mu - before.get(p, Rating()).mu for p in after}
         try:
@@ -159,11 +161,12 @@ def _count_table(deps: Deps, rid: str, ref: tuple, table: dict, members: dict[st
 def catch_up_event(deps: Deps, ranking: dict, event: Event) -> None:
     """An event newly counted: its tables confirmed so far, in play order, and its places if it is final."""
     if ranking.get("rating"):
-        members, _, _ = _players_of_entries(deps, event.id)
+        members, _, people = _players_of_entries(deps, event.id)
         for doc, tables in deps.repos.rounds.all_rounds(event.id):
             for t in tables:
                 if t.get("status") == "confirmed":
-                    _count_table(deps, ranking["id"], (event.id, doc["stage"], doc["number"], t["number"]), t, members)
+                    _count_table(deps, ranking["id"], (event.id, doc["stage"], doc["number"], t["number"]), t, members,
+                                 people)
     if _event_final(deps, event.id):
         refresh_event_points(deps, event.id, [ranking["id"]])
 
@@ -202,13 +205,13 @@ def event_places(deps: Deps, eid: str) -> tuple[list[tuple[str, int | None]], in
 
 def refresh_event_points(deps: Deps, eid: str, rids: list[str]) -> None:
     rows, field = event_places(deps, eid)
-    _, named, clubs = _players_of_entries(deps, eid)
+    _, named, people = _players_of_entries(deps, eid)
     for rid in rids:
         ranking = deps.repos.rankings.get(rid)
         if ranking is None:
             continue
         pts = event_points(PointsTable.from_config(ranking["points"]), [p for _, p in rows], field)
-        wanted = {pid: (name, clubs.get(e, ""), place, pt)
+        wanted = {pid: (name, people[pid][1], place, pt)
                   for (e, place), pt in zip(rows, pts, strict=True) for pid, name in named.get(e, [])}
         for _ in range(5):
             stored = deps.repos.rankings.players_by_id(rid, list(wanted))
@@ -237,17 +240,17 @@ def rebuild(deps: Deps, organiser: Organiser, rid: str) -> dict:
     state = RebuildState()
     for counted in events:
         eid = counted["event_id"]
-        members, named, clubs = _players_of_entries(deps, eid)
+        members, named, people = _players_of_entries(deps, eid)
         if ranking.get("rating"):
             for doc, tables in deps.repos.rounds.all_rounds(eid):
                 for t in tables:
-                    state.table((eid, doc["stage"], doc["number"], t["number"]), t, _who_played(t, members))
+                    state.table((eid, doc["stage"], doc["number"], t["number"]), t, _who_played(t, members), people)
         if _event_final(deps, eid):
             rows, field = event_places(deps, eid)
             pts = event_points(table, [p for _, p in rows], field)
             for (e, place), pt in zip(rows, pts, strict=True):
                 for pid, name in named.get(e, []):
-                    state.result(pid, name, clubs.get(e, ""), eid, place, pt)
+                    state.result(pid, name, people[pid][1], eid, place, pt)
     deps.repos.rankings.replace_all(rid, state.players(), state.marks)
     return {"players": len(state.people), "tables": len(state.marks), "events": len(events)}
 
@@ -260,10 +263,13 @@ class RebuildState:
         self.people: dict[str, dict] = {}
         self.marks: dict[tuple, tuple[int, dict]] = {}
 
-    def table(self, ref: tuple, t: dict, players: dict[str, list[str]]) -> None:
+    def table(self, ref: tuple, t: dict, players: dict[str, list[str]], people: dict | None = None) -> None:
         games = games_of_table(t, players)
         if not games:
             return
+        for pid in {p for g in games for team in g.teams for p in team} - self.people.keys():
+            name, club = (people or {}).get(pid, ("", ""))
+            self.people[pid] = {"player_id": pid, "results": {}, "name": name, "club": club}
         after = rate(self.ratings, games)
         self.marks[ref] = (int(t.get("version", 0)), {p: a.mu - self.ratings.get(p, Rating()).mu for p, a in after.items()})
         self.ratings.update(after)
