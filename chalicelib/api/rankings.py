@@ -6,6 +6,7 @@ import json
 from chalice import Blueprint, Response
 
 from ..models import CountEventIn, RankingIn
+from ..services import ranking_pages as pages
 from ..services import rankings as svc
 from .routing import route
 
@@ -29,13 +30,23 @@ def get_ranking(ctx, rid):
        "this is my consent)", auth="organiser", body=CountEventIn, status=201, tag=TAG, roles=(), owner_only=True,
        errors_=("forbidden", "invalid_config"))
 def count_event(ctx, rid):
-    return svc.count_event(ctx.deps, ctx.organiser, rid, ctx.body.event_id)
+    counted = svc.count_event(ctx.deps, ctx.organiser, rid, ctx.body.event_id)
+    pages.publish_ranking(ctx.deps, rid)
+    return counted
 
 
 @route(bp, "/rankings/{rid}/rebuild", "POST", summary="Work the ranking out again from every counted event",
        auth="organiser", tag=TAG, roles=(), owner_only=True)
 def rebuild(ctx, rid):
-    return svc.rebuild(ctx.deps, ctx.organiser, rid)
+    done = svc.rebuild(ctx.deps, ctx.organiser, rid)
+    return {**done, "published": pages.publish_ranking(ctx.deps, rid)}
+
+
+@route(bp, "/rankings/{rid}/publish", "POST", summary="Publish the ranking's pages and its players' pages again",
+       auth="organiser", tag=TAG, roles=(), owner_only=True)
+def publish(ctx, rid):
+    svc.own_ranking(ctx.deps, ctx.organiser, rid)
+    return pages.publish_ranking(ctx.deps, rid)
 
 
 @route(bp, "/rankings/{rid}/export", "GET", summary="The open results file: one row per player and event "

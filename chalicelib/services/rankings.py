@@ -76,7 +76,7 @@ def count_event(deps: Deps, organiser: Organiser, rid: str, event_id: str) -> di
 
 # --------------------------------------------------------------------------- players of an event
 
-def _players_of_entries(deps: Deps, eid: str) -> tuple[dict[str, list[str]], dict[str, list[tuple[str, str]]], dict]:
+def players_of_entries(deps: Deps, eid: str) -> tuple[dict[str, list[str]], dict[str, list[tuple[str, str]]], dict]:
     """entry → its members' player ids; entry → [(player id, name)]; player id → (name, club)."""
     ids, named, people = {}, {}, {}
     for e in entries_of(deps, eid):
@@ -114,7 +114,7 @@ def on_result_confirmed(deps: Deps, tournament_id: str, event_id: str, stage: in
         _, table = deps.repos.rounds.get_table(event_id, stage, round_no, table_no)
         if table is None:
             return
-        members, _, people = _players_of_entries(deps, event_id)
+        members, _, people = players_of_entries(deps, event_id)
         for rid in rids:
             ranking = deps.repos.rankings.get(rid)
             if ranking and ranking.get("rating"):
@@ -161,7 +161,7 @@ def _count_table(deps: Deps, rid: str, ref: tuple, table: dict, members: dict[st
 def catch_up_event(deps: Deps, ranking: dict, event: Event) -> None:
     """An event newly counted: its tables confirmed so far, in play order, and its places if it is final."""
     if ranking.get("rating"):
-        members, _, people = _players_of_entries(deps, event.id)
+        members, _, people = players_of_entries(deps, event.id)
         for doc, tables in deps.repos.rounds.all_rounds(event.id):
             for t in tables:
                 if t.get("status") == "confirmed":
@@ -173,14 +173,17 @@ def catch_up_event(deps: Deps, ranking: dict, event: Event) -> None:
 
 # --------------------------------------------------------------------------- points from final places
 
-def on_round_closed(deps: Deps, tournament_id: str, event_id: str, stage: int, round_no: int) -> None:
-    """A round closed: if that ended the event, its final places become points in every ranking counting it."""
+def on_round_closed(deps: Deps, tournament_id: str, event_id: str, stage: int, round_no: int) -> bool:
+    """A round closed: if that ended the event, its final places become points in every ranking counting it.
+    Returns whether they did (services/ranking_pages.py publishes then)."""
     try:
         rids = deps.repos.rankings.rankings_of_event(event_id)
         if rids and _event_final(deps, event_id):
             refresh_event_points(deps, event_id, rids)
+            return True
     except errors.DomainError as exc:
         log.warning("ranking points of event %s failed: %s", event_id, exc.code)
+    return False
 
 
 def _event_final(deps: Deps, eid: str) -> bool:
@@ -205,7 +208,7 @@ def event_places(deps: Deps, eid: str) -> tuple[list[tuple[str, int | None]], in
 
 def refresh_event_points(deps: Deps, eid: str, rids: list[str]) -> None:
     rows, field = event_places(deps, eid)
-    _, named, people = _players_of_entries(deps, eid)
+    _, named, people = players_of_entries(deps, eid)
     for rid in rids:
         ranking = deps.repos.rankings.get(rid)
         if ranking is None:
@@ -240,7 +243,7 @@ def rebuild(deps: Deps, organiser: Organiser, rid: str) -> dict:
     state = RebuildState()
     for counted in events:
         eid = counted["event_id"]
-        members, named, people = _players_of_entries(deps, eid)
+        members, named, people = players_of_entries(deps, eid)
         if ranking.get("rating"):
             for doc, tables in deps.repos.rounds.all_rounds(eid):
                 for t in tables:
@@ -412,7 +415,7 @@ def rating_order(deps: Deps, event: Event, ids: list[str]) -> list[str]:
          if (deps.repos.rankings.get(r) or {}).get("rating")), None)
     if rid is None:
         return ids
-    members, _, _ = _players_of_entries(deps, event.id)
+    members, _, _ = players_of_entries(deps, event.id)
     stored = deps.repos.rankings.players_by_id(rid, [p for e in ids for p in members.get(e, [])])
 
     def strength(e: str) -> float:

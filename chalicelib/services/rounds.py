@@ -26,7 +26,8 @@ from .names import readable
 from ..installation import table_secret
 from .gc_pause import gc_paused
 from .principals import who_of
-from .rankings import on_round_closed, rating_order
+from .ranking_pages import on_round_closed
+from .rankings import rating_order
 from .reads import entries_read_once, prefetch_roster, roster_of
 from .tournaments import own_event
 

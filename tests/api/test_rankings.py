@@ -153,6 +153,20 @@ def test_a_ranking_over_five_tournaments(api, other_api, third_api, clock):
     assert len(page["results"]) == 4 and page["rankings"][0]["points"] == pytest.approx(expected)
     assert "1390000" not in json.dumps(page)
 
+    # the published pages: the ranking in three languages, the player's page, no phone; the standings link to it
+    files = bootstrap.deps().publisher.files
+    for lang in ("", "en/", "vi/"):
+        page = files[f"{lang}r/{rid}/index.html"].decode()
+        assert f'href="/{lang}p/{pid}.html"' in page and "南宁掼蛋联赛" in page
+        assert f"{lang}p/{pid}.html" in files
+    assert "1390000" not in " ".join(v.decode() for k, v in files.items() if k.endswith(".html"))
+    zh_player = files[f"p/{pid}.html"].decode()
+    assert "选手40" in zh_player and zh_player.count("<tr>") == 5     # the latest name; a header and four results
+    from chalicelib.services.publishing import publish_tournament
+    publish_tournament(bootstrap.deps(), t2)
+    standings = [v.decode() for k, v in files.items() if k.startswith(f"t/{t2}/") and k.endswith("standings.html")]
+    assert standings and all(f'href="/r/{rid}/index.html" data-ranking' in s for s in standings)
+
     # the export, re-read, gives the same numbers: one row per player and event
     text = api.get(f"/rankings/{rid}/export?format=csv").body
     text = text.decode("utf-8") if isinstance(text, bytes) else text
