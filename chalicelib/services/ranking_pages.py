@@ -11,7 +11,6 @@ from __future__ import annotations
 from ..bootstrap import Deps
 from ..config import get_settings
 from ..publish.i18n import LANGS, prefix
-from ..publish.render import TEMPLATES, render
 from . import rankings
 from .rankings import board
 
@@ -34,6 +33,7 @@ def player_path(lang: str, pid: str) -> str:
 def publish_ranking(deps: Deps, rid: str, players: set[str] | None = None) -> dict:
     """Writes the ranking's pages and its players' pages (only `players`' when given: an event's, after its
     round closed). Returns how many files were written."""
+    from ..publish.render import TEMPLATES, render   # the page renderer only when pages are written (cold starts)
     b = board(deps, rid, deps.clock())
     ranking, rows = b["ranking"], b["rows"]
     size = max(1, get_settings().publish_page_rows)
