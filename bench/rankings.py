@@ -8,7 +8,7 @@
    (50 pairs, two Swiss rounds: 50,000 tables), replayed by the rebuild's own accumulator (RebuildState: openskill
    per table, points per final place) and written by RankingRepo.replace_all. Reference: the same 50,000
    openskill rate() calls alone.
-3. No item over 100 KB: the largest player item and table mark written, and a player with 1,000 results.
+3. No item over 100 KB: the largest player item and pack of table marks written, and a player with 1,000 results.
 
 Run: .venv/bin/python bench/rankings.py   (RANKING_BENCH_PLAYERS / RANKING_BENCH_EVENTS for a smaller run)
 """
@@ -138,7 +138,8 @@ def sizes(repos, marks) -> tuple[int, int, int]:
     from chalicelib.store.rankings import _player_item
     largest_player = max(len(json.dumps(i, ensure_ascii=False).encode()) for i in
                          (repos.table.query("RANKING#BENCH", "P#", limit=2000)))
-    largest_mark = max(len(json.dumps(d)) for _, d in marks.values())
+    largest_mark = max(len(json.dumps(i, ensure_ascii=False).encode()) for i in
+                       repos.table.query("RANKING#BENCH", "TABLES#", limit=2000))
     heavy = {"player_id": "p" + "9" * 19, "name": "司马长风特别长的名字", "club": "广西壮族自治区南宁市潮汕商会", "mu": 25.0,
              "sigma": 8.3, "tables": 5000, "results": {f"01J{k:023d}": [k % 200 + 1, 12.34] for k in range(1000)}}
     heavy_size = len(json.dumps(_player_item("BENCH", heavy), ensure_ascii=False).encode())
@@ -156,9 +157,9 @@ def main() -> None:
           f"   reference: {tables:,} openskill rate() calls alone {reference:.1f} s")
     print(f"  one confirmed table, {total:,} rated players: {update * 1000:6.1f} ms (target < 1 s)"
           f"   reference: one raw get + put {raw * 1000:.1f} ms")
-    print(f"  largest items: player {player_kb:.1f} KB, table mark {mark_kb:.2f} KB, a player with 1,000 results "
+    print(f"  largest items: player {player_kb:.1f} KB, a pack of table marks {mark_kb:.1f} KB, a player with 1,000 results "
           f"{heavy_kb:.1f} KB (limit 100 KB)")
-    ok = compute + write < 60 and update < 1 and max(player_kb, heavy_kb) < 100
+    ok = compute + write < 60 and update < 1 and max(player_kb, heavy_kb, mark_kb) < 100
     print("  within targets" if ok else "  OVER A TARGET")
     if not ok:
         sys.exit(1)

@@ -150,8 +150,7 @@ def _count_table(deps: Deps, rid: str, ref: tuple, table: dict, members: dict[st
             changed.append({**s, "player_id": p, "mu": a.mu, "sigma": a.sigma, "tables": a.tables})
         deltas = {p: after[p].mu - before.get(p, Rating()).mu for p in after}
         try:
-            repo.count_table(rid, ref, int(table.get("version", 0)), changed, deltas,
-                             mark["version"] if mark else None)
+            repo.count_table(rid, ref, int(table.get("version", 0)), changed, deltas, mark)
             return True
         except errors.VersionConflict:
             continue
@@ -270,9 +269,10 @@ class RebuildState:
         games = games_of_table(t, players)
         if not games:
             return
-        for pid in {p for g in games for team in g.teams for p in team} - self.people.keys():
-            name, club = (people or {}).get(pid, ("", ""))
-            self.people[pid] = {"player_id": pid, "results": {}, "name": name, "club": club}
+        for pid in (p for g in games for team in g.teams for p in team):
+            if pid not in self.people:   # (a set difference with the dict's keys would copy them every table)
+                name, club = (people or {}).get(pid, ("", ""))
+                self.people[pid] = {"player_id": pid, "results": {}, "name": name, "club": club}
         after = rate(self.ratings, games)
         self.marks[ref] = (int(t.get("version", 0)), {p: a.mu - self.ratings.get(p, Rating()).mu for p, a in after.items()})
         self.ratings.update(after)

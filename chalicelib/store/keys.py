@@ -252,6 +252,16 @@ def ranking_table(rid: str, eid: str, stage: int, n: int, t: int) -> dict:
     return {"PK": f"RANKING#{rid}", "SK": f"{RANKING_TABLE_PREFIX}{eid}#{stage}#{n:03d}#{t:04d}"}
 
 
+RANKING_TABLES_PER_PACK = 200
+RANKING_PACK_PREFIX = "TABLES#"
+
+
+def ranking_table_pack(rid: str, eid: str, stage: int, n: int, t: int) -> dict:
+    """A rebuild's marks of a round's tables, 200 to an item (a 5,000-table round stays under 100 KB a pack)."""
+    return {"PK": f"RANKING#{rid}",
+            "SK": f"{RANKING_PACK_PREFIX}{eid}#{stage}#{n:03d}#{t // RANKING_TABLES_PER_PACK:03d}"}
+
+
 def organiser_ranking(oid: str, rid: str) -> dict:
     return {"PK": f"ORG#{oid}", "SK": f"RANKING#{rid}"}
 
@@ -265,8 +275,9 @@ def event_rankings_partition(eid: str) -> str:
     return f"EVENTRANK#{eid}"
 
 
-def player_ranking(pid: str, rid: str) -> dict:
-    return {"PK": f"PLAYER#{pid}", "SK": f"R#{rid}"}
+def player_ranking_index(pid: str, rid: str) -> dict:
+    """On a ranking's player item: the index keys that list a player's rankings (GSI1; no item of its own)."""
+    return {"GSI1PK": f"PLAYER#{pid}", "GSI1SK": f"R#{rid}"}
 
 
 def player_rankings_partition(pid: str) -> str:

@@ -6,9 +6,11 @@
                                            ({eid: [place, points before decay]}), versioned
     RANKING#{rid} TABLE#{eid}#{s}#{n}#{t}  a confirmed table counted in the ratings: the version counted and each
                                            player's mu change (what a correction takes back)
+    RANKING#{rid} TABLES#{eid}#{s}#{n}#{k} a rebuild's marks, 200 tables an item; a table's own TABLE# item, once
+                                           counted again, stands before its pack's
     ORG#{oid}     RANKING#{rid}            the owner's list
     EVENTRANK#{eid} R#{rid}                which rankings count an event (the result hook and the seeding ask)
-    PLAYER#{pid}  R#{rid}                  which rankings a player is in (the player page)
+    GSI1 PLAYER#{pid} R#{rid}              on each player item: which rankings a player is in (the player page)
 
 A player item is small (a result is ~40 bytes: a thousand events stay under 100 KB); a ranking of 100,000 players
 is 100,000 items, read by one query when it is published or rebuilt.
@@ -29,7 +31,7 @@ _ranking = keys.ranking_partition
 
 
 def _player_item(rid: str, p: dict) -> dict:
-    return {**player_key(rid, p["player_id"]), "kind": "ranking_player", "name": p.get("name", ""),
+    return {**player_key(rid, p["player_id"]), **keys.player_ranking_index(p["player_id"], rid), "kind": "ranking_player", "name": p.get("name", ""),
             "club": p.get("club", ""), "mu": str(p["mu"]), "sigma": str(p["sigma"]), "tables": int(p.get("tables", 0)),
             "results": json.dumps(p.get("results") or {}, ensure_ascii=False, separators=(",", ":")),
             "version": int(p.get("version", 0)) + 1}
@@ -83,7 +85,7 @@ class RankingRepo:
         return [i["ranking_id"] for i in self.t.query(keys.event_rankings_partition(eid), "R#")]
 
     def rankings_of_player(self, pid: str) -> list[str]:
-        return [i["SK"][2:] for i in self.t.query(keys.player_rankings_partition(pid), "R#")]
+        return [i["GSI1SK"][2:] for i in self.t.query(keys.player_rankings_partition(pid), "R#", index="GSI1")]
 
     # -- players
     def players(self, rid: str) -> list[dict]:
@@ -99,8 +101,8 @@ class RankingRepo:
         return out
 
     def _player_ops(self, rid: str, players: list[dict]) -> list[Op]:
-        """Each player written on the version it was read at (0: new, with its pointer): a concurrent change to
-        the same player fails the whole write, which the caller reads again and redoes."""
+        """Each player written on the version it was read at (0: new): a concurrent change to the same player fails
+        the whole write, which the caller reads again and redoes."""
         ops = []
         for p in players:
             version = int(p.get("version", 0))
@@ -110,28 +112,32 @@ class RankingRepo:
             else:
                 ops.append(Op.put(_player_item(rid, p), condition="attribute_not_exists(PK)",
                                   on_fail=errors.VersionConflict))
-                ops.append(Op.put({**keys.player_ranking(p["player_id"], rid), "kind": "player_ranking"}))
         return ops
 
     def save_players(self, rid: str, players: list[dict]) -> None:
-        """Players changed together (an event's results): 50 a transaction (a new one is two items)."""
-        for batch in chunks(players, 50):
+        """Players changed together (an event's results): 100 a transaction."""
+        for batch in chunks(players, 100):
             self.t.transact(self._player_ops(rid, batch))
 
     # -- tables counted in the ratings
     def table_mark(self, rid: str, eid: str, stage: int, n: int, t: int) -> dict | None:
-        item = self.t.get(table_key(rid, eid, stage, n, t))
-        return {"version": int(item["version"]), "deltas": json.loads(item.get("deltas") or "{}")} if item else None
+        """The version counted and the mu changes of a table: its own item, else a rebuild's pack (`packed`)."""
+        own, pack = self.t.get_many([table_key(rid, eid, stage, n, t), keys.ranking_table_pack(rid, eid, stage, n, t)])
+        if own:
+            return {"version": int(own["version"]), "deltas": json.loads(own.get("deltas") or "{}")}
+        entry = json.loads(pack["marks"]).get(str(t)) if pack else None
+        return {"version": entry[0], "deltas": entry[1], "packed": True} if entry else None
 
     def count_table(self, rid: str, ref: tuple[str, int, int, int], version: int, players: list[dict],
-                    deltas: dict[str, float], seen_version: int | None) -> None:
+                    deltas: dict[str, float], seen: dict | None) -> None:
         """The players' new ratings and the table's mark in one transaction, conditioned on the mark as it was read
-        (absent, or the version seen): a table is counted once per version however often its event is handled."""
+        (`seen`: absent or in a pack → no own item yet; else its version): a table is counted once per version
+        however often its event is handled."""
         mark = {**table_key(rid, *ref), "kind": "ranking_table", "version": version,
                 "deltas": json.dumps(deltas, separators=(",", ":"))}
         cond = (Op.put(mark, condition="attribute_not_exists(PK)", on_fail=errors.VersionConflict)
-                if seen_version is None else
-                Op.put(mark, condition="version = :seen", values={":seen": seen_version}, on_fail=errors.VersionConflict))
+                if seen is None or seen.get("packed") else
+                Op.put(mark, condition="version = :seen", values={":seen": seen["version"]}, on_fail=errors.VersionConflict))
         self.t.transact([cond, *self._player_ops(rid, players)])
 
     # -- rebuild
@@ -140,15 +146,18 @@ class RankingRepo:
         transaction; docs/rankings.md), then those no longer there removed."""
         old = {i["SK"] for i in self.t.query(_ranking(rid), PLAYER_PREFIX, projection="SK")}
         old |= {i["SK"] for i in self.t.query(_ranking(rid), TABLE_PREFIX, projection="SK")}
+        old |= {i["SK"] for i in self.t.query(_ranking(rid), keys.RANKING_PACK_PREFIX, projection="SK")}
+        packs: dict[str, dict] = {}
+        for (eid, stage, n, t), (v, d) in marks.items():
+            key = keys.ranking_table_pack(rid, eid, stage, n, t)
+            packs.setdefault(key["SK"], {**key, "kind": "ranking_tables", "marks": {}})["marks"][str(t)] = [v, d]
         items = [_player_item(rid, {**p, "version": 0}) for p in players]
-        items += [{**table_key(rid, *ref), "kind": "ranking_table", "version": v,
-                   "deltas": json.dumps(d, separators=(",", ":"))} for ref, (v, d) in marks.items()]
-        items += [{**keys.player_ranking(p["player_id"], rid), "kind": "player_ranking"} for p in players]
-        keep = {i["SK"] for i in items if i["PK"] == _ranking(rid)}
-        self._batch([{"PutRequest": {"Item": to_item(i)}} for i in items])
-        self._batch([{"DeleteRequest": {"Key": to_item({"PK": _ranking(rid), "SK": sk})}} for sk in old - keep])
+        items += [{**pack, "marks": json.dumps(pack["marks"], separators=(",", ":"))} for pack in packs.values()]
+        keep = {i["SK"] for i in items}
+        self._batch([{"PutRequest": {"Item": _plain_item(i)}} for i in items])
+        self._batch([{"DeleteRequest": {"Key": _plain_item({"PK": _ranking(rid), "SK": sk})}} for sk in old - keep])
 
-    def _batch(self, requests: list[dict], writers: int = 4) -> None:
+    def _batch(self, requests: list[dict], writers: int = 16) -> None:
         batches = list(chunks(requests, 25))
         if len(batches) <= 1:
             for b in batches:
@@ -166,6 +175,20 @@ class RankingRepo:
                 return
             time.sleep(0.01 * 2 ** attempt)
         raise errors.ServiceUnavailable()
+
+
+def _plain_item(item: dict) -> dict:
+    """A rebuild's items (strings and integers only) in DynamoDB's wire form, without boto3's general serializer:
+    at 250,000 items it was most of a rebuild's writing time."""
+    out = {}
+    for k, v in item.items():
+        if isinstance(v, str):
+            out[k] = {"S": v}
+        elif isinstance(v, int) and not isinstance(v, bool):
+            out[k] = {"N": str(v)}
+        else:
+            out[k] = to_item({k: v})[k]
+    return out
 
 
 class _Counted(errors.DomainError):

@@ -30,6 +30,7 @@ def test_ranking_events_players_and_table_marks(any_repos):
     assert repo.table_mark("R1", *ref) == {"version": 2, "deltas": {"pa": 2.0, "pb": -2.0}}
     with pytest.raises(errors.VersionConflict):   # the same version again (a retried event): refused, nothing written
         repo.count_table("R1", ref, 2, [_player("pa", 29.0, version=1)], {"pa": 2.0}, None)
+    assert repo.rankings_of_player("pb") == ["R1"]
     got = repo.players_by_id("R1", ["pa", "pb", "pc"])
     assert set(got) == {"pa", "pb"} and got["pa"]["mu"] == 27.0 and got["pa"]["version"] == 1
     assert repo.rankings_of_player("pa") == ["R1"]
@@ -39,11 +40,19 @@ def test_ranking_events_players_and_table_marks(any_repos):
     again = repo.players_by_id("R1", ["pa"])["pa"]
     assert again["results"] == {"E1": [1, 100.0]} and again["version"] == 2 and again["mu"] == 27.0
     # a correction: counted on the mark's version
-    repo.count_table("R1", ref, 4, [{**again, "mu": 24.0}], {"pa": -1.0}, 2)
+    repo.count_table("R1", ref, 4, [{**again, "mu": 24.0}], {"pa": -1.0}, {"version": 2})
     assert repo.table_mark("R1", *ref)["version"] == 4
 
     # a rebuild replaces players and marks; what is no longer there goes
     repo.replace_all("R1", [_player("pa", 26.0), _player("pd", 22.0)], {("E1", 0, 1, 2): (1, {"pa": 1.0})})
     assert sorted(p["player_id"] for p in repo.players("R1")) == ["pa", "pd"]
-    assert repo.table_mark("R1", *ref) is None and repo.table_mark("R1", "E1", 0, 1, 2)["version"] == 1
+    assert repo.table_mark("R1", *ref) is None
+    packed = repo.table_mark("R1", "E1", 0, 1, 2)
+    assert packed == {"version": 1, "deltas": {"pa": 1.0}, "packed": True}
     assert repo.rankings_of_player("pd") == ["R1"]
+    # a table of a pack counted again: its own item from then on, once (a second writer on the pack's word fails)
+    pa = repo.players_by_id("R1", ["pa"])["pa"]
+    repo.count_table("R1", ("E1", 0, 1, 2), 3, [{**pa, "mu": 27.0}], {"pa": 1.0}, packed)
+    with pytest.raises(errors.VersionConflict):
+        repo.count_table("R1", ("E1", 0, 1, 2), 3, [{**pa, "mu": 28.0}], {"pa": 2.0}, packed)
+    assert repo.table_mark("R1", "E1", 0, 1, 2) == {"version": 3, "deltas": {"pa": 1.0}}
