@@ -14,11 +14,12 @@ from datetime import datetime, time, timezone
 
 from .. import errors
 from ..bootstrap import Deps
-from ..engine.rankings import PointsTable, event_points, positions, totals
+from ..engine.rankings import PlayerTotal, PointsTable, event_points, positions, totals
 from ..engine.ratings import Rating, games_of_table, rate
 from ..ids import new_id
 from ..models import Event, Organiser
 from ..players import entry_player_ids
+from .gc_pause import gc_paused
 from .reads import entries_of
 from .standings import event_standings
 
@@ -233,6 +234,7 @@ def refresh_event_points(deps: Deps, eid: str, rids: list[str]) -> None:
 
 # --------------------------------------------------------------------------- rebuild from scratch
 
+@gc_paused()   # hundreds of thousands of small objects kept to the end: the collector's passes only walk them
 def rebuild(deps: Deps, organiser: Organiser, rid: str) -> dict:
     """Every counted event read again: ratings replayed table by table in play order (events by date), places
     and points from each final standings; what was stored is replaced."""
@@ -311,7 +313,6 @@ def board(deps: Deps, rid: str, now: datetime) -> dict:
     rows = totals(table, results, now)
     ranked = {r.player_id for r in rows}
     # rated players with no final place yet (an event under way) follow, without points
-    from ..engine.rankings import PlayerTotal
     rows += [PlayerTotal(p["player_id"], p["name"], p["club"]) for p in sorted(players, key=lambda p: p["player_id"])
              if p["player_id"] not in ranked and p["tables"]]
     need = int(ranking.get("provisional_tables", DEFAULT_PROVISIONAL_TABLES))
