@@ -31,7 +31,7 @@ def get_ranking(ctx, rid):
        errors_=("forbidden", "invalid_config"))
 def count_event(ctx, rid):
     counted = svc.count_event(ctx.deps, ctx.organiser, rid, ctx.body.event_id)
-    pages.publish_ranking(ctx.deps, rid)
+    pages.publish_ranking(ctx.deps, rid, pages.event_players(ctx.deps, ctx.body.event_id))   # its players' pages only
     return counted
 
 

@@ -79,10 +79,16 @@ def on_round_closed(deps: Deps, tournament_id: str, event_id: str, stage: int, r
     the rankings counting it are published again (the ranking's pages and that event's players' pages)."""
     if not rankings.on_round_closed(deps, tournament_id, event_id, stage, round_no):
         return
-    members, _, _ = rankings.players_of_entries(deps, event_id)
+    players = event_players(deps, event_id)
     for rid in deps.repos.rankings.rankings_of_event(event_id):
         try:
-            publish_ranking(deps, rid, {p for ps in members.values() for p in ps})
+            publish_ranking(deps, rid, players)
         except Exception as exc:   # the close stands whatever the pages do; the next publish repairs them
             import logging
             logging.getLogger("cardgames.rankings").warning("ranking %s pages failed: %s", rid, type(exc).__name__)
+
+
+def event_players(deps: Deps, event_id: str) -> set[str]:
+    """The players of one event: whose pages change when it is counted or ends."""
+    members, _, _ = rankings.players_of_entries(deps, event_id)
+    return {p for ps in members.values() for p in ps}
