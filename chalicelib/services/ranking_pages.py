@@ -8,9 +8,11 @@ published one's page; docs/rankings.md).
 """
 from __future__ import annotations
 
+import logging
+
 from ..bootstrap import Deps
 from ..config import get_settings
-from ..publish.i18n import LANGS, prefix
+from ..publish.i18n import LANGS, prefix, translator
 from . import rankings
 from .rankings import board
 
@@ -70,7 +72,6 @@ def publish_ranking(deps: Deps, rid: str, players: set[str] | None = None) -> di
 
 
 def _label(chunk: list[dict], lang: str) -> str:
-    from ..publish.i18n import translator
     return translator(lang)("ranks_from_to", a=chunk[0]["position"], b=chunk[-1]["position"]) if chunk else ""
 
 
@@ -84,7 +85,6 @@ def on_round_closed(deps: Deps, tournament_id: str, event_id: str, stage: int, r
         try:
             publish_ranking(deps, rid, players)
         except Exception as exc:   # the close stands whatever the pages do; the next publish repairs them
-            import logging
             logging.getLogger("cardgames.rankings").warning("ranking %s pages failed: %s", rid, type(exc).__name__)
 
 
