@@ -29,7 +29,7 @@ def get_ranking(ctx, rid):
 @route(bp, "/rankings/{rid}/events", "POST", summary="Count my event in a ranking (another organiser's ranking: "
        "this is my consent)", auth="organiser", body=CountEventIn, status=201, tag=TAG, roles=(), owner_only=True,
        errors_=("forbidden", "invalid_config"))
-def count_event(ctx, rid):
+def count_event_in_ranking(ctx, rid):
     counted = svc.count_event(ctx.deps, ctx.organiser, rid, ctx.body.event_id)
     pages.publish_ranking(ctx.deps, rid, pages.event_players(ctx.deps, ctx.body.event_id))   # its players' pages only
     return counted
@@ -37,14 +37,14 @@ def count_event(ctx, rid):
 
 @route(bp, "/rankings/{rid}/rebuild", "POST", summary="Work the ranking out again from every counted event",
        auth="organiser", tag=TAG, roles=(), owner_only=True)
-def rebuild(ctx, rid):
+def rebuild_ranking(ctx, rid):
     done = svc.rebuild(ctx.deps, ctx.organiser, rid)
     return {**done, "published": pages.publish_ranking(ctx.deps, rid)}
 
 
 @route(bp, "/rankings/{rid}/publish", "POST", summary="Publish the ranking's pages and its players' pages again",
        auth="organiser", tag=TAG, roles=(), owner_only=True)
-def publish(ctx, rid):
+def publish_ranking_pages(ctx, rid):
     svc.own_ranking(ctx.deps, ctx.organiser, rid)
     return pages.publish_ranking(ctx.deps, rid)
 
@@ -52,7 +52,7 @@ def publish(ctx, rid):
 @route(bp, "/rankings/{rid}/export", "GET", summary="The open results file: one row per player and event "
        "(?format=csv|json; docs/rankings.md)", auth="organiser", tag=TAG, raw=True, roles=(), owner_only=True,
        query=(("format", {"type": "string", "enum": ["csv", "json"]}),))
-def export(ctx, rid):
+def export_ranking(ctx, rid):
     rows = svc.export_rows(ctx.deps, ctx.organiser, rid)
     if (ctx.query("format") or "csv").lower() == "json":
         return Response(body=json.dumps({"fields": list(svc.EXPORT_FIELDS), "rows": rows}, ensure_ascii=False),
@@ -63,11 +63,11 @@ def export(ctx, rid):
 
 @route(bp, "/public/rankings/{rid}", "GET", summary="A ranking as published (?page=, 200 players a page)",
        tag=TAG, query=(("page", {"type": "integer", "minimum": 1}),))
-def public_ranking(ctx, rid):
+def public_ranking_list(ctx, rid):
     page = ctx.query("page") or "1"
     return svc.public_ranking(ctx.deps, rid, int(page) if page.isdigit() and len(page) < 7 else 0)
 
 
 @route(bp, "/public/players/{pid}", "GET", summary="A player's results and rankings (never a phone)", tag=TAG)
-def public_player(ctx, pid):
+def public_player_page(ctx, pid):
     return svc.public_player(ctx.deps, pid)
