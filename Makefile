@@ -89,6 +89,7 @@ bench: deps java site chromium
 	$(PY) bench/frontend.py
 	$(PY) bench/package.py
 	$(PY) bench/import_bounds.py
+	$(PY) bench/rankings.py
 
 clean:
 	rm -rf $(VENV) node_modules .data frontend/dist

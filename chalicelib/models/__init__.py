@@ -13,3 +13,4 @@ from .registrations import *  # noqa: F401,F403
 from .payments import *  # noqa: F401,F403
 from .rounds import *  # noqa: F401,F403
 from .hall import *  # noqa: F401,F403
+from .rankings import *  # noqa: F401,F403

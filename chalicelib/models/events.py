@@ -423,6 +423,13 @@ class EventConfig(Strict):
         default="forfeit_win", description="force majeure (seed 000 §36 \"缺赛者按平手计分，其对手的分数按第三十四条计分\"): "
                                            "the absent entry scores a draw; its opponent is scored as against a "
                                            "forfeit ('forfeit_win', rules.md §9) or as a draw too ('draw')")
+    seeding: Literal["random", "number", "rating"] = Field(
+        default="random", description="round 1's order (抽签 / 报名顺序 / 等级分): 'random' a draw of lots from the round's "
+                                      "seed; 'number' the order of registration; 'rating' the players' rating in a "
+                                      "ranking counting this event (issue 42), level ones by lot")
+    seeding_ranking: str | None = Field(default=None, max_length=64,
+                                        description="seeding 'rating': the ranking whose ratings order round 1 "
+                                                    "(default: the first rated ranking counting the event)")
     result_entry: Literal["north_south", "either"] = Field(
         default="north_south", description="who enters a table's result from the phones (rules.md §8, electronic "
                                            "entry, seed 000): the side sitting N–S enters and E–W confirms; "
@@ -509,6 +516,8 @@ class EventPatch(Strict):
     mixed_team: bool | None = None
     late_entries: bool | None = None
     result_entry: Literal["north_south", "either"] | None = None
+    seeding: Literal["random", "number", "rating"] | None = None
+    seeding_ranking: str | None = Field(default=None, max_length=64)
     late_entry: LateEntry | None = None
     substitutes: Substitutes | None = None
     version: int | None = Field(default=None, description="send the version you read to avoid lost updates")

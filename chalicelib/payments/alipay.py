@@ -55,7 +55,7 @@ class AlipayGateway:
 
             try:
                 self._client = _AliPay(config=AliPayConfig(timeout=self._timeout), **self._args)
-            except Exception as exc:   # a key that does not load
+            except Exception as exc:   # noqa: BLE001 — a key that does not load
                 log.error("alipay setup failed: %s", type(exc).__name__)
                 raise errors.PaymentError("Alipay is not configured (keys).") from None
         return self._client
@@ -63,7 +63,7 @@ class AlipayGateway:
     def _call(self, what: str, fn, ok_codes=("10000",)) -> dict:
         try:
             answer = fn()
-        except Exception as exc:   # network, an answer whose sign fails (AliPayValidationError), gateway errors
+        except Exception as exc:   # noqa: BLE001 — network, an answer whose sign fails (AliPayValidationError), gateway errors
             log.error("alipay %s failed: %s", what, type(exc).__name__)
             raise errors.PaymentError(f"The payment provider refused or failed ({what}).") from None
         if answer.get("code") not in ok_codes:
@@ -125,7 +125,7 @@ class AlipayGateway:
             good = self.client().verify(dict(data), sign)   # RSA2 over the sorted fields, as Alipay signs
         except errors.DomainError:
             raise
-        except Exception:   # an unknown sign_type, a sign that is not base64
+        except Exception:   # noqa: BLE001 — an unknown sign_type, a sign that is not base64
             good = False
         if not good:
             raise errors.InvalidSignature()

@@ -52,7 +52,7 @@ class WeChatPayGateway:
             from wechatpayv3 import WeChatPay, WeChatPayType
             try:
                 self._client = WeChatPay(wechatpay_type=WeChatPayType.NATIVE, logger=None, **self._args)
-            except Exception as exc:   # the SDK raises bare Exception when no platform certificate is found
+            except Exception as exc:   # noqa: BLE001 — the SDK raises bare Exception when no platform certificate is found
                 log.error("wechat pay setup failed: %s", type(exc).__name__)
                 raise errors.PaymentError("WeChat Pay is not reachable or not configured (platform certificate).") from None
         return self._client
@@ -62,7 +62,7 @@ class WeChatPayGateway:
             code, text = fn()
         except errors.DomainError:
             raise
-        except Exception as exc:   # network errors, and the SDK's "failed to verify the signature" of an answer
+        except Exception as exc:   # noqa: BLE001 — network errors, and the SDK's "failed to verify the signature" of an answer
             log.error("wechat pay %s failed: %s", what, type(exc).__name__)
             raise errors.PaymentError(f"The payment provider refused or failed ({what}).") from None
         if code not in ok:
@@ -171,7 +171,7 @@ class WeChatPayGateway:
             data = self.client().callback(headers, body)
         except errors.DomainError:
             raise
-        except Exception:   # an unsupported signature type or algorithm: not WeChat's
+        except Exception:   # noqa: BLE001 — an unsupported signature type or algorithm: not WeChat's
             data = None
         if not data or not isinstance(data.get("resource"), dict) or not isinstance(data.get("id"), str):
             # bad signature, unknown serial, or a resource the APIv3 key does not open

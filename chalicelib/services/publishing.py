@@ -166,6 +166,7 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
         # an appeal still open (待裁决) keeps the final places and prizes provisional, on every page that shows them
         waiting = sum(1 for a in appeals if a["status"] == "lodged") if standings and standings.final else 0
         return {"event": {"id": event.id, "name": event.config.name, "game": event.config.game},
+                "rankings": deps.repos.rankings.rankings_of_event(event.id),   # issue 42: linked from the standings
                 "rounds": rounds, "standings": shown_rows, "final": bool(standings and standings.final),
                 # a knockout stage's 小组积分 (win 1 / loss 0) says nothing: how far each went does (the `reached` column)
                 "point_names": [p for p in (rules.point_names[standings.method] if standings else []) if not (ko and p == "group_points")],

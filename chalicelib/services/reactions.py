@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..domain import events as ev
 from ..domain.bus import register
-from . import publish_requests
+from . import publish_requests, ranking_pages, rankings
 from .publish_requests import HALL_CHANGE, table_change
 
 
@@ -26,14 +26,26 @@ def publish_hall(deps, event: ev.HallChanged) -> None:
     publish_requests.request_publish(deps, event.tournament_id, HALL_CHANGE)
 
 
+def rate_table(deps, event: ev.TableEvent) -> None:
+    """A table's result stands (or was corrected): the rankings counting its event rate it (issue 42); counted
+    once per table version, so a retried dispatch changes nothing."""
+    rankings.on_result_confirmed(deps, event.tournament_id, event.event_id, event.stage, event.round_no,
+                                 event.table_no, event.version)
+
+
+def publish_rankings(deps, event: ev.RoundClosed) -> None:
+    """A closed round moves the rankings counting its event: their pages (issue 42)."""
+    ranking_pages.on_round_closed(deps, event.tournament_id, event.event_id, event.stage, event.round_no)
+
+
 HANDLERS: dict[type[ev.Event], list] = {
-    ev.ResultConfirmed: [publish_table],
-    ev.ResultCorrected: [publish_table],
-    ev.DisputeSettled: [publish_table],
+    ev.ResultConfirmed: [publish_table, rate_table],
+    ev.ResultCorrected: [publish_table, rate_table],
+    ev.DisputeSettled: [publish_table, rate_table],
     ev.ForfeitRecorded: [publish_table],
-    ev.TeamMatchConfirmed: [publish_tournament],
+    ev.TeamMatchConfirmed: [publish_tournament, rate_table],
     ev.RoundDrawn: [publish_tournament],
-    ev.RoundClosed: [publish_tournament],
+    ev.RoundClosed: [publish_tournament, publish_rankings],
     ev.RoundEdited: [publish_tournament],
     ev.HallChanged: [publish_hall],
 }

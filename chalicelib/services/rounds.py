@@ -31,6 +31,7 @@ from ..installation import table_secret
 from . import running_totals as totals
 from .gc_pause import gc_paused
 from .principals import who_of
+from .rankings import rating_order
 from .reads import entries_read_once, prefetch_roster, roster_of
 from .standings import stage_records, stage_standings
 from .tournaments import own_event
@@ -184,8 +185,11 @@ def start_stage(deps: Deps, event: Event, idx: int, state: dict, seed: int) -> d
     if idx == 0:
         entries = _participants(deps, event)
         clubs = {e.id: e.club for e in entries}
-        ids = [e.id for e in sorted(entries, key=lambda e: e.id)]
-        rng_for(seed, "seeding").shuffle(ids)  # the draw (抽签): reproducible from the published seed
+        ids = [e.id for e in sorted(entries, key=lambda e: e.id)]   # ULIDs: the order of registration
+        if event.config.seeding != "number":
+            rng_for(seed, "seeding").shuffle(ids)  # the draw (抽签): reproducible from the published seed
+        if event.config.seeding == "rating":
+            ids = rating_order(deps, event, ids)   # issue 42: by the ranking's rating, level ones as drawn
     else:
         previous = stage_standings(deps, event, idx - 1, state)
         adv = stage.advance

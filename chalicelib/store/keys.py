@@ -222,3 +222,59 @@ def announcement_pointer(ann_id: str) -> dict:
 def round_totals(eid: str, stage: int) -> dict:
     """A stage's per-entry running totals as of its last closed round (services/running_totals.py)."""
     return {"PK": f"EVENT#{eid}", "SK": f"TOTALS#{stage}"}
+
+
+# -- rankings across events (issue 42; store/rankings.py says what each item holds)
+RANKING_EVENT_PREFIX, RANKING_PLAYER_PREFIX, RANKING_TABLE_PREFIX = "EV#", "P#", "TABLE#"
+
+
+def ranking_partition(rid: str) -> str:
+    return f"RANKING#{rid}"
+
+
+def ranking(rid: str) -> dict:
+    return {"PK": f"RANKING#{rid}", "SK": "META"}
+
+
+def ranking_event(rid: str, eid: str) -> dict:
+    return {"PK": f"RANKING#{rid}", "SK": f"{RANKING_EVENT_PREFIX}{eid}"}
+
+
+def ranking_player(rid: str, pid: str) -> dict:
+    return {"PK": f"RANKING#{rid}", "SK": f"{RANKING_PLAYER_PREFIX}{pid}"}
+
+
+def ranking_table(rid: str, eid: str, stage: int, n: int, t: int) -> dict:
+    return {"PK": f"RANKING#{rid}", "SK": f"{RANKING_TABLE_PREFIX}{eid}#{stage}#{n:03d}#{t:04d}"}
+
+
+RANKING_TABLES_PER_PACK = 200
+RANKING_PACK_PREFIX = "TABLES#"
+
+
+def ranking_table_pack(rid: str, eid: str, stage: int, n: int, t: int) -> dict:
+    """A rebuild's marks of a round's tables, 200 to an item (a 5,000-table round stays under 100 KB a pack)."""
+    return {"PK": f"RANKING#{rid}",
+            "SK": f"{RANKING_PACK_PREFIX}{eid}#{stage}#{n:03d}#{t // RANKING_TABLES_PER_PACK:03d}"}
+
+
+def organiser_ranking(oid: str, rid: str) -> dict:
+    return {"PK": f"ORG#{oid}", "SK": f"RANKING#{rid}"}
+
+
+def event_ranking(eid: str, rid: str) -> dict:
+    """Which rankings count an event (the result hook, the seeding by rating)."""
+    return {"PK": f"EVENTRANK#{eid}", "SK": f"R#{rid}"}
+
+
+def event_rankings_partition(eid: str) -> str:
+    return f"EVENTRANK#{eid}"
+
+
+def player_ranking_index(pid: str, rid: str) -> dict:
+    """On a ranking's player item: the index keys that list a player's rankings (GSI1; no item of its own)."""
+    return {"GSI1PK": f"PLAYER#{pid}", "GSI1SK": f"R#{rid}"}
+
+
+def player_rankings_partition(pid: str) -> str:
+    return f"PLAYER#{pid}"

@@ -477,4 +477,6 @@ class Repos:
         self.rounds = RoundRepo(self.table)
         from .hall import HallRepo
         self.hall = HallRepo(self.table)
+        from .rankings import RankingRepo
+        self.rankings = RankingRepo(self.table)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 import pytest
 
@@ -13,7 +13,7 @@ from chalicelib.config import Settings
 from chalicelib.payments.demo import DemoGateway, sign
 from chalicelib.payments.setup import demo_provider, payment_providers
 
-NOW = datetime.now(timezone.utc)
+NOW = datetime.now(UTC)
 
 
 def gateway() -> DemoGateway:

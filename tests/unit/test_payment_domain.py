@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 import pytest
 from pydantic import ValidationError
@@ -11,7 +11,7 @@ from chalicelib import errors
 from chalicelib.domain.events import PaymentConfirmed, PaymentFailed, PaymentRefunded
 from chalicelib.domain.payment import Payment, PaymentState
 
-T0 = datetime(2026, 5, 1, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 
 
 def at(minutes: int) -> datetime:

@@ -3,14 +3,14 @@ and the demo — and refuses a notification that is not its provider's own befor
 No store, no HTTP: the adapters as built, over the providers' signing fakes (tests/fakes*.py)."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 import pytest
 
 from chalicelib import errors
 from chalicelib.payments.port import Provider
 
-NOW = datetime.now(timezone.utc)
+NOW = datetime.now(UTC)
 
 
 def stripe():

@@ -1,7 +1,7 @@
 """An appeal's transitions: lodged in the window by its own side, the fee paid, decided (refunded or kept)."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 import pytest
 
@@ -10,7 +10,7 @@ from chalicelib.domain import events as ev
 from chalicelib.domain.actor import Actor
 from chalicelib.domain.appeal import Appeal
 
-NOW = datetime(2026, 12, 12, 2, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 12, 12, 2, 0, tzinfo=UTC)
 SIDE_B = Actor("side", "table 3 side 2", side=1)
 DIRECTOR = Actor("organiser", "org-1")
 

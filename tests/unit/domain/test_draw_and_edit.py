@@ -1,7 +1,7 @@
 """The pure parts of a draw and of a pairing edit (domain/round.py, domain/pairing.py)."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from types import SimpleNamespace
 
 import pytest
@@ -11,7 +11,7 @@ from chalicelib.domain.pairing import BYE, apply_edit, changed_tables, edited_do
 from chalicelib.domain.round import apply_choices, drawn_doc, drawn_state, knockout_round_name
 from chalicelib.domain.table import Table
 
-NOW = datetime(2026, 12, 12, 2, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 12, 12, 2, 0, tzinfo=UTC)
 
 
 def edit(**kw):

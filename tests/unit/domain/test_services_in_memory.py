@@ -4,7 +4,7 @@ corrected after the round closed (past the window: the director's override), the
 fraction of a second, without moto or DynamoDB."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 import pytest
 
@@ -19,7 +19,7 @@ from chalicelib.services import results
 from tests.factories import guandan_event
 from tests.memory_repos import MemoryRepos
 
-T0 = datetime(2026, 12, 12, 2, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 12, 12, 2, 0, tzinfo=UTC)
 NS, EW = Actor("side", "table 1 side 1", side=0), Actor("side", "table 1 side 2", side=1)
 DIRECTOR = Actor("organiser", "staff:s1:王裁判:director")
 

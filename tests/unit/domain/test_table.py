@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 import pytest
 from pydantic import ValidationError
@@ -13,7 +13,7 @@ from chalicelib.domain.actor import Actor
 from chalicelib.domain.table import Entering, Forfeit, Place, Table, TableStatus
 from chalicelib.engine.types import MatchScore
 
-NOW = datetime(2026, 12, 12, 2, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 12, 12, 2, 0, tzinfo=UTC)
 PLACE = Place("T1", "E1", 0, 1)
 NS, EW = Actor("side", "table 1 side 1", side=0), Actor("side", "table 1 side 2", side=1)
 DIRECTOR = Actor("organiser", "staff:s1:王裁判:director")

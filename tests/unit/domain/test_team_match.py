@@ -1,7 +1,7 @@
 """A team match's rooms on the pure domain: lineups, a room entered and confirmed, disputes, the scoring."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 import pytest
 
@@ -11,7 +11,7 @@ from chalicelib.domain.actor import Actor
 from chalicelib.domain.table import TIE_BREAK, Place, Table
 from chalicelib.engine.types import MatchScore
 
-START = datetime(2026, 12, 12, 2, 0, tzinfo=timezone.utc)
+START = datetime(2026, 12, 12, 2, 0, tzinfo=UTC)
 PLACE = Place("T1", "E1", 0, 1)
 HOME, AWAY = Actor("side", "table 1 side 1", side=0), Actor("side", "table 1 side 2", side=1)
 DIRECTOR = Actor("organiser", "org-1")
