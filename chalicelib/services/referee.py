@@ -120,6 +120,8 @@ def record_arrival(deps: Deps, eid: str, n: int, t: int, entry_id: str, arrived_
     record = _audit(deps, actor, "arrival_recorded", n, t, before=_snapshot(table),
                     after={"entry_id": entry_id, **effect}, reason="")
     deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
+    from .live_tables import on_table_of   # start levels or a forfeit reach the phones (issue 43's live JSON)
+    on_table_of(deps, eid, n, t)
     names = {e.id: e.name for e in deps.repos.entries.list(eid)}
     return ArrivalOut(**effect, table=table_view(after, names))
 
@@ -175,6 +177,8 @@ def lodge_appeal(deps: Deps, eid: str, n: int, t: int, entry_id: str, text: str,
               **({"consent_recorded_by": "phone" if actor.kind == "side" else "director"}
                  if agreed or captain_consent else {})}
     deps.repos.rounds.create_appeal(appeal, _appeal_audit(deps, actor, "appeal_lodged", appeal))
+    from .live_tables import on_table_changed   # the table's phones see the appeal (issue 43's live JSON)
+    on_table_changed(deps, event.tournament_id, eid, doc["stage"], n, t)
     return _appeal_out(deps, appeal)
 
 
@@ -240,4 +244,6 @@ def decide_appeal(deps: Deps, organiser, appeal_id: str, outcome: str, ruling: s
                 "reason": f"申诉成立 · Appeal upheld: {ruling}"[:300]}
         submit_result(deps, appeal["event_id"], appeal["round"], appeal["table"], body, actor, appeal_id=appeal["id"])
     deps.repos.rounds.save_appeal(after, appeal["version"], _appeal_audit(deps, actor, "appeal_decided", after, ruling))
+    from .live_tables import on_table_of   # the ruling reaches the table's phones (issue 43's live JSON)
+    on_table_of(deps, appeal["event_id"], appeal["round"], appeal["table"])
     return _appeal_out(deps, after)

@@ -298,6 +298,9 @@ def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor
     if correcting or settling:
         from .publish_requests import request_publish, table_change
         request_publish(deps, event.tournament_id, table_change(eid, doc["stage"], n, t))
+    else:   # entered: no published page moves, the phones' live JSON does (issue 43; ResultEntered on the bus)
+        from .live_tables import on_table_changed
+        on_table_changed(deps, event.tournament_id, eid, doc["stage"], n, t)
     return ResultOut(table=table_view(after), status=after["status"], version=after["version"], points=score.points,
                      redraw_offered=redraw)
 
@@ -379,6 +382,9 @@ def confirm_result(deps: Deps, eid: str, n: int, t: int, actor: Actor) -> Result
     if complete:
         from .publish_requests import request_publish, table_change
         request_publish(deps, event.tournament_id, table_change(eid, doc["stage"], n, t))
+    else:   # one of two confirmations: the phones' live JSON only (issue 43)
+        from .live_tables import on_table_changed
+        on_table_changed(deps, event.tournament_id, eid, doc["stage"], n, t)
     return ResultOut(table=table_view(after), status=after["status"], version=after["version"], points=after["points"])
 
 
@@ -475,6 +481,8 @@ def dispute_result(deps: Deps, eid: str, n: int, t: int, reason: str, actor: Act
              "dispute": {"reason": reason or "", "by": actor.ident, "side": actor.side, "at": deps.clock().isoformat()}}
     record = _audit(deps, actor, "result_disputed", n, t, before=_snapshot(table), after=_snapshot(after), reason=reason)
     deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
+    from .live_tables import on_table_changed   # the phones' live JSON (issue 43; DisputeRaised on the bus)
+    on_table_changed(deps, deps.repos.events.get(eid).tournament_id, eid, doc["stage"], n, t)
     return ResultOut(table=table_view(after), status="disputed", version=after["version"], points=table.get("points", {}))
 
 

@@ -77,6 +77,8 @@ def post_lineup(deps: Deps, eid: str, n: int, t: int, body: LineupIn, actor: Act
                     before={"lineups": lineups, "seat_choice": table.get("seat_choice")},
                     after={"lineups": after["lineups"], "seat_choice": after.get("seat_choice"), "late": late})
     deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
+    from .live_tables import on_table_changed   # the phones' live JSON (issue 43)
+    on_table_changed(deps, event.tournament_id, eid, doc["stage"], n, t)
     return {"table": table_view(after), "late": late, "deadline": deadline}
 
 
@@ -223,6 +225,8 @@ def submit_room(deps: Deps, eid: str, n: int, t: int, room: str, body: dict, act
     record = _audit(deps, actor, "room_result_entered", n, t, before=_snapshot(table),
                     after={**_snapshot(after), "room": room, "room_result": room_result, **record_extra}, reason=reason)
     deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
+    from .live_tables import on_table_changed   # the phones' live JSON (issue 43)
+    on_table_changed(deps, event.tournament_id, eid, doc["stage"], n, t)
     return ResultOut(table=table_view(after), status=after["status"], version=after["version"], points={})
 
 
@@ -270,6 +274,9 @@ def confirm_room(deps: Deps, eid: str, n: int, t: int, room: str, actor: Actor) 
     if score:
         from .publish_requests import request_publish
         request_publish(deps, event.tournament_id)
+    else:   # one room confirmed: the phones' live JSON only (issue 43)
+        from .live_tables import on_table_changed
+        on_table_changed(deps, event.tournament_id, eid, doc["stage"], n, t)
     return ResultOut(table=table_view(after), status=after["status"], version=after["version"],
                      points=score.points if score else {})
 
@@ -277,7 +284,7 @@ def confirm_room(deps: Deps, eid: str, n: int, t: int, room: str, actor: Actor) 
 def dispute_room(deps: Deps, eid: str, n: int, t: int, room: str, reason: str, actor: Actor) -> ResultOut:
     """The confirming team does not agree with a room: the room is held as disputed, for the referee, who enters
     it again (then a team, or the referee, confirms it)."""
-    _event(deps, eid)
+    event = _event(deps, eid)
     if room not in (*ROOMS, TIE_BREAK):
         raise errors.InvalidRequest("room: open, closed or tie_break")
     _, doc, table = load_table(deps, eid, n, t)
@@ -295,4 +302,6 @@ def dispute_room(deps: Deps, eid: str, n: int, t: int, room: str, reason: str, a
     record = _audit(deps, actor, "room_result_disputed", n, t, before=_snapshot(table),
                     after={**_snapshot(after), "room": room}, reason=reason)
     deps.repos.rounds.save_table(eid, doc["stage"], n, after, table["version"], record)
+    from .live_tables import on_table_changed   # the phones' live JSON (issue 43)
+    on_table_changed(deps, event.tournament_id, eid, doc["stage"], n, t)
     return ResultOut(table=table_view(after), status=after["status"], version=after["version"], points={})
