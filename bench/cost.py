@@ -4,9 +4,10 @@ billing rules, priced with AWS's public on-demand prices (cited below).
 The day: `--entries` pair entries register (one public POST each) and are checked in at the desk (one staff POST
 each); 9 Swiss rounds, each drawn and closed by the organiser; every table's result entered by one side and
 confirmed by the other; each table's two phones opening their table once a round (one GET to the API each), then
-one phone per table polling the table's live JSON on the CDN every 4 s while a round is played (issue 43: every
+one phone per table polling the table's live JSON on the CDN while a round is played (issue 43: every
 change to a table writes that file, one S3 PUT; the CDN fetches it from S3 when its short-lived copy has expired,
-counted here as once a poll); 2,000 spectators polling the event's feed every 30 s on the CDN; each change asking
+counted here as once a poll) at the page's cadence (CADENCE_S: every 10 s while the table is played, 4 s while
+its result waits for the other side, 15 s once confirmed); 2,000 spectators polling the event's feed every 30 s on the CDN; each change asking
 the publisher (SQS → Lambda) for the pages it moves.
 
 What is run, what is counted: everything goes through the API app (Chalice's test client, the Lambda handler's own
@@ -83,6 +84,8 @@ ROUNDS = 9
 ROUND_S = 60 * 60                     # a round played (phones polling) for an hour
 RESULTS_WINDOW_S = 20 * 60            # a round's results come in over its last 20 minutes
 POLL_S, SPECTATORS, SPECTATOR_POLL_S = 4, 2000, 30
+CADENCE_S = {"waiting": 4, "playing": 10, "settled": 15}   # frontend/.../score/useTable.js CADENCE_MS, in s
+CONFIRM_WAIT_S = 60                   # a result waits this long, on average, for the other side's confirmation
 PHONES_PER_TABLE = 2                  # each side's phone opens its table once a round (the API's one read)
 OPEN_WINDOW_S = 2 * 60                # …within the first two minutes of the round
 LIVE_HEADER_BYTES = 400               # a phone poll's response headers (CloudFront bills them as bytes out)
@@ -451,18 +454,25 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
 
 
 # ---------------------------------------------------------------- the day at --entries, counted and priced
+def live_polls_per_table() -> float:
+    """A phone's polls of its table's live JSON in a round: played (pending) until its result, which comes at a
+    uniform moment of the round's last RESULTS_WINDOW_S; then waiting for the confirmation; then settled."""
+    playing = ROUND_S - RESULTS_WINDOW_S / 2
+    settled = ROUND_S - playing - CONFIRM_WAIT_S
+    return playing / CADENCE_S["playing"] + CONFIRM_WAIT_S / CADENCE_S["waiting"] + settled / CADENCE_S["settled"]
+
+
 def model(measured: dict, entries: int) -> dict:
     """The day at `entries`, counted from the measured per-request figures; returns lines and totals."""
     k = entries / measured["run_entries"]          # draws and closes grow with the tables
     tables = entries // 2
     rounds = ROUNDS                                # the day's rounds, whatever the run's
     m = measured["kinds"]
-    polls_per_table = ROUND_S // POLL_S
     counts = {   # API requests of the day, by kind (the phones' polls go to the CDN: `live_polls`)
         "register": entries, "check_in": entries, "draw": rounds, "close": rounds,
         "result": tables * rounds, "confirm": tables * rounds, "open": PHONES_PER_TABLE * tables * rounds,
     }
-    live_polls = tables * rounds * polls_per_table
+    live_polls = round(tables * rounds * live_polls_per_table())
     api_requests = sum(counts.values())
     scale = {"draw": k, "close": k}   # per-request units measured at the run's size
     rcu = sum(m[kind]["rcu"] * n * scale.get(kind, 1) for kind, n in counts.items())
@@ -526,7 +536,10 @@ def model(measured: dict, entries: int) -> dict:
     # the API's busiest minutes: every phone opening its table at a round's start, with the results coming in
     peak_api_rate = open_rate + result_rate
     phones_usd = sum(x[2] for x in lines if "phone poll" in x[0] or "origin fetches" in x[0] or "live JSON by" in x[0])
-    return {"lines": lines, "usd": usd, "counts": counts, "live_polls": live_polls, "phones_usd": phones_usd,
+    steady = tables * rounds * ROUND_S / POLL_S   # the reference: every phone at a steady 4 s
+    steady_usd = (steady / 1e4 * p["cf_https_per_10k"] + steady * (measured["live_bytes_gz"] + LIVE_HEADER_BYTES) / 1e9
+                  * p["cf_gb"] + steady / 1000 * p["s3_get_per_k"] + live_puts / 1000 * p["s3_put_per_k"])
+    return {"lines": lines, "usd": usd, "counts": counts, "live_polls": live_polls, "phones_usd": phones_usd, "steady_usd": steady_usd,
             "peak_api_rate": peak_api_rate, "api_requests": api_requests, "puts_close": puts_close, "puts_draw": puts_draw,
             "rcu_s": dict(rcu_s), "wcu_s": dict(wcu_s), "bursts": bursts, "max_r": max_r, "max_w": max_w,
             "result_publishes": result_publishes, "http_api_usd": api_requests / 1e6 * p["apigw_http_per_m"]}
@@ -544,8 +557,10 @@ def report(measured: dict, entries: int) -> dict:
     print(f"  a table's API answer {measured['open_bytes'] / 1024:.1f} KiB; its live JSON {measured['live_bytes'] / 1024:.1f} "
           f"KiB ({measured['live_bytes_gz'] / 1024:.1f} KiB gzipped); a spectator's feed poll "
           f"{measured['spectator_bytes'] / 1024:.1f} KiB gzipped")
-    print(f"\nthe day at {entries:,} entries ({entries // 2:,} tables, {ROUNDS} rounds of {ROUND_S // 60} min, phones "
-          f"every {POLL_S} s, {SPECTATORS:,} spectators every {SPECTATOR_POLL_S} s), us-east-1 on-demand:")
+    print(f"\nthe day at {entries:,} entries ({entries // 2:,} tables, {ROUNDS} rounds of {ROUND_S // 60} min, a phone a "
+          f"table polling its live JSON {live_polls_per_table():.0f} times a round (every {CADENCE_S['playing']} s played, "
+          f"{CADENCE_S['waiting']} s waiting, {CADENCE_S['settled']} s settled; {ROUND_S // POLL_S} at a steady {POLL_S} s), "
+          f"{SPECTATORS:,} spectators every {SPECTATOR_POLL_S} s), us-east-1 on-demand:")
     for name, qty, usd in out["lines"]:
         print(f"  {name:44} {qty:>16} ${usd:>10,.2f}")
     print(f"  {'total':44} {'':>16} ${out['usd']:>10,.2f}   (${out['usd'] / entries:.4f} an entry)")
@@ -553,7 +568,10 @@ def report(measured: dict, entries: int) -> dict:
     writes = out["api_requests"] - c["open"]
     print(f"\nAPI requests {out['api_requests']:,}: writes and staff actions {writes:,}, the phones' table opens "
           f"{c['open']:,} (no polls: {out['live_polls']:,} on the CDN, ${out['phones_usd']:,.2f} with their S3 "
-          f"PUTs and GETs). On an HTTP API the API Gateway line would be ${out['http_api_usd']:,.2f}.")
+          f"PUTs and GETs; ${out['steady_usd']:,.2f} if every phone polled at a steady {POLL_S} s, "
+          f"${out['usd'] - out['phones_usd'] + out['steady_usd']:,.2f} a day, "
+          f"${(out['usd'] - out['phones_usd'] + out['steady_usd']) / entries:.4f} an entry). "
+          f"On an HTTP API the API Gateway line would be ${out['http_api_usd']:,.2f}.")
     print(f"API request rate at a round's start: {out['peak_api_rate']:,.0f}/s (every phone opening its table in "
           f"{OPEN_WINDOW_S // 60} min, results coming in; infra/stack.py sizes the prod throttle from this)")
     print(f"publisher: {out['result_publishes']:,.0f} publishes for results; S3 PUTs per close {out['puts_close']:,.0f}, "

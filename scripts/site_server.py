@@ -35,6 +35,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     def do_GET(self):
         if self._send_page() or self._send_gzipped():
             return
+        if self.path.startswith("/live/"):   # a table's live JSON can be rewritten within the second its last copy
+            del self.headers["If-Modified-Since"]   # was served: Last-Modified's whole seconds would answer 304
         super().do_GET()
 
     def _send_page(self) -> bool:

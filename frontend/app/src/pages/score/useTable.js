@@ -29,6 +29,9 @@ export function firstTable(wait = 1000) {
   return Promise.race([asked, new Promise((r) => setTimeout(r, wait))]);
 }
 
+// The live JSON's polling cadence by what the phone waits for (ms); bench/cost.py models the same numbers.
+export const CADENCE_MS = { waiting: 4000, playing: 10000, settled: 15000 };
+
 export function useTable(where, code) {
   const ready = first && first.code === code.value ? first : null;
   first = null;
@@ -88,26 +91,44 @@ export function useTable(where, code) {
     return { ...JSON.parse(text), side: view.value.side, live: view.value.live };
   }
 
+  // How often the live JSON is asked for: the CDN bills every request (bench/cost.py counts them with these
+  // numbers), so quickly only while this phone waits on someone — the other side's confirmation or dispute, the
+  // referee's word on a dispute or an appeal, a team match's rooms and lineups — less while the table is played
+  // (the players sit together: the one who entered says so), rarely once it is settled.
+  function cadence(every) {
+    const v = view.value;
+    if (!v || !v.live) return every;
+    const s = v.table.status;
+    const appealOpen = (v.appeals || []).some((a) => a.status !== "decided");
+    if (appealOpen || v.table.rooms || s === "entered" || s === "disputed") return CADENCE_MS.waiting;
+    return s === "pending" ? CADENCE_MS.playing : CADENCE_MS.settled;
+  }
+
   // `busy()` says the phone is in the middle of typing deals: a still-pending table is not re-rendered under it.
   // A view that never loaded (the store down when the page opened) is asked for again on every tick. A server
   // without live files (no `live` in its answer) is polled as before.
+  let stopped = false;
   function follow(busy, every = 4000) {
-    clearInterval(timer);
-    timer = setInterval(async () => {
-      if (document.hidden) return;
-      if (!view.value) { if (code.value) { try { await load(); } catch (e) { /* still down */ } } return; }
-      try {
-        const next = view.value.live ? await liveView(view.value.live) : await call("tableView", { ...opts(), etag, retries: 1 });
-        if (next === undefined || (!next && view.value.live)) return;   // unchanged, or not there yet
-        if (!next) { keptAt.value = null; return; }    // 304: what is shown is the server's table
-        const before = view.value.table;
-        if (next.table.version < before.version) return;   // the CDN's copy is older than this phone's own answer
-        const moved = next.table.version !== before.version || next.table.status !== before.status;
-        if (moved && busy() && next.table.status === "pending") return;
-        fresh(next);      // the table moved, or something beside it did (an appeal's ruling)
-      } catch (e) { /* offline for a moment: the next tick tries again */ }
-    }, every);
+    clearTimeout(timer);
+    const tick = async () => {
+      try { await poll(busy); } finally { if (!stopped) timer = setTimeout(tick, cadence(every)); }
+    };
+    timer = setTimeout(tick, cadence(every));
   }
-  onBeforeUnmount(() => clearInterval(timer));
+  async function poll(busy) {
+    if (document.hidden) return;
+    if (!view.value) { if (code.value) { try { await load(); } catch (e) { /* still down */ } } return; }
+    try {
+      const next = view.value.live ? await liveView(view.value.live) : await call("tableView", { ...opts(), etag, retries: 1 });
+      if (next === undefined || (!next && view.value.live)) return;   // unchanged, or not there yet
+      if (!next) { keptAt.value = null; return; }    // 304: what is shown is the server's table
+      const before = view.value.table;
+      if (next.table.version < before.version) return;   // the CDN's copy is older than this phone's own answer
+      const moved = next.table.version !== before.version || next.table.status !== before.status;
+      if (moved && busy() && next.table.status === "pending") return;
+      fresh(next);      // the table moved, or something beside it did (an appeal's ruling)
+    } catch (e) { /* offline for a moment: the next tick tries again */ }
+  }
+  onBeforeUnmount(() => { stopped = true; clearTimeout(timer); });
   return { view, keptAt, load, follow, applyAnswer };
 }
