@@ -77,7 +77,11 @@ def store(stack):
     from datetime import datetime, timezone
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = stack["endpoint"]
     dynamo.reset_client()
-    d = bootstrap.Deps(repos=Repos(dynamo.Table(stack["table"])), clock=lambda: datetime.now(timezone.utc))
+    from chalicelib.publish.sinks import LocalSink
+    # what the test does through the services it publishes where the stack's API does, as a second API process
+    # would: the site server serves it (the tables' live JSON the phones follow, issue 43; the pages)
+    d = bootstrap.Deps(repos=Repos(dynamo.Table(stack["table"])), clock=lambda: datetime.now(timezone.utc),
+                       publisher=LocalSink(stack["publish_dir"]))
     bootstrap.override(d)
     yield d
     bootstrap.override(None)
