@@ -371,9 +371,10 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
         """The publishes asked since the last one, each as the queue's consumer would run it (api/jobs.py)."""
         while asked:
             tid, change = asked.pop(0)
-            with day.phase(kind):
-                if change is None:
+            if change is None:   # the round's tables' live JSON, by the queue's worker before the pages
+                with day.phase("live_round"):
                     live_tables.on_tournament_changed(d, tid)
+            with day.phase(kind):
                 publishing.publish_latest(d, tid, changes=[change or "*"])
 
     with Client(app) as client:
@@ -446,7 +447,8 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
                 spectator_bytes.append(max(len(gzip.compress(sink.files[k])) for k in feeds))
     return {"run_entries": run_entries, "tables": run_entries // 2, "rounds": rounds,
             "kinds": {k: day.per_request(k) for k in ("register", "check_in", "draw", "open", "result", "confirm",
-                                                       "close", "publish_draw", "publish_result", "publish_close")},
+                                                       "close", "publish_draw", "publish_result", "publish_close",
+                                                       "live_round")},
             "open_bytes": sum(day.ms["open_bytes"]) / max(1, len(day.ms["open_bytes"])),
             "live_bytes": sum(day.ms["live_bytes"]) / max(1, len(day.ms["live_bytes"])),
             "live_bytes_gz": sum(day.ms["live_bytes_gz"]) / max(1, len(day.ms["live_bytes_gz"])),
@@ -484,10 +486,14 @@ def model(measured: dict, entries: int) -> dict:
     per_result_s = m["publish_result"]["ms"] / 1000
     result_publishes = min(counts["result"] + counts["confirm"],
                            rounds * max(1, RESULTS_WINDOW_S / max(per_result_s, 1e-3)))
-    pub_s = (result_publishes * per_result_s + rounds * k * (m["publish_close"]["ms"] + m["publish_draw"]["ms"]) / 1000)
-    pub_rcu = result_publishes * m["publish_result"]["rcu"] + rounds * k * (m["publish_close"]["rcu"] + m["publish_draw"]["rcu"])
+    live_round = m["live_round"]   # a draw's or close's live JSON of the round's tables (2 a round: measured n)
+    pub_s = (result_publishes * per_result_s + rounds * k * (m["publish_close"]["ms"] + m["publish_draw"]["ms"]
+                                                             + 2 * live_round["ms"]) / 1000)
+    pub_rcu = result_publishes * m["publish_result"]["rcu"] + rounds * k * (m["publish_close"]["rcu"] + m["publish_draw"]["rcu"]
+                                                                            + 2 * live_round["rcu"])
     pub_wcu = result_publishes * m["publish_result"]["wcu"] + rounds * k * (m["publish_close"]["wcu"] + m["publish_draw"]["wcu"])
-    puts_close, puts_draw = k * m["publish_close"]["puts"], k * m["publish_draw"]["puts"]
+    puts_close = k * (m["publish_close"]["puts"] + live_round["puts"])
+    puts_draw = k * (m["publish_draw"]["puts"] + live_round["puts"])
     puts = result_publishes * m["publish_result"]["puts"] + rounds * (puts_close + puts_draw)
     # the tables' live JSON: one PUT by each result's and confirmation's own request (the draws' and closes' are
     # in the publisher's PUTs above, written by the queue's worker)

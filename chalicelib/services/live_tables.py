@@ -33,9 +33,17 @@ def on_table_changed(deps: Deps, tournament_id: str, event_id: str, stage: int, 
     so the file is out before the other phone's next poll."""
     try:
         doc, table = deps.repos.rounds.get_table(event_id, stage, round_no, table_no)
-        if doc is None or table is None:
-            return
-        _write(deps, event_id, round_no, doc, table, skip_unchanged=False)
+        for _ in range(3):
+            if doc is None or table is None:
+                return
+            _write(deps, event_id, round_no, doc, table, skip_unchanged=False)
+            # Two changes at once (a three-seat table's two confirmations): the request that read the older table
+            # may finish its PUT last. Read again after the PUT: a newer table is written again, so the last PUT
+            # to land is never older than the table at its end.
+            written = table["version"]
+            doc, table = deps.repos.rounds.get_table(event_id, stage, round_no, table_no)
+            if table is None or table["version"] == written:
+                return
     except Exception as exc:   # never fails the change itself
         log.warning("live table %s r%s t%s not written: %s", event_id, round_no, table_no, type(exc).__name__)
 

@@ -109,3 +109,29 @@ def test_the_s3_object_carries_that_cache_control():
         sink.write("live/e1/0123456789abcdef0123456789abcdef.json", b'{"table":{}}')
         head = sink.client().head_object(Bucket="results", Key="live/e1/0123456789abcdef0123456789abcdef.json")
     assert head["CacheControl"] == live.CACHE_CONTROL and head["ContentType"].startswith("application/json")
+
+
+def test_two_changes_at_once_never_leave_the_older_table_in_the_file(venue):
+    """A three-seat table's two confirmations at once: the request that read the table first may finish its PUT
+    last. The file must end with the table as it is, not as the slower request first read it."""
+    api, site = venue
+    cfg = {"name": "二打一", "game": "doudizhu", "entry": "individual", "capacity": 6, "fee": {"amount": 0},
+           "stages": [{"format": "swiss", "rounds": 3}]}
+    _, eid, _ = setup_event(api, cfg, people(3))
+    t = draw(api, eid)["tables"][0]
+    base = f"/events/{eid}/rounds/1/tables/1"
+    assert api.put(f"{base}/result", {"version": 0, "deals": [{"landlord": "W", "bid": 3, "winner": "landlord"}]},
+                   **_as(t["codes"][1])).status_code == 200
+    path = api.get(base, **_as(t["codes"][0])).data["live"]
+    sink = bootstrap.deps().publisher
+    real, other = sink.write, []
+
+    def slow_write(key, body):   # the first confirmation's PUT lands only after the second confirmation's
+        if key == path.lstrip("/") and not other and json.loads(body)["table"]["confirmed_sides"] == [0]:
+            other.append(api.post(f"{base}/confirm", **_as(t["codes"][2])).data["status"])
+        real(key, body)
+    sink.write = slow_write
+    assert api.post(f"{base}/confirm", **_as(t["codes"][0])).data["status"] == "entered"
+    assert other == ["confirmed"]
+    final = _read(site, path)["table"]
+    assert (final["status"], final["confirmed_sides"]) == ("confirmed", [0, 2])
