@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+from dataclasses import replace
 
 from ..bootstrap import Deps
 from ..installation import live_secret
@@ -65,7 +66,27 @@ def on_round_changed(deps: Deps, tournament_id: str, event_id: str, stage: int, 
     doc, tables = deps.repos.rounds.get_round(event_id, stage, round_no)
     if doc is None:
         return 0
-    return sum(_write(deps, event_id, round_no, doc, table, skip_unchanged=True) for table in tables)
+    # the round's names and appeals read once for all its tables (a view reads them per table: thousands of
+    # reads for a big round), then each table's view built from them
+    ids = {s["entry_id"] for table in tables for s in table["sides"]} | set(doc.get("early_finish") or {})
+    want = sorted(ids)
+    entries = {e.id: e for k in range(0, len(want), 100)   # BatchGetItem takes 100 keys at most
+               for e in deps.repos.entries.get_many(event_id, want[k:k + 100]) if e}
+    appeals = deps.repos.rounds.appeals(event_id)
+    reads = replace(deps, repos=_Over(deps.repos, entries=_Over(deps.repos.entries, get_many=lambda _e, want: [
+        entries.get(i) for i in want]), rounds=_Over(deps.repos.rounds, appeals=lambda _e: appeals)))
+    return sum(_write(reads, event_id, round_no, doc, table, skip_unchanged=True) for table in tables)
+
+
+class _Over:
+    """A repository with some of its reads answered from what was read already; everything else its own."""
+
+    def __init__(self, inner, **answers):
+        self._inner = inner
+        self.__dict__.update(answers)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
 
 
 def on_tournament_changed(deps: Deps, tournament_id: str) -> int:
@@ -81,7 +102,7 @@ def on_tournament_changed(deps: Deps, tournament_id: str) -> int:
                 if r["n"] in follow:
                     written += on_round_changed(deps, tournament_id, event.id, r["stage"], r["n"])
     except Exception as exc:
-        log.warning("live tables of %s not written: %s", tournament_id, type(exc).__name__)
+        log.warning("live tables of %s not written: %r", tournament_id, exc)
     return written
 
 

@@ -135,3 +135,16 @@ def test_two_changes_at_once_never_leave_the_older_table_in_the_file(venue):
     assert other == ["confirmed"]
     final = _read(site, path)["table"]
     assert (final["status"], final["confirmed_sides"]) == ("confirmed", [0, 2])
+
+
+def test_a_draw_writes_every_table_of_a_big_round_with_its_names(venue):
+    """A round-wide change reads the round's names once (in batches the store accepts) for all its tables."""
+    api, site = venue
+    _, eid, _ = setup_event(api, {**CFG, "capacity": 120}, people(120, 2, "对"))
+    rnd = draw(api, eid)
+    assert len(rnd["tables"]) == 60                          # 120 entries: more than one batch of names
+    files = sorted((site / "live" / eid).glob("*.json"))
+    assert len(files) == 60
+    for f in files:
+        table = json.loads(f.read_text(encoding="utf-8"))["table"]
+        assert table["status"] == "pending" and all(s["name"].startswith("对") for s in table["sides"])
