@@ -148,3 +148,20 @@ def test_a_draw_writes_every_table_of_a_big_round_with_its_names(venue):
     for f in files:
         table = json.loads(f.read_text(encoding="utf-8"))["table"]
         assert table["status"] == "pending" and all(s["name"].startswith("对") for s in table["sides"])
+
+
+def test_in_aws_the_queue_worker_writes_a_round_wide_change(venue):
+    """With a publish queue the draw's request sends a message only; the queue's worker (api/jobs.py) writes the
+    round's tables."""
+    from types import SimpleNamespace
+
+    from chalicelib.api import jobs
+    from chalicelib.services import live_tables
+    api, site = venue
+    tid, eid, _ = setup_event(api, CFG, people(4, 2, "对"))
+    draw(api, eid)
+    for f in (site / "live" / eid).glob("*.json"):   # as if the request had written nothing (AWS: the queue's part)
+        f.unlink()
+    live_tables._written.clear()                       # the worker is another process there
+    jobs.publish_from_queue([SimpleNamespace(body=json.dumps({"tournament_id": tid, "changes": ["*"]}))])
+    assert len(list((site / "live" / eid).glob("*.json"))) == 2
