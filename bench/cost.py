@@ -3,9 +3,12 @@ billing rules, priced with AWS's public on-demand prices (cited below).
 
 The day: `--entries` pair entries register (one public POST each) and are checked in at the desk (one staff POST
 each); 9 Swiss rounds, each drawn and closed by the organiser; every table's result entered by one side and
-confirmed by the other; one phone per table polling its table (GET) every 4 s while a round is played; 2,000
-spectators polling the event's feed every 30 s on the CDN; each change asking the publisher (SQS → Lambda) for the
-pages it moves.
+confirmed by the other; each table's two phones opening their table once a round (one GET to the API each), then
+one phone per table polling the table's live JSON on the CDN while a round is played (issue 43: every
+change to a table writes that file, one S3 PUT; the CDN fetches it from S3 when its short-lived copy has expired,
+counted here as once a poll) at the page's cadence (CADENCE_S: every 10 s while the table is played, 4 s while
+its result waits for the other side, 15 s once confirmed); 2,000 spectators polling the event's feed every 30 s on the CDN; each change asking
+the publisher (SQS → Lambda) for the pages it moves.
 
 What is run, what is counted: everything goes through the API app (Chalice's test client, the Lambda handler's own
 routing) on the embedded store (STORE=embedded, a SQLite file of this run), with the publisher writing to a
@@ -28,8 +31,9 @@ Billing rules (DynamoDB developer guide, "Read/write capacity mode" and "Transac
   two when the index key changes.
 Lambda: one invocation per API request; GB-s = billed ms (measured here, rounded up to 1 ms) × the configured
 memory (infra/stack.py: API 1,024 MB, publisher 3,008 MB). API Gateway: one REST request per API call. S3: one PUT
-per object written by the publisher. CloudFront: one HTTPS request per spectator poll, bytes as served
-(gzip, CloudFront compresses).
+per object written (the publisher's pages, the tables' live JSON), one GET per CDN origin fetch. CloudFront: one
+HTTPS request per spectator poll and per phone poll, bytes as served (gzip, CloudFront compresses) plus
+LIVE_HEADER_BYTES of response headers a phone poll.
 
 Prices: us-east-1, on-demand, before free tiers (infra/ has no fixed region; docs/deploy.md suggests ap-east-1,
 whose prices are ~10–20 % higher). Read from AWS's public pricing pages on 2026-12-05:
@@ -81,6 +85,11 @@ ROUNDS = 9
 ROUND_S = 60 * 60                     # a round played (phones polling) for an hour
 RESULTS_WINDOW_S = 20 * 60            # a round's results come in over its last 20 minutes
 POLL_S, SPECTATORS, SPECTATOR_POLL_S = 4, 2000, 30
+CADENCE_S = {"waiting": 4, "playing": 10, "settled": 15}   # frontend/.../score/useTable.js CADENCE_MS, in s
+CONFIRM_WAIT_S = 60                   # a result waits this long, on average, for the other side's confirmation
+PHONES_PER_TABLE = 2                  # each side's phone opens its table once a round (the API's one read)
+OPEN_WINDOW_S = 2 * 60                # …within the first two minutes of the round
+LIVE_HEADER_BYTES = 400               # a phone poll's response headers (CloudFront bills them as bytes out)
 KB = 1024
 
 
@@ -263,17 +272,21 @@ class Meter:
 
 
 class CountingSink:
-    """The publisher's sink (in memory, as MemorySink) counting PUTs and their bytes, by phase."""
+    """The publisher's sink (in memory, as MemorySink) counting PUTs and their bytes, by phase; the tables' live
+    JSON (live/…) counted apart as well."""
 
     def __init__(self, meter: Meter):
         self.files: dict[str, bytes] = {}
         self.meter = meter
         self.puts: dict = defaultdict(int)
+        self.live_puts: dict = defaultdict(int)
         self.bytes: dict = defaultdict(int)
 
     def write(self, key: str, body: bytes) -> None:
         self.files[key] = body
         self.puts[self.meter.phase] += 1
+        if key.startswith("live/"):
+            self.live_puts[self.meter.phase] += 1
         self.bytes[self.meter.phase] += len(body)
 
     def read(self, key: str) -> bytes | None:
@@ -307,7 +320,7 @@ class Day:
         n = max(1, len(self.ms[name]))
         rcu, wcu, by_pk = self.units(name)
         return {"n": n, "rcu": rcu / n, "wcu": wcu / n, "ms": sum(self.ms[name]) / n, "puts": self.sink.puts[name] / n,
-                "bytes": self.sink.bytes[name] / n,
+                "live_puts": self.sink.live_puts[name] / n, "bytes": self.sink.bytes[name] / n,
                 "by_pk": {_pk_kind(pk): [u[0] / n, u[1] / n] for pk, u in by_pk.items()}}
 
 
@@ -333,7 +346,7 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
     from chalicelib import bootstrap
     from chalicelib.ids import new_id
     from chalicelib.models import Entry, Member
-    from chalicelib.services import publish_requests, publishing
+    from chalicelib.services import live_tables, publish_requests, publishing
     from chalicelib.services.organisers import create_organiser
     from chalicelib.store import dynamo, schema
     from chalicelib.store.entries import entry_item
@@ -349,13 +362,19 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
     d = bootstrap.Deps(repos=repos, clock=lambda: datetime.now(UTC), publisher=sink)
     bootstrap.override(d)
     asked: list = []
-    publish_requests.request_publish = lambda deps, tid, change=None: asked.append((tid, change))  # the queue's message
+    def ask(deps, tid, change=None):   # as in AWS: a table's live JSON by the request, the rest a queue message
+        live_tables.on_publish_asked(deps, tid, change, queued=True)
+        asked.append((tid, change))
+    publish_requests.request_publish = ask
     day = Day(meter, sink)
 
     def publish(kind: str) -> None:
-        """The publishes asked since the last one, each as the queue's consumer would run it."""
+        """The publishes asked since the last one, each as the queue's consumer would run it (api/jobs.py)."""
         while asked:
             tid, change = asked.pop(0)
+            if change is None:   # the round's tables' live JSON, by the queue's worker before the pages
+                with day.phase("live_round"):
+                    live_tables.on_tournament_changed(d, tid)
             with day.phase(kind):
                 publishing.publish_latest(d, tid, changes=[change or "*"])
 
@@ -397,13 +416,15 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
             assert r.status_code == 201, r.data
             tables = r.data["tables"]
             publish("publish_draw")
-            for t in tables[:polls]:   # a phone's poll of its table
-                with day.phase("poll"):
+            for t in tables[:polls]:   # a phone opens its table (the API), then polls its live JSON (the CDN)
+                with day.phase("open"):
                     p = api.get(f"/events/{eid}/rounds/{n}/tables/{t['number']}", token=None,
                                 headers={"X-Table-Code": t["codes"][0]})
                 assert p.status_code == 200, p.data
-                day.ms.setdefault("poll_bytes", []).append(len(json.dumps(p.data).encode()))
-                day.ms.setdefault("poll_bytes_gz", []).append(len(gzip.compress(json.dumps(p.data).encode())))
+                day.ms.setdefault("open_bytes", []).append(len(json.dumps(p.data).encode()))
+                live = sink.files[p.data["live"].lstrip("/")]
+                day.ms.setdefault("live_bytes", []).append(len(live))
+                day.ms.setdefault("live_bytes_gz", []).append(len(gzip.compress(live)))
             for t in tables[polls:polls + result_sample]:
                 a, b = (s["entry_id"] for s in t["sides"])
                 base = f"/events/{eid}/rounds/{n}/tables/{t['number']}"
@@ -426,25 +447,35 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
             if feeds:
                 spectator_bytes.append(max(len(gzip.compress(sink.files[k])) for k in feeds))
     return {"run_entries": run_entries, "tables": run_entries // 2, "rounds": rounds,
-            "kinds": {k: day.per_request(k) for k in ("register", "check_in", "draw", "poll", "result", "confirm",
-                                                       "close", "publish_draw", "publish_result", "publish_close")},
-            "poll_bytes": sum(day.ms["poll_bytes"]) / max(1, len(day.ms["poll_bytes"])),
-            "poll_bytes_gz": sum(day.ms["poll_bytes_gz"]) / max(1, len(day.ms["poll_bytes_gz"])),
+            "kinds": {k: day.per_request(k) for k in ("register", "check_in", "draw", "open", "result", "confirm",
+                                                       "close", "publish_draw", "publish_result", "publish_close",
+                                                       "live_round")},
+            "open_bytes": sum(day.ms["open_bytes"]) / max(1, len(day.ms["open_bytes"])),
+            "live_bytes": sum(day.ms["live_bytes"]) / max(1, len(day.ms["live_bytes"])),
+            "live_bytes_gz": sum(day.ms["live_bytes_gz"]) / max(1, len(day.ms["live_bytes_gz"])),
             "spectator_bytes": max(spectator_bytes) if spectator_bytes else 0}
 
 
 # ---------------------------------------------------------------- the day at --entries, counted and priced
+def live_polls_per_table() -> float:
+    """A phone's polls of its table's live JSON in a round: played (pending) until its result, which comes at a
+    uniform moment of the round's last RESULTS_WINDOW_S; then waiting for the confirmation; then settled."""
+    playing = ROUND_S - RESULTS_WINDOW_S / 2
+    settled = ROUND_S - playing - CONFIRM_WAIT_S
+    return playing / CADENCE_S["playing"] + CONFIRM_WAIT_S / CADENCE_S["waiting"] + settled / CADENCE_S["settled"]
+
+
 def model(measured: dict, entries: int) -> dict:
     """The day at `entries`, counted from the measured per-request figures; returns lines and totals."""
     k = entries / measured["run_entries"]          # draws and closes grow with the tables
     tables = entries // 2
     rounds = ROUNDS                                # the day's rounds, whatever the run's
     m = measured["kinds"]
-    polls_per_table = ROUND_S // POLL_S
-    counts = {   # requests of the day, by kind
+    counts = {   # API requests of the day, by kind (the phones' polls go to the CDN: `live_polls`)
         "register": entries, "check_in": entries, "draw": rounds, "close": rounds,
-        "result": tables * rounds, "confirm": tables * rounds, "poll": tables * rounds * polls_per_table,
+        "result": tables * rounds, "confirm": tables * rounds, "open": PHONES_PER_TABLE * tables * rounds,
     }
+    live_polls = round(tables * rounds * live_polls_per_table())
     api_requests = sum(counts.values())
     scale = {"draw": k, "close": k}   # per-request units measured at the run's size
     rcu = sum(m[kind]["rcu"] * n * scale.get(kind, 1) for kind, n in counts.items())
@@ -456,11 +487,19 @@ def model(measured: dict, entries: int) -> dict:
     per_result_s = m["publish_result"]["ms"] / 1000
     result_publishes = min(counts["result"] + counts["confirm"],
                            rounds * max(1, RESULTS_WINDOW_S / max(per_result_s, 1e-3)))
-    pub_s = (result_publishes * per_result_s + rounds * k * (m["publish_close"]["ms"] + m["publish_draw"]["ms"]) / 1000)
-    pub_rcu = result_publishes * m["publish_result"]["rcu"] + rounds * k * (m["publish_close"]["rcu"] + m["publish_draw"]["rcu"])
+    live_round = m["live_round"]   # a draw's or close's live JSON of the round's tables (2 a round: measured n)
+    pub_s = (result_publishes * per_result_s + rounds * k * (m["publish_close"]["ms"] + m["publish_draw"]["ms"]
+                                                             + 2 * live_round["ms"]) / 1000)
+    pub_rcu = result_publishes * m["publish_result"]["rcu"] + rounds * k * (m["publish_close"]["rcu"] + m["publish_draw"]["rcu"]
+                                                                            + 2 * live_round["rcu"])
     pub_wcu = result_publishes * m["publish_result"]["wcu"] + rounds * k * (m["publish_close"]["wcu"] + m["publish_draw"]["wcu"])
-    puts_close, puts_draw = k * m["publish_close"]["puts"], k * m["publish_draw"]["puts"]
+    puts_close = k * (m["publish_close"]["puts"] + live_round["puts"])
+    puts_draw = k * (m["publish_draw"]["puts"] + live_round["puts"])
     puts = result_publishes * m["publish_result"]["puts"] + rounds * (puts_close + puts_draw)
+    # the tables' live JSON: one PUT by each result's and confirmation's own request (the draws' and closes' are
+    # in the publisher's PUTs above, written by the queue's worker)
+    live_puts = sum(counts[kind] * m[kind]["live_puts"] for kind in ("result", "confirm"))
+    live_bytes = live_polls * (measured["live_bytes_gz"] + LIVE_HEADER_BYTES)
     spectator_polls = SPECTATORS * rounds * ROUND_S // SPECTATOR_POLL_S
     cf_bytes = spectator_polls * measured["spectator_bytes"]
     p = PRICES
@@ -477,17 +516,21 @@ def model(measured: dict, entries: int) -> dict:
          pub_s * PUBLISHER_MEMORY_GB * p["lambda_gb_s"]),
         ("DynamoDB reads, publisher (RRU)", f"{pub_rcu:,.0f}", pub_rcu / 1e6 * p["ddb_rru_per_m"]),
         ("DynamoDB writes, publisher (WRU)", f"{pub_wcu:,.0f}", pub_wcu / 1e6 * p["ddb_wru_per_m"]),
-        ("S3 PUTs (pages)", f"{puts:,.0f}", puts / 1000 * p["s3_put_per_k"]),
+        ("S3 PUTs (pages; draws' and closes' live JSON)", f"{puts:,.0f}", puts / 1000 * p["s3_put_per_k"]),
+        ("S3 PUTs (live JSON by results, confirmations)", f"{live_puts:,.0f}", live_puts / 1000 * p["s3_put_per_k"]),
         ("CloudFront spectator requests", f"{spectator_polls:,}", spectator_polls / 1e4 * p["cf_https_per_10k"]),
-        ("CloudFront bytes out (GB)", f"{cf_bytes / 1e9:,.1f}", cf_bytes / 1e9 * p["cf_gb"]),
+        ("CloudFront spectator bytes out (GB)", f"{cf_bytes / 1e9:,.1f}", cf_bytes / 1e9 * p["cf_gb"]),
+        ("CloudFront phone polls (live JSON)", f"{live_polls:,}", live_polls / 1e4 * p["cf_https_per_10k"]),
+        ("CloudFront phone poll bytes out (GB)", f"{live_bytes / 1e9:,.1f}", live_bytes / 1e9 * p["cf_gb"]),
+        ("S3 GETs (CDN origin fetches, one a poll)", f"{live_polls:,}", live_polls / 1000 * p["s3_get_per_k"]),
     ]
     usd = sum(x[2] for x in lines)
-    # partition keys: the phones' polls and the results over their window, at once (per second)
-    poll_rate = tables / POLL_S
+    # partition keys: the phones opening their tables and the results over their windows, at once (per second)
+    open_rate = PHONES_PER_TABLE * tables / OPEN_WINDOW_S
     result_rate = 2 * tables / RESULTS_WINDOW_S
     rcu_s: dict = defaultdict(float)
     wcu_s: dict = defaultdict(float)
-    for kind, rate in (("poll", poll_rate), ("result", result_rate / 2), ("confirm", result_rate / 2)):
+    for kind, rate in (("open", open_rate), ("result", result_rate / 2), ("confirm", result_rate / 2)):
         for pk, (r, w) in m[kind]["by_pk"].items():
             rcu_s[pk] += r * rate
             wcu_s[pk] += w * rate
@@ -497,15 +540,14 @@ def model(measured: dict, entries: int) -> dict:
         bursts[kind] = {pk: (r / secs, w / secs) for pk, (r, w) in m[kind]["by_pk"].items()}
     max_r = max([*rcu_s.values(), *(r for b in bursts.values() for r, _ in b.values())], default=0)
     max_w = max([*wcu_s.values(), *(w for b in bursts.values() for _, w in b.values())], default=0)
-    # what if (issue 43, item 1): the phones poll a small static JSON of their table on CloudFront instead of the
-    # API — the polls' API Gateway, Lambda and read lines go, CloudFront requests and bytes and the tables' PUTs
-    # (drawn, entered, confirmed, closed: 4 a table a round) come
-    polls = counts["poll"]
-    poll_api = (polls / 1e6 * (p["apigw_rest_per_m"] + p["lambda_per_m"]) + polls * m["poll"]["ms"] / 1000 * API_MEMORY_GB
-                * p["lambda_gb_s"] + polls * m["poll"]["rcu"] / 1e6 * p["ddb_rru_per_m"])
-    poll_cdn = (polls / 1e4 * p["cf_https_per_10k"] + polls * measured["poll_bytes_gz"] / 1e9 * p["cf_gb"]
-                + tables * rounds * 4 / 1000 * p["s3_put_per_k"])
-    return {"lines": lines, "usd": usd, "counts": counts, "poll_api": poll_api, "poll_cdn": poll_cdn, "api_requests": api_requests, "puts_close": puts_close, "puts_draw": puts_draw,
+    # the API's busiest minutes: every phone opening its table at a round's start, with the results coming in
+    peak_api_rate = open_rate + result_rate
+    phones_usd = sum(x[2] for x in lines if "phone poll" in x[0] or "origin fetches" in x[0] or "live JSON by" in x[0])
+    steady = tables * rounds * ROUND_S / POLL_S   # the reference: every phone at a steady 4 s
+    steady_usd = (steady / 1e4 * p["cf_https_per_10k"] + steady * (measured["live_bytes_gz"] + LIVE_HEADER_BYTES) / 1e9
+                  * p["cf_gb"] + steady / 1000 * p["s3_get_per_k"] + live_puts / 1000 * p["s3_put_per_k"])
+    return {"lines": lines, "usd": usd, "counts": counts, "live_polls": live_polls, "phones_usd": phones_usd, "steady_usd": steady_usd,
+            "peak_api_rate": peak_api_rate, "api_requests": api_requests, "puts_close": puts_close, "puts_draw": puts_draw,
             "rcu_s": dict(rcu_s), "wcu_s": dict(wcu_s), "bursts": bursts, "max_r": max_r, "max_w": max_w,
             "result_publishes": result_publishes, "http_api_usd": api_requests / 1e6 * p["apigw_http_per_m"]}
 
@@ -519,24 +561,26 @@ def report(measured: dict, entries: int) -> dict:
     for kind, x in m.items():
         pks = ", ".join(f"{pk} {r:.1f}/{w:.1f}" for pk, (r, w) in sorted(x["by_pk"].items()))
         print(f"  {kind:16} {x['n']:>4} {x['rcu']:>8.1f} {x['wcu']:>8.1f} {x['ms']:>7.0f} {x['puts']:>7.0f}  {pks}")
-    print(f"  a poll's answer {measured['poll_bytes'] / 1024:.1f} KiB; a spectator's feed poll "
+    print(f"  a table's API answer {measured['open_bytes'] / 1024:.1f} KiB; its live JSON {measured['live_bytes'] / 1024:.1f} "
+          f"KiB ({measured['live_bytes_gz'] / 1024:.1f} KiB gzipped); a spectator's feed poll "
           f"{measured['spectator_bytes'] / 1024:.1f} KiB gzipped")
-    print(f"\nthe day at {entries:,} entries ({entries // 2:,} tables, {ROUNDS} rounds of {ROUND_S // 60} min, phones "
-          f"every {POLL_S} s, {SPECTATORS:,} spectators every {SPECTATOR_POLL_S} s), us-east-1 on-demand:")
+    print(f"\nthe day at {entries:,} entries ({entries // 2:,} tables, {ROUNDS} rounds of {ROUND_S // 60} min, a phone a "
+          f"table polling its live JSON {live_polls_per_table():.0f} times a round (every {CADENCE_S['playing']} s played, "
+          f"{CADENCE_S['waiting']} s waiting, {CADENCE_S['settled']} s settled; {ROUND_S // POLL_S} at a steady {POLL_S} s), "
+          f"{SPECTATORS:,} spectators every {SPECTATOR_POLL_S} s), us-east-1 on-demand:")
     for name, qty, usd in out["lines"]:
         print(f"  {name:44} {qty:>16} ${usd:>10,.2f}")
     print(f"  {'total':44} {'':>16} ${out['usd']:>10,.2f}   (${out['usd'] / entries:.4f} an entry)")
     c = out["counts"]
-    print(f"\nAPI requests {out['api_requests']:,}, of which phone polls {c['poll']:,} "
-          f"({c['poll'] / out['api_requests']:.0%}); writes and staff actions {out['api_requests'] - c['poll']:,}. "
+    writes = out["api_requests"] - c["open"]
+    print(f"\nAPI requests {out['api_requests']:,}: writes and staff actions {writes:,}, the phones' table opens "
+          f"{c['open']:,} (no polls: {out['live_polls']:,} on the CDN, ${out['phones_usd']:,.2f} with their S3 "
+          f"PUTs and GETs; ${out['steady_usd']:,.2f} if every phone polled at a steady {POLL_S} s, "
+          f"${out['usd'] - out['phones_usd'] + out['steady_usd']:,.2f} a day, "
+          f"${(out['usd'] - out['phones_usd'] + out['steady_usd']) / entries:.4f} an entry). "
           f"On an HTTP API the API Gateway line would be ${out['http_api_usd']:,.2f}.")
-    print(f"If the phones polled a static JSON of their table on CloudFront (issue 43, item 1): the polls' API "
-          f"lines ${out['poll_api']:,.2f} would become ${out['poll_cdn']:,.2f} (CloudFront requests and bytes, the "
-          f"tables' PUTs): ${out['usd'] - out['poll_api'] + out['poll_cdn']:,.2f} a day, "
-          f"${(out['usd'] - out['poll_api'] + out['poll_cdn']) / entries:.4f} an entry")
-    peak = (c["poll"] / (ROUNDS * ROUND_S))
-    print(f"API request rate while a round is played: {peak:,.0f}/s from phones (REST prod throttle: 500/s steady, "
-          f"1,000 burst, infra/stack.py)")
+    print(f"API request rate at a round's start: {out['peak_api_rate']:,.0f}/s (every phone opening its table in "
+          f"{OPEN_WINDOW_S // 60} min, results coming in; infra/stack.py sizes the prod throttle from this)")
     print(f"publisher: {out['result_publishes']:,.0f} publishes for results; S3 PUTs per close {out['puts_close']:,.0f}, "
           f"per draw {out['puts_draw']:,.0f} (the run's × {entries / measured['run_entries']:g}; target per close "
           f"≤ 2 × tables + 100 = {entries + 100:,})")

@@ -35,3 +35,9 @@ def lookup_hash(purpose: str, value: str) -> str:
     """A keyed hash for keys that would otherwise hold personal data in clear (a login phone or e-mail, what
     was typed in a sign-in box): the same value finds the same item, and a copy of the table reveals nothing."""
     return hmac.new(_lookup_secret(), f"{purpose}:{value}".encode(), hashlib.sha256).hexdigest()[:40]
+
+
+def live_secret() -> bytes:
+    """The key naming each table's live JSON (chalicelib/publish/live.py): derived from the table-code secret under
+    its own label, so one secret is kept and a live name says nothing about a table's codes."""
+    return hmac.new(table_secret(), b"cardgames live table names v1", hashlib.sha256).digest()

@@ -27,6 +27,7 @@ from chalicelib.security_headers import API_META, built_pages, inline_script_has
 from chalicelib.store import schema
 
 ROOT = Path(__file__).resolve().parent.parent
+PROD_API_RATE, PROD_API_BURST = 1200, 2400   # requests/s; from bench/cost.py's model (see the throttle below)
 SITE = ROOT / "frontend" / "dist"    # the built front end: `make site` (make synth and make deploy run it first)
 
 # The publisher function, sized for a 10,000-entry event (issue 29; bench/publish.py, docs/scaling.md): a cold full
@@ -110,6 +111,13 @@ class PlatformStack(cdk.Stack):
         pages_cache = cloudfront.CachePolicy(
             self, "PagesCache", default_ttl=cdk.Duration.seconds(30), min_ttl=cdk.Duration.seconds(0),
             max_ttl=cdk.Duration.minutes(5), comment="published HTML: short, the publisher rewrites it")
+        # The tables' live JSON (issue 43: chalicelib/publish/live.py), polled by the table phones instead of the API:
+        # the object's own Cache-Control (max-age=2, stale-while-revalidate=30, stale-if-error=600) decides, held
+        # to at most 5 s here so that a wrong header can never keep a phone on an old table for long.
+        live_cache = cloudfront.CachePolicy(
+            self, "LiveCache", default_ttl=cdk.Duration.seconds(2), min_ttl=cdk.Duration.seconds(0),
+            max_ttl=cdk.Duration.seconds(5), enable_accept_encoding_gzip=True, enable_accept_encoding_brotli=True,
+            comment="live/*: a table's JSON, polled by its phones")
         def s3_origin(bucket: s3.Bucket):
             # Origin access control where CloudFront has it; the mainland's CloudFront has only the older origin
             # access identity (cfn-lint: no AWS::CloudFront::OriginAccessControl in cn-north-1 / cn-northwest-1).
@@ -143,6 +151,7 @@ class PlatformStack(cdk.Stack):
                 cache_policy=cloudfront.CachePolicy.CACHING_OPTIMIZED, **behaviour),
             additional_behaviors={
                 "*/feed.json": cloudfront.BehaviorOptions(origin=results_origin, cache_policy=feed_cache, **behaviour),
+                "live/*": cloudfront.BehaviorOptions(origin=results_origin, cache_policy=live_cache, **behaviour),
                 "t/*": cloudfront.BehaviorOptions(origin=results_origin, cache_policy=pages_cache, **behaviour),
                 "en/t/*": cloudfront.BehaviorOptions(origin=results_origin, cache_policy=pages_cache, **behaviour),
                 "vi/t/*": cloudfront.BehaviorOptions(origin=results_origin, cache_policy=pages_cache, **behaviour),
@@ -242,10 +251,18 @@ class PlatformStack(cdk.Stack):
             self.api.add_environment_variable("TABLE_CODE_SECRET_ARN", codes.secret_arn, fn)
 
         # API Gateway throttles before Lambda is called; its 429 keeps the API's error body contract.
+        # Sized from bench/cost.py's model, not guessed (issue 43 item 4). With the phones polling their tables'
+        # live JSON on the CDN, the API serves writes and each phone's one open a round; its busiest moment is a
+        # round's start, every table's two phones opening their table within OPEN_WINDOW_S (2 min) while results
+        # still come in (2 a table over RESULTS_WINDOW_S, 20 min): "API request rate at a round's start" =
+        # 2 × tables / 120 s + 2 × tables / 1,200 s = 92/s at 10,000 entries and 917/s at 100,000 (a national
+        # day, the largest the platform is built for). Steady PROD_API_RATE = that with 30 % headroom; the burst
+        # (the token bucket a crowd of phones opening at the same second draws on) twice it. Both stay far below
+        # the account's regional 10,000/s; Lambda: 1,200/s × ~25 ms a request (measured) ≈ 30 concurrent.
         rest_api = self.api.get_resource("RestAPI")
         rest_api.add_property_override("MethodSettings", [{
             "ResourcePath": "/*", "HttpMethod": "*",
-            "ThrottlingRateLimit": 500 if prod else 50, "ThrottlingBurstLimit": 1000 if prod else 100}])
+            "ThrottlingRateLimit": PROD_API_RATE if prod else 50, "ThrottlingBurstLimit": PROD_API_BURST if prod else 100}])
         # Every answer API Gateway gives itself carries {code, message} too (api.md v1.1): unknown paths and
         # methods (its "Missing Authentication Token" 403) become 404 not_found.
         def body(code: str, message: str) -> dict:

@@ -18,6 +18,7 @@ from urllib.parse import unquote
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from chalicelib.security_headers import built_pages, inline_script_hashes, site_headers, with_api  # noqa: E402
+from chalicelib.publish.live import CACHE_CONTROL as LIVE_CACHE_CONTROL  # noqa: E402
 
 
 _SERVICE_WORKER = re.compile(r"/sw-[\w-]+\.js")
@@ -34,6 +35,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     def do_GET(self):
         if self._send_page() or self._send_gzipped():
             return
+        if self.path.startswith("/live/"):   # a table's live JSON can be rewritten within the second its last copy
+            del self.headers["If-Modified-Since"]   # was served: Last-Modified's whole seconds would answer 304
         super().do_GET()
 
     def _send_page(self) -> bool:
@@ -79,7 +82,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
 
     def translate_path(self, path: str) -> str:
         clean = path.split("?", 1)[0].split("#", 1)[0]
-        if clean.startswith(("/t/", "/en/t/", "/vi/t/")):
+        if clean.startswith(("/t/", "/en/t/", "/vi/t/", "/live/")):   # /live/: the tables' live JSON (issue 43)
             root = self.published
         else:
             root = self.frontend
@@ -101,6 +104,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         clean = self.path.split("?")[0]
         if clean.endswith("feed.json") or _SERVICE_WORKER.fullmatch(clean):
             self.send_header("Cache-Control", "no-cache")
+        elif clean.startswith("/live/"):
+            self.send_header("Cache-Control", LIVE_CACHE_CONTROL)   # as the CDN's copy says (publish/live.py)
         elif self.path.startswith("/assets/"):
             self.send_header("Cache-Control", "public, max-age=31536000, immutable")
         else:

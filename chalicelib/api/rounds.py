@@ -81,6 +81,8 @@ class TableView(Out):
     members: dict[str, list[str]] | None = Field(default=None, description="team match: each team's members by "
                                                  "number (names only), for lineups and who played")
     knockout: bool = False
+    live: str | None = Field(default=None, description="the table's live JSON on the site's origin (issue 43): the "
+                             "phone polls it through the CDN instead of this route; its name is known only from here")
 
 
 def _html(text: str) -> Response:
@@ -134,11 +136,14 @@ def find_table(ctx, code):
 @route(bp, "/events/{eid}/rounds/{n}/tables/{t}", "GET", summary="One table, for the table-side scoring page",
        auth="table", response=TableView, tag=TAG)
 def get_table(ctx, eid, n, t):
-    """Phones poll this (every few seconds): an unchanged table answers 304 to its ETag, with no body."""
+    """A phone opens its table here, then follows the table's live JSON (`live`, through the CDN: issue 43); an
+    unchanged table answers 304 to its ETag, with no body."""
     import hashlib
     import json as _json
     n, t = _int(n), _int(t)
-    view = TableView(**res.scoring_view(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"), client=ctx.client)).model_dump(mode="json")
+    from ..services.live_tables import live_path
+    view = TableView(**res.scoring_view(ctx.deps, eid, n, t, ctx.principal, ctx.header("x-table-code"), client=ctx.client),
+                     live=live_path(eid, n, t)).model_dump(mode="json")
     tag = '"' + hashlib.sha1(_json.dumps(view, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:20] + '"'
     headers = {"ETag": tag, "Cache-Control": "no-cache", "Access-Control-Expose-Headers": "ETag, Retry-After"}
     if (ctx.header("if-none-match") or "").strip() == tag:

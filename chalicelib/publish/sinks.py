@@ -16,6 +16,9 @@ CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".json": "application/json
 
 
 def cache_control(key: str) -> str:
+    if key.startswith("live/"):
+        from .live import CACHE_CONTROL
+        return CACHE_CONTROL   # a table's live JSON, polled by its phones through the CDN (issue 43)
     if key.endswith("feed.json"):
         return "no-cache, max-age=0, must-revalidate"  # polled by open pages
     if key.endswith(".html"):

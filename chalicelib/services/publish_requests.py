@@ -6,6 +6,7 @@ import json
 import logging
 
 from ..bootstrap import Deps
+from .live_tables import on_publish_asked
 
 log = logging.getLogger("cardgames.publish")
 
@@ -24,6 +25,7 @@ def request_publish(deps: Deps, tid: str, change: str | None = None) -> None:
     from ..config import get_settings
     queue = get_settings().publish_queue_url
     changes = [change or "*"]
+    on_publish_asked(deps, tid, change, queued=bool(queue))   # the phones' live JSON (issue 43); to the event bus at merge
     try:
         if queue:
             import boto3

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..domain import events as ev
 from ..domain.bus import register
-from . import publish_requests, ranking_pages, rankings
+from . import live_tables, publish_requests, ranking_pages, rankings
 from .publish_requests import HALL_CHANGE, table_change
 
 
@@ -38,7 +38,29 @@ def publish_rankings(deps, event: ev.RoundClosed) -> None:
     ranking_pages.on_round_closed(deps, event.tournament_id, event.event_id, event.stage, event.round_no)
 
 
+def live_table(deps, event: ev.TableEvent) -> None:
+    """A change the public pages do not show but the table's phones do (an entry waiting for confirmation, a
+    dispute, a room, a lineup, an arrival): that table's live JSON only (issue 43). Changes that ask for a publish
+    write it on the way (publish_requests), so they are not listed here."""
+    live_tables.on_table_changed(deps, event.tournament_id, event.event_id, event.stage, event.round_no, event.table_no)
+
+
+def live_appeal(deps, event: ev.AppealEvent) -> None:
+    """An appeal lodged or decided shows on its table's phones (issue 43's live JSON)."""
+    live_tables.on_table_of(deps, event.event_id, event.round_no, event.table_no)
+
+
 HANDLERS: dict[type[ev.Event], list] = {
+    ev.ResultEntered: [live_table],
+    ev.SideConfirmed: [live_table],
+    ev.DisputeRaised: [live_table],
+    ev.RoomResultEntered: [live_table],
+    ev.RoomResultConfirmed: [live_table],
+    ev.RoomDisputed: [live_table],
+    ev.LineupAnnounced: [live_table],
+    ev.ArrivalRecorded: [live_table],
+    ev.AppealLodged: [live_appeal],
+    ev.AppealDecided: [live_appeal],
     ev.ResultConfirmed: [publish_table, rate_table],
     ev.ResultCorrected: [publish_table, rate_table],
     ev.DisputeSettled: [publish_table, rate_table],

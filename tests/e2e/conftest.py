@@ -94,8 +94,13 @@ def store(stack):
     from chalicelib.store import dynamo
     from chalicelib.store.repositories import Repos
     from datetime import datetime
+
+    from chalicelib.publish.sinks import LocalSink
     with on_store(stack["store_path"]):
-        d = bootstrap.Deps(repos=Repos(dynamo.Table(stack["table"])), clock=lambda: datetime.now(UTC))
+        # what the test does through the services it publishes where the stack's API does, as a second API process
+        # would: the site server serves it (the tables' live JSON the phones follow, issue 43; the pages)
+        d = bootstrap.Deps(repos=Repos(dynamo.Table(stack["table"])), clock=lambda: datetime.now(UTC),
+                           publisher=LocalSink(stack["publish_dir"]))
         bootstrap.override(d)
         try:
             yield d

@@ -219,9 +219,13 @@ def _decide_in_console(console):
 
 
 def test_a_three_seat_table_needs_both_other_players(store, stack, browser, shot):
+    """…and the other phones' confirmations reach the first phone through the table's live JSON (issue 43): after
+    opening its table, that phone sends the API its result and nothing else — no poll."""
     org, token, t, ev, table = _three_players(store, "二打一三人确认")
     phones = [_phone(browser) for _ in range(3)]
     a, b, c = (p.new_page() for p in phones)
+    asked = []   # phone A's requests: (method, url)
+    a.on("request", lambda r: asked.append((r.method, r.url)))
     a.goto(f"{stack['site']}/score.html?e={ev.id}&r=1&t=1&c={table.codes[0]}")
     _ddz_deal(a)
     a.get_by_test_id("submit").click()
@@ -239,6 +243,12 @@ def test_a_three_seat_table_needs_both_other_players(store, stack, browser, shot
     expect(c.get_by_test_id("status")).to_contain_text("成绩已确认")
     expect(a.get_by_test_id("status")).to_contain_text("成绩已确认", timeout=20_000)
     assert rounds.load_round(store, ev.id, 1)[2][0]["confirmed_sides"] == [1, 2]
+    to_api = [(m, u.split("?")[0]) for m, u in asked if u.startswith(stack["api"])]
+    table_reads = [u for m, u in to_api if m == "GET" and "/tables/" in u]
+    assert len(table_reads) == 1, to_api                     # the page's first open (the code checked, its side)
+    assert [m for m, u in to_api if "/tables/" in u and u.endswith("/result")] == ["PUT"]
+    live = [u for m, u in asked if m == "GET" and "/live/" in u]
+    assert live and all(u.startswith(stack["site"] + f"/live/{ev.id}/") for u in live)   # how C's confirmation came
     for p in phones:
         p.close()
 

@@ -101,6 +101,11 @@ def test_cdn_origin_access_control_and_caching(template):
     ttl = {k: v["Properties"]["CachePolicyConfig"]["DefaultTTL"] for k, v in policies.items()}
     feed_policy = behaviours["*/feed.json"]["CachePolicyId"]["Ref"]
     assert ttl[feed_policy] <= 5
+    # the tables' live JSON (issue 43): from the results bucket, held at the edge for seconds at most
+    live = behaviours["live/*"]
+    assert live["TargetOriginId"] == behaviours["t/*"]["TargetOriginId"]
+    live_policy = policies[live["CachePolicyId"]["Ref"]]["Properties"]["CachePolicyConfig"]
+    assert live_policy["MaxTTL"] <= 5 and live_policy["MinTTL"] == 0
 
 
 def test_every_page_of_the_cdn_carries_the_security_headers(template):
@@ -136,10 +141,16 @@ def test_publisher_queue_has_a_dead_letter_queue_and_alarms(template):
 
 
 def test_api_throttles_with_the_rate_limited_code(template):
-    _, tpl = template
+    stage, tpl = template
     (api,) = [v for v in tpl["Resources"].values() if v["Type"] == "AWS::Serverless::Api"]
     settings = api["Properties"]["MethodSettings"][0]
     assert settings["ThrottlingRateLimit"] > 0 and settings["ThrottlingBurstLimit"] > 0
+    if stage == "prod":   # sized from bench/cost.py's model: a 100,000-entry day's round start fits (issue 43)
+        from bench.cost import OPEN_WINDOW_S, PHONES_PER_TABLE, RESULTS_WINDOW_S
+        tables = 100_000 // 2
+        peak = PHONES_PER_TABLE * tables / OPEN_WINDOW_S + 2 * tables / RESULTS_WINDOW_S
+        assert peak <= settings["ThrottlingRateLimit"] <= 1.5 * peak
+        assert settings["ThrottlingBurstLimit"] >= 2 * settings["ThrottlingRateLimit"]
     throttled = api["Properties"]["GatewayResponses"]["THROTTLED"]
     assert throttled["StatusCode"] == 429
     assert json.loads(throttled["ResponseTemplates"]["application/json"])["code"] == "rate_limited"

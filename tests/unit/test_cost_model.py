@@ -81,8 +81,20 @@ def test_a_tiny_day_is_run_and_counted():
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     # 100 entries: 100 registrations + 100 check-ins, 9 draws + 9 closes, 50 tables × 9 rounds entered and
-    # confirmed (450 + 450), and 50 phones × 9 rounds × (3,600 s / 4 s) polls = 405,000
-    assert out["api_requests"] == 100 + 100 + 9 + 9 + 450 + 450 + 405_000
+    # confirmed (450 + 450), and each table's 2 phones opening it once a round (900); their polls go to the CDN
+    # (issue 43), none to the API
+    assert out["api_requests"] == 100 + 100 + 9 + 9 + 450 + 450 + 900
     assert out["entries"] == 100 and out["usd_per_day"] > 0
     assert out["usd_per_entry"] == pytest.approx(out["usd_per_day"] / 100, rel=0.01)
     assert out["s3_puts_per_close"] > 0 and out["max_partition_rcu_per_s"] > 0 and out["max_partition_wcu_per_s"] > 0
+
+
+def test_the_model_polls_at_the_table_pages_cadence():
+    """bench/cost.py counts the phones' live-JSON polls with the cadence the table page really uses (issue 43)."""
+    import re
+
+    from bench.cost import CADENCE_S
+    js = (ROOT / "frontend" / "app" / "src" / "pages" / "score" / "useTable.js").read_text(encoding="utf-8")
+    found = re.search(r"CADENCE_MS = \{([^}]*)\}", js).group(1)
+    page = {k: int(v) / 1000 for k, v in re.findall(r"(\w+): (\d+)", found)}
+    assert page == CADENCE_S
