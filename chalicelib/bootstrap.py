@@ -17,7 +17,19 @@ class Deps:
     payments: Any = None      # payment provider (Stripe adapter or None when online payment is off)
     providers: dict = field(default_factory=dict)   # v1.2: "wechat_pay" / "alipay" adapters that have keys
     publisher: Any = None     # publish sink + renderer
+    publish_queue: Any = field(default_factory=lambda: _publish_queue())   # publish/queue.py: SQS in AWS, else inline
+    publish_cache: Any = field(default_factory=lambda: _publish_cache())    # the publisher's state in this process
     extra: dict = field(default_factory=dict)
+
+
+def _publish_queue():
+    from .publish.queue import queue_from_settings
+    return queue_from_settings()
+
+
+def _publish_cache():
+    from .publish.cache import PublishCache
+    return PublishCache()
 
 
 _deps: Deps | None = None

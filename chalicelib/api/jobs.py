@@ -34,7 +34,7 @@ def publish_from_queue(event) -> dict:
         try:
             publish_latest(deps(), tid, changes=tournaments[tid])
         except Exception as exc:
-            from ..services.publishing import log_failure
+            from ..publish.failures import log_failure
             log_failure(tid, exc)
             raise PublishFailed(f"publishing tournament {tid} failed ({type(exc).__name__})") from None
     return {"published": len(tournaments)}

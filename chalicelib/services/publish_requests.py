@@ -1,13 +1,10 @@
-"""Asking for a publish after a change: a message on the queue in AWS, inline locally. Services that change
-results import this small module, not the publisher, so publishing ↔ rounds/results import no circle."""
+"""Asking for a publish after a change, through the publish queue port (`deps.publish_queue`: a message on SQS in
+AWS, inline locally; publish/queue.py). Services that change results import this small module, not the
+publisher, so publishing ↔ rounds/results import no circle."""
 from __future__ import annotations
 
-import json
-import logging
-
 from ..bootstrap import Deps
-
-log = logging.getLogger("cardgames.publish")
+from ..publish.failures import log_failure
 
 
 def table_change(eid: str, stage: int, n: int, t: int) -> str:
@@ -21,17 +18,7 @@ HALL_CHANGE = "hall"   # the round clock or the announcements changed: the feeds
 
 def request_publish(deps: Deps, tid: str, change: str | None = None) -> None:
     """`change`: what changed (table_change, HALL_CHANGE); None when anything may have (a draw, a close, an entry)."""
-    from ..config import get_settings
-    queue = get_settings().publish_queue_url
-    changes = [change or "*"]
     try:
-        if queue:
-            import boto3
-            boto3.client("sqs").send_message(QueueUrl=queue, MessageBody=json.dumps({"tournament_id": tid,
-                                                                                     "changes": changes}))
-        else:
-            from .publishing import publish_latest
-            publish_latest(deps, tid, then_in_background=True, changes=changes)
+        deps.publish_queue.ask(deps, tid, [change or "*"])
     except Exception as exc:  # a failed publish must not fail the result that triggered it; the next one repairs
-        from .publishing import log_failure
         log_failure(tid, exc)

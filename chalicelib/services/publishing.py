@@ -21,6 +21,7 @@ from ..bootstrap import Deps
 from ..engine.games import game as game_rules
 from ..publish.i18n import LANGS as PAGE_LANGS, prefix as lang_prefix, translator
 from ..publish.render import render
+from ..publish.failures import log_failure
 from .beside import Beside
 from .gc_pause import gc_paused
 from .names import readable
@@ -124,7 +125,7 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
         else:
             saved = _saved_places(deps, tournament.id, event.id, warm)
             keep: dict = {}
-            places = places_by_round(deps, event, state, all_rounds, saved, keep)
+            places = places_by_round(deps, event, state, all_rounds, saved, keep, memo=deps.publish_cache.places)
             if set(keep) != set(saved):
                 _save_places(deps, tournament.id, event.id, keep)
                 warm["places"] = keep
@@ -636,30 +637,21 @@ class _LeaseKept:
         self.thread.join()
 
 
-def log_failure(tid: str, exc: BaseException) -> None:
-    """While the store is down every publish fails alike: one line each, not a traceback each."""
-    from ..store.dynamo import store_down
-    if store_down(exc):
-        log.error("publishing tournament %s failed: the store did not answer (%s)", tid, type(exc).__name__)
-    else:
-        from ..logsafe import where
-        log.error("publishing tournament %s failed: %s", tid, where(exc))   # not the message: it may quote a phone
-
-
 def _epoch(deps: Deps) -> int:
     return int(deps.clock().timestamp())
 
 
-# The publisher's own state between publishes in this process (issue 29), per tournament: each event's data and
-# the cache it was worked out from, the manifests, and the ask count it is current with. A result's publish uses
-# it only when the asks taken since are exactly the ones after that count and all name tables (see `_by_event`).
-_WARM: dict[str, dict] = {}
-LAST_STATS: dict[str, dict] = {}   # the last publish's figures per tournament (benches, logs)
+# The publisher's own state between publishes in this process (issue 29) is `deps.publish_cache`
+# (publish/cache.py), per tournament: each event's data and the cache it was worked out from, the manifests, and
+# the ask count it is current with. A result's publish uses it only when the asks taken since are exactly the ones
+# after that count and all name tables (see `_by_event`).
 
-
-def forget_warm() -> None:
+def forget_warm(deps: Deps | None = None) -> None:
     """As a new publisher process (a cold Lambda container) starts."""
-    _WARM.clear()
+    if deps is None:
+        from ..bootstrap import deps as current
+        deps = current()
+    deps.publish_cache.forget()
 
 
 def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600, force: bool = False,
@@ -674,10 +666,10 @@ def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600, force: boo
         try:
             stats = _publish(deps, tid, fork_over=fork_over, force=force, asked=asked)
         except BaseException:
-            _WARM.pop(tid, None)   # half-updated: the next publish reads everything
+            deps.publish_cache.drop(tid)   # half-updated: the next publish reads everything
             raise
     stats["timing"] = {**stats.get("timing", {}), "total": time.perf_counter() - t0}
-    LAST_STATS[tid] = stats
+    deps.publish_cache.last_stats[tid] = stats
     return stats
 
 
@@ -709,10 +701,10 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
     if tournament is None:
         raise errors.NotFound("tournament not found")
     sink = _sink(deps)
-    warm = _WARM.get(tid)
+    warm = deps.publish_cache.tournament(tid)
     by_event = _by_event(warm, asked)
     if warm is None or warm.get("sink") is not sink:   # another sink: nothing cached holds for it
-        warm = _WARM[tid] = {"events": {}, "manifests": {}, "sink": sink}
+        warm = deps.publish_cache.fresh(tid, sink)
         by_event = None
     warm["asked"] = None   # until this publish is through
     updated = deps.clock().astimezone(ZoneInfo(tournament.timezone)).strftime("%Y-%m-%d %H:%M")
@@ -986,19 +978,15 @@ def _load_manifest(sink, key: str) -> dict:
         return {}
 
 
-_TEMPLATES_VERSION: str | None = None
-
-
+@lru_cache(maxsize=1)
 def _templates_version() -> str:
-    global _TEMPLATES_VERSION
-    if _TEMPLATES_VERSION is None:
-        from ..publish.i18n import CATALOG
-        from ..publish.render import TEMPLATES
-        h = hashlib.sha1(CATALOG.read_bytes())
-        for path in sorted(TEMPLATES.iterdir()):
-            h.update(path.read_bytes())
-        _TEMPLATES_VERSION = h.hexdigest()
-    return _TEMPLATES_VERSION
+    """The templates and the catalog as this code carries them (the same in every container of a release)."""
+    from ..publish.i18n import CATALOG
+    from ..publish.render import TEMPLATES
+    h = hashlib.sha1(CATALOG.read_bytes())
+    for path in sorted(TEMPLATES.iterdir()):
+        h.update(path.read_bytes())
+    return h.hexdigest()
 
 
 FORKED_LANGUAGE_S = 240   # a language's child answers within this (a 10,000-entry one to S3 takes about a minute)
