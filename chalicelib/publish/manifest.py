@@ -29,26 +29,10 @@ def save_manifest(sink, key: str, manifest: dict, before: dict) -> None:
     parts whose lines changed (after one result: the event's part and two entry parts, not 30,000 lines). The
     index is written last, once its parts are out."""
     old = before.get("_shards") or {}
-    shards: dict[str, dict] = {}
     if old and "pages" in before and "inputs" in before:
-        # only the parts holding a line that changed are worked out again (one result: 3 of 50, not 60,000 lines)
-        changed: set[str] = set()
-        for field in ("pages", "inputs"):
-            now, was = manifest[field], before[field]
-            changed.update(k for k, _ in now.items() - was.items())
-            changed.update(was.keys() - now.keys())
-        touched: dict[str, set] = {}
-        for k in changed:
-            touched.setdefault(shard(k), set()).add(k)
-        for name, part in old.items():
-            if name not in touched:
-                shards[name] = part["body"]
-        for name, keys_ in touched.items():
-            body = old[name]["body"] if name in old else {"pages": {}, "inputs": {}}
-            lines = {f: {k: manifest[f][k] for k in (body[f].keys() | keys_) if k in manifest[f]} for f in ("pages", "inputs")}
-            if lines["pages"] or lines["inputs"]:
-                shards[name] = lines
+        shards = _shards_again(manifest, before, old)
     else:
+        shards = {}
         for field in ("pages", "inputs"):
             for k, v in manifest[field].items():
                 shards.setdefault(shard(k), {"pages": {}, "inputs": {}})[field][k] = v
@@ -65,6 +49,26 @@ def save_manifest(sink, key: str, manifest: dict, before: dict) -> None:
     if index != before.get("_index"):
         sink.write(key, json.dumps({"shards": index}, sort_keys=True).encode())
     manifest["_shards"], manifest["_index"] = kept, index
+
+
+def _shards_again(manifest: dict, before: dict, old: dict) -> dict[str, dict]:
+    """Only the parts holding a line that changed are worked out again (one result: 3 of 50, not 60,000 lines); the
+    others are the same objects as before."""
+    changed: set[str] = set()
+    for field in ("pages", "inputs"):
+        now, was = manifest[field], before[field]
+        changed.update(k for k, _ in now.items() - was.items())
+        changed.update(was.keys() - now.keys())
+    touched: dict[str, set] = {}
+    for k in changed:
+        touched.setdefault(shard(k), set()).add(k)
+    shards = {name: part["body"] for name, part in old.items() if name not in touched}
+    for name, keys_ in touched.items():
+        body = old[name]["body"] if name in old else {"pages": {}, "inputs": {}}
+        lines = {f: {k: manifest[f][k] for k in (body[f].keys() | keys_) if k in manifest[f]} for f in ("pages", "inputs")}
+        if lines["pages"] or lines["inputs"]:
+            shards[name] = lines
+    return shards
 
 
 def load_manifest(sink, key: str) -> dict:

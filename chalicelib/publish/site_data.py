@@ -34,38 +34,56 @@ def entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], pl
     same = (prev is not None and prev["entries"] is entry_list and prev["places"] is places
             and prev["page_of"] == page_of and len(prev["outs"]) == len(outs))
     if same:
-        dirty: set[str] = set()
-        for old, new in zip(prev["outs"], outs, strict=True):
-            if old is new:
-                continue
-            a, b = round_by_entry(old), round_by_entry(new)
-            dirty.update(e for e in a.keys() | b.keys() if [p for _, p in a.get(e, ())] != [p for _, p in b.get(e, ())])
         public_entries, history, parts, entry_inputs = prev["public"], prev["history"], prev["parts"], prev["inputs"]
-        todo = dirty
+        todo = _moved_entries(prev["outs"], outs)
+        _histories_of(todo, outs, history, parts)
+        todo &= public_entries.keys()
     else:
         public_entries = {e: {"name": x.name, "club": x.club, "members": [m.name for m in x.members]}
                           for e, x in entries.items() if x.status in ("confirmed", "withdrawn", "disqualified")}
-        history, parts, entry_inputs = {}, {}, {}
-        todo = None
-    maps = [round_by_entry(out) for out in outs] if todo else None
-    if todo is None:
-        for out in outs:
-            for (e, item), (_, part) in zip(out["history"], out["parts"], strict=True):
-                history.setdefault(e, []).append(item)
-                parts.setdefault(e, []).append(part)
-    else:
-        for e in todo:
-            pairs = [x for m in maps for x in m.get(e, ())]
-            history[e] = [item for item, _ in pairs]
-            parts[e] = [part for _, part in pairs]
+        history, parts, entry_inputs = _histories(outs)
+        todo = public_entries
     by_entry = places["by_entry"]
-    for e in (public_entries if todo is None else todo & public_entries.keys()):
-        info = public_entries[e]
+    for e in todo:
         place = (repr(by_entry[e]),) if e in by_entry else ()
-        entry_inputs[e] = hashlib.sha1("\n".join([page_of, repr(info), *parts.get(e, ()), *place]).encode()).hexdigest()
+        entry_inputs[e] = hashlib.sha1("\n".join([page_of, repr(public_entries[e]), *parts.get(e, ()), *place])
+                                       .encode()).hexdigest()
     warm["entry_pages"] = {"entries": entry_list, "places": places, "page_of": page_of, "outs": outs,
                            "public": public_entries, "history": history, "parts": parts, "inputs": entry_inputs}
     return public_entries, history, entry_inputs
+
+
+def _moved_entries(before: list[dict], outs: list[dict]) -> set[str]:
+    """The entries whose rows a re-worded round changed (the same round objects: none)."""
+    dirty: set[str] = set()
+    for old, new in zip(before, outs, strict=True):
+        if old is new:
+            continue
+        a, b = round_by_entry(old), round_by_entry(new)
+        dirty.update(e for e in a.keys() | b.keys() if [p for _, p in a.get(e, ())] != [p for _, p in b.get(e, ())])
+    return dirty
+
+
+def _histories(outs: list[dict]) -> tuple[dict, dict, dict]:
+    """Every entry's history rows and entry-page parts, round by round (and an empty digest per entry, to fill)."""
+    history: dict = {}
+    parts: dict = {}
+    for out in outs:
+        for (e, item), (_, part) in zip(out["history"], out["parts"], strict=True):
+            history.setdefault(e, []).append(item)
+            parts.setdefault(e, []).append(part)
+    return history, parts, {}
+
+
+def _histories_of(todo: set[str], outs: list[dict], history: dict, parts: dict) -> None:
+    """Those entries' history rows and parts worked out again (the others' stand)."""
+    if not todo:
+        return
+    maps = [round_by_entry(out) for out in outs]
+    for e in todo:
+        pairs = [x for m in maps for x in m.get(e, ())]
+        history[e] = [item for item, _ in pairs]
+        parts[e] = [part for _, part in pairs]
 
 
 def round_by_entry(out: dict) -> dict[str, list[tuple]]:
@@ -557,31 +575,48 @@ def _columns(rules, standings, ko: bool) -> tuple[list[str], list[str]]:
     return points, tiebreaks
 
 
-def event_data(p: EventParts, cache: dict) -> dict:
-    """What one event's pages show, from its parts worked out."""
-    event, standings, prizes = p.event, p.standings, p.prizes
-    rows, shown_rows = shown_standings(standings, cache)
+def _version(p: EventParts, rows: list) -> str:
+    """The event feed's version: its rounds' results, the standings' order, the corrections and appeals."""
     h = hashlib.sha1()
     for out in p.outs:
         h.update(out["digest"].encode())
-    version = hashlib.sha1(json.dumps([h.hexdigest(), [(r.entry_id, r.rank) for r in rows], len(p.corrections),
-                                       p.appeals], sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return hashlib.sha1(json.dumps([h.hexdigest(), [(r.entry_id, r.rank) for r in rows], len(p.corrections),
+                                    p.appeals], sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _knockout(event, standings) -> bool:
+    """Whether the standings are a knockout stage's."""
     stages = event.config.stages
-    ko = bool(standings) and 0 < standings.stage <= len(stages) and stages[standings.stage - 1].format == "knockout"
+    return bool(standings) and 0 < standings.stage <= len(stages) and stages[standings.stage - 1].format == "knockout"
+
+
+def _prizes_shown(p: EventParts, waiting: int) -> dict | None:
+    """The final prize list (with each team's players), provisional while an appeal is open; None before."""
+    if not (p.prizes and p.prizes.final):
+        return None
+    return {**with_players(p.prizes.model_dump(), p.entries), "provisional": waiting > 0, "open_appeals": waiting}
+
+
+def event_data(p: EventParts, cache: dict) -> dict:
+    """What one event's pages show, from its parts worked out."""
+    event, standings = p.event, p.standings
+    rows, shown_rows = shown_standings(standings, cache)
+    version = _version(p, rows)
+    ko = _knockout(event, standings)
     reached = ko or any(r.reached for r in rows)   # a multi-stage event's final ranking says where each went out
     # an appeal still open (待裁决) keeps the final places and prizes provisional, on every page that shows them
-    waiting = sum(1 for a in p.appeals if a["status"] == "lodged") if standings and standings.final else 0
+    final = bool(standings and standings.final)
+    waiting = sum(1 for a in p.appeals if a["status"] == "lodged") if final else 0
     point_names, tiebreak_names = _columns(p.rules, standings, ko)
     public_entries, history, entry_inputs = p.entry_pages
     return {"event": {"id": event.id, "name": event.config.name, "game": event.config.game},
             "rounds": [out["round"] for out in p.outs], "standings": shown_rows,
-            "final": bool(standings and standings.final), "point_names": point_names,
+            "final": final, "point_names": point_names,
             "tiebreak_names": tiebreak_names, "knockout": reached,
             "has_prizes": any(r.prize for r in rows), "has_decided": any(r.decided_by for r in rows),
             "histories": history, "corrections": p.corrections, "chain": p.chain,
             "appeals": p.appeals, "provisional": waiting > 0, "open_appeals": waiting,
-            "prizes": ({**with_players(prizes.model_dump(), p.entries), "provisional": waiting > 0,
-                        "open_appeals": waiting} if prizes and prizes.final else None),
+            "prizes": _prizes_shown(p, waiting),
             "bonuses": p.bonuses.model_dump() if p.bonuses else None, "names": p.names, "version": version,
             "open_round": p.state.get("open_round", 0), "places": p.places,
             "entries": public_entries, "entry_inputs": entry_inputs,

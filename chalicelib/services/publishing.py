@@ -393,7 +393,6 @@ def _by_event(warm: dict | None, asked) -> dict[str, list[tuple[int, int, int]]]
 def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -> dict:
     """Reads what changed (by event when the asks say so), works out every event's data and the hall's, and
     writes each language's pages (the other languages in forked children for a big tournament's full publish)."""
-    timing: dict[str, float] = {}
     t0 = time.perf_counter()
     tournament, events = deps.repos.tournaments.get_with_events(tid)
     if tournament is None:
@@ -408,7 +407,7 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
     datas, skip = _event_datas(deps, tournament, events, warm, by_event, force)
     run = _site_run(deps, tournament, datas, skip, warm)
     pages = sum(len(d["entries"]) + len(d["rounds"]) + 5 for e, d in run.datas)
-    timing["read"] = time.perf_counter() - t0
+    read = time.perf_counter() - t0
     many = pages > fork_over and by_event is None   # a publish of every page of a big tournament
 
     def one_language(lang: str) -> dict:
@@ -421,15 +420,21 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
             warm["manifests"].pop(lang, None)
     else:
         parts = [one_language(lang) for lang in LANGS]
-    largest = max((p["largest"] for p in parts), key=lambda x: x[1])
-    for p in parts:   # rendering (the languages side by side when forked) and what was left of the writes
-        for k, v in (p.get("timing") or {}).items():
-            timing[k] = max(timing.get(k, 0.0), v) if forked else timing.get(k, 0.0) + v
     if asked is not None:
         warm["asked"] = asked[0]   # current with every ask up to this count
+    return {**_sum_stats(parts, forked, read), "by_event": sorted(by_event) if by_event is not None else None}
+
+
+def _sum_stats(parts: list[dict], forked: bool, read: float) -> dict:
+    """The languages' figures as one publish's: files, writes, bytes, the largest page, and where the time went
+    (rendering side by side when forked, so the longest language's; else their sum)."""
+    timing: dict[str, float] = {"read": read}
+    for p in parts:
+        for k, v in (p.get("timing") or {}).items():
+            timing[k] = max(timing.get(k, 0.0), v) if forked else timing.get(k, 0.0) + v
     return {"files": sum(p["files"] for p in parts), "written": sum(p["written"] for p in parts),
-            "bytes": sum(p["bytes"] for p in parts), "largest": list(largest), "timing": timing,
-            "by_event": sorted(by_event) if by_event is not None else None}
+            "bytes": sum(p["bytes"] for p in parts),
+            "largest": list(max((p["largest"] for p in parts), key=lambda x: x[1])), "timing": timing}
 
 
 def _event_datas(deps: Deps, tournament, events, warm: dict, by_event, force: bool) -> tuple[list, set[str]]:
