@@ -22,6 +22,7 @@ from ..bootstrap import Deps
 from ..config import get_settings
 from ..engine.games import game as game_rules
 from ..publish import site_data, site_pages
+from ..publish.cache import TournamentCache
 from ..publish.failures import log_failure
 from ..publish.i18n import prefix as lang_prefix
 from ..publish.manifest import load_manifest, save_manifest
@@ -370,13 +371,13 @@ def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600, force: boo
     return stats
 
 
-def _by_event(warm: dict | None, asked) -> dict[str, list[tuple[int, int, int]]] | None:
+def _by_event(warm: TournamentCache | None, asked) -> dict[str, list[tuple[int, int, int]]] | None:
     """{event id: [(stage, round, table)…]} when the publisher's cache plus the changes taken are the whole
     story since it was filled; None when anything may have changed (read everything again)."""
-    if not warm or asked is None or warm.get("asked") is None:
+    if warm is None or asked is None or warm.asked is None:
         return None
     seen, changes = asked
-    if warm["asked"] + len(changes) != seen:   # someone else published meanwhile, or a publisher crashed
+    if warm.asked + len(changes) != seen:   # someone else published meanwhile, or a publisher crashed
         return None
     out: dict[str, list[tuple[int, int, int]]] = {}
     for c in changes:
@@ -400,10 +401,10 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
     sink = _sink(deps)
     warm = deps.publish_cache.tournament(tid)
     by_event = _by_event(warm, asked)
-    if warm is None or warm.get("sink") is not sink:   # another sink: nothing cached holds for it
+    if warm is None or warm.sink is not sink:   # another sink: nothing cached holds for it
         warm = deps.publish_cache.fresh(tid, sink)
         by_event = None
-    warm["asked"] = None   # until this publish is through
+    warm.asked = None   # until this publish is through
     datas, skip = _event_datas(deps, tournament, events, warm, by_event, force)
     run = _site_run(deps, tournament, datas, skip, warm)
     pages = sum(len(d["entries"]) + len(d["rounds"]) + 5 for e, d in run.datas)
@@ -417,11 +418,11 @@ def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -
     if forked:
         parts = _run_forked(one_language)
         for lang in LANGS[1:]:   # written by the children: read from the sink next time
-            warm["manifests"].pop(lang, None)
+            warm.manifests.pop(lang, None)
     else:
         parts = [one_language(lang) for lang in LANGS]
     if asked is not None:
-        warm["asked"] = asked[0]   # current with every ask up to this count
+        warm.asked = asked[0]   # current with every ask up to this count
     return {**_sum_stats(parts, forked, read), "by_event": sorted(by_event) if by_event is not None else None}
 
 
@@ -437,12 +438,12 @@ def _sum_stats(parts: list[dict], forked: bool, read: float) -> dict:
             "largest": list(max((p["largest"] for p in parts), key=lambda x: x[1])), "timing": timing}
 
 
-def _event_datas(deps: Deps, tournament, events, warm: dict, by_event, force: bool) -> tuple[list, set[str]]:
+def _event_datas(deps: Deps, tournament, events, warm: TournamentCache, by_event, force: bool) -> tuple[list, set[str]]:
     """Every event's page data ([(event, data)] by id) and the events nothing changed in (by event): their
     data is the cache's and their pages are left as they are."""
     datas, skip = [], set()
     for event in sorted(events, key=lambda e: e.id):
-        ev_warm = warm["events"].setdefault(event.id, {})
+        ev_warm = warm.events.setdefault(event.id, {})
         if by_event is not None and event.id not in by_event and "data" in ev_warm and not force:
             skip.add(event.id)
         else:
@@ -455,7 +456,7 @@ def _event_datas(deps: Deps, tournament, events, warm: dict, by_event, force: bo
     return datas, skip
 
 
-def _site_run(deps: Deps, tournament, datas: list, skip: set[str], warm: dict) -> site_pages.SiteRun:
+def _site_run(deps: Deps, tournament, datas: list, skip: set[str], warm: TournamentCache) -> site_pages.SiteRun:
     """What every language renders: the events' lines, the pages' inputs, the hall (the board, find.html and the
     clock and announcements in the feeds)."""
     summaries = [{"id": event.id, "name": event.config.name, "game": event.config.game,
@@ -468,11 +469,11 @@ def _site_run(deps: Deps, tournament, datas: list, skip: set[str], warm: dict) -
     rows = page_rows()
     for event, data in datas:
         if event.id not in skip:
-            data["page_inputs"] = site_data.page_inputs(tournament, event, data, warm["events"][event.id], rows)
-    hall = hall_data(deps, tournament.id, datas, warm.setdefault("hall_tables", {}))
+            data["page_inputs"] = site_data.page_inputs(tournament, event, data, warm.events[event.id], rows)
+    hall = hall_data(deps, tournament.id, datas, warm.hall_tables)
     # The board reloads when what it shows moves (the draw, the standings it shows), not on every result in a
     # 5,000-table round; its clock and announcements it updates from the feed without reloading.
-    draw_memo = warm.setdefault("draw_keys", {})
+    draw_memo = warm.draw_keys
     find_inputs = "[" + ", ".join(site_data.draw_key(ev, draw_memo) for ev in hall["events"]) + "]"   # who sits where
     hall["version"] = hashlib.sha1(repr([find_inputs, [(ev["id"], ev.get("standings"), ev.get("point_names"))
                                                        for ev in hall["events"]]]).encode()).hexdigest()[:16]
@@ -481,18 +482,18 @@ def _site_run(deps: Deps, tournament, datas: list, skip: set[str], warm: dict) -
     updated = deps.clock().astimezone(ZoneInfo(tournament.timezone)).strftime("%Y-%m-%d %H:%M")
     return site_pages.SiteRun(tournament=tournament, datas=[(e, d) for e, d in datas if e.id not in skip],
                               all_datas=datas, summaries=summaries, updated=updated, t_version=t_version, hall=hall,
-                              ev_caches=warm["events"], rows=rows, site=site_url(),
+                              ev_caches=warm.events, rows=rows, site=site_url(),
                               find_inline=get_settings().publish_find_inline)
 
 
-def _write_language(sink, lang: str, run: site_pages.SiteRun, warm: dict, skip: set[str], *, force: bool,
+def _write_language(sink, lang: str, run: site_pages.SiteRun, warm: TournamentCache, skip: set[str], *, force: bool,
                     by_event: bool, many: bool) -> dict:
     """One language's pages out, then its manifest (last, once every page is out: a crash before leaves the old
     manifest, so pages are rewritten)."""
     manifest_key = f"{lang_prefix(lang)}t/{run.tid}/.manifest.json"
-    kept = warm["manifests"].get(lang)   # by event, nobody else published since: what this process wrote last
+    kept = warm.manifests.get(lang)   # by event, nobody else published since: what this process wrote last
     old_manifest = {} if force else kept if (by_event and kept) else load_manifest(sink, manifest_key)
-    out = site_pages.PageOut(sink, lang, old_manifest, warm.setdefault("input_digests", {}).setdefault(lang, {}), many)
+    out = site_pages.PageOut(sink, lang, old_manifest, warm.input_digests.setdefault(lang, {}), many)
     for eid in skip:   # an event nothing changed in: its pages stay as they are
         out.keep_folder(f"{lang_prefix(lang)}t/{run.tid}/{eid}/")
     t1 = time.perf_counter()
@@ -505,7 +506,7 @@ def _write_language(sink, lang: str, run: site_pages.SiteRun, warm: dict, skip: 
     out.close()   # raises if a file was not written
     manifest = out.manifest()
     save_manifest(sink, manifest_key, manifest, old_manifest)
-    warm["manifests"][lang] = manifest
+    warm.manifests[lang] = manifest
     return {**out.stats, "timing": {"render": t2 - t1, "write": time.perf_counter() - t2}}
 
 
