@@ -97,7 +97,7 @@ def replay(out_path: str) -> None:
                 dynamo.client().batch_write_item(RequestItems={"g": [{"PutRequest": {"Item": it}}
                                                                      for it in data["items"][i:i + 25]]})
             sink = MemorySink()
-            d = bootstrap.Deps(repos=repos, clock=lambda: now, publisher=sink)
+            d = bootstrap.Deps(repos=repos, clock=lambda now=now: now, publisher=sink)
             bootstrap.override(d)
             for tid in data["tids"]:
                 _cold()
