@@ -84,10 +84,8 @@ def run() -> None:
           f"the publisher's entry pages (publish/entry_page.py) render at {fast_rate:,.0f} pages/s")
 
     def cold():   # a new publisher process: nothing cached
-        from chalicelib.services import charts_data
         from chalicelib.store import rounds as store_rounds
-        publishing.forget_warm()
-        charts_data._CACHE.clear()
+        publishing.forget_warm(d)
         store_rounds._ROUND_CACHE.clear()
 
     # The first publish of the seeded event: no places stored yet, so the standings after each of the 8 closed
@@ -147,7 +145,7 @@ def run() -> None:
         t0 = time.perf_counter()
         request_publish(d, t.id, table_change(ev.id, 0, ROUNDS, table["number"]))
         one_times.append(time.perf_counter() - t0)
-        one = publishing.LAST_STATS.get(t.id)
+        one = d.publish_cache.last_stats.get(t.id)
     if os.environ.get("PUBLISH_PROFILE") == "1":   # where one result's publish spends its time
         import cProfile
         import pstats

@@ -3,11 +3,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, UTC
+from typing import TYPE_CHECKING
 
 from .domain.bus import REGISTRY, MessageBus
 from .ports import Clock, MessageSender, Publisher, Repos
 
 from .payments.offline import desk_gateways
+
+if TYPE_CHECKING:   # made on first use (the publisher's modules are not on a result's import path)
+    from .publish.cache import PublishCache
+    from .publish.queue import PublishQueue
 
 
 def _now() -> datetime:
@@ -28,6 +33,8 @@ class Deps:
     # (offline, cash, transfer) always; Stripe, WeChat Pay, Alipay when they have keys; the demo locally.
     providers: dict = field(default_factory=desk_gateways)
     publisher: Publisher | None = None     # publish sink; None: the settings' sink
+    publish_queue: PublishQueue = field(default_factory=lambda: _publish_queue())   # publish/queue.py: SQS in AWS, else inline
+    publish_cache: PublishCache = field(default_factory=lambda: _publish_cache())    # the publisher's state in this process
     extra: dict = field(default_factory=dict)
     messages: MessageSender | None = None  # issue "players": SMS / WeChat messages; none wired yet
     bus: MessageBus = field(default_factory=message_bus)
@@ -35,6 +42,16 @@ class Deps:
     def dispatch(self, events) -> None:
         """After a change is committed: run what follows from its events (inline; see docs/domain.md)."""
         self.bus.dispatch(self, events)
+
+
+def _publish_queue():
+    from .publish.queue import queue_from_settings
+    return queue_from_settings()
+
+
+def _publish_cache():
+    from .publish.cache import PublishCache
+    return PublishCache()
 
 
 _deps: Deps | None = None

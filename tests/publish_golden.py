@@ -55,10 +55,10 @@ def pytest_runtest_teardown(item, nextitem):
 
 
 def _cold() -> None:
-    from chalicelib.services import charts_data, publishing
+    from chalicelib import bootstrap
+    from chalicelib.services import publishing
     from chalicelib.store import rounds as store_rounds
-    publishing.forget_warm()
-    charts_data._CACHE.clear()
+    publishing.forget_warm(bootstrap.deps())   # the publisher's cache (its places too) of the Deps overridden
     store_rounds._ROUND_CACHE.clear()
 
 

@@ -37,7 +37,7 @@ def publish_from_queue(event) -> dict:
                 on_tournament_changed(deps(), tid)
             publish_latest(deps(), tid, changes=tournaments[tid])
         except Exception as exc:   # noqa: BLE001 — any failure returns the batch to the queue, logged without its chain
-            from ..services.publishing import log_failure
+            from ..publish.failures import log_failure
             log_failure(tid, exc)
             raise PublishFailed(f"publishing tournament {tid} failed ({type(exc).__name__})") from None
     return {"published": len(tournaments)}

@@ -4,7 +4,7 @@ The pages are published in every language of LANGS; a language is a column of th
 from __future__ import annotations
 
 import tomllib
-from functools import lru_cache
+from functools import lru_cache, cache
 from pathlib import Path
 
 CATALOG = Path(__file__).parent / "catalog.toml"
@@ -24,7 +24,7 @@ def prefix(lang: str) -> str:
     return LANGS[lang]["prefix"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def translator(lang: str):
     column = LANGS.get(lang, LANGS["en"])["column"]
     words = catalog()

@@ -5,7 +5,7 @@ import logging
 import os
 import struct
 import threading
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 log = logging.getLogger("cardgames.publish")
@@ -63,7 +63,7 @@ class LocalSink:
         path = self.root / key
         return path.read_bytes() if path.exists() else None
 
-    def writer(self) -> "WriterProcess | None":
+    def writer(self) -> WriterProcess | None:
         """For a publish of thousands of files: a process of its own writing them (None where there is no fork)."""
         return WriterProcess(self) if hasattr(os, "fork") else None
 
@@ -219,6 +219,6 @@ def default_sink():
     return _sink_for(s.publish_bucket or None, s.publish_dir or ".data/site")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sink_for(bucket: str | None, folder: str):
     return S3Sink(bucket) if bucket else LocalSink(folder)

@@ -1,9 +1,12 @@
 """Printable table cards (one per table, with each side's table code as a QR code) and blank score sheets."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import html
 
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..models import Organiser
 from .rounds import entry_names, load_round, table_code
 from .tournaments import own_event

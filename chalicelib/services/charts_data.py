@@ -5,18 +5,21 @@ kept beside its pages: issue 29), once at all, so a new publisher process (a col
 standings once per closed round again."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import hashlib
 
-from ..bootstrap import Deps
-
-_CACHE: dict[tuple, dict[str, int]] = {}
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 
 
 def places_by_round(deps: Deps, event, state: dict, all_rounds: list, saved: dict | None = None,
-                    keep: dict | None = None) -> dict:
+                    keep: dict | None = None, memo: dict | None = None) -> dict:
     """{"rounds": [n, …], "field": entries ranked, "by_entry": {entry_id: [place after each of those rounds]}}.
     `saved`: {digest of the closed rounds up to one: {entry_id: place}} worked out before; `keep` gets what
-    this call used, by the same digests (the caller stores it for the next process)."""
+    this call used, by the same digests (the caller stores it for the next process). `memo`: the places worked out
+    before in this process (the publisher's cache, publish/cache.py), by the same digests."""
+    memo = {} if memo is None else memo
     from .standings import stage_standings
     stage = state.get("stage", 0)
     closed = [(doc, tables) for doc, tables in all_rounds if doc.get("stage") == stage and doc.get("status") == "closed"]
@@ -29,18 +32,18 @@ def places_by_round(deps: Deps, event, state: dict, all_rounds: list, saved: dic
                        doc.get("byes"))).encode())
         digest = h.hexdigest()
         key = (event.id, doc["number"], digest)
-        if key not in _CACHE:
-            if len(_CACHE) > 5000:
-                _CACHE.clear()
+        if key not in memo:
+            if len(memo) > 5000:
+                memo.clear()
             if saved is not None and digest in saved:
-                _CACHE[key] = saved[digest]
+                memo[key] = saved[digest]
             else:
                 upto = [r for r in closed if r[0]["number"] <= doc["number"]]
                 rows = stage_standings(deps, event, stage, state, upto)["rows"]
-                _CACHE[key] = {r["entry_id"]: r["rank"] for r in rows}
+                memo[key] = {r["entry_id"]: r["rank"] for r in rows}
         if keep is not None:
-            keep[digest] = _CACHE[key]
-        by_round.append(_CACHE[key])
+            keep[digest] = memo[key]
+        by_round.append(memo[key])
     entries = set().union(*by_round)
     return {"rounds": [doc["number"] for doc, _ in closed], "field": max((len(r) for r in by_round), default=0),
             "by_entry": {e: [r.get(e) for r in by_round] for e in sorted(entries)}}

@@ -7,12 +7,15 @@ payment link, as any waitlisted entry). Cancelling one item refunds that item's 
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import hashlib
 import json
 from datetime import timedelta
 
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..ids import hash_secret, new_id, new_token
 from ..models import (
     CheckoutIn,

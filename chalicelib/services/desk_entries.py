@@ -8,8 +8,11 @@ the desk's "收现金" does, so a walk-in never stays "未付款" behind the des
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..ids import new_id
 from ..models import DeskEntryIn, Entry, OfflinePaymentIn, RegistrationAnswer, RegistrationIn
 from . import gateways, registration

@@ -5,8 +5,11 @@ not ranked and takes no prize; in a round robin the "played fewer than half" rul
 results stand (services/standings.py)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..ids import new_id
 from ..models import DisqualifyIn, Entry, Organiser
 from .principals import who_of

@@ -6,8 +6,11 @@ here or in the services asks which provider it is: what differs is said by the a
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..models import Payment
 from ..payments.port import Provider
 

@@ -4,11 +4,14 @@ The clock is published as times (starts_at, ends_at, paused_at), never as a rema
 out what is left from its own clock, so a phone that loses the network, or the static site, keeps counting."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from datetime import datetime, timedelta
 from functools import lru_cache
 
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..domain.events import HallChanged
 from ..ids import new_id
 from ..models import Organiser

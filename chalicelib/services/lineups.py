@@ -3,8 +3,11 @@ whole table (services/results.py) and one room at a time (services/team_matches.
 other to check it."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..domain.actor import Actor
 from ..engine.formats.mixed_pairs import lineup_problem
 from ..engine.games.guandan_team import ROOM_SEATS, ROOMS

@@ -6,12 +6,15 @@ phones still follow (`on_tournament_changed`). Failures are logged, never raised
 its phones' copy could not be written (the next change writes it again, and the API still answers the phone)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import hashlib
 import logging
 import threading
 from dataclasses import replace
 
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..installation import live_secret
 from ..publish.live import live_body, live_key
 from .results import Actor, table_for_scoring
@@ -45,7 +48,7 @@ def on_table_changed(deps: Deps, tournament_id: str, event_id: str, stage: int, 
             doc, table = deps.repos.rounds.get_table(event_id, stage, round_no, table_no)
             if table is None or table["version"] == written:
                 return
-    except Exception as exc:   # never fails the change itself
+    except Exception as exc:   # noqa: BLE001 — never fails the change itself
         log.warning("live table %s r%s t%s not written: %s", event_id, round_no, table_no, type(exc).__name__)
 
 
@@ -54,7 +57,7 @@ def on_table_of(deps: Deps, event_id: str, round_no: int, table_no: int) -> None
     try:
         event = deps.repos.events.get(event_id)
         stage = next(r["stage"] for r in deps.repos.rounds.state_head(event_id)["rounds"] if r["n"] == round_no)
-    except Exception as exc:
+    except Exception as exc:   # noqa: BLE001 — never fails the change itself
         log.warning("live table %s r%s t%s not written: %s", event_id, round_no, table_no, type(exc).__name__)
         return
     on_table_changed(deps, event.tournament_id, event_id, stage, round_no, table_no)
@@ -101,8 +104,8 @@ def on_tournament_changed(deps: Deps, tournament_id: str) -> int:
             for r in rounds:
                 if r["n"] in follow:
                     written += on_round_changed(deps, tournament_id, event.id, r["stage"], r["n"])
-    except Exception as exc:
-        log.warning("live tables of %s not written: %r", tournament_id, exc)
+    except Exception as exc:   # noqa: BLE001 — never fails the change itself; the error's type only (no data in logs)
+        log.warning("live tables of %s not written: %s", tournament_id, type(exc).__name__)
     return written
 
 

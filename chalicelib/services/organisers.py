@@ -5,8 +5,11 @@ organiser (id, label, the token that issued it, when). Revoking a token revokes 
 and theirs in turn, so a stolen token cannot leave heirs behind."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..ids import hash_secret, new_id, new_token
 from ..installation import lookup_hash
 from ..models import Organiser

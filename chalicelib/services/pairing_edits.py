@@ -7,8 +7,11 @@ edited tables carry the reason, and the published round page marks them (编排�
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..domain.events import RoundEdited
 from ..domain.pairing import (BYE, apply_edit, changed_tables, edit_record, edited_doc, fixed_after, keep_home_sides,
                               layout_of, rebuilt_tables, renumber)

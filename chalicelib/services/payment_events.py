@@ -2,9 +2,12 @@
 a log line of ids and amounts only (no personal data) so a day's money can be followed in the logs."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import logging
 
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 
 log = logging.getLogger("cardgames.payments")
 

@@ -7,11 +7,14 @@ after the hold was released takes a free place again or is refunded.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import logging
 from datetime import timedelta
 
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..domain.events import RegistrationConfirmed
 from ..models import Entry, Payment
 from ..models.entries import refunded

@@ -7,10 +7,13 @@ Roles (api.md v1.1): `director` everything in its tournament; `desk` entries, pa
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..glossary import ROLE_NAMES, display_who  # noqa: F401 — display_who: publishing still asks for it here
 from ..ids import hash_secret, new_id, new_token
 from ..models import Organiser

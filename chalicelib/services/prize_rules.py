@@ -2,7 +2,10 @@
 make the places provisional. Below the standings, so the standings can ask them without importing the prizes."""
 from __future__ import annotations
 
-from ..bootstrap import Deps
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..models import Event
 
 

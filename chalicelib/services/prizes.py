@@ -2,7 +2,10 @@
 the final standings."""
 from __future__ import annotations
 
-from ..bootstrap import Deps
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..engine.standings import allocate_prizes
 from ..models import Event, PrizeRow, PrizesOut
 from .prize_rules import counted_entries, open_appeals, prize_table

@@ -1,14 +1,14 @@
-"""Asking for a publish after a change: a message on the queue in AWS, inline locally. Services that change
-results import this small module, not the publisher, so publishing ↔ rounds/results import no circle."""
+"""Asking for a publish after a change, through the publish queue port (`deps.publish_queue`: a message on SQS in
+AWS, inline locally; publish/queue.py). Services that change results import this small module, not the
+publisher, so publishing ↔ rounds/results import no circle."""
 from __future__ import annotations
 
-import json
-import logging
+from typing import TYPE_CHECKING
 
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
+from ..publish.failures import log_failure
 from .live_tables import on_publish_asked
-
-log = logging.getLogger("cardgames.publish")
 
 
 def table_change(eid: str, stage: int, n: int, t: int) -> str:
@@ -22,18 +22,9 @@ HALL_CHANGE = "hall"   # the round clock or the announcements changed: the feeds
 
 def request_publish(deps: Deps, tid: str, change: str | None = None) -> None:
     """`change`: what changed (table_change, HALL_CHANGE); None when anything may have (a draw, a close, an entry)."""
-    from ..config import get_settings
-    queue = get_settings().publish_queue_url
-    changes = [change or "*"]
-    on_publish_asked(deps, tid, change, queued=bool(queue))   # the phones' live JSON (issue 43); to the event bus at merge
+    # the phones' live JSON (issue 43): a table's change now; a round-wide one here inline, by the queue's worker in AWS
+    on_publish_asked(deps, tid, change, queued=not deps.publish_queue.inline)
     try:
-        if queue:
-            import boto3
-            boto3.client("sqs").send_message(QueueUrl=queue, MessageBody=json.dumps({"tournament_id": tid,
-                                                                                     "changes": changes}))
-        else:
-            from .publishing import publish_latest
-            publish_latest(deps, tid, then_in_background=True, changes=changes)
-    except Exception as exc:  # a failed publish must not fail the result that triggered it; the next one repairs
-        from .publishing import log_failure
+        deps.publish_queue.ask(deps, tid, [change or "*"])
+    except Exception as exc:  # noqa: BLE001 — a failed publish must not fail the result that triggered it; the next one repairs
         log_failure(tid, exc)

@@ -8,9 +8,12 @@ published one's page; docs/rankings.md).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import logging
 
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..config import get_settings
 from ..publish.i18n import LANGS, prefix, translator
 from . import rankings

@@ -7,13 +7,16 @@ RoundClosed events (the lead wires them to the bus); until then results.py and r
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import csv
 import io
 import logging
 from datetime import datetime, time, UTC
 
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..engine.rankings import PlayerTotal, PointsTable, event_points, positions, totals
 from ..engine.ratings import Rating, games_of_table, rate
 from ..ids import new_id

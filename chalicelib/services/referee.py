@@ -5,11 +5,14 @@ A round's times come from its stage's schedule; unscheduled rounds fall back to 
 lateness) and when they were closed (for the correction and appeal windows)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 from datetime import datetime, timedelta
 
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..domain.actor import Actor
 from ..domain.appeal import Appeal as AppealRecord
 from ..domain.schedule import (appeal_deadline, aware, correction_deadline, correction_open,  # noqa: F401 — named

@@ -5,6 +5,8 @@ so places are never oversold and a retry never double-counts.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import base64
 import hashlib
 import hmac
@@ -13,7 +15,8 @@ import re
 from datetime import datetime, timedelta
 
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..domain.events import WaitlistPromoted
 from ..ids import hash_secret, new_id, new_token, same_secret
 from ..models.entries import normalise_phone, refunded

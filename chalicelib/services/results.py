@@ -2,11 +2,14 @@
 and audited (who, when, before, after, reason). After confirmation only the organiser may change them."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import hmac
 from datetime import timedelta
 
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..domain.actor import Actor
 from ..domain.schedule import correction_deadline, correction_open, window_base
 from ..domain.table import Forfeit, Table

@@ -8,6 +8,8 @@ name) is found again and written no more: a second import of the same sheet chan
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import csv
 import io
 import re
@@ -16,7 +18,8 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..models import Event, OfflinePaymentIn, RegistrationIn
 from ..phones import key_form
 from . import sheet_reader

@@ -6,6 +6,8 @@ at once cannot both succeed.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import hashlib
 import re
 import hmac
@@ -13,7 +15,8 @@ import secrets
 from concurrent.futures import ThreadPoolExecutor
 
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..engine.formats import Contestant, draw_round
 from ..engine.formats.common import rng_for
 from ..engine.formats.knockout import bracket_size, first_round, next_round, redrawn_round, third_place_match

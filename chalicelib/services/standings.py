@@ -1,9 +1,12 @@
 """Standings and the bomb-bonus ledger, computed from stored results by the engine."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from types import SimpleNamespace
 
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..engine.formats.knockout import knockout_reached
 from ..engine.games import game as game_rules
 from ..engine.standings import allocate_prizes, compute, last_if_forfeited, unbeaten_first, without_entries

@@ -3,8 +3,11 @@
 history, so who played which round stays known. A pair takes no third player unless the event allows it."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..ids import new_id
 from ..models import Entry, Member, Organiser, SubstitutionIn
 from .principals import who_of

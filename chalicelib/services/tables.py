@@ -3,7 +3,10 @@
 so those services need not import each other's private helpers."""
 from __future__ import annotations
 
-from ..bootstrap import Deps
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..domain.actor import Actor
 from ..domain.table import Place, Table
 from ..ids import new_id

@@ -3,10 +3,13 @@ room's result entered by one team's phone and confirmed by the other's. The engi
 scores the match from both rooms once both are confirmed; this module keeps the rooms until then."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from datetime import datetime
 
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..domain.actor import Actor
 from ..domain.table import TIE_BREAK, TableStatus
 from ..engine.games import game as game_rules

@@ -1,13 +1,16 @@
 """Tournaments and events: set-up by organisers, and what the public may see."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from datetime import datetime, UTC
 from zoneinfo import ZoneInfo
 
 from pydantic import ValidationError
 
 from .. import errors
-from ..bootstrap import Deps
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
 from ..ids import new_id
 from ..models import (
     Event,

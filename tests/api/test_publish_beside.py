@@ -26,7 +26,7 @@ def test_standings_from_a_child_publish_the_same_pages(api, monkeypatch, caplog)
     d = bootstrap.deps()
     here, there = MemorySink(), MemorySink()
     monkeypatch.setattr(get_settings(), "publish_beside_min", 10 ** 9)
-    publishing.forget_warm()
+    publishing.forget_warm(d)
     d.publisher = here
     publishing.publish_tournament(d, tid, force=True)
 
@@ -34,7 +34,7 @@ def test_standings_from_a_child_publish_the_same_pages(api, monkeypatch, caplog)
     answered_by_child = []
     real = beside.Beside.result
     monkeypatch.setattr(beside.Beside, "result", lambda self: answered_by_child.append(self.pid is not None) or real(self))
-    publishing.forget_warm()
+    publishing.forget_warm(d)
     d.publisher = there
     publishing.publish_tournament(d, tid, force=True)
 

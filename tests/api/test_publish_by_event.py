@@ -35,7 +35,7 @@ def test_a_result_publishes_its_event_from_the_cache_and_anything_else_reads_aga
     sink.written.clear()
     x, y = (s["entry_id"] for s in t1["sides"])
     enter_and_confirm(api, a_eid, rnd, t1, {"final": {"levels": {x: 12, y: 9}}})   # publishes once confirmed
-    stats = publishing.LAST_STATS[tid]
+    stats = bootstrap.deps().publish_cache.last_stats[tid]
     assert stats["by_event"] == [a_eid] and reads == []                # by event, no entry read again
     assert not any(f"/{b_eid}/" in k for k in sink.written)            # the other event's pages are left alone
     assert {f"t/{tid}/{a_eid}/entry-{e}.html" for e in (x, y)} <= set(sink.written)
@@ -52,14 +52,14 @@ def test_a_result_publishes_its_event_from_the_cache_and_anything_else_reads_aga
     assert put.status_code == 200
     p, q = (s["entry_id"] for s in t3["sides"])
     enter_and_confirm(api, a_eid, rnd, t3, {"final": {"levels": {p: 11, q: 9}}})
-    assert publishing.LAST_STATS[tid]["by_event"] == [a_eid] and reads == []
+    assert bootstrap.deps().publish_cache.last_stats[tid]["by_event"] == [a_eid] and reads == []
     page = sink.files[f"t/{tid}/{a_eid}/round-1.html"].decode()
     assert "待确认" in page.split(f'<td class="n">{t2["number"]}</td>')[1].split("</tr>")[0]
 
     # The round clock: the feeds and the board only, no event read again, and the event's own feed carries it
     sink.written.clear()
     assert api.post(f"/events/{a_eid}/rounds/1/clock", {"action": "start"}).status_code == 200
-    assert publishing.LAST_STATS[tid]["by_event"] == [] and reads == []
+    assert bootstrap.deps().publish_cache.last_stats[tid]["by_event"] == [] and reads == []
     assert not any(k.endswith(".html") and "/entry-" in k for k in sink.written)
     import json
     assert json.loads(sink.files[f"t/{tid}/{a_eid}/feed.json"])["clock"]["state"] == "running"
@@ -69,7 +69,7 @@ def test_a_result_publishes_its_event_from_the_cache_and_anything_else_reads_aga
     reads.clear()
     d.repos.entries.transition(before, before.model_copy(update={"name": "改名队"}), take_place=False)
     request_publish(d, tid)
-    assert publishing.LAST_STATS[tid]["by_event"] is None and set(reads) >= {a_eid, b_eid}
+    assert bootstrap.deps().publish_cache.last_stats[tid]["by_event"] is None and set(reads) >= {a_eid, b_eid}
     assert "改名队" in sink.files[f"t/{tid}/{b_eid}/entry-{before.id}.html"].decode()
 
     # Another publisher took asks meanwhile (the count says so): this one does not trust its cache
@@ -79,7 +79,7 @@ def test_a_result_publishes_its_event_from_the_cache_and_anything_else_reads_aga
     reads.clear()
     m, w = (s["entry_id"] for s in t4["sides"])
     enter_and_confirm(api, a_eid, rnd, t4, {"final": {"levels": {m: 10, w: 8}}})
-    assert publishing.LAST_STATS[tid]["by_event"] is None and a_eid in reads
+    assert bootstrap.deps().publish_cache.last_stats[tid]["by_event"] is None and a_eid in reads
     page = sink.files[f"t/{tid}/{a_eid}/round-1.html"].decode()
     assert "已确认" in page.split(f'<td class="n">{t4["number"]}</td>')[1].split("</tr>")[0]
 
@@ -92,6 +92,6 @@ def test_a_result_publishes_its_event_from_the_cache_and_anything_else_reads_aga
     before = sink.files[f"t/{tid}/{b_eid}/standings.html"]
     sink.written.clear()
     enter_and_confirm(api, b_eid, rnd_b, tb, {"final": {"levels": {g: 14, h: 2}}})
-    assert publishing.LAST_STATS[tid]["by_event"] == [b_eid]
+    assert bootstrap.deps().publish_cache.last_stats[tid]["by_event"] == [b_eid]
     assert f"t/{tid}/{b_eid}/standings.html" not in sink.written and sink.files[f"t/{tid}/{b_eid}/standings.html"] == before
     assert {f"t/{tid}/{b_eid}/entry-{g}.html", f"t/{tid}/{b_eid}/round-1.html"} <= set(sink.written)

@@ -32,6 +32,6 @@ def test_a_result_publishes_by_event_with_the_default_sink(api, moto_repos, monk
     x, y = (s["entry_id"] for s in t1["sides"])
     enter_and_confirm(api, eid, rnd, t1, {"final": {"levels": {x: 12, y: 9}}})
     # from the publisher's cache: no entry read again (the same sink both times, so the cache was kept)
-    assert publishing.LAST_STATS[tid]["by_event"] == [eid] and reads == []
+    assert bootstrap.deps().publish_cache.last_stats[tid]["by_event"] == [eid] and reads == []
     page = (tmp_path / "site" / "t" / tid / eid / "round-1.html").read_text(encoding="utf-8")
     assert "已确认" in page.split(f'<td class="n">{t1["number"]}</td>')[1].split("</tr>")[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from chalicelib.publish.sinks import MemorySink
-from chalicelib.services.publishing import _load_manifest, _save_manifest
+from chalicelib.publish.manifest import load_manifest as _load_manifest, save_manifest as _save_manifest
 
 KEY = "t/T1/.manifest.json"
 

@@ -95,6 +95,7 @@ export function eventDefaults(game) {
     late_entries: false, forfeit_ranks_last: game === "guandan", result_entry: "north_south",
     force_majeure_opponent: "forfeit_win",
     late_entry: { until_round: null, score: 0 }, substitutes: { pairs: false },
+    seeding: "random", seeding_ranking: null,   // round 1: the draw, the entry numbers, or a ranking's ratings (issue 42)
   };
 }
 

@@ -1,0 +1,96 @@
+"""The publisher's manifest: each published page's content digest (and the digest of its inputs), per language and
+tournament, kept beside the pages so a publish writes only the pages whose bytes changed. Kept in parts
+(`.manifest/<part>.json`) under an index, so one result rewrites a few parts, not 60,000 lines."""
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import lru_cache
+
+ENTRY_SHARDS = 16   # an event's entry pages' part of the manifest, in this many files
+
+
+@lru_cache(maxsize=200_000)
+def shard(key: str) -> str:
+    """Which part of the manifest a page's line is kept in: the tournament's own pages ("t"), an event's pages
+    (its id), or, for the entry pages that are most of them, one of ENTRY_SHARDS parts of the event's."""
+    rest = key.split("/t/", 1)[-1] if "/t/" in key else key[2:] if key.startswith("t/") else key
+    parts = rest.split("/")
+    if len(parts) < 3:
+        return "t"
+    eid, name = parts[1], parts[-1]
+    if name.startswith("entry-"):
+        return f"{eid}-e{int(hashlib.sha1(name.encode()).hexdigest()[:4], 16) % ENTRY_SHARDS}"
+    return eid
+
+
+def save_manifest(sink, key: str, manifest: dict, before: dict) -> None:
+    """The manifest as its parts (`.manifest/<part>.json`) and an index naming them: a publish writes only the
+    parts whose lines changed (after one result: the event's part and two entry parts, not 30,000 lines). The
+    index is written last, once its parts are out."""
+    old = before.get("_shards") or {}
+    if old and "pages" in before and "inputs" in before:
+        shards = _shards_again(manifest, before, old)
+    else:
+        shards = {}
+        for field in ("pages", "inputs"):
+            for k, v in manifest[field].items():
+                shards.setdefault(shard(k), {"pages": {}, "inputs": {}})[field][k] = v
+    folder = key[: -len(".manifest.json")] + ".manifest/"
+    index, kept = {}, {}
+    for name, body in shards.items():
+        if name in old and (old[name]["body"] is body or old[name]["body"] == body):
+            index[name] = old[name]["digest"]
+        else:
+            raw = json.dumps(body, sort_keys=True).encode()
+            index[name] = hashlib.sha1(raw).hexdigest()[:16]
+            sink.write(f"{folder}{name}.json", raw)
+        kept[name] = {"body": body, "digest": index[name]}
+    if index != before.get("_index"):
+        sink.write(key, json.dumps({"shards": index}, sort_keys=True).encode())
+    manifest["_shards"], manifest["_index"] = kept, index
+
+
+def _shards_again(manifest: dict, before: dict, old: dict) -> dict[str, dict]:
+    """Only the parts holding a line that changed are worked out again (one result: 3 of 50, not 60,000 lines); the
+    others are the same objects as before."""
+    changed: set[str] = set()
+    for field in ("pages", "inputs"):
+        now, was = manifest[field], before[field]
+        changed.update(k for k, _ in now.items() - was.items())
+        changed.update(was.keys() - now.keys())
+    touched: dict[str, set] = {}
+    for k in changed:
+        touched.setdefault(shard(k), set()).add(k)
+    shards = {name: part["body"] for name, part in old.items() if name not in touched}
+    for name, keys_ in touched.items():
+        body = old[name]["body"] if name in old else {"pages": {}, "inputs": {}}
+        lines = {f: {k: manifest[f][k] for k in (body[f].keys() | keys_) if k in manifest[f]} for f in ("pages", "inputs")}
+        if lines["pages"] or lines["inputs"]:
+            shards[name] = lines
+    return shards
+
+
+def load_manifest(sink, key: str) -> dict:
+    """The manifest as the last publisher left it: an index and its parts (or, written before parts, one file)."""
+    try:
+        raw = sink.read(key)
+        data = json.loads(raw) if raw else {}
+        if not isinstance(data, dict):
+            return {}
+        if "pages" in data:
+            return data
+        index = data.get("shards") or {}
+        folder = key[: -len(".manifest.json")] + ".manifest/"
+        out = {"pages": {}, "inputs": {}, "_shards": {}, "_index": index}
+        for name, digest in index.items():
+            part = sink.read(f"{folder}{name}.json")
+            if part is None:   # a part missing: every page is checked again (written when it changed)
+                return {}
+            body = json.loads(part)
+            out["pages"].update(body.get("pages", {}))
+            out["inputs"].update(body.get("inputs", {}))
+            out["_shards"][name] = {"body": body, "digest": digest}
+        return out
+    except (ValueError, AttributeError):
+        return {}

@@ -1,0 +1,63 @@
+"""Where a publish request goes (the publish queue port): SQS in AWS, where the queue's consumers publish
+(api/jobs.publish_from_queue); locally the request is published inline, once here and any further rounds in a
+thread. Services ask through `deps.publish_queue.ask(deps, tid, changes)` and import neither boto3 nor the
+publisher."""
+from __future__ import annotations
+
+import json
+from typing import Protocol
+from collections.abc import Callable
+
+
+class PublishQueue(Protocol):
+    inline: bool   # publishes in this process (the request waits on it), or hands it on to a worker
+    def ask(self, deps, tid: str, changes: list[str]) -> None:
+        """Publish `tid` soon; `changes` says what changed ("*": anything may have)."""
+
+
+class SqsPublishQueue:
+    """A message per request; the client is made on the first one (a cold start that asks nothing makes none)."""
+    inline = False
+
+    def __init__(self, url: str, client_factory: Callable | None = None):
+        self.url = url
+        self._client_factory = client_factory
+        self._client = None
+
+    def _sqs(self):
+        if self._client is None:
+            if self._client_factory is not None:
+                self._client = self._client_factory()
+            else:
+                import boto3
+                self._client = boto3.client("sqs")
+        return self._client
+
+    def ask(self, deps, tid: str, changes: list[str]) -> None:
+        self._sqs().send_message(QueueUrl=self.url, MessageBody=json.dumps({"tournament_id": tid,
+                                                                             "changes": changes}))
+
+
+class InlinePublishQueue:
+    """Publishes in this process (locally, at a venue, in tests): `publish(deps, tid, changes)`, by default the
+    publisher's publish_latest with the rounds after the first in a background thread."""
+    inline = True
+
+    def __init__(self, publish: Callable[..., object] | None = None):
+        self._publish = publish
+
+    def ask(self, deps, tid: str, changes: list[str]) -> None:
+        if self._publish is not None:
+            self._publish(deps, tid, changes)
+            return
+        from ..services.publishing import publish_latest   # the composition's edge: the publisher, made on use
+        publish_latest(deps, tid, then_in_background=True, changes=changes)
+
+
+def queue_from_settings(settings=None) -> PublishQueue:
+    """SQS when PUBLISH_QUEUE_URL is set (AWS), else inline."""
+    if settings is None:
+        from ..config import get_settings
+        settings = get_settings()
+    url = settings.publish_queue_url
+    return SqsPublishQueue(url) if url else InlinePublishQueue()

@@ -1,0 +1,626 @@
+"""What the published pages show, worked out from the records (issue 37 item 4: the publisher's pure part).
+No store, no clock, no sink, no settings: the publisher (services/publishing.py) reads the records, works out the
+standings, and hands them in; this module words the rounds, the entry pages, the corrections and the inputs'
+digests. Its `cache` arguments (a dict per event, held by publish/cache.PublishCache) only spare work: the same
+records give the same pages with a cold cache or a warm one (tests/unit/test_publish_containers.py)."""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from ..services.names import readable   # a pure helper (no store): the reason's ids as names
+from .i18n import translator
+from .render import seats_text
+
+def with_players(prizes: dict, entries: dict) -> dict:
+    """The prize list names a team's or pair's players beside its name (issue 39), names only."""
+    for p in prizes["prizes"]:
+        e = entries.get(p["entry_id"])
+        members = [m.name for m in e.members] if e else []
+        p["players"] = members if len(members) > 1 or (members and members[0] != p["name"]) else []
+    return prizes
+
+
+def entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], places: dict, page_of: str):
+    """What the entry pages show: (their entries, each one's history, one digest of its page's inputs per entry: the
+    same string object while they stay the same, so the page's check is not worked out again). With the same entries,
+    rounds and places but for some re-worded rounds, only the entries of the tables those rounds re-worded are
+    worked out again (after one result: two of 10,000), not every entry's history and digest."""
+    prev = warm.get("entry_pages")
+    same = (prev is not None and prev["entries"] is entry_list and prev["places"] is places
+            and prev["page_of"] == page_of and len(prev["outs"]) == len(outs))
+    if same:
+        public_entries, history, parts, entry_inputs = prev["public"], prev["history"], prev["parts"], prev["inputs"]
+        todo = _moved_entries(prev["outs"], outs)
+        _histories_of(todo, outs, history, parts)
+        todo &= public_entries.keys()
+    else:
+        public_entries = {e: {"name": x.name, "club": x.club, "members": [m.name for m in x.members]}
+                          for e, x in entries.items() if x.status in ("confirmed", "withdrawn", "disqualified")}
+        history, parts, entry_inputs = _histories(outs)
+        todo = public_entries
+    by_entry = places["by_entry"]
+    for e in todo:
+        place = (repr(by_entry[e]),) if e in by_entry else ()
+        entry_inputs[e] = hashlib.sha1("\n".join([page_of, repr(public_entries[e]), *parts.get(e, ()), *place])
+                                       .encode()).hexdigest()
+    warm["entry_pages"] = {"entries": entry_list, "places": places, "page_of": page_of, "outs": outs,
+                           "public": public_entries, "history": history, "parts": parts, "inputs": entry_inputs}
+    return public_entries, history, entry_inputs
+
+
+def _moved_entries(before: list[dict], outs: list[dict]) -> set[str]:
+    """The entries whose rows a re-worded round changed (the same round objects: none)."""
+    dirty: set[str] = set()
+    for old, new in zip(before, outs, strict=True):
+        if old is new:
+            continue
+        a, b = round_by_entry(old), round_by_entry(new)
+        dirty.update(e for e in a.keys() | b.keys() if [p for _, p in a.get(e, ())] != [p for _, p in b.get(e, ())])
+    return dirty
+
+
+def _histories(outs: list[dict]) -> tuple[dict, dict, dict]:
+    """Every entry's history rows and entry-page parts, round by round (and an empty digest per entry, to fill)."""
+    history: dict = {}
+    parts: dict = {}
+    for out in outs:
+        for (e, item), (_, part) in zip(out["history"], out["parts"], strict=True):
+            history.setdefault(e, []).append(item)
+            parts.setdefault(e, []).append(part)
+    return history, parts, {}
+
+
+def _histories_of(todo: set[str], outs: list[dict], history: dict, parts: dict) -> None:
+    """Those entries' history rows and parts worked out again (the others' stand)."""
+    if not todo:
+        return
+    maps = [round_by_entry(out) for out in outs]
+    for e in todo:
+        pairs = [x for m in maps for x in m.get(e, ())]
+        history[e] = [item for item, _ in pairs]
+        parts[e] = [part for _, part in pairs]
+
+
+def round_by_entry(out: dict) -> dict[str, list[tuple]]:
+    """A worded round's history rows and entry-page parts by entry (worked out once per worded round)."""
+    m = out.get("by_entry")
+    if m is None:
+        m = out["by_entry"] = {}
+        for (e, item), (_, part) in zip(out["history"], out["parts"], strict=True):
+            m.setdefault(e, []).append((item, part))
+    return m
+
+
+CORRECTING = ("result_entered", "result_changed", "result_corrected", "result_overridden", "dispute_settled",
+               "pairing_edited", "forfeit_recorded", "force_majeure")
+
+
+def chain_whole(chain: dict, items: list[dict], count: int) -> bool:
+    """Whether the entries held and those just read make the chain from 1 to at least the head read before them."""
+    seqs = set(chain) | {int(i["seq"]) for i in items if i.get("seq") is not None}
+    top = max(seqs, default=0)
+    return top >= count and len(seqs) == top
+
+
+def chain_view(eid: str, chain: dict, warm: dict) -> None:
+    """The event's audit chain as published (audit.json, the corrections page's footer): its entries (JSON text)
+    from record 1 to the first gap (none in a whole store), rebuilt only when it grew."""
+    from ..auditchain import genesis
+    n = 0
+    while n + 1 in chain:
+        n += 1
+    view = warm.get("chain_view")
+    if view is not None and view["count"] == n:
+        return
+    entries = [chain[seq] for seq in range(1, n + 1)]
+    warm["chain_view"] = {"count": n, "head": json.loads(entries[-1])["hash"] if entries else genesis(eid),
+                          "entries": entries}
+
+
+def round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_map: dict, tournament,
+                memo: dict | None = None) -> dict:
+    """One round as its pages show it: its worded tables, each entry's history row and entry-page part, and a
+    digest of its results (for the feed's version). `memo`: each table's words by its number, reused while the
+    table is the same object (after one result, one table of 5,000 is worded again, not the round)."""
+    scoring = event.config.stages[doc["stage"]].scoring
+    pnames = list(rules.point_names[scoring.method])
+    if doc.get("format") == "knockout":   # issue 23: a knockout's win 1 / loss 0 is not 小组积分; the winner shows
+        pnames = [p for p in pnames if p != "group_points"] or pnames
+    rtables, history, parts, pieces = [], [], [], []
+    memo = {} if memo is None else memo
+    for t in tables:
+        hit = memo.get(t["number"])
+        if hit is None or hit[0] is not t:
+            hit = (t, *table_site(doc, t, names, name_map, pnames))
+            memo[t["number"]] = hit
+        _, rt, hist, part, piece = hit
+        rtables.append(rt)
+        history.extend(hist)
+        parts.extend((e, part) for e, _ in hist)
+        pieces.append(piece)
+    # a bye the engine gave no rule for is the format's (a round robin's is its schedule, not "ranked last")
+    byes = [{"entry_id": b, "name": names.get(b, "?"), "reason": r,
+             "why": (doc.get("bye_why") or {}).get(b) or bye_rule(doc)} for b, r in doc.get("byes", [])]
+    for b in byes:
+        parts.append((b["entry_id"], f"bye {doc['number']}"))
+        history.append((b["entry_id"], {"round": doc["number"], "bye": True, "status": "confirmed",
+                                        "opponents": [], "points": {}, "point_names": []}))
+    early = [{"name": names.get(e, "?"), "place": info.get("place", 1), "from_round": info.get("from_round"),
+              "average": info.get("average", {}), "why": early_why(info)}
+             for e, info in (doc.get("early_finish") or {}).items()]
+    rnd = {"number": doc["number"], "status": doc["status"], "seed": doc["seed"], "tables": rtables,
+           "round_name": doc.get("round_name"),   # a knockout round by its size (决赛, 半决赛 …)
+           "third_place": any((t.get("why") or {}).get("third_place") for t in tables),
+           "byes": byes, "early_finish": early, "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"),
+           "point_names": pnames,
+           "starts": local_time(doc["starts_at"], tournament.timezone) if doc.get("starts_at") else "",
+           "ends": local_time(doc["ends_at"], tournament.timezone, "%H:%M") if doc.get("ends_at") else ""}
+    digest = json.dumps([doc["number"], doc["status"]]) + "".join(pieces)
+    return {"round": rnd, "history": history, "parts": parts, "digest": digest}
+
+
+# json.dumps(x, sort_keys=True, default=str), without a new encoder for each of 45,000 tables
+_PIECE_JSON = json.JSONEncoder(sort_keys=True, default=str)
+
+
+def table_site(doc: dict, t: dict, names: dict, name_map: dict, pnames: list[str]):
+    """One table worded: (its row, its sides' history rows, the entry pages' part, its digest piece)."""
+    sides = [{"entry_id": s["entry_id"], "name": names.get(s["entry_id"], "?"), "seats": s["seats"]} for s in t["sides"]]
+    shown = t["status"] in ("entered", "confirmed", "forfeit")
+    row = {"number": t["number"], "sides": sides, "status": t["status"],
+           "reason": readable(t.get("reason", ""), name_map), "why": t.get("why") or {},
+           "point_names": pnames, "edited": t.get("edited"),
+           "penalties": penalties_of_table(t, names) if shown else [],
+           "points": t.get("points") if shown else {},
+           "rooms": room_levels(t, sides) if shown else []}
+    # Each entry page is keyed by its inputs; a table's part is worded once here for both sides.
+    levels = deal_levels(t, sides) if shown else None
+    part = repr((doc["number"], t["status"], sides, t.get("points") if shown else None, pnames, levels))
+    history = [(s["entry_id"], {
+        "round": doc["number"], "bye": False, "status": t["status"],
+        "opponents": [o for o in sides if o["entry_id"] != s["entry_id"]],
+        "points": t.get("points", {}).get(s["entry_id"], {}) if shown else {}, "point_names": pnames,
+        "levels": mine_first(levels, sides, s["entry_id"]) if levels else None}) for s in sides]
+    piece = _PIECE_JSON.encode([t["number"], t["status"], row["points"], [s["entry_id"] for s in sides]])
+    return row, history, part, piece
+
+
+def lots_as_order(rows) -> None:
+    """A published draw of lots shows as the order it gave (1, 2, …) among the entries it separated, and only
+    where it decided something; never the raw number."""
+    k = 0
+    while k < len(rows):
+        if "lots" not in rows[k].tiebreaks:
+            k += 1
+            continue
+        j = k
+        while j + 1 < len(rows) and "lots" in rows[j + 1].tiebreaks and rows[j + 1].points == rows[k].points:
+            j += 1
+        group = rows[k:j + 1]
+        for order, row in enumerate(group, start=1):
+            if len(group) > 1:
+                row.tiebreaks = {**row.tiebreaks, "lots": order}
+            else:
+                row.tiebreaks = {key: v for key, v in row.tiebreaks.items() if key != "lots"}
+        k = j + 1
+
+
+def penalties_of_table(table: dict, names: dict[str, str], lang: str = "zh") -> list[dict]:
+    """A table's penalty records (rules.md §8), as entered with its result: kind, offender, deal or game, referee.
+    Guandan and Gouji carry them on the result, Tractor on each deal."""
+    result = table.get("result")
+    if not result:   # most tables (45,000 of a 10,000-entry event's): nothing to look at
+        return []
+    from ..glossary import term
+    found = [dict(p) for p in result.get("penalties") or [] if isinstance(p, dict)]
+    for i, deal in enumerate(result.get("deals") or [], start=1):
+        if isinstance(deal, dict):
+            found.extend({**p, "deal": i} for p in deal.get("penalties") or [] if isinstance(p, dict))
+    out = []
+    for p in found:
+        where = (f"第 {p['deal']} 副" if p.get("deal") else f"第 {p['game']} 局" if p.get("game") else "")
+        text = " · ".join(x for x in (names.get(p.get("entry_id", ""), ""), term("penalty", str(p.get("kind", "")), lang),
+                                      where) if x)
+        out.append({"kind": p.get("kind"), "name": names.get(p.get("entry_id", ""), ""), "deal": p.get("deal"),
+                    "game": p.get("game"), "referee": str(p.get("referee") or ""), "text": text})
+    return out
+
+
+def early_why(info: dict) -> dict | None:
+    """rules.md §9, why an entry finished early, for the round page: its points, its worst total, the most any
+    other can reach (None for one decided before the reasons were kept)."""
+    if "worst" not in info:
+        return None
+    return {"score": f"{info['score']:g}", "worst": f"{info['worst']:g}", "best": f"{info['best_other']:g}",
+            "left": info["rounds_left"]}
+
+
+def short_result(snapshot, names: dict[str, str] | None = None) -> str:
+    """A result in a corrections row, each side named: "东兰一队 13 / 2 · 河池二队 7 / 0"."""
+    if not snapshot:
+        return ""
+    pts = snapshot.get("points") or {}
+    names = names or {}
+    return " · ".join(" ".join(x for x in (names.get(e, ""), " / ".join(f"{v:g}" for v in p.values())) if x)
+                      for e, p in pts.items())
+
+
+def layout_text(snapshot, names: dict[str, str]) -> str:
+    """A pairing edit's tables in a corrections row: "3: 甲 – 乙 · 5: 丙 – 丁"."""
+    if not snapshot:
+        return ""
+    return " · ".join(f"{k}: " + " – ".join(names.get(e, "?") for e in es) for k, es in (snapshot.get("tables") or {}).items())
+
+
+def local_time(iso: str, tz: str, fmt: str = "%m-%d %H:%M") -> str:
+    try:
+        return datetime.fromisoformat(iso).astimezone(ZoneInfo(tz)).strftime(fmt)
+    except ValueError:
+        return iso
+
+
+def pages(rows: list, size: int) -> list[list]:
+    """A list split into pages of `size` (one page, however short or empty, when it fits)."""
+    return [rows] if len(rows) <= size else [rows[i:i + size] for i in range(0, len(rows), size)]
+
+
+def page_name(base: str, i: int) -> str:
+    """Page 1 keeps the page's old name (standings.html, round-3.html); the others are standings-2.html …"""
+    return f"{base}.html" if i == 1 else f"{base}-{i}.html"
+
+
+def pager(pages: list[dict], i: int) -> dict:
+    return {"pages": pages, "i": i}
+
+
+def round_pages(r: dict, size: int, t) -> tuple[list[dict], list[dict]]:
+    """A round's rows (its tables, then its byes) in pages: (the pager's links, each page's slice of the round)."""
+    tables, byes = r["tables"], r["byes"]
+    total = len(tables) + len(byes)
+    if total <= size:
+        return [{"n": 1, "href": f"round-{r['number']}.html", "label": ""}], [r]
+    links, slices = [], []
+    for i, a in enumerate(range(0, total, size), start=1):
+        b = min(total, a + size)
+        part = {**r, "tables": tables[a:b], "byes": byes[max(0, a - len(tables)):max(0, b - len(tables))]}
+        if part["tables"]:
+            first, last = part["tables"][0]["number"], part["tables"][-1]["number"]
+            label = t("tables_from_to", a=first, b=last) if first != last else t("table_n", n=first)
+        else:
+            label = t("bye")
+        links.append({"n": i, "href": page_name(f"round-{r['number']}", i), "label": label})
+        slices.append(part)
+    return links, slices
+
+
+def bye_rule(doc: dict) -> dict:
+    """The rule a bye follows when the engine gave none: the format's (as services/rounds.py words it)."""
+    return {"rule": "knockout" if doc["format"] == "knockout" else "schedule" if doc["format"] == "round_robin"
+            else "lowest_without_bye"}
+
+
+def page_inputs(tournament, event, data: dict, ev_warm: dict, size: int) -> dict:
+    """The digest of what each standings and round page shows, worked out once a publish for every language
+    (and for a round, once while its worded rows stay the same objects: finished rounds, not every result).
+    `size`: the rows a page holds."""
+    # the tournament and event as the page's header and link card show them
+    page_of = {"t": tournament.model_dump_json(), "e": data["event"], "c": event.config.model_dump_json()}
+    memo = ev_warm.setdefault("page_inputs", {})
+    rounds = {}
+    rows = ev_warm.setdefault("row_reprs", {})   # the latest round's tables as digested: (round, table) → (row, repr)
+    for r in data["rounds"]:
+        hit = memo.get(r["number"])
+        if hit is None or hit[0] is not r or hit[1] != (size, repr(page_of)):
+            latest = r is data["rounds"][-1]
+            if latest and any(n != r["number"] for n, _ in rows):
+                rows.clear()
+            hit = memo[r["number"]] = (r, (size, repr(page_of)),
+                                       _round_digests(r, page_of, size, rows if latest else None))
+        rounds[r["number"]] = hit[2]
+    chunks_ = pages(data["standings"], size)
+    head = repr([page_of, page_of_event(data), data["final"], data.get("open_appeals", 0), len(chunks_)])
+    hit = ev_warm.get("standings_inputs")
+    if hit and hit[0] is data["standings"] and hit[1] == (size, head):
+        standings = hit[2]   # the same rows (a big field's standings during a round)
+    else:
+        standings = [hashlib.sha1((head + repr(chunk)).encode()).hexdigest() for chunk in chunks_]
+        ev_warm["standings_inputs"] = (data["standings"], (size, head), standings)
+    corrections = hashlib.sha1(repr([page_of, data["corrections"], data["appeals"], data["chain"]["count"],
+                                     data["chain"]["head"]]).encode()).hexdigest()
+    return {"rounds": rounds, "standings": standings, "corrections": corrections}
+
+
+def page_of_event(data: dict) -> list:
+    """What a standings page shows besides its rows (the columns), for its inputs' digest."""
+    return [data["event"], data["point_names"], data["tiebreak_names"], data["has_prizes"], data["has_decided"],
+            data["knockout"]]
+
+
+def draw_key(ev: dict, memo: dict) -> str:
+    """repr() of (event id, name, round number, [each table's sides], [the byes]): who sits where, not the results.
+    Each table's piece is kept while its draw is the same (a result moves a table's status only)."""
+    r = ev["round"]
+    if not r:
+        return repr((ev["id"], ev["name"], None))
+    kept = memo.setdefault(ev["id"], {})
+    pieces = []
+    for t in r["tables"]:
+        hit = kept.get(t["number"])
+        if hit is None or hit[0] is not t["sides"]:
+            hit = kept[t["number"]] = (t["sides"], repr((t["number"], [(s["entry_id"], s["name"], s["seats"], s["club"],
+                                                                         s["members"], s["q"]) for s in t["sides"]])))
+        pieces.append(hit[1])
+    byes = repr([(b["entry_id"], b["name"], b["club"], b["members"], b["q"]) for b in r["byes"]])
+    return f"({ev['id']!r}, {ev['name']!r}, {r['number']!r}, [{', '.join(pieces)}], {byes})"
+
+
+def _round_digests(r: dict, page_of: dict, size: int, rows: dict | None) -> list[str]:
+    """Each page of a round: the digest of what it shows. `rows`: the latest round's rows as digested, each row's
+    repr kept while it is the same object (after one result: one of 5,000 again); None for a finished round."""
+    def row(tb):
+        if rows is None:
+            return repr(tb)
+        kept = rows.get((r["number"], tb["number"]))
+        if kept is None or kept[0] is not tb:
+            kept = rows[(r["number"], tb["number"])] = (tb, repr(tb))
+        return kept[1]
+
+    slices = round_pages(r, size, lambda key, **kw: "")[1]
+    return [hashlib.sha1((repr([page_of, {k: v for k, v in part.items() if k != "tables"}, len(slices)])
+                          + "".join(row(tb) for tb in part["tables"])).encode()).hexdigest()
+            for part in slices]
+
+
+def _round_link(eid: str, number: int, i: int, size: int, total: int) -> str:
+    """The round's page that holds its i-th row (tables, then byes): big rounds are in pages."""
+    return f"{eid}/" + (page_name(f"round-{number}", i // size + 1) if total > size else f"round-{number}.html")
+
+
+def find_hits(lang: str, hall: dict) -> list[list[str]]:
+    """find.json's rows, worded in the page's language: [keys, name, members, where, table, seat, link]. The
+    link is the round's page that holds the table (big rounds are in pages)."""
+    t = translator(lang)
+    out = []
+    for ev in hall["events"]:
+        r = ev["round"]
+        if not r:
+            continue
+        size = hall["pages_of"][ev["id"]]
+        total = len(r["tables"]) + len(r["byes"])
+        where = f"{ev['name']} · {t('round', n=r['number'])}"
+        for i, tb in enumerate(r["tables"]):
+            for s in tb["sides"]:
+                out.append([s["q"], s["name"], t("list_sep").join(s["members"]), where, t("table_n", n=tb["number"]),
+                            f"{t('seat')} {seats_text(s['seats'], lang)}", _round_link(ev["id"], r["number"], i, size, total)])
+        for j, b in enumerate(r["byes"]):
+            out.append([b["q"], b["name"], t("list_sep").join(b["members"]), where, t("bye"), "",
+                        _round_link(ev["id"], r["number"], len(r["tables"]) + j, size, total)])
+    return out
+
+
+def deal_levels(table: dict, sides: list[dict]) -> list[list[int]] | None:
+    """Guandan: both sides' levels after each deal, as the table played them (from the scored deals)."""
+    log = (table.get("details") or {}).get("deals")
+    if not log or len(sides) != 2 or not all(isinstance(d, dict) and d.get("levels") for d in log):
+        return None
+    return [list(d["levels"]) for d in log]
+
+
+def mine_first(levels: list[list[int]], sides: list[dict], me: str) -> list[list[int]]:
+    return levels if sides[0]["entry_id"] == me else [list(reversed(x)) for x in levels]
+
+
+def room_levels(table: dict, sides: list[dict]) -> list[dict]:
+    """A Guandan team match (集体赛): each room's final levels, home team first ("10 : 6"; A passed → "过A")."""
+    rooms = (table.get("details") or {}).get("rooms") or {}
+    out = []
+    for room in ("open", "closed"):
+        info = rooms.get(room)
+        if not info:
+            continue
+        shown = ["过A" if info.get("passed_a") == s["entry_id"] else str(info["levels"].get(s["entry_id"], "")) for s in sides]
+        out.append({"room": room, "levels": " : ".join(shown)})
+    return out
+
+
+def results_card(share: dict, datas: list[dict], lang: str) -> dict:
+    """Once an event has started its link card shows results, not the registration poster (issue 39: a shared
+    standings page still read "扫码报名 · ¥100/人 · 截止…"): each started event's leaders, no poster image."""
+    t = translator(lang)
+    lines = []
+    for d in datas:
+        if not d["rounds"]:
+            continue
+        top = " ".join(f"{r['rank']}. {r['name']}" for r in d["standings"][:3])
+        n = len(d["rounds"])
+        head = t("final") if d["final"] else t("round", n=n)
+        lines.append(f"{d['event']['name']} · {head}" + (f"：{top}" if lang == "zh" and top else f": {top}" if top else ""))
+    if not lines:
+        return share
+    return {**share, "description": " | ".join(lines[:4]), "image": None}
+
+
+def entry_maps(entry_list: list, cache: dict) -> tuple[dict, dict, dict]:
+    """(entries by id, names by id, {id: {"name": …}} for readable reasons), worked out again only for other entries
+    (by event: not again for 10,000 of them after each result). Sets the names' token the worded rounds are kept by."""
+    hit = cache.get("entry_maps")
+    if hit and hit[0] is entry_list:
+        entries, names, name_map = hit[1]
+    else:
+        entries = {e.id: e for e in entry_list}
+        names = {e: x.name for e, x in entries.items()}
+        name_map = {e: {"name": n} for e, n in names.items()}
+        cache["entry_maps"] = (entry_list, (entries, names, name_map))
+    if cache.get("names_token") is None:
+        cache["names_token"] = hashlib.sha1(repr(sorted(names.items())).encode()).hexdigest()
+    return entries, names, name_map
+
+
+def word_rounds(event, tournament, rules, all_rounds: list, names: dict, name_map: dict, cache: dict) -> list[dict]:
+    """Each round as its pages show it (round_site), kept while its document, its tables and the names are the
+    same objects; a round read again is worded again table by table, each table kept while it is the same."""
+    outs = []
+    worded = cache.setdefault("worded", {})
+    token = cache["names_token"]
+    for doc, tables_ in all_rounds:
+        key = (doc["stage"], doc["number"])
+        hit = worded.get(key)
+        if hit and hit[0] is doc and hit[1] is tables_ and hit[2] == token:
+            out = hit[3]
+        else:   # a round read again (or first seen): worded once, kept while its document and tables stay the same
+            tmemo = cache.setdefault("table_words", {})
+            m = tmemo.get(key)
+            if m is None or m[0] is not doc or m[1] != token:
+                tmemo[key] = (doc, token, {})   # the table memo holds for one document and names
+            out = round_site(event, rules, doc, tables_, names, name_map, tournament, tmemo[key][2])
+            worded[key] = (doc, tables_, token, out)
+        outs.append(out)
+    return outs
+
+
+def correction_rows(kept: dict, seq_of: dict, names: dict, tz: str) -> list[dict]:
+    """The corrections page's rows from the audit records that can show there (by id, so in time order): penalties
+    entered with a result (each once, however often re-entered), pairing edits with their published reason, and
+    corrections, overrides, forfeits, force majeure and settled disputes."""
+    from ..services.principals import display_who   # a pure helper: 'staff:<id>:王裁判:scorer' → '王裁判（记分员）'
+    corrections: list[dict] = []
+    for a in (kept[k] for k in sorted(kept)):
+        who, seq, at = display_who(a.get("who", "")), seq_of.get(a["id"]), local_time(a["at"], tz)
+        if a["action"] in ("result_entered", "result_changed", "result_corrected", "result_overridden", "dispute_settled"):
+            for pen in penalties_of_table({"result": (a.get("after") or {}).get("result")}, names):
+                if not any(x["kind"] == "penalty" and x["round"] == a.get("round") and x["table"] == a.get("table")
+                           and x["after"] == pen["text"] for x in corrections):
+                    corrections.append({"at": at, "round": a.get("round"), "table": a.get("table"), "before": "",
+                                        "after": pen["text"], "penalty": pen, "reason": "", "kind": "penalty",
+                                        "who": who, "seq": seq})
+        if a["action"] == "pairing_edited":
+            corrections.append({"at": at, "round": a.get("round"),
+                                "table": "、".join(str(k) for k in (a.get("after") or {}).get("tables", {})),
+                                "before": layout_text(a.get("before"), names), "after": layout_text(a.get("after"), names),
+                                "reason": a.get("reason", ""), "kind": a["action"], "who": who, "seq": seq})
+        if a["action"] in ("result_corrected", "result_overridden", "forfeit_recorded", "force_majeure", "dispute_settled"):
+            corrections.append({"at": at, "round": a.get("round"), "table": a.get("table"),
+                                "before": short_result(a.get("before"), names), "after": short_result(a.get("after"), names),
+                                "reason": a.get("reason", ""), "kind": a["action"], "who": who, "seq": seq})
+    return corrections
+
+
+def shows_in_corrections(a: dict, names: dict) -> bool:
+    """Whether an audit record can show on the corrections page (most are plain results: they do not)."""
+    if a["action"] not in CORRECTING:
+        return False
+    return a["action"] not in ("result_entered", "result_changed") or bool(penalties_of_table(
+        {"result": (a.get("after") or {}).get("result")}, names))
+
+
+def public_appeals(appeals: list[dict], names: dict) -> list[dict]:
+    """Appeals on the public page: names, outcome and ruling only (never the text a side wrote or who paid)."""
+    return [{"round": x["round"], "table": x["table"], "name": names.get(x["entry_id"], ""), "status": x["status"],
+             "outcome": x.get("outcome"), "ruling": x.get("ruling", "")}
+            for x in sorted(appeals, key=lambda x: x["lodged_at"])]
+
+
+def event_page_of(tournament, event) -> str:
+    """What every entry page of an event shows of the tournament and the event (part of their inputs)."""
+    return repr((tournament.name, tournament.venue, str(tournament.starts_on), str(tournament.ends_on),
+                 event.id, event.config.name, event.config.game))
+
+
+def shown_standings(standings, cache: dict) -> tuple[list, list[dict]]:
+    """(the standings' rows, as published): a draw of lots as its order; not dumped again while the standings are
+    the same object (a big field's, during a round)."""
+    rows = standings.standings if standings else []
+    hit = cache.get("rows_of")
+    if hit and hit[0] is standings:
+        return rows, hit[1]
+    lots_as_order(rows)
+    shown_rows = [r.model_dump() for r in rows]
+    cache["rows_of"] = (standings, shown_rows)
+    return rows, shown_rows
+
+
+@dataclass(frozen=True)
+class EventParts:
+    """An event's page data, worked out: what `event_data` puts together."""
+    event: Any
+    rules: Any
+    state: dict
+    outs: list            # word_rounds
+    entries: dict         # by id
+    names: dict
+    standings: Any        # StandingsOut or None
+    prizes: Any           # PrizesOut or None
+    bonuses: Any          # BonusesOut or None (Dou Dizhu)
+    corrections: list
+    chain: dict           # chain_view
+    appeals: list         # public_appeals
+    places: dict          # services/charts_data.places_by_round
+    entry_pages: tuple    # entry_pages_data
+    rankings: list = ()   # the rankings counting the event (issue 42): linked from its standings
+
+
+def _columns(rules, standings, ko: bool) -> tuple[list[str], list[str]]:
+    """(the points' columns, the tie-breaks' columns) a standings page shows."""
+    if not standings:
+        return [], []
+    # a knockout stage's 小组积分 (win 1 / loss 0) says nothing: how far each went does (the `reached` column)
+    points = [p for p in rules.point_names[standings.method] if not (ko and p == "group_points")]
+    # the lots' draw value is no figure a reader can use ("抽签决定" says a tie went to the lots)
+    tiebreaks = [k for k in standings.tiebreaks if k not in rules.point_names.get(standings.method, ())
+                 and not (ko and k == "group_points") and k != "lots"]
+    return points, tiebreaks
+
+
+def _version(p: EventParts, rows: list) -> str:
+    """The event feed's version: its rounds' results, the standings' order, the corrections and appeals."""
+    h = hashlib.sha1()
+    for out in p.outs:
+        h.update(out["digest"].encode())
+    return hashlib.sha1(json.dumps([h.hexdigest(), [(r.entry_id, r.rank) for r in rows], len(p.corrections),
+                                    p.appeals], sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _knockout(event, standings) -> bool:
+    """Whether the standings are a knockout stage's."""
+    stages = event.config.stages
+    return bool(standings) and 0 < standings.stage <= len(stages) and stages[standings.stage - 1].format == "knockout"
+
+
+def _prizes_shown(p: EventParts, waiting: int) -> dict | None:
+    """The final prize list (with each team's players), provisional while an appeal is open; None before."""
+    if not (p.prizes and p.prizes.final):
+        return None
+    return {**with_players(p.prizes.model_dump(), p.entries), "provisional": waiting > 0, "open_appeals": waiting}
+
+
+def event_data(p: EventParts, cache: dict) -> dict:
+    """What one event's pages show, from its parts worked out."""
+    event, standings = p.event, p.standings
+    rows, shown_rows = shown_standings(standings, cache)
+    version = _version(p, rows)
+    ko = _knockout(event, standings)
+    reached = ko or any(r.reached for r in rows)   # a multi-stage event's final ranking says where each went out
+    # an appeal still open (待裁决) keeps the final places and prizes provisional, on every page that shows them
+    final = bool(standings and standings.final)
+    waiting = sum(1 for a in p.appeals if a["status"] == "lodged") if final else 0
+    point_names, tiebreak_names = _columns(p.rules, standings, ko)
+    public_entries, history, entry_inputs = p.entry_pages
+    return {"event": {"id": event.id, "name": event.config.name, "game": event.config.game},
+            "rankings": list(p.rankings),
+            "rounds": [out["round"] for out in p.outs], "standings": shown_rows,
+            "final": final, "point_names": point_names,
+            "tiebreak_names": tiebreak_names, "knockout": reached,
+            "has_prizes": any(r.prize for r in rows), "has_decided": any(r.decided_by for r in rows),
+            "histories": history, "corrections": p.corrections, "chain": p.chain,
+            "appeals": p.appeals, "provisional": waiting > 0, "open_appeals": waiting,
+            "prizes": _prizes_shown(p, waiting),
+            "bonuses": p.bonuses.model_dump() if p.bonuses else None, "names": p.names, "version": version,
+            "open_round": p.state.get("open_round", 0), "places": p.places,
+            "entries": public_entries, "entry_inputs": entry_inputs,
+            "playing": sum(1 for x in p.entries.values() if x.status == "confirmed"),
+            "withdrawn": sum(1 for x in p.entries.values() if x.status == "withdrawn")}

@@ -1,0 +1,367 @@
+"""Writing the published pages (issue 37 item 4: the publisher's writing part): every page of one language from the
+pages' data (publish/site_data.py), through a `PageOut` that keeps the manifest's digests and writes only the
+pages whose bytes changed, to the sink (publish/sinks.py). What to publish and when is services/publishing.py's."""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import lru_cache, partial
+from itertools import islice
+from typing import Any
+
+from markupsafe import Markup
+
+from .. import errors
+from .i18n import LANGS as PAGE_LANGS, prefix as lang_prefix, translator
+from .render import TEMPLATES, render
+from .site_data import find_hits, page_name, pager, pages, results_card, round_pages
+
+log = logging.getLogger("cardgames.publish")
+LANGS = tuple(PAGE_LANGS)   # zh at /t/, the others at /{lang}/t/ (publish/i18n.py)
+ASSETS = ("style.css", "live.js", "hall.css", "hall.js", "find.js")   # no inline script on a page (the CSP forbids it)
+
+
+@dataclass(frozen=True)
+class SiteRun:
+    """What one publish renders, the same for every language."""
+    tournament: Any
+    datas: list          # (event, data) of the events whose pages are rendered
+    all_datas: list      # every event's (event, data): every feed is written, also those whose pages were left
+    summaries: list      # the tournament page's line per event
+    updated: str         # the tournament's local time of the publish
+    t_version: str       # the tournament feed's version
+    hall: dict           # the board's and find-my-table's data (services/hall.hall_data)
+    ev_caches: dict      # the publisher's state per event (rendered fragments are kept there)
+    rows: int            # a page's rows (big rounds and standings are in pages)
+    site: str            # the site's address (links, QR codes, link cards)
+    find_inline: int     # past this many hits find.html searches find.json instead of carrying them
+
+    @property
+    def tid(self) -> str:
+        return self.tournament.id
+
+
+@lru_cache(maxsize=1)
+def templates_version() -> str:
+    """The templates and the catalog as this code carries them (the same in every container of a release)."""
+    from .i18n import CATALOG
+    h = hashlib.sha1(CATALOG.read_bytes())
+    for path in sorted(TEMPLATES.iterdir()):
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+class PageOut:
+    """One language's pages going out. Only pages whose bytes changed are written: a manifest of content hashes
+    per language and tournament (after one result that is a handful of pages, not thousands of S3 PUTs). Writes
+    (disk or S3) run beside the rendering: they wait on I/O, rendering on the CPU. Thousands of files to a folder:
+    a writer process (publish/sinks.py says why); else a few threads (S3's waits are long)."""
+
+    def __init__(self, sink, lang: str, old_manifest: dict, digests: dict, many: bool):
+        self.sink, self.lang, self.digests = sink, lang, digests
+        self.old, self.old_inputs = old_manifest.get("pages", {}), old_manifest.get("inputs", {})
+        self.new: dict[str, str] = {}
+        self.new_inputs: dict[str, str] = {}
+        self.stats: dict = {"files": 0, "written": 0, "bytes": 0, "largest": ("", 0)}
+        self.writer = sink.writer() if many and hasattr(sink, "writer") else None
+        self.pool = (ThreadPoolExecutor(max_workers=getattr(sink, "THREADS", 8))
+                     if self.writer is None and getattr(sink, "parallel", False) else None)
+        self.pending: list = []
+
+    def keep_folder(self, folder: str) -> None:
+        """An event nothing changed in: its pages stay as they are (their lines carried over)."""
+        self.new.update((k, v) for k, v in self.old.items() if k.startswith(folder))
+        self.new_inputs.update((k, v) for k, v in self.old_inputs.items() if k.startswith(folder))
+
+    def write(self, key: str, text: str | bytes) -> None:
+        body = text if isinstance(text, bytes) else text.encode("utf-8")
+        digest = hashlib.sha1(body).hexdigest()
+        self.new[key] = digest
+        stats = self.stats
+        stats["files"] += 1
+        stats["bytes"] += len(body)
+        if len(body) > stats["largest"][1]:
+            stats["largest"] = (key, len(body))
+        if self.old.get(key) == digest:
+            return
+        stats["written"] += 1
+        if self.writer:
+            self.writer.write(key, body)
+        elif self.pool:
+            self.pending.append(self.pool.submit(self.sink.write, key, body))
+        else:
+            self.sink.write(key, body)
+
+    def unchanged(self, key: str, inputs) -> bool:
+        """Pages keyed by their inputs (entry histories: most of the files) are not even rendered again when those
+        inputs and the templates are as last time. An entry page's inputs are one digest, the same object while
+        they stay the same (by event): its page's digest is not worked out again then."""
+        hit = self.digests.get(key)
+        if hit is not None and hit[0] is inputs:
+            digest = hit[1]
+        else:   # repr, not sorted JSON: the inputs are built in a fixed order, and this runs for every entry page
+            digest = hashlib.sha1(repr((templates_version(), self.lang, inputs)).encode()).hexdigest()
+            if isinstance(inputs, str):
+                self.digests[key] = (inputs, digest)
+        self.new_inputs[key] = digest
+        if self.old_inputs.get(key) == digest and key in self.old:
+            self.new[key] = self.old[key]
+            self.stats["files"] += 1
+            return True
+        return False
+
+    def abandon(self) -> None:
+        if self.writer:
+            self.writer.close(abandon=True)
+
+    def close(self) -> None:
+        """Every write through (raises if one failed)."""
+        if self.writer:
+            self.writer.close()
+        if self.pool:
+            self.pool.shutdown(wait=True)
+        for f in self.pending:
+            f.result()
+
+    def manifest(self) -> dict:
+        return {"pages": self.new, "inputs": self.new_inputs}
+
+
+def share_card(run: SiteRun, prefix: str, out: PageOut | None, event=None) -> dict:
+    """The link card of a tournament's (or an event's) pages, and its poster (drawn with the Chinese pages only,
+    `out` given, and only when what it shows changed: a result changes no poster)."""
+    from ..services import posters
+    from .poster import has_font
+    tournament, events = run.tournament, [e for e, _ in run.datas]
+    folder = f"t/{tournament.id}/" + (f"{event.id}/" if event else "")
+    if out is not None:
+        key = prefix + (f"{event.id}/" if event else "") + "poster.png"
+        poster = posters.event_poster(tournament, event) if event else posters.tournament_poster(tournament, events)
+        if not out.unchanged(key, repr(poster)):
+            try:
+                out.write(key, posters.render_png(poster))
+            except errors.Misconfigured:   # no CJK font here: the pages go out without their image, never fail
+                log.warning("poster %s not drawn: no CJK font", key)
+    site = run.site
+    image = f"{site}/{folder}poster.png" if has_font() else None
+    if event:
+        c = event.config
+        description = " · ".join(x for x in (posters.dates(tournament), tournament.venue, posters.kind_text(event),
+                                             posters.fee_text(event, tournament.currency)) if x)
+        return {"title": f"{c.name} · {tournament.name}", "description": description, "image": image,
+                "url": f"{site}/{folder}index.html"}
+    return {"title": tournament.name, "description": posters.share_description(tournament, events), "image": image,
+            "url": f"{site}/{folder}index.html"}
+
+
+def other_pages(lang: str, tid: str, page: str) -> list[tuple[str, str]]:
+    """The same page in the other languages, for the nav's links."""
+    return [(x, f"/{lang_prefix(x)}t/{tid}/{page}") for x in LANGS if x != lang]
+
+
+def render_language(lang: str, out: PageOut, run: SiteRun) -> None:
+    """Every page of one language (and, with Chinese, the feeds that both languages' pages poll)."""
+    tournament, tid = run.tournament, run.tid
+    prefix = f"{lang_prefix(lang)}t/{tid}/"
+    for asset in ASSETS:
+        out.write(prefix + asset, (TEMPLATES / asset).read_text(encoding="utf-8"))
+    other = partial(other_pages, lang, tid)
+    posters_out = out if lang == "zh" else None
+    share = results_card(share_card(run, prefix, posters_out), [d for _, d in run.datas], lang)
+    base = {"tournament": tournament, "updated": run.updated, "share": share}
+    out.write(prefix + "index.html", render("tournament.html", lang, **base, root="", css="style.css",
+                                            events=run.summaries, other_lang=other("index.html"),
+                                            feed_url="feed.json", feed_version=run.t_version))
+    render_hall(lang, out, run, prefix, base)
+    # One printable page with every event's prizes, for the closing ceremony (seed 003: one ceremony a day)
+    day_prizes = [d["prizes"] for _, d in run.datas if d["prizes"]]
+    out.write(prefix + "prizes.html", render("prizes.html", lang, **base, root="", css="style.css",
+                                             events_prizes=day_prizes, currency=tournament.currency,
+                                             other_lang=other("prizes.html"), feed_url="feed.json",
+                                             feed_version=run.t_version))
+    for event, data in run.datas:
+        _EventPages(lang, out, run, event, data, base, prefix).render()
+    if lang == "zh":
+        _write_feeds(out, run)
+
+
+class _EventPages:
+    """One event's pages in one language: its page, standings, rounds, corrections, prizes, bonuses, audit chain
+    and entry pages."""
+
+    def __init__(self, lang: str, out: PageOut, run: SiteRun, event, data: dict, base: dict, prefix: str):
+        self.lang, self.out, self.run, self.event, self.data = lang, out, run, event, data
+        self.ep_rel = f"{event.id}/"
+        self.ep = prefix + self.ep_rel
+        self.base = base
+        self.other = partial(other_pages, lang, run.tid)
+        share = results_card(share_card(run, prefix, out if lang == "zh" else None, event), [data], lang)
+        self.ctx = {**base, **data, "root": "../", "css": "../style.css", "feed_url": "feed.json",
+                    "feed_version": data["version"], "share": share}
+        self.t = translator(lang)
+        self.round_pages = {r["number"]: round_pages(r, run.rows, self.t) for r in data["rounds"]}
+        cache = run.ev_caches.setdefault(event.id, {})
+        self.fragments = cache.setdefault("fragments", {})
+        tables_of = cache.setdefault("round_tables", {}).get(lang)
+        if tables_of is None:   # the round pages' tables in this language, each row kept while its table is the same
+            from .round_tables import RoundTables
+            tables_of = cache["round_tables"][lang] = RoundTables(lang)
+        self.tables_of = tables_of
+
+    def page(self, name: str, template: str, **kw) -> None:
+        self.out.write(self.ep + name, render(template, self.lang, **self.ctx, **kw,
+                                              other_lang=self.other(self.ep_rel + name)))
+
+    def round_html(self, r: dict, k: int = 0):
+        """A page of a round's tables, kept while its inputs stay the same: the event page shows page 1 of the
+        latest round, and after a result on another page that page need not be rendered again."""
+        digest = self.data["page_inputs"]["rounds"][r["number"]][k]
+        hit = self.fragments.get((self.lang, r["number"], k))
+        if hit is None or hit[0] != digest:
+            latest = r is self.data["rounds"][-1]   # results come in to it: its rows are kept
+            hit = (digest, Markup(self.tables_of.render(self.round_pages[r["number"]][1][k], keep=latest)))
+            if latest and k == 0:   # only what the event page shows is worth keeping
+                self.fragments[(self.lang, r["number"], k)] = hit
+        return hit[1]
+
+    def render(self) -> None:
+        data, out, ep = self.data, self.out, self.ep
+        last = data["rounds"][-1] if data["rounds"] else None
+        self.page("index.html", "event.html", round_html=self.round_html(last) if last else "",
+                  pager=pager(self.round_pages[last["number"]][0], 1) if last else None)
+        self.standings()
+        if self.lang == "zh":   # the audit chain's files: data, in no language (docs/audit-chain.md)
+            write_chain(out, self.run.tid, self.event.id, ep, data["chain"])
+        if not out.unchanged(ep + "corrections.html", data["page_inputs"]["corrections"]):
+            self.page("corrections.html", "corrections.html")
+        if data["prizes"]:
+            self.page("prizes.html", "prizes.html", events_prizes=[data["prizes"]],
+                      currency=self.run.tournament.currency)
+        if data["bonuses"] is not None:
+            self.page("bonuses.html", "bonuses.html", currency=self.run.tournament.currency)
+        self.rounds()
+        self.entries()
+
+    def standings(self) -> None:
+        data, t_ = self.data, self.t
+        standings_pages = pages(data["standings"], self.run.rows)
+        standings_table = None   # its rows written without the template engine (publish/standings_table.py)
+        s_pager = [{"n": i, "href": page_name("standings", i),
+                    "label": t_("ranks_from_to", a=chunk[0]["rank"] or "", b=next((r["rank"] for r in reversed(chunk)
+                                                                                   if r["rank"]), "")) if chunk else ""}
+                   for i, chunk in enumerate(standings_pages, start=1)]
+        for i, chunk in enumerate(standings_pages, start=1):
+            name = page_name("standings", i)
+            # a big field's standings: only the pages whose rows moved are rendered again
+            if len(standings_pages) > 1 and self.out.unchanged(self.ep + name, data["page_inputs"]["standings"][i - 1]):
+                continue
+            if standings_table is None:
+                from .standings_table import StandingsTable
+                standings_table = StandingsTable(self.lang)
+            self.out.write(self.ep + name, render(
+                "standings.html", self.lang, **{**self.ctx, "standings": chunk}, pager=pager(s_pager, i),
+                table_html=Markup(standings_table.render(chunk, data, self.run.tournament.currency)),
+                other_lang=self.other(self.ep_rel + name)))
+
+    def rounds(self) -> None:
+        for r in self.data["rounds"]:
+            links, slices = self.round_pages[r["number"]]
+            for k in range(len(slices)):
+                name = page_name(f"round-{r['number']}", k + 1)
+                # finished rounds do not change; in a big round, one result changes the one page holding its table
+                if self.out.unchanged(self.ep + name, self.data["page_inputs"]["rounds"][r["number"]][k]):
+                    continue
+                self.page(name, "round.html", r=r, round_html=self.round_html(r, k), pager=pager(links, k + 1))
+
+    def entries(self) -> None:
+        """Entry pages get a small context: they are most of the files."""
+        data = self.data
+        small = {**self.base, "updated": None, "root": "../", "css": "../style.css", "feed_url": "feed.json",
+                 "feed_version": data["version"], "event": data["event"], "places": data["places"]}
+        entry_pages = None   # the frame is rendered once, when the first entry page is not as it was
+        for eid_, info in data["entries"].items():
+            key = self.ep + f"entry-{eid_}.html"
+            if self.out.unchanged(key, data["entry_inputs"][eid_]):
+                continue
+            if entry_pages is None:
+                from .entry_page import EntryPages
+                entry_pages = EntryPages(self.lang, small, self.ep_rel, self.other)
+            self.out.write(key, entry_pages.render(info, data["histories"].get(eid_, []), eid_))
+
+
+def _write_feeds(out: PageOut, run: SiteRun) -> None:
+    """Every event's feed, also those whose pages were left (the clock), and the tournament's, for every
+    language's pages (written with the Chinese ones)."""
+    hall, tid = run.hall, run.tid
+    for event, data in run.all_datas or run.datas:
+        ev_hall = next(h for h in hall["events"] if h["id"] == event.id)
+        feed = {"version": data["version"], "updated": run.updated, "event_id": event.id,
+                "name": event.config.name, "game": event.config.game, "clock": ev_hall["clock"],
+                "announcements": hall["announcements"],
+                "rounds": [{"number": r["number"], "status": r["status"]} for r in data["rounds"]],
+                "open_round": data["open_round"],
+                "top": list(islice(({"rank": r["rank"], "name": r["name"], "points": r["points"]}
+                                     for r in data["standings"] if r["rank"] is not None), 10))}
+        for x in LANGS:   # every language's pages poll the feed beside them
+            out.write(f"{lang_prefix(x)}t/{tid}/{event.id}/feed.json", json.dumps(feed, ensure_ascii=False))
+    tfeed = json.dumps({"version": run.t_version, "hall_version": hall["version"], "updated": run.updated,
+                        "events": [{"id": s["id"], "version": s["version"], "name": h["name"], "game": h["game"],
+                                    "clock": h["clock"]} for s, h in zip(run.summaries, hall["events"], strict=True)],
+                        "announcements": hall["announcements"]}, ensure_ascii=False)
+    for x in LANGS:
+        out.write(f"{lang_prefix(x)}t/{tid}/feed.json", tfeed)
+
+
+def write_chain(out: PageOut, tid: str, eid: str, ep: str, chain: dict) -> None:
+    """audit.json (what the chain holds, the segment files, and the records past the last full segment) and the full
+    segments audit-<k>.json of SEGMENT records each: a full segment never changes again, so it is not even rendered
+    again (its last hash stands for everything in it). Records are spliced in as stored (JSON text), not re-encoded."""
+    from ..auditchain import FORMAT, SEGMENT, genesis
+    entries = chain["entries"]
+    full = len(entries) // SEGMENT
+
+    def with_records(head: dict, records: list[str]) -> str:
+        return json.dumps(head, ensure_ascii=False, separators=(",", ":"))[:-1] + ',"records":[' + ",".join(records) + "]}"
+    segments = []
+    for k in range(full):
+        part = entries[k * SEGMENT:(k + 1) * SEGMENT]
+        name, last_hash = f"audit-{k + 1}.json", json.loads(part[-1])["hash"]
+        if not out.unchanged(ep + name, last_hash):
+            out.write(ep + name, with_records({"format": FORMAT, "event_id": eid, "first": k * SEGMENT + 1}, part))
+        segments.append({"href": name, "first": k * SEGMENT + 1, "last": (k + 1) * SEGMENT, "last_hash": last_hash})
+    if out.unchanged(ep + "audit.json", f"{chain['count']}:{chain['head']}"):
+        return
+    out.write(ep + "audit.json", with_records({"format": FORMAT, "hash": "sha256", "tournament_id": tid,
+                                               "event_id": eid, "genesis": genesis(eid), "count": chain["count"],
+                                               "head": chain["head"], "segments": segments},
+                                              entries[full * SEGMENT:]))
+
+
+def render_hall(lang: str, out: PageOut, run: SiteRun, prefix: str, base: dict) -> None:
+    """The projector board and find-my-table (issue 28): the tournament's current rounds, in every language.
+    Each is rendered again only when what it shows changed (a big round's board is thousands of rows). Past
+    publish_find_inline entries, find.html carries no hits but searches find.json (fetched as one types)."""
+    from .qr import qr_svg
+    hall, other = run.hall, partial(other_pages, lang, run.tid)
+    find_url = f"{run.site}/{prefix}find.html"
+    ctx = {**base, "root": "", "css": "style.css", "feed_url": "feed.json", "feed_version": run.t_version,
+           "hall": hall}
+    if not out.unchanged(prefix + "hall.html", [hall["version"], hall["announcements"],
+                                                [ev["clock"] for ev in hall["events"]], find_url, base["share"]]):
+        out.write(prefix + "hall.html", render("hall.html", lang, **{**ctx, "feed_version": hall["version"]},
+                                               find_qr=qr_svg(find_url), find_url=find_url,
+                                               other_lang=other("hall.html")))
+    hits = sum(len(s["sides"]) for ev in hall["events"] if ev["round"] for s in ev["round"]["tables"]) + \
+        sum(len(ev["round"]["byes"]) for ev in hall["events"] if ev["round"])
+    big = hits > run.find_inline
+    inputs = [hall["find_inputs"], big, base["share"]]
+    if out.unchanged(prefix + "find.html", inputs) and (not big or out.unchanged(prefix + "find.json", inputs)):
+        return
+    if big:
+        out.write(prefix + "find.json", json.dumps({"hits": find_hits(lang, hall)}, ensure_ascii=False,
+                                                   separators=(",", ":")))
+    out.write(prefix + "find.html", render("find.html", lang, **ctx, find_index="find.json" if big else None,
+                                           other_lang=other("find.html")))
