@@ -252,11 +252,11 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     # fails on it and is answered from it (IdempotentReplay below). Saves a round trip each time.
     key_hash = idempotency_key_hash(idem_key)
     cached = None if fresh or body.partner_wanted else _cached_config(eid)
-    if cached and _refusal(cached[0], body, now, window=not desk) is None:
+    if cached and registration_refusal(cached[0], body, now, window=not desk) is None:
         event, tournament = cached
     else:
         event, tournament = _read_config(deps, eid)
-        refusal = _refusal(event, body, now, window=not desk)
+        refusal = registration_refusal(event, body, now, window=not desk)
         if refusal is not None:
             if key_hash and isinstance(refusal, errors.RegistrationClosed):
                 replay = _replay(deps, event, tournament, key_hash, idem_key, body)   # a retry after the deadline
@@ -339,7 +339,7 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
             event = _learn_counters(eid, event, moved.counters)
             if ((moved.counters.get("drawn") and not event.config.late_entries)   # drawn meanwhile: closed now
                     or moved.counters.get("late_closed")):
-                raise _refusal(event, body, now) from None
+                raise registration_refusal(event, body, now) from None
             wait = moved.counters["taken"] >= moved.counters["cap"]
         except IdempotentReplay:  # a retry, or a concurrent request with the same key won the race
             return _replay(deps, event, tournament, key_hash, idem_key, body)
@@ -418,7 +418,7 @@ def register_public(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | 
     return answer
 
 
-def _refusal(event: Event, body: RegistrationIn, now: datetime, *, window: bool = True) -> errors.DomainError | None:
+def registration_refusal(event: Event, body: RegistrationIn, now: datetime, *, window: bool = True) -> errors.DomainError | None:
     """Why this registration cannot be taken by the event's rules (deadline, eligibility, roster), or None."""
     state = registration_state(event.config, now, event.counters.drawn, event.counters.late_closed)
     if window and state != "open":

@@ -334,8 +334,8 @@ def _parse(event: Event, row_no: int, values: dict[str, str]) -> RowPlan:
 
 def _member_error(event: Event, plan: RowPlan, now) -> None:
     """Registration's own refusal (roster size, phone, eligibility), outside the registration window."""
-    from .registration import _refusal
-    refusal = _refusal(event, plan.body, now, window=False)
+    from .registration import registration_refusal
+    refusal = registration_refusal(event, plan.body, now, window=False)
     if refusal is None:
         return
     plan.status, plan.code, plan.message = "error", refusal.code, refusal.message

@@ -14,22 +14,6 @@ PACKAGE = "chalicelib"
 BOTO_ALLOWED = ("chalicelib.store.", "chalicelib.payments.", "chalicelib.publish.", "chalicelib.config",
                 "chalicelib.installation", "chalicelib.messages.")
 
-# What is left to undo (issue 37), shrinking to nothing: a new cycle, private name or boto3 import fails at once
-STILL_IN_CYCLES = {f"chalicelib.services.{m}" for m in (
-    "gateways", "tournaments", "hall", "payments", "publish_requests", "publishing", "referee", "registration", "results",
-    "rounds", "team_matches")}
-STILL_PRIVATE = {
-    "chalicelib.services.day_registration takes _close_at_provider from chalicelib.services.payments",
-    "chalicelib.services.pairing_edits takes _contestants from chalicelib.services.rounds",
-    "chalicelib.services.publishing takes _bye_rule from chalicelib.services.rounds",
-    "chalicelib.services.referee takes _audit from chalicelib.services.results",
-    "chalicelib.services.referee takes _snapshot from chalicelib.services.results",
-    "chalicelib.services.registration takes _close_at_provider from chalicelib.services.payments",
-    "chalicelib.services.roster_import takes _refusal from chalicelib.services.registration",
-    "chalicelib.services.team_matches takes _audit from chalicelib.services.results",
-    "chalicelib.services.team_matches takes _scored_result from chalicelib.services.results",
-    "chalicelib.services.team_matches takes _snapshot from chalicelib.services.results"}
-STILL_BOTO = {"chalicelib.services.publish_requests"}
 
 
 def _modules() -> dict[str, Path]:
@@ -149,19 +133,17 @@ def test_no_import_cycles():
     edges, _, _ = _graph()
     assert len(edges) > 100, "the walk found the package's modules"
     cycles = _cycles(edges)
-    new = [c for c in cycles if not set(c) <= STILL_IN_CYCLES]
-    assert new == [], "\n".join(" ↔ ".join(c) for c in new)
+    assert cycles == [], "\n".join(" ↔ ".join(c) for c in cycles)
 
 
 def test_nothing_takes_a_services_private_names():
     _, taken, _ = _graph()
     private = sorted(f"{who} takes {name} from {where}" for who, where, name in taken
                      if where.startswith(PACKAGE + ".services.") and name.startswith("_") and not name.startswith("__"))
-    new = [p for p in private if p not in STILL_PRIVATE]
-    assert new == [], "\n".join(new)
+    assert private == [], "\n".join(private)
 
 
 def test_boto3_only_in_the_store_and_the_adapters():
     _, _, external = _graph()
     outside = sorted({who for who, _ in external if not who.startswith(BOTO_ALLOWED) and who not in BOTO_ALLOWED})
-    assert [m for m in outside if m not in STILL_BOTO] == [], outside
+    assert outside == [], outside
