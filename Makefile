@@ -7,7 +7,7 @@ export DDB_PORT ?= 8001
 export API_PORT ?= 8000
 export SITE_PORT ?= 8080
 
-.PHONY: run venue test organiser reset-password deps java node-deps bench synth deploy clean chromium site fonts
+.PHONY: run venue test lint organiser reset-password deps java node-deps bench synth deploy clean chromium site fonts
 STAGE ?= dev
 # The CDK CLI and jsii (under the CDK app) run on the Node that package.json installs (the machine's Node 20 is
 # past its end of life for both).
@@ -62,8 +62,12 @@ reset-password: deps
 # Two pytest-xdist workers, each with its own DynamoDB Local, stack and Chromium, whole files to a worker (a file's
 # module fixtures are set up once): ~11 min instead of ~18 in one process. TEST_WORKERS=0: one process.
 TEST_WORKERS ?= 2
-test: deps java chromium site
+test: deps java chromium site lint
 	$(PY) -m pytest -q -p no:cacheprovider $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
+
+# The lint (ruff.toml says which rules and why): seconds, before the tests.
+lint: deps
+	$(VENV)/bin/ruff check --quiet .
 
 # Offline: synthesizes the CloudFormation template (and the Lambda package) into infra/cdk.out/.
 # REGION=cn-north-1 (or cn-northwest-1): the mainland's partition aws-cn, linted against that region's resource types.
