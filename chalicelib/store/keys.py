@@ -222,3 +222,22 @@ def announcement_pointer(ann_id: str) -> dict:
 def round_totals(eid: str, stage: int) -> dict:
     """A stage's per-entry running totals as of its last closed round (services/running_totals.py)."""
     return {"PK": f"EVENT#{eid}", "SK": f"TOTALS#{stage}"}
+
+
+# -- messages' outbox (chalicelib/messages): a partition per tournament (never the tournament's own: its reads
+# stay small), the message's cause and channel as its sort key, so a cause can be written only once
+def message(tid: str | None, cause_key: str) -> dict:
+    return {"PK": f"MSGS#{tid or '-'}", "SK": f"MSG#{cause_key}"}
+
+
+def messages_partition(tid: str | None) -> str:
+    return f"MSGS#{tid or '-'}"
+
+
+MESSAGE_PREFIX = "MSG#"
+OUTBOX_PARTITION = "OUTBOX"
+
+
+def outbox_index(due_iso: str, tid: str | None, cause_key: str) -> dict:
+    """Sparse: only a message still to be tried is in it, by when it is due."""
+    return {"GSI1PK": OUTBOX_PARTITION, "GSI1SK": f"{due_iso}#{tid or '-'}#{cause_key}"}

@@ -477,4 +477,6 @@ class Repos:
         self.rounds = RoundRepo(self.table)
         from .hall import HallRepo
         self.hall = HallRepo(self.table)
+        from .messages import MessageRepo
+        self.messages = MessageRepo(self.table)
 

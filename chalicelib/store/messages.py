@@ -1,0 +1,89 @@
+"""The messages' outbox (chalicelib/messages): one item per message, keyed by its cause and channel, so a cause
+retried (a registration sent twice, a handler run again) writes it once; in the sparse OUTBOX index while it is
+still to be tried, by when. A worker claims a due message by one conditional write (moving its due time past
+a lease), so two workers never send it at once, and a worker that dies mid-send leaves it due again after
+the lease."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from .. import errors
+from ..messages.record import Message
+from . import keys
+from .dynamo import Op, Table
+
+_ISO = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def _iso(at: datetime) -> str:
+    return at.strftime(_ISO)
+
+
+class _Taken(errors.DomainError):
+    """A claim lost to another worker (internal: never leaves the repository)."""
+
+
+class MessageRepo:
+    def __init__(self, table: Table):
+        self.t = table
+
+    def _item(self, m: Message, due: datetime | None) -> dict:
+        item = {**keys.message(m.tournament_id, m.key), "kind": "message", "data": m.model_dump_json(),
+                "state": m.state, "claim": ""}
+        if due is not None:
+            item.update(keys.outbox_index(_iso(due), m.tournament_id, m.key))
+        return item
+
+    def queue_op(self, m: Message) -> Op:
+        """The write of a new message, for a transaction with its cause; fails (DuplicateEntry) when the cause
+        already has its message."""
+        return Op.put(self._item(m, m.next_at), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry)
+
+    def queue(self, m: Message) -> bool:
+        """Writes it unless its cause already has one: True when written now."""
+        try:
+            self.t.put(self._item(m, m.next_at), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry)
+            return True
+        except errors.DuplicateEntry:
+            return False
+
+    def get(self, tid: str | None, cause_key: str) -> Message | None:
+        item = self.t.get(keys.message(tid, cause_key))
+        return Message.model_validate_json(item["data"]) if item else None
+
+    def due(self, now: datetime, limit: int = 50) -> list[tuple[Message, str]]:
+        """Messages due by `now`, oldest first, each with its index position (what a claim must still find)."""
+        items = self.t.query(keys.OUTBOX_PARTITION, index="GSI1", upper=_iso(now) + "~", limit=limit)
+        return [(Message.model_validate_json(i["data"]), i["GSI1SK"]) for i in items]
+
+    def claim(self, m: Message, seen: str, worker: str, lease_until: datetime) -> bool:
+        """Takes the message for one try (its tries counted): False when another worker took it first."""
+        due = keys.outbox_index(_iso(lease_until), m.tournament_id, m.key)
+        try:
+            self.t.update(keys.message(m.tournament_id, m.key), "SET GSI1SK = :due, claim = :w, #d = :data",
+                          names={"#d": "data"}, condition="GSI1SK = :seen",
+                          values={":due": due["GSI1SK"], ":w": worker, ":seen": seen, ":data": m.model_dump_json()},
+                          on_fail=_Taken)
+            return True
+        except _Taken:
+            return False
+
+    def settle(self, m: Message, worker: str) -> bool:
+        """The try's outcome: sent or failed (out of the index), or due again at its back-off. Only by the
+        worker that holds the claim (a worker whose lease ran out and was overtaken writes nothing)."""
+        item = self._item(m, m.next_at if m.state == "queued" else None)
+        item["claim"] = ""
+        try:
+            self.t.put(item, condition="claim = :w", values={":w": worker}, on_fail=_Taken)
+            return True
+        except _Taken:
+            return False
+
+    def mark_delivered(self, m: Message) -> None:
+        from ..messages.record import delivered
+        self.t.put(self._item(delivered(m), None), condition="#s = :sent", names={"#s": "state"},
+                   values={":sent": "sent"})
+
+    def for_tournament(self, tid: str, limit: int = 1000) -> list[Message]:
+        items = self.t.query(keys.messages_partition(tid), keys.MESSAGE_PREFIX, limit=limit)
+        return [Message.model_validate_json(i["data"]) for i in items]
