@@ -83,20 +83,20 @@ def _contacts(entry) -> list[tuple[str, str]]:
     return out
 
 
-def queue_registration(deps, entry, manage_token: str, *, event_name: str, tz: str = "Asia/Shanghai",
-                       lang: str | None = None) -> int:
+def queue_registration(deps, answer, event, lang: str | None = None) -> int:
     """Registration received: the manage link to each member's phone (and e-mail), once per entry whatever
-    retries the request had (the idempotent registration answers the same entry)."""
+    retries the request had (a retried registration answers the same entry, and its messages' keys are the
+    entry's). `answer`: the registration's answer (its entry and manage token); `event`: its event."""
     from ..services.links import site_url
-    link = f"{site_url()}/entry.html?id={entry.id}#token={manage_token}"
+    entry = answer.entry
+    link = f"{site_url()}/entry.html?id={entry.id}#token={answer.manage_token}"
     now = deps.clock()
     written = 0
     for channel, address in _contacts(entry):
         message = record.new(id=new_id(), cause=f"registration:{entry.id}:{address_tag(address)}",
                              kind="registration_received", channel=channel, to=address, now=now,
-                             lang=language(lang or getattr(entry, "lang", None)),
-                             params={"event": event_name, "link": link}, secret_params=("link",),
-                             tournament_id=entry.tournament_id, tz=tz)
+                             lang=language(lang), params={"event": event.config.name, "link": link},
+                             secret_params=("link",), tournament_id=entry.tournament_id)
         written += queue(deps, message)
     return written
 

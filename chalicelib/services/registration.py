@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from .. import errors
 from ..bootstrap import Deps
 from ..ids import hash_secret, new_id, new_token, same_secret
+from ..messages.outbox import queue_registration
 from ..models.entries import normalise_phone, refunded
 from ..phones import key_form
 from ..models import (
@@ -353,6 +354,7 @@ def register_public(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | 
     taken = limits.registration(deps, client, [m.phone for m in body.members],
                                 [] if body.partner_wanted else [event])
     answer = register(deps, eid, body, idem_key)
+    queue_registration(deps, answer, event)   # messages hook (issue 41): the lead moves it to RegistrationConfirmed
     if answer.entry.status == "waitlisted":
         limits.not_a_place(deps, taken, eid)
     return answer

@@ -1,0 +1,100 @@
+"""Messages end to end (issue 41): a registration through the API queues its manage link, the worker sends it
+through the real Tencent Cloud SDK to the provider's local stand-in (scripts/message_standins.py) — once, even
+when the request is retried — and a provider that stays down is tried with back-off, then marked failed. No log
+line carries a phone number, an e-mail, the link's token or the message's text."""
+from __future__ import annotations
+
+import json
+import logging
+from datetime import timedelta
+
+import pytest
+
+from chalicelib import bootstrap
+from chalicelib.messages import record
+from chalicelib.messages.outbox import deliver_due
+from chalicelib.messages.setup import from_config
+from scripts.message_standins import Standins
+from tests.api.test_registration import make_event, register
+from tests.factories import tournament_body
+
+PHONE = "13912345678"
+
+
+@pytest.fixture(scope="module")
+def standins():
+    s = Standins().start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def wired(standins, moto_repos, tmp_path):
+    standins.sms.clear(), standins.refused.clear(), standins.fail_next(0)
+    outbox_file = tmp_path / "outbox.jsonl"
+    bootstrap.deps().extra["messaging"] = from_config(standins.config("tencent", str(outbox_file)))
+    return outbox_file
+
+
+def _body(phone=PHONE):
+    return {"name": "王五", "club": "河池", "members": [{"name": "王五", "phone": phone}, {"name": "赵六"}]}
+
+
+def _log_everything_ours(caplog):
+    """INFO from every logger (botocore's DEBUG would dump items: never on in a deployment), and ours — which
+    Chalice sets to ERROR under the app's name — at DEBUG, so a line that would leak is seen."""
+    caplog.set_level(logging.INFO)
+    caplog.set_level(logging.DEBUG, logger="cardgames")
+
+
+def _logs_hold_nothing_personal(caplog, *secrets):
+    assert any(r.name == "cardgames.messages" for r in caplog.records)   # the messages' own lines were seen
+    text = "\n".join(r.getMessage() for r in caplog.records) + caplog.text
+    for secret in secrets:
+        assert secret not in text
+
+
+def test_a_registration_sends_its_manage_link_once_even_when_retried(api, wired, standins, caplog, clock):
+    _log_everything_ours(caplog)
+    tid = api.post("/tournaments", tournament_body()).data["id"]
+    eid = make_event(api, tid, fee={"amount": 0})
+    first = register(api, eid, _body(), key="retry-key-0000001")
+    again = register(api, eid, _body(), key="retry-key-0000001")          # the phone's retry after a lost answer
+    assert first.status_code == 201, first.data
+    assert again.data["entry"]["id"] == first.data["entry"]["id"]
+    entry_id, token = first.data["entry"]["id"], first.data["manage_token"]
+    assert deliver_due(bootstrap.deps(), clock()) == {"sent": 1, "retry": 0, "failed": 0, "skipped": 0}
+    assert deliver_due(bootstrap.deps(), clock() + timedelta(hours=1))["sent"] == 0
+    [sms] = standins.sms
+    assert sms["provider"] == "tencent" and sms["to"] == "+86" + PHONE and sms["kind"] == "registration_received"
+    link = sms["params"]["link"]
+    assert link.endswith(f"/entry.html?id={entry_id}#token={token}")
+    opened = api.get(f"/entries/{entry_id}", token=None, headers={"X-Manage-Token": link.split("#token=")[1]})
+    assert opened.status_code == 200                         # the link sent is one that works
+    [line] = [json.loads(x) for x in wired.read_text().splitlines()]
+    assert line["to"] == PHONE and line["template"] == "registration_received" and link in line["text"]
+    [stored] = bootstrap.deps().repos.messages.for_tournament(tid)
+    assert stored.state == "sent" and stored.tries == 1 and "link" not in stored.params   # no credential kept
+    _logs_hold_nothing_personal(caplog, PHONE, token, link)
+
+
+def test_a_provider_down_is_retried_with_back_off_then_marked_failed(api, wired, standins, caplog, clock):
+    _log_everything_ours(caplog)
+    tid = api.post("/tournaments", tournament_body()).data["id"]
+    eid = make_event(api, tid, fee={"amount": 0})
+    token = register(api, eid, _body(), key="retry-key-0000002").data["manage_token"]
+    standins.fail_next(record.MAX_TRIES)
+    at, outcomes = clock(), []
+    for n in range(record.MAX_TRIES):
+        if n:   # nothing is tried before its back-off has passed
+            assert deliver_due(bootstrap.deps(), at - timedelta(seconds=1)) == {"sent": 0, "retry": 0, "failed": 0,
+                                                                                "skipped": 0}
+        outcomes.append(deliver_due(bootstrap.deps(), at))
+        [m] = bootstrap.deps().repos.messages.for_tournament(tid)
+        at = m.next_at
+    assert [o["retry"] for o in outcomes] == [1, 1, 1, 1, 0] and outcomes[-1]["failed"] == 1
+    [m] = bootstrap.deps().repos.messages.for_tournament(tid)
+    assert m.state == "failed" and m.tries == record.MAX_TRIES and m.error == "unavailable"
+    assert standins.sms == [] and standins.refused == ["InternalError"] * record.MAX_TRIES
+    assert deliver_due(bootstrap.deps(), at + timedelta(days=1))["sent"] == 0   # failed stays failed
+    _logs_hold_nothing_personal(caplog, PHONE, token)
