@@ -101,6 +101,102 @@ def queue_registration(deps, answer, event, lang: str | None = None) -> int:
     return written
 
 
+def _entry_link(entry) -> str:
+    """The entry's page without its token: the player's phone keeps the token from the first link (the manage
+    token is stored only as a hash, so no later message can carry it); signed in by phone, "我的" opens it."""
+    from ..services.links import site_url
+    return f"{site_url()}/entry.html?id={entry.id}"
+
+
+def _queue_for_entry(deps, entry, cause: str, kind: str, params: dict, *, tz: str = "Asia/Shanghai",
+                     lang: str | None = None) -> int:
+    """One message of `kind` to each of the entry's phones and e-mails, keyed by `cause` and the address."""
+    now, written = deps.clock(), 0
+    for channel, address in _contacts(entry):
+        message = record.new(id=new_id(), cause=f"{cause}:{address_tag(address)}", kind=kind, channel=channel,
+                             to=address, now=now, lang=language(lang or getattr(entry, "lang", None)),
+                             params=params, tournament_id=entry.tournament_id, tz=tz)
+        written += queue(deps, message)
+    return written
+
+
+def queue_waitlist_promoted(deps, entry, event, deadline: datetime | None, tz: str = "Asia/Shanghai") -> int:
+    """Off the waitlist: pay by the hold's deadline (in the tournament's time zone)."""
+    from zoneinfo import ZoneInfo
+    when = deadline.astimezone(ZoneInfo(tz)).strftime("%m-%d %H:%M") if deadline else ""
+    return _queue_for_entry(deps, entry, f"promoted:{entry.id}:{when}", "waitlist_promoted",
+                            {"event": event.config.name, "deadline": when, "link": _entry_link(entry)}, tz=tz)
+
+
+def queue_draw(deps, event, stage: int, round_no: int, seats: list[tuple], tz: str = "Asia/Shanghai") -> int:
+    """The draw: each entry's table, seat and start (`seats`: (entry, table number, seat letter or "",
+    start as a datetime or None)) — "桌 12 · 北 · 14:00"."""
+    from zoneinfo import ZoneInfo
+
+    from .templates import SEATS
+    written = 0
+    for entry, table_no, seat, starts in seats:
+        lang = language(getattr(entry, "lang", None))
+        written += _queue_for_entry(deps, entry, f"draw:{event.id}:{stage}:{round_no}:{entry.id}", "draw", {
+            "event": event.config.name, "round": round_no, "table": table_no,
+            "seat": SEATS[lang].get(seat, seat or ""),
+            "time": starts.astimezone(ZoneInfo(tz)).strftime("%H:%M") if starts else ""}, tz=tz, lang=lang)
+    return written
+
+
+def queue_confirm_result(deps, event, round_no: int, table_no: int, entries: list, version: int,
+                         link: str) -> int:
+    """A result entered at the table waits for the other side: each of `entries` (those who did not enter it)
+    is asked to confirm, once per version of the result."""
+    return sum(_queue_for_entry(deps, entry, f"confirm:{event.id}:{round_no}:{table_no}:{version}:{entry.id}",
+                                "confirm_result", {"event": event.config.name, "round": round_no,
+                                                   "table": table_no, "link": link}) for entry in entries)
+
+
+def queue_refund(deps, entry, event, amount_text: str, refund_id: str) -> int:
+    """Refunded: the amount as money() shows it, once per refund."""
+    return _queue_for_entry(deps, entry, f"refund:{refund_id}", "refunded",
+                            {"event": event.config.name, "amount": amount_text})
+
+
+def queue_appeal_decided(deps, entry, event, appeal_id: str, decision: str) -> int:
+    return _queue_for_entry(deps, entry, f"appeal:{appeal_id}:{entry.id}", "appeal_decided",
+                            {"event": event.config.name, "decision": decision})
+
+
+def queue_schedule_changed(deps, entries: list, event, change_id: str, when: str, tz: str = "Asia/Shanghai") -> int:
+    return sum(_queue_for_entry(deps, e, f"schedule:{change_id}:{e.id}", "schedule_changed",
+                                {"event": event.config.name, "when": when}, tz=tz) for e in entries)
+
+
+def queue_prize(deps, entry, event, place: int, prize: str, tz: str = "Asia/Shanghai") -> int:
+    """The final place, and the prize when there is one."""
+    cause = f"final:{event.id}:{entry.id}"
+    if prize:
+        return _queue_for_entry(deps, entry, cause, "prize", {"event": event.config.name, "prize": prize}, tz=tz)
+    return _queue_for_entry(deps, entry, cause, "final_place", {"event": event.config.name, "place": place}, tz=tz)
+
+
+def queue_notice(deps, tournament, entries: list, text: str, idem_key: str | None) -> int:
+    """The director's notice: once per address even when two of its entries share a phone; a retried request
+    (same Idempotency-Key) queues nothing new."""
+    from ..installation import lookup_hash
+    notice_id = lookup_hash("notice", f"{tournament.id}:{idem_key}")[:20] if idem_key else new_id()
+    now, written, seen = deps.clock(), 0, set()
+    for entry in entries:
+        for channel, address in _contacts(entry):
+            if address in seen:
+                continue
+            seen.add(address)
+            message = record.new(id=new_id(), cause=f"notice:{notice_id}:{address_tag(address)}", kind="notice",
+                                 channel=channel, to=address, now=now,
+                                 lang=language(getattr(entry, "lang", None)),
+                                 params={"tournament": tournament.name, "text": text},
+                                 tournament_id=tournament.id, tz=tournament.timezone)
+            written += queue(deps, message)
+    return written
+
+
 def address_tag(address: str) -> str:
     """Which member of a cause a message is for, in its key without the address itself (a keyed hash)."""
     from ..installation import lookup_hash

@@ -98,3 +98,30 @@ def test_a_provider_down_is_retried_with_back_off_then_marked_failed(api, wired,
     assert standins.sms == [] and standins.refused == ["InternalError"] * record.MAX_TRIES
     assert deliver_due(bootstrap.deps(), at + timedelta(days=1))["sent"] == 0   # failed stays failed
     _logs_hold_nothing_personal(caplog, PHONE, token)
+
+
+def test_the_console_lists_the_tournaments_messages_masked_and_the_director_notices_the_unpaid(
+        api, other_api, wired, standins, clock):
+    tid = api.post("/tournaments", tournament_body()).data["id"]
+    free = make_event(api, tid, fee={"amount": 0})
+    paid = make_event(api, tid, name="双扣", fee={"amount": 5000})
+    register(api, free, _body())
+    register(api, paid, _body("13700001111"))
+    listed = api.get(f"/tournaments/{tid}/messages")
+    assert listed.status_code == 200
+    assert sorted(m["to"] for m in listed.data["messages"]) == ["137****1111", "139****5678"]
+    assert {m["state"] for m in listed.data["messages"]} == {"queued"}
+    assert PHONE not in json.dumps(listed.data)
+    assert other_api.get(f"/tournaments/{tid}/messages").status_code == 404
+
+    body = {"text": "第二轮 14:30 开始", "to": "unpaid"}
+    key = {"Idempotency-Key": "notice-key-000000001"}
+    sent = api.post(f"/tournaments/{tid}/messages", body, headers=key)
+    assert sent.status_code == 202 and sent.data == {"queued": 1, "entries": 1}
+    assert api.post(f"/tournaments/{tid}/messages", body, headers=key).data["queued"] == 0   # a retry: nothing new
+    assert api.post(f"/tournaments/{tid}/messages", {"text": "x", "to": "everyone"}).status_code == 400
+    assert deliver_due(bootstrap.deps(), clock())["sent"] == 3
+    notice = [s for s in standins.sms if s["kind"] == "notice"]
+    assert [(n["to"], n["params"]["text"]) for n in notice] == [("+8613700001111", "第二轮 14:30 开始")]
+    states = {m["template"]: m["state"] for m in api.get(f"/tournaments/{tid}/messages").data["messages"]}
+    assert states == {"registration_received": "sent", "notice": "sent"}
