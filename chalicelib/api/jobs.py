@@ -14,6 +14,16 @@ def sweep_holds(event=None) -> dict:
     return result
 
 
+def deliver_messages(event=None) -> dict:
+    """The outbox's worker (chalicelib/messages/outbox.py): what is due, tried once each."""
+    from ..bootstrap import deps
+    from ..messages.outbox import deliver_due
+    result = deliver_due(deps())
+    if any(result.values()):
+        log.info("messages: %s", result)
+    return result
+
+
 class PublishFailed(RuntimeError):
     pass
 
