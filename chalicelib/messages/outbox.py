@@ -38,25 +38,37 @@ def deliver_due(deps, now: datetime | None = None, limit: int = 50) -> dict:
     worker = secrets.token_hex(8)
     counts = {"sent": 0, "retry": 0, "failed": 0, "skipped": 0}
     for message, seen in deps.repos.messages.due(now, limit):
-        trying = record.tried(message, now)
-        if not deps.repos.messages.claim(trying, seen, worker, now + LEASE):
-            counts["skipped"] += 1     # another worker has it
-            continue
-        text = render(trying.kind, trying.lang, trying.params)
-        sender = senders.senders.get(trying.channel)
-        outcome = sender.send(trying, text) if sender else None
-        if outcome is not None and outcome.ok:
-            done = record.sent(trying, now, outcome.provider, outcome.provider_id)
-            _append_local(senders.outbox_file, trying, text, now)
-        else:
-            error, permanent = (outcome.error, outcome.permanent) if outcome else ("no_sender", False)
-            done = record.failed_try(trying, now, error, permanent=permanent)
-        if deps.repos.messages.settle(done, worker):
-            key = "sent" if done.state == "sent" else "failed" if done.state == "failed" else "retry"
-            counts[key] += 1
-            log.info("message %s %s: %s after try %d%s", done.id, done.kind, done.state, done.tries,
-                     f" ({done.error})" if done.error else "")
+        counts[_try(deps, senders, message, seen, worker, now)] += 1
     return counts
+
+
+def send_now(deps, message: Message) -> str:
+    """Queues it and tries it at once in this request (a sign-in code cannot wait for the worker's next pass);
+    a failed try is left to the worker's retries. Returns "sent", "retry", "failed" or "skipped"."""
+    if not queue(deps, message):
+        return "skipped"
+    now = deps.clock()
+    return _try(deps, messaging(deps), message, deps.repos.messages.position(message), secrets.token_hex(8), now)
+
+
+def _try(deps, senders, message: Message, seen: str, worker: str, now: datetime) -> str:
+    trying = record.tried(message, now)
+    if not deps.repos.messages.claim(trying, seen, worker, now + LEASE):
+        return "skipped"     # another worker has it
+    text = render(trying.kind, trying.lang, trying.params)
+    sender = senders.senders.get(trying.channel)
+    outcome = sender.send(trying, text) if sender else None
+    if outcome is not None and outcome.ok:
+        done = record.sent(trying, now, outcome.provider, outcome.provider_id)
+        _append_local(senders.outbox_file, trying, text, now)
+    else:
+        error, permanent = (outcome.error, outcome.permanent) if outcome else ("no_sender", False)
+        done = record.failed_try(trying, now, error, permanent=permanent)
+    if not deps.repos.messages.settle(done, worker):
+        return "skipped"     # its lease ran out and another worker took it over
+    log.info("message %s %s: %s after try %d%s", done.id, done.kind, done.state, done.tries,
+             f" ({done.error})" if done.error else "")
+    return "sent" if done.state == "sent" else "failed" if done.state == "failed" else "retry"
 
 
 def _append_local(path: str | None, message: Message, text: str, now: datetime) -> None:
@@ -195,6 +207,13 @@ def queue_notice(deps, tournament, entries: list, text: str, idem_key: str | Non
                                  tournament_id=tournament.id, tz=tournament.timezone)
             written += queue(deps, message)
     return written
+
+
+def send_code(deps, phone: str, code: str, lang: str | None) -> str:
+    """A sign-in code by SMS, sent in the request; one message per code issued."""
+    message = record.new(id=new_id(), cause=f"code:{new_id()}", kind="sign_in_code", channel="sms", to=phone,
+                         now=deps.clock(), lang=language(lang), params={"code": code}, secret_params=("code",))
+    return send_now(deps, message)
 
 
 def address_tag(address: str) -> str:

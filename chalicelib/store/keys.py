@@ -241,3 +241,17 @@ OUTBOX_PARTITION = "OUTBOX"
 def outbox_index(due_iso: str, tid: str | None, cause_key: str) -> dict:
     """Sparse: only a message still to be tried is in it, by when it is due."""
     return {"GSI1PK": OUTBOX_PARTITION, "GSI1SK": f"{due_iso}#{tid or '-'}#{cause_key}"}
+
+
+# -- players (api.md v1.3 "Players"): keyed by the phone's keyed hash (installation.lookup_hash), never the phone
+def player(phone_hash: str) -> dict:
+    return {"PK": f"PLAYER#{phone_hash}", "SK": "META"}
+
+
+def player_code(phone_hash: str) -> dict:
+    """The phone's current sign-in code (one at a time: a new one replaces it)."""
+    return {"PK": f"PLAYER#{phone_hash}", "SK": "CODE"}
+
+
+def player_session(token_hash: str) -> dict:
+    return {"PK": f"PSESSION#{token_hash}", "SK": "META"}

@@ -56,6 +56,11 @@ class MessageRepo:
         items = self.t.query(keys.OUTBOX_PARTITION, index="GSI1", upper=_iso(now) + "~", limit=limit)
         return [(Message.model_validate_json(i["data"]), i["GSI1SK"]) for i in items]
 
+    @staticmethod
+    def position(m: Message) -> str:
+        """Where a message just queued stands in the index (what its first claim must find)."""
+        return keys.outbox_index(_iso(m.next_at), m.tournament_id, m.key)["GSI1SK"]
+
     def claim(self, m: Message, seen: str, worker: str, lease_until: datetime) -> bool:
         """Takes the message for one try (its tries counted): False when another worker took it first."""
         due = keys.outbox_index(_iso(lease_until), m.tournament_id, m.key)

@@ -479,4 +479,6 @@ class Repos:
         self.hall = HallRepo(self.table)
         from .messages import MessageRepo
         self.messages = MessageRepo(self.table)
+        from .players import PlayerRepo
+        self.players = PlayerRepo(self.table)
 
