@@ -133,27 +133,64 @@ def _queue_for_entry(deps, entry, cause: str, kind: str, params: dict, *, tz: st
 
 
 def queue_waitlist_promoted(deps, entry, event, deadline: datetime | None, tz: str = "Asia/Shanghai") -> int:
-    """Off the waitlist: pay by the hold's deadline (in the tournament's time zone)."""
+    """Off the waitlist: pay by the hold's deadline (in the tournament's time zone), or confirmed when free."""
     from zoneinfo import ZoneInfo
-    when = deadline.astimezone(ZoneInfo(tz)).strftime("%m-%d %H:%M") if deadline else ""
+    if deadline is None:
+        return _queue_for_entry(deps, entry, f"promoted:{entry.id}", "waitlist_confirmed",
+                                {"event": event.config.name}, tz=tz)
+    when = deadline.astimezone(ZoneInfo(tz)).strftime("%m-%d %H:%M")
     return _queue_for_entry(deps, entry, f"promoted:{entry.id}:{when}", "waitlist_promoted",
                             {"event": event.config.name, "deadline": when, "link": _entry_link(entry)}, tz=tz)
 
 
-def queue_draw(deps, event, stage: int, round_no: int, seats: list[tuple], tz: str = "Asia/Shanghai") -> int:
-    """The draw: each entry's table, seat and start (`seats`: (entry, table number, seat letter or "",
-    start as a datetime or None)) — "桌 12 · 北 · 14:00"."""
+def on_round_drawn(deps, tournament_id: str, event_id: str, stage: int, round_no: int) -> int:
+    """RoundDrawn: each player's table, seat and start — "桌 12 · 北 · 14:00" — to the phone of the member
+    sitting there (a pair's two members have a seat each). Reads the round and the event's entries: a handler
+    for the bus's worker, not for the draw's own request."""
     from zoneinfo import ZoneInfo
 
     from .templates import SEATS
-    written = 0
-    for entry, table_no, seat, starts in seats:
-        lang = language(getattr(entry, "lang", None))
-        written += _queue_for_entry(deps, entry, f"draw:{event.id}:{stage}:{round_no}:{entry.id}", "draw", {
-            "event": event.config.name, "round": round_no, "table": table_no,
-            "seat": SEATS[lang].get(seat, seat or ""),
-            "time": starts.astimezone(ZoneInfo(tz)).strftime("%H:%M") if starts else ""}, tz=tz, lang=lang)
+    event = deps.repos.events.get(event_id)
+    tournament = deps.repos.tournaments.get(tournament_id)
+    doc, tables = deps.repos.rounds.get_round(event_id, stage, round_no)
+    if event is None or tournament is None or doc is None:
+        return 0
+    entries = {e.id: e for e in deps.repos.entries.list(event_id)}
+    tz = tournament.timezone
+    starts = datetime.fromisoformat(doc["starts_at"]).astimezone(ZoneInfo(tz)).strftime("%H:%M") \
+        if doc.get("starts_at") else ""
+    now, written = deps.clock(), 0
+    for table in tables:
+        for side in table["sides"]:
+            entry = entries.get(side["entry_id"])
+            if entry is None:
+                continue
+            for k, member in enumerate(entry.members):
+                seat = side["seats"][k] if k < len(side.get("seats") or []) else ""
+                if not member.phone:
+                    continue
+                lang = language(getattr(entry, "lang", None))
+                message = record.new(
+                    id=new_id(), cause=f"draw:{event_id}:{stage}:{round_no}:{entry.id}:{address_tag(member.phone)}",
+                    kind="draw", channel="sms", to=member.phone, now=now, lang=lang, tournament_id=tournament_id,
+                    tz=tz, params={"event": event.config.name, "round": round_no,
+                                   "table": table["number"], "seat": SEATS[lang].get(seat, seat), "time": starts})
+                written += queue(deps, message)
     return written
+
+
+def on_result_entered(deps, tournament_id: str, event_id: str, stage: int, round_no: int, table_no: int,
+                      version: int) -> int:
+    """ResultEntered: the sides that did not enter it are asked to confirm, once per version of the result."""
+    from ..services.links import site_url
+    event = deps.repos.events.get(event_id)
+    _, table = deps.repos.rounds.get_table(event_id, stage, round_no, table_no)
+    if event is None or table is None or table.get("status") != "entered":
+        return 0
+    others = [s["entry_id"] for i, s in enumerate(table["sides"]) if i != table.get("entered_side")]
+    entries = [e for e in deps.repos.entries.get_many(event_id, others) if e is not None]
+    return queue_confirm_result(deps, event, round_no, table_no, entries, version,
+                                f"{site_url()}/score.html?e={event_id}&r={round_no}&t={table_no}")
 
 
 def queue_confirm_result(deps, event, round_no: int, table_no: int, entries: list, version: int,

@@ -11,6 +11,7 @@ PARAMS: dict[str, tuple[str, ...]] = {
     "paid": ("event",),
     "payment_failed": ("event", "link"),
     "waitlist_promoted": ("event", "deadline", "link"),
+    "waitlist_confirmed": ("event",),
     "hold_ending": ("event", "deadline", "link"),
     "withdrawn": ("event",),
     "refunded": ("event", "amount"),
@@ -48,6 +49,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh-CN": "{event}候补成功！请在 {deadline} 前付款，逾期名额将释放：{link}",
         "en": "You are off the waitlist for {event}! Pay by {deadline} or the place is released: {link}",
         "vi": "Bạn đã được vào {event} từ danh sách chờ! Thanh toán trước {deadline} để giữ suất: {link}",
+    },
+    "waitlist_confirmed": {
+        "zh-CN": "{event}候补成功，报名已确认。",
+        "en": "You are off the waitlist for {event}: your place is confirmed.",
+        "vi": "Bạn đã được vào {event} từ danh sách chờ: suất của bạn đã được xác nhận.",
     },
     "hold_ending": {
         "zh-CN": "{event}名额保留至 {deadline}，还有 10 分钟，请尽快付款：{link}",

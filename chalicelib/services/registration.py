@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from .. import errors
 from ..bootstrap import Deps
 from ..ids import hash_secret, new_id, new_token, same_secret
-from ..messages.outbox import queue_registration
+from ..messages.outbox import queue_registration, queue_waitlist_promoted
 from ..models.entries import normalise_phone, refunded
 from ..phones import key_form
 from ..models import (
@@ -675,6 +675,7 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
             except errors.Conflict:
                 continue  # changed meanwhile (cancelled, or promoted by someone else)
             promoted.append(entry_id)
+            queue_waitlist_promoted(deps, after, event, hold, tournament.timezone)   # messages hook (issue 41)
             moved = True
             break
         if not moved:

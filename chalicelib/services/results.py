@@ -12,6 +12,7 @@ from ..engine.games import game as game_rules
 from ..engine.types import Side
 from ..ids import new_id
 from ..installation import lookup_hash
+from ..messages.outbox import on_result_entered
 from ..models import AuditRecord, ResultOut, RoundTable, TableSide
 from .rounds import code_hash, load_table, normalise_code
 
@@ -294,6 +295,7 @@ def submit_result(deps: Deps, eid: str, n: int, t: int, body: dict, actor: Actor
         deps.repos.rounds.add_audit(eid, _audit(deps, actor, "rejected_stale_version", n, t,
                                                 after={"sent_version": version}))
         raise
+    on_result_entered(deps, event.tournament_id, eid, doc["stage"], n, t, after["version"])   # messages hook (issue 41)
     redraw = correcting and _redraw_offered(state, doc, n)
     if correcting or settling:
         from .publish_requests import request_publish, table_change
