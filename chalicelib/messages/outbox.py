@@ -202,10 +202,15 @@ def queue_confirm_result(deps, event, round_no: int, table_no: int, entries: lis
                                                    "table": table_no, "link": link}) for entry in entries)
 
 
-def queue_refund(deps, entry, event, amount_text: str, refund_id: str) -> int:
-    """Refunded: the amount as money() shows it, once per refund."""
-    return _queue_for_entry(deps, entry, f"refund:{refund_id}", "refunded",
-                            {"event": event.config.name, "amount": amount_text})
+def queue_refund(deps, entry, amount: int, refund_key: str) -> int:
+    """Refunded: `amount` in minor units, in the player's language as the pages show money (money_text over
+    money()), once per refund (`refund_key`: the provider's refund or the payment and amount)."""
+    from ..publish.money_text import money_minor_text
+    event = deps.repos.events.get(entry.event_id)
+    lang = language(getattr(entry, "lang", None))
+    text = money_minor_text(amount, entry.currency, lang.split("-")[0])   # its languages are "zh", "en", "vi"
+    return _queue_for_entry(deps, entry, f"refund:{refund_key}", "refunded",
+                            {"event": event.config.name if event else "", "amount": text}, lang=lang)
 
 
 def queue_appeal_decided(deps, entry, event, appeal_id: str, decision: str) -> int:

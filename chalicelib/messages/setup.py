@@ -7,7 +7,7 @@
      "email": {"provider": "ses" | "smtp", "from": "…", "region" | "host", "port"},
      "outbox_file": ".data/outbox.jsonl"}       locally: every message sent, one JSON object a line
 
-No configuration: nothing is sent (messages wait in the outbox and fail as "no_sender" after their tries)."""
+On AWS the stack's secret MESSAGES_CONFIG_ARN holds it. No configuration: nothing is sent (messages wait in the outbox and fail as "no_sender" after their tries)."""
 from __future__ import annotations
 
 import json
@@ -51,8 +51,12 @@ def messaging(deps) -> Messaging:
     """This process's senders: deps.extra["messaging"] when wired (tests), else from MESSAGES_CONFIG, once."""
     found = deps.extra.get("messaging")
     if found is None:
+        text = os.environ.get("MESSAGES_CONFIG")
+        if not text and os.environ.get("MESSAGES_CONFIG_ARN"):   # AWS: the stack's secret, read once per cold start
+            from ..config import secret_string
+            text = secret_string(os.environ["MESSAGES_CONFIG_ARN"])
         try:
-            config = json.loads(os.environ.get("MESSAGES_CONFIG") or "{}")
+            config = json.loads(text or "{}")
         except ValueError:
             config = {}
         found = deps.extra["messaging"] = from_config(config)

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from .. import errors
 from ..bootstrap import Deps
 from ..ids import hash_secret, new_id, new_token, same_secret
-from ..messages.outbox import queue_registration, queue_waitlist_promoted
+from ..messages.outbox import queue_refund, queue_registration, queue_waitlist_promoted
 from ..models.entries import normalise_phone, refunded
 from ..phones import key_form
 from ..models import (
@@ -582,6 +582,7 @@ def _refund(deps: Deps, entry: Entry) -> Entry:
         # still shows it owed (the desk would pay it again in cash). Failing, both stay as they were and the
         # provider's refund notification records it (the provider's refund number is the same on a retry).
         deps.repos.entries.transition(entry, after, extra=deps.repos.payments.ops(payment, saved))
+        queue_refund(deps, after, back, f"{payment.id}:{saved.amount_refunded}")   # messages hook (issue 41)
         return after
     return entry  # cash/transfer: 'refund_due' until the organiser hands it back
 

@@ -86,3 +86,15 @@ def test_a_draw_sends_each_player_their_table_and_seat_and_a_result_asks_the_oth
     confirm = api.post(f"/events/{eid}/rounds/{rnd['number']}/tables/1/confirm", token=None,
                        headers={"X-Table-Code": t1["codes"][1]})
     assert confirm.status_code == 200 and len(_sent(wired, "confirm_result")) == 2   # confirming asks nobody
+
+
+def test_a_refund_is_told_with_its_amount_once(api, wired, fake_stripe):
+    from tests.api.test_registration import webhook
+    tid = api.post("/tournaments", tournament_body()).data["id"]
+    eid = make_event(api, tid)                                        # 2,000 per person: 4,000 for the pair
+    r = register(api, eid, _pair(7, both=False)).data
+    webhook(api, "evt_ok", "checkout.session.completed", fake_stripe.pay(list(fake_stripe.sessions)[0], "pi_ok"))
+    c = api.delete(f"/entries/{r['entry']['id']}", token=None, headers={"X-Manage-Token": r["manage_token"]})
+    assert c.data["payment_state"] == "refunded"
+    [sms] = _sent(wired, "refunded")
+    assert sms["to"] == "+8613910000007" and sms["params"] == {"event": "掼蛋积分赛", "amount": "¥40.00"}
