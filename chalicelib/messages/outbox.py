@@ -143,6 +143,41 @@ def queue_waitlist_promoted(deps, entry, event, deadline: datetime | None, tz: s
                             {"event": event.config.name, "deadline": when, "link": _entry_link(entry)}, tz=tz)
 
 
+HOLD_WARNING = timedelta(minutes=10)
+_holds_checked_until: datetime | None = None      # this process's last window: each hold is looked at once
+
+
+def queue_holds_ending(deps, now: datetime) -> int:
+    """"Your place is held until 14:35 — 10 minutes left": for every held place whose hold ends within the next
+    10 minutes and was not in this process's last look (the worker runs this each pass), once per hold."""
+    global _holds_checked_until
+    from zoneinfo import ZoneInfo
+    after = max(_holds_checked_until or now, now)
+    until = now + HOLD_WARNING
+    if until <= after:
+        return 0
+    iso = "%Y-%m-%dT%H:%M:%SZ"
+    found = deps.repos.messages.holds_ending(after.strftime(iso), until.strftime(iso))
+    _holds_checked_until = until
+    written, events, zones = 0, {}, {}
+    for eid, entry_id in found:
+        entry = deps.repos.entries.get(eid, entry_id)
+        if entry is None or entry.status != "pending_payment" or entry.hold_expires_at is None:
+            continue
+        event = events[eid] = events.get(eid) or deps.repos.events.get(eid)
+        if event is None:
+            continue
+        if event.tournament_id not in zones:
+            tournament = deps.repos.tournaments.get(event.tournament_id)
+            zones[event.tournament_id] = tournament.timezone if tournament else "Asia/Shanghai"
+        tz = zones[event.tournament_id]
+        when = entry.hold_expires_at.astimezone(ZoneInfo(tz)).strftime("%H:%M")
+        written += _queue_for_entry(deps, entry, f"hold:{entry.id}:{entry.hold_expires_at.isoformat()}",
+                                    "hold_ending", {"event": event.config.name, "deadline": when,
+                                                    "link": _entry_link(entry)}, tz=tz)
+    return written
+
+
 def on_round_drawn(deps, tournament_id: str, event_id: str, stage: int, round_no: int) -> int:
     """RoundDrawn: each player's table, seat and start — "桌 12 · 北 · 14:00" — to the phone of the member
     sitting there (a pair's two members have a seat each). Reads the round and the event's entries: a handler

@@ -89,6 +89,13 @@ class MessageRepo:
         self.t.put(self._item(delivered(m), None), condition="#s = :sent", names={"#s": "state"},
                    values={":sent": "sent"})
 
+    def holds_ending(self, after_iso: str, until_iso: str, limit: int = 500) -> list[tuple[str, str]]:
+        """(event id, entry id) of the places held (store/entries.py's HOLDS index) whose hold ends after
+        `after_iso` and by `until_iso`: those a "10 minutes left" message is for."""
+        items = self.t.query(keys.HOLDS_PARTITION, index="GSI1", between=(after_iso + "~", until_iso + "~"),
+                             limit=limit)
+        return [(i["PK"].split("#", 1)[1], i["SK"].split("#", 1)[1]) for i in items]
+
     def for_tournament(self, tid: str, limit: int = 1000) -> list[Message]:
         items = self.t.query(keys.messages_partition(tid), keys.MESSAGE_PREFIX, limit=limit)
         return [Message.model_validate_json(i["data"]) for i in items]

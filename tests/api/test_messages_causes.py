@@ -98,3 +98,31 @@ def test_a_refund_is_told_with_its_amount_once(api, wired, fake_stripe):
     assert c.data["payment_state"] == "refunded"
     [sms] = _sent(wired, "refunded")
     assert sms["to"] == "+8613910000007" and sms["params"] == {"event": "掼蛋积分赛", "amount": "¥40.00"}
+
+
+def test_ten_minutes_before_a_hold_ends_the_player_is_told_once(api, wired, fake_stripe, monkeypatch):
+    from chalicelib.api.jobs import deliver_messages
+    from chalicelib.messages import outbox
+    monkeypatch.setattr(outbox, "_holds_checked_until", None)        # this process's window, per test clock
+    clock = bootstrap.deps().clock
+    tid = api.post("/tournaments", tournament_body()).data["id"]
+    eid = make_event(api, tid)
+    r = register(api, eid, _pair(8, both=False)).data
+    assert r["entry"]["status"] == "pending_payment"
+    ends = r["entry"]["hold_expires_at"]
+    deliver_messages()
+    clock.advance(minutes=24)                                        # 11 minutes left (a 35-minute hold)
+    deliver_messages()
+    assert [s["kind"] for s in wired.sms] == ["registration_received"]
+    clock.advance(minutes=2)                                         # 9 minutes left
+    deliver_messages()
+    clock.advance(minutes=1)
+    deliver_messages()
+    [sms] = [s for s in wired.sms if s["kind"] == "hold_ending"]
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+    at = datetime.fromisoformat(ends.replace("Z", "+00:00")).astimezone(ZoneInfo("Asia/Shanghai")).strftime("%H:%M")
+    assert sms["to"] == "+8613910000008" and sms["params"]["deadline"] == at
+    monkeypatch.setattr(outbox, "_holds_checked_until", None)        # another process (a cold start) looks again
+    deliver_messages()
+    assert len([s for s in wired.sms if s["kind"] == "hold_ending"]) == 1
