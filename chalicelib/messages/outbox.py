@@ -32,13 +32,13 @@ def queue(deps, message: Message) -> bool:
 
 
 def deliver_due(deps, now: datetime | None = None, limit: int = 50) -> dict:
-    """One pass over the due messages: each claimed, tried once, settled. Returns the counts by outcome."""
-    now = now or deps.clock()
+    """One pass over the due messages: each claimed, tried once, settled. Returns the counts by outcome. Without
+    `now` each try reads the clock itself: a pass of slow providers outlasts a lease taken at its start."""
     senders = messaging(deps)
     worker = secrets.token_hex(8)
     counts = {"sent": 0, "retry": 0, "failed": 0, "skipped": 0}
-    for message, seen in deps.repos.messages.due(now, limit):
-        counts[_try(deps, senders, message, seen, worker, now)] += 1
+    for message, seen in deps.repos.messages.due(now or deps.clock(), limit):
+        counts[_try(deps, senders, message, seen, worker, now or deps.clock())] += 1
     return counts
 
 
