@@ -26,6 +26,12 @@ def sweep_holds(event):
     return jobs.sweep_holds(event)
 
 
+# The messages' outbox (chalicelib/messages): what is due, every minute (a sign-in code goes at once from its request).
+@app.schedule(Rate(1, unit=Rate.MINUTES), name="deliver_messages")
+def deliver_messages(event):
+    return jobs.deliver_messages(event)
+
+
 # In AWS publishing runs from this queue (the CDK stack creates it, with a dead-letter queue).
 @app.on_sqs_message(queue=os.environ.get("PUBLISH_QUEUE_NAME", "cardgames-publish"), batch_size=5,
                     name="publish_from_queue")
