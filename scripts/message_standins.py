@@ -135,7 +135,7 @@ class Standins:
         statuses = []
         for phone in req.get("PhoneNumberSet") or []:
             serial = secrets.token_hex(10)
-            self._keep({"provider": "tencent", "to": phone, "kind": kind, "params": dict(zip(PARAMS[kind], values)),
+            self._keep({"provider": "tencent", "to": phone, "kind": kind, "params": dict(zip(PARAMS[kind], values, strict=True)),
                         "id": serial})
             statuses.append({"SerialNo": serial, "PhoneNumber": phone, "Fee": 1, "SessionContext":
                              req.get("SessionContext", ""), "Code": "Ok", "Message": "send success", "IsoCode": "CN"})
