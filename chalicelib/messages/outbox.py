@@ -113,6 +113,24 @@ def queue_registration(deps, answer, event, lang: str | None = None) -> int:
     return written
 
 
+def queue_day_registration(deps, answer) -> int:
+    """A day's registration (one checkout for several events): its manage link to the contact's phone, once per
+    registration however often the request was retried."""
+    from ..services.links import site_url
+    reg = answer.registration
+    stored = deps.repos.entries.registration(reg.id) or {}     # the answer names the contact without its phone
+    phone = (stored.get("contact") or {}).get("phone")
+    tournament = deps.repos.tournaments.get(reg.tournament_id)
+    if not phone or tournament is None:
+        return 0
+    message = record.new(id=new_id(), cause=f"day-registration:{reg.id}:{address_tag(phone)}",
+                         kind="registration_received", channel="sms", to=phone, now=deps.clock(),
+                         params={"event": tournament.name,
+                                 "link": f"{site_url()}/entry.html?reg={reg.id}#token={answer.manage_token}"},
+                         secret_params=("link",), tournament_id=reg.tournament_id, tz=tournament.timezone)
+    return int(queue(deps, message))
+
+
 def _entry_link(entry) -> str:
     """The entry's page without its token: the player's phone keeps the token from the first link (the manage
     token is stored only as a hash, so no later message can carry it); signed in by phone, "我的" opens it."""

@@ -14,6 +14,7 @@ from datetime import timedelta
 from .. import errors
 from ..bootstrap import Deps
 from ..ids import hash_secret, new_id, new_token
+from ..messages.outbox import queue_day_registration
 from ..models import (
     CheckoutIn,
     DayItemOut,
@@ -48,6 +49,7 @@ def register_day_public(deps: Deps, tid: str, body: DayRegistrationIn, idem_key:
     phones = [body.contact.phone] + [m.phone for item in body.items for m in item.members]
     taken = limits.registration(deps, client_ip, phones, [e for e in events if e.id in asked])
     answer = register_day(deps, tid, body, idem_key, client_ip=client_ip)
+    queue_day_registration(deps, answer)   # messages hook (issue 41): the lead moves it to RegistrationConfirmed
     for item in answer.registration.items:
         if item.entry.status == "waitlisted":
             limits.not_a_place(deps, taken, item.event_id)

@@ -126,3 +126,16 @@ def test_ten_minutes_before_a_hold_ends_the_player_is_told_once(api, wired, fake
     monkeypatch.setattr(outbox, "_holds_checked_until", None)        # another process (a cold start) looks again
     deliver_messages()
     assert len([s for s in wired.sms if s["kind"] == "hold_ending"]) == 1
+
+
+def test_a_days_registration_sends_its_manage_link_to_the_contact_once(api, wired):
+    from tests.api.test_day_registration import day, members, setup
+    tid, tractor, guan = setup(api)
+    items = [{"event_id": tractor, "name": "河池一队", "members": members()},
+             {"event_id": guan, "name": "河池一队", "members": members()}]
+    first = day(api, tid, items)
+    again = day(api, tid, items)                                      # the same Idempotency-Key: a retry
+    assert first.status_code == 201 and again.data["registration"]["id"] == first.data["registration"]["id"]
+    [sms] = _sent(wired, "registration_received")
+    reg_id, token = first.data["registration"]["id"], first.data["manage_token"]
+    assert sms["to"] == "+8613800000001" and sms["params"]["link"].endswith(f"/entry.html?reg={reg_id}#token={token}")
