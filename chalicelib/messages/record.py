@@ -24,7 +24,7 @@ URGENT = frozenset({"sign_in_code", "registration_received", "waitlist_promoted"
 
 
 class Message(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)   # built on first use: the cold start stays short
 
     id: str
     cause: str                     # e.g. "registration:<entry id>": the same cause never makes two messages
