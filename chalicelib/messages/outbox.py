@@ -6,6 +6,7 @@ locally (scripts/dev.py) and by a scheduled function on AWS. Log lines name a me
 only — never its address, its text or a code."""
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -22,6 +23,21 @@ from .templates import language, render
 log = logging.getLogger("cardgames.messages")
 LEASE = timedelta(minutes=2)     # a try's provider call is bounded by the adapters' 5-s timeouts
 _file_lock = threading.Lock()
+
+
+def after_the_fact(fn):
+    """A hook called by another service once its change is saved (registration, refund, result): a message that
+    cannot be queued must not fail that change — its request would answer 5xx for what was done, and its retry
+    would find it done. Logged (type only) and counted as nothing queued; the domain's outbox, written in the
+    cause's own transaction, closes this gap when the hooks move to the event bus."""
+    @functools.wraps(fn)
+    def hooked(deps, *args, **kw):
+        try:
+            return fn(deps, *args, **kw)
+        except Exception as exc:   # noqa: BLE001 — any failure: the change that called it stands
+            log.error("messages: %s queued nothing (%s)", fn.__name__, type(exc).__name__)
+            return 0
+    return hooked
 
 
 def queue(deps, message: Message) -> bool:
@@ -95,6 +111,7 @@ def _contacts(entry) -> list[tuple[str, str]]:
     return out
 
 
+@after_the_fact
 def queue_registration(deps, answer, event, lang: str | None = None) -> int:
     """Registration received: the manage link to each member's phone (and e-mail), once per entry whatever
     retries the request had (a retried registration answers the same entry, and its messages' keys are the
@@ -113,6 +130,7 @@ def queue_registration(deps, answer, event, lang: str | None = None) -> int:
     return written
 
 
+@after_the_fact
 def queue_day_registration(deps, answer) -> int:
     """A day's registration (one checkout for several events): its manage link to the contact's phone, once per
     registration however often the request was retried."""
@@ -150,6 +168,7 @@ def _queue_for_entry(deps, entry, cause: str, kind: str, params: dict, *, tz: st
     return written
 
 
+@after_the_fact
 def queue_waitlist_promoted(deps, entry, event, deadline: datetime | None, tz: str = "Asia/Shanghai") -> int:
     """Off the waitlist: pay by the hold's deadline (in the tournament's time zone), or confirmed when free."""
     from zoneinfo import ZoneInfo
@@ -232,6 +251,7 @@ def on_round_drawn(deps, tournament_id: str, event_id: str, stage: int, round_no
     return written
 
 
+@after_the_fact
 def on_result_entered(deps, tournament_id: str, event_id: str, stage: int, round_no: int, table_no: int,
                       version: int) -> int:
     """ResultEntered: the sides that did not enter it are asked to confirm, once per version of the result."""
@@ -255,6 +275,7 @@ def queue_confirm_result(deps, event, round_no: int, table_no: int, entries: lis
                                                    "table": table_no, "link": link}) for entry in entries)
 
 
+@after_the_fact
 def queue_refund(deps, entry, amount: int, refund_key: str) -> int:
     """Refunded: `amount` in minor units, in the player's language as the pages show money (money_text over
     money()), once per refund (`refund_key`: the provider's refund or the payment and amount)."""

@@ -125,3 +125,17 @@ def test_the_console_lists_the_tournaments_messages_masked_and_the_director_noti
     assert [(n["to"], n["params"]["text"]) for n in notice] == [("+8613700001111", "第二轮 14:30 开始")]
     states = {m["template"]: m["state"] for m in api.get(f"/tournaments/{tid}/messages").data["messages"]}
     assert states == {"registration_received": "sent", "notice": "sent"}
+
+
+def test_a_message_that_cannot_be_queued_never_fails_the_registration(api, wired, monkeypatch, caplog):
+    _log_everything_ours(caplog)
+    tid = api.post("/tournaments", tournament_body()).data["id"]
+    eid = make_event(api, tid, fee={"amount": 0})
+
+    def down(message):
+        raise ConnectionError("the store did not answer")
+    monkeypatch.setattr(bootstrap.deps().repos.messages, "queue", down)
+    r = register(api, eid, _body(), key="retry-key-0000003")
+    assert r.status_code == 201 and r.data["entry"]["status"] == "confirmed"
+    assert "messages: queue_registration queued nothing (ConnectionError)" in caplog.text
+    _logs_hold_nothing_personal(caplog, PHONE, r.data["manage_token"])
