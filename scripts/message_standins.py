@@ -47,6 +47,8 @@ class Standins:
         self.sms: list[dict] = []
         self.mail: list[dict] = []
         self.refused: list[str] = []      # why requests were refused (a bad signature, an unknown template …)
+        self.unreachable: set[str] = set()   # numbers whose SMS the carrier never delivers (a failed report)
+        self._reports: list[dict] = []    # Tencent Cloud's delivery reports, until pulled
         self._fail = 0
         self._lock = threading.Lock()
         self._http = self._smtp = None
@@ -120,9 +122,14 @@ class Standins:
         if secret_id != TENCENT["secret_id"] or not hmac.compare_digest(
                 given, tc3_signature(TENCENT["secret_key"], date, service, to_sign)):
             return error("AuthFailure.SignatureFailure", "signature does not match")
-        if headers.get("x-tc-action") != "SendSms" or headers.get("x-tc-version") != "2021-01-11":
+        if headers.get("x-tc-version") != "2021-01-11" or headers.get("x-tc-action") not in ("SendSms", "PullSmsSendStatus"):
             return error("InvalidAction", "unknown action")
         req = json.loads(body)
+        if headers["x-tc-action"] == "PullSmsSendStatus":   # the reports since the last pull, each given once
+            with self._lock:
+                limit = int(req.get("Limit") or 100)
+                given, self._reports = self._reports[:limit], self._reports[limit:]
+            return 200, {"Response": {"PullSmsSendStatusSet": given, "RequestId": secrets.token_hex(8)}}
         kinds = {v: k for k, v in TEMPLATE_IDS.items()}
         kind = kinds.get(req.get("TemplateId"))
         if req.get("SmsSdkAppId") != TENCENT["sdk_app_id"] or req.get("SignName") != TENCENT["sign_name"]:
@@ -137,6 +144,13 @@ class Standins:
             serial = secrets.token_hex(10)
             self._keep({"provider": "tencent", "to": phone, "kind": kind, "params": dict(zip(PARAMS[kind], values, strict=True)),
                         "id": serial})
+            ok = phone.removeprefix("+86") not in self.unreachable
+            with self._lock:
+                self._reports.append({"UserReceiveTime": "2026-12-01 10:00:00", "CountryCode": "86",
+                                      "SubscriberNumber": phone.removeprefix("+86"), "PhoneNumber": phone,
+                                      "SerialNo": serial, "ReportStatus": "SUCCESS" if ok else "FAIL",
+                                      "Description": "DELIVRD" if ok else "UNDELIV",
+                                      "SessionContext": req.get("SessionContext", "")})
             statuses.append({"SerialNo": serial, "PhoneNumber": phone, "Fee": 1, "SessionContext":
                              req.get("SessionContext", ""), "Code": "Ok", "Message": "send success", "IsoCode": "CN"})
         return 200, {"Response": {"SendStatusSet": statuses, "RequestId": secrets.token_hex(8)}}

@@ -58,6 +58,28 @@ def deliver_due(deps, now: datetime | None = None, limit: int = 50) -> dict:
     return counts
 
 
+def collect_reports(deps) -> dict:
+    """The providers' delivery reports since the last pull: each sent message they name becomes delivered, or
+    failed ("undelivered") when the phone never got it."""
+    from .. import errors
+    counts = {"delivered": 0, "undelivered": 0}
+    for sender in messaging(deps).senders.values():
+        for report in (sender.reports() if hasattr(sender, "reports") else []):
+            message = deps.repos.messages.by_provider_id(report.provider, report.provider_id)
+            if message is None or message.state != "sent":
+                continue
+            try:
+                if report.delivered:
+                    deps.repos.messages.mark_delivered(message)
+                else:
+                    deps.repos.messages.mark_undelivered(message)
+            except errors.Conflict:   # moved on meanwhile (another pass took the same report)
+                continue
+            counts["delivered" if report.delivered else "undelivered"] += 1
+            log.info("message %s %s: %s", message.id, message.kind, "delivered" if report.delivered else "undelivered")
+    return counts
+
+
 def send_now(deps, message: Message) -> str:
     """Queues it and tries it at once in this request (a sign-in code cannot wait for the worker's next pass);
     a failed try is left to the worker's retries. Returns "sent", "retry", "failed" or "skipped"."""

@@ -22,6 +22,14 @@ class Outcome:
         return self.error is None
 
 
+@dataclass(frozen=True)
+class Report:
+    """A provider's delivery report for a message it took: delivered to the phone, or not."""
+    provider: str
+    provider_id: str
+    delivered: bool
+
+
 class Sender(Protocol):
     name: str
 
@@ -44,6 +52,10 @@ class SmsRouter:
         if sender is None:
             return Outcome("none", error="no_sender", permanent=True)
         return sender.send(message, text)
+
+    def reports(self) -> list[Report]:
+        """Delivery reports of the providers that keep them for us to pull (Tencent Cloud); none for the others."""
+        return [r for s in (self.mainland, self.abroad) if s is not None and hasattr(s, "reports") for r in s.reports()]
 
 
 def unreachable(provider: str) -> Outcome:

@@ -3,7 +3,7 @@ requests the package already carries). The platform's signature (签名) and eac
 configuration; the SDK's own endpoint setting points it elsewhere (the local stand-in, scripts/message_standins.py)."""
 from __future__ import annotations
 
-from .port import Outcome, unreachable
+from .port import Outcome, Report, unreachable
 from .record import Message
 from .templates import language, ordered
 
@@ -56,6 +56,19 @@ class TencentSms:
             limited = status.Code.startswith("LimitExceeded")
             return Outcome(self.name, error="rate_limited" if limited else "refused", permanent=not limited)
         return Outcome(self.name, provider_id=status.SerialNo)
+
+
+    def reports(self) -> list[Report]:
+        """The delivery reports Tencent Cloud holds for the app since the last pull (PullSmsSendStatus)."""
+        from tencentcloud.common.exception.tencent_cloud_sdk_exception import TencentCloudSDKException
+        from tencentcloud.sms.v20210111 import models
+        request = models.PullSmsSendStatusRequest()
+        request.SmsSdkAppId, request.Limit = self.config["sdk_app_id"], 100
+        try:
+            got = self._client().PullSmsSendStatus(request).PullSmsSendStatusSet or []
+        except (TencentCloudSDKException, OSError, ValueError):
+            return []     # pulled again at the next pass
+        return [Report(self.name, r.SerialNo, r.ReportStatus == "SUCCESS") for r in got]
 
 
 def template_id(config: dict, message: Message) -> str | None:

@@ -230,6 +230,11 @@ def message(tid: str | None, cause_key: str) -> dict:
     return {"PK": f"MSGS#{tid or '-'}", "SK": f"MSG#{cause_key}"}
 
 
+def message_by_provider(provider: str, provider_id: str) -> dict:
+    """A sent message found by the provider's id, for its delivery report."""
+    return {"PK": f"MSGREF#{provider}#{provider_id}", "SK": "META"}
+
+
 def messages_partition(tid: str | None) -> str:
     return f"MSGS#{tid or '-'}"
 

@@ -78,11 +78,25 @@ class MessageRepo:
         worker that holds the claim (a worker whose lease ran out and was overtaken writes nothing)."""
         item = self._item(m, m.next_at if m.state == "queued" else None)
         item["claim"] = ""
+        ops = [Op.put(item, condition="claim = :w", values={":w": worker}, on_fail=_Taken)]
+        if m.state == "sent" and m.provider_id:   # its delivery report names it by the provider's id
+            ops.append(Op.put({**keys.message_by_provider(m.provider or "", m.provider_id), "kind": "message_ref",
+                               "tournament_id": m.tournament_id or "", "key": m.key,
+                               "expires_at": int(m.created_at.timestamp()) + 7 * 86_400}))
         try:
-            self.t.put(item, condition="claim = :w", values={":w": worker}, on_fail=_Taken)
+            self.t.transact(ops)
             return True
         except _Taken:
             return False
+
+    def by_provider_id(self, provider: str, provider_id: str) -> Message | None:
+        ref = self.t.get(keys.message_by_provider(provider, provider_id))
+        return self.get(ref["tournament_id"] or None, ref["key"]) if ref else None
+
+    def mark_undelivered(self, m: Message) -> None:
+        """The provider took it but the phone never got it (a report of failure): failed, shown in the console."""
+        self.t.put(self._item(m.model_copy(update={"state": "failed", "error": "undelivered"}), None),
+                   condition="#s = :sent", names={"#s": "state"}, values={":sent": "sent"})
 
     def mark_delivered(self, m: Message) -> None:
         from ..messages.record import delivered

@@ -139,3 +139,19 @@ def test_a_message_that_cannot_be_queued_never_fails_the_registration(api, wired
     assert r.status_code == 201 and r.data["entry"]["status"] == "confirmed"
     assert "messages: queue_registration queued nothing (ConnectionError)" in caplog.text
     _logs_hold_nothing_personal(caplog, PHONE, r.data["manage_token"])
+
+
+def test_delivery_reports_turn_sent_into_delivered_or_failed(api, wired, standins, clock):
+    from chalicelib.messages.outbox import collect_reports
+    tid = api.post("/tournaments", tournament_body()).data["id"]
+    eid = make_event(api, tid, fee={"amount": 0})
+    standins.unreachable.add("13700002222")
+    register(api, eid, _body())
+    register(api, eid, _body("13700002222"))
+    assert deliver_due(bootstrap.deps(), clock())["sent"] == 2
+    states = {m["to"]: m["state"] for m in api.get(f"/tournaments/{tid}/messages").data["messages"]}
+    assert states == {"139****5678": "sent", "137****2222": "sent"}
+    assert collect_reports(bootstrap.deps()) == {"delivered": 1, "undelivered": 1}
+    assert collect_reports(bootstrap.deps()) == {"delivered": 0, "undelivered": 0}   # each report once
+    got = {m["to"]: (m["state"], m["error"]) for m in api.get(f"/tournaments/{tid}/messages").data["messages"]}
+    assert got == {"139****5678": ("delivered", None), "137****2222": ("failed", "undelivered")}

@@ -38,6 +38,7 @@ def test_one_claim_wins_and_only_its_holder_settles(any_repos, clock):
     got = repo.get("T1", m.key)
     assert got.state == "sent" and got.provider_id == "id1" and "link" in got.params   # not a secret param here
     assert repo.due(clock() + timedelta(days=1)) == []               # out of the index
+    assert repo.by_provider_id("p", "id1").id == m.id and repo.by_provider_id("p", "other") is None
     repo.mark_delivered(got)
     assert repo.get("T1", m.key).state == "delivered"
 
