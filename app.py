@@ -7,7 +7,7 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
 from chalice import Rate  # noqa: E402
 
 from chalicelib.api import desk, entries, hall, jobs, meta, organisers, public, referee, registrations, rounds, staff, tournaments, webhooks  # noqa: E402
-from chalicelib.api import demo_pay, posters, rankings, roster_import, wechat_oauth  # noqa: E402
+from chalicelib.api import demo_pay, messages, players, posters, rankings, roster_import, wechat_oauth  # noqa: E402
 from chalicelib.api.application import CardGamesApp  # noqa: E402
 from chalicelib.api.errorshape import uniform_errors  # noqa: E402
 
@@ -17,13 +17,19 @@ app.api.binary_types.append("image/png")
 app.register_middleware(uniform_errors, "http")
 
 for blueprint in (meta, organisers, staff, tournaments, public, entries, registrations, desk, rounds, referee,
-                  webhooks, roster_import, posters, hall, wechat_oauth, demo_pay, rankings):
+                  webhooks, roster_import, posters, hall, wechat_oauth, demo_pay, rankings, messages, players):
     app.register_blueprint(blueprint.bp)
 
 
 @app.schedule(Rate(5, unit=Rate.MINUTES), name="sweep_holds")
 def sweep_holds(event):
     return jobs.sweep_holds(event)
+
+
+# The messages' outbox (chalicelib/messages): what is due, every minute (a sign-in code goes at once from its request).
+@app.schedule(Rate(1, unit=Rate.MINUTES), name="deliver_messages")
+def deliver_messages(event):
+    return jobs.deliver_messages(event)
 
 
 # In AWS publishing runs from this queue (the CDK stack creates it, with a dead-letter queue).

@@ -181,6 +181,11 @@ class PlatformStack(cdk.Stack):
                 self, "AlipayKeys", description="Alipay: {\"appid\", \"app_private_key\", \"alipay_public_key\"} "
                 "(docs/payments.md)", secret_string_value=cdk.SecretValue.unsafe_plain_text("{}"), removal_policy=removal),
         }
+        # The message providers' keys and approved templates (docs/messages.md): "{}" (nothing sent) until put in.
+        messages_config = secretsmanager.Secret(
+            self, "MessagesConfig", description="MESSAGES_CONFIG: {\"sms\": {\"provider\": \"tencent\" | \"aliyun\", keys, "
+            "\"sign_name\", \"templates\"}, \"sns\", \"email\"} (docs/messages.md)",
+            secret_string_value=cdk.SecretValue.unsafe_plain_text("{}"), removal_policy=removal)
         codes = secretsmanager.Secret(self, "TableCodeSecret", description="derives printable table codes",
                                       generate_secret_string=secretsmanager.SecretStringGenerator(exclude_punctuation=True,
                                                                                                   password_length=40),
@@ -222,7 +227,10 @@ class PlatformStack(cdk.Stack):
         # over everything else — so they were ignored, and the publisher ran with 30 s and 1,024 MB, 200 at once.
         for name, props in {"PublishFromQueue": {"Timeout": PUBLISHER_TIMEOUT_S, "MemorySize": PUBLISHER_MEMORY_MB,
                                                  "ReservedConcurrentExecutions": 5},
-                            "SweepHolds": {"Timeout": 120, "ReservedConcurrentExecutions": 1}}.items():
+                            "SweepHolds": {"Timeout": 120, "ReservedConcurrentExecutions": 1},
+                            # one worker at a time is enough (its claims keep two apart anyway); a pass is bounded by
+                            # 50 messages of at most 5 s each
+                            "DeliverMessages": {"Timeout": 300, "ReservedConcurrentExecutions": 1}}.items():
             function = self.api.get_resource(name)
             for key, value in props.items():
                 function.add_property_override(key, value)
@@ -230,8 +238,16 @@ class PlatformStack(cdk.Stack):
         api_role = self.api.get_role("ApiHandlerRole")
         publisher_role = self.api.get_role("PublishFromQueueRole")
         sweeper_role = self.api.get_role("SweepHoldsRole")
+        messages_role = self.api.get_role("DeliverMessagesRole")
         table.grant_read_write_data(api_role)
         table.grant_read_write_data(sweeper_role)
+        table.grant_read_write_data(messages_role)
+        # SMS abroad by SNS (a phone number is no ARN: SNS authorises sns:Publish to numbers on "*"), e-mail by SES;
+        # the API sends sign-in codes itself, the worker everything else
+        send = iam.PolicyStatement(actions=["sns:Publish", "ses:SendEmail"], resources=["*"])
+        for role in (api_role, messages_role):
+            role.add_to_principal_policy(send)
+            messages_config.grant_read(role)
         table.grant_read_data(publisher_role)
         table.grant(publisher_role, "dynamodb:UpdateItem")   # its publish lease (one publisher per tournament)
         # grant_put would add s3:Abort*; the publisher only puts objects.
@@ -249,6 +265,8 @@ class PlatformStack(cdk.Stack):
         # The code secret reaches the functions as an ARN; they read it once per cold start.
         for fn in ("APIHandler", "SweepHolds"):
             self.api.add_environment_variable("TABLE_CODE_SECRET_ARN", codes.secret_arn, fn)
+        for fn in ("APIHandler", "DeliverMessages"):
+            self.api.add_environment_variable("MESSAGES_CONFIG_ARN", messages_config.secret_arn, fn)
 
         # API Gateway throttles before Lambda is called; its 429 keeps the API's error body contract.
         # Sized from bench/cost.py's model, not guessed (issue 43 item 4). With the phones polling their tables'

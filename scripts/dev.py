@@ -205,6 +205,7 @@ def run() -> None:
         print(f"Moved {moved} tables into this version's layout.")
     if chained := migrations.chain_audit(dynamo.Table(TABLE)):   # audit records of before the hash chain
         print(f"Chained {chained} earlier audit records (docs/audit-chain.md).")
+    start_messages()   # the SMS and e-mail providers' stand-ins, and the outbox's worker
     demo = load_demo()
     env = local_env()
     site, api = public_urls()
@@ -268,6 +269,30 @@ def import_earlier_store(client) -> None:
 
 
 SWEEP_EVERY_S = 300
+MESSAGES_EVERY_S = 2.0
+
+
+def start_messages(data: Path = DATA):
+    """The message providers' local stand-ins (scripts/message_standins.py: Tencent Cloud SMS, Aliyun SMS, SNS,
+    an SMTP server), their addresses in this process's environment (the API's too: it is started after), and the
+    outbox's worker as a thread: what AWS's scheduled function does, every few seconds (a sign-in code cannot wait
+    a minute). Every message sent is also a line of .data/outbox.jsonl. SMS_PROVIDER=aliyun tries the other one."""
+    import threading
+
+    from .message_standins import Standins
+    standins = Standins().start()
+    os.environ.update(standins.env(os.environ.get("SMS_PROVIDER", "tencent"), str(data / "outbox.jsonl")))
+    stop = threading.Event()
+
+    def work():
+        from chalicelib.api.jobs import deliver_messages
+        while not stop.wait(MESSAGES_EVERY_S):
+            try:
+                deliver_messages()
+            except Exception as exc:   # noqa: BLE001 — the store may be starting or down: the next pass tries again
+                print(f"Message worker: a pass failed ({type(exc).__name__}); trying again.", flush=True)
+    threading.Thread(target=work, daemon=True, name="messages").start()
+    return standins, stop
 
 
 def sweep_holds() -> dict | None:

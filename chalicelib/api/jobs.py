@@ -14,6 +14,19 @@ def sweep_holds(event=None) -> dict:
     return result
 
 
+def deliver_messages(event=None) -> dict:
+    """The outbox's worker (chalicelib/messages/outbox.py): what is due, tried once each."""
+    from ..bootstrap import deps
+    from ..messages.outbox import collect_reports, deliver_due, queue_holds_ending
+    d = deps()
+    queue_holds_ending(d, d.clock())   # "10 minutes left" for the holds about to end, sent in the same pass
+    result = deliver_due(d)
+    result.update(collect_reports(d))   # the providers' delivery reports: sent → delivered | failed
+    if any(result.values()):
+        log.info("messages: %s", result)
+    return result
+
+
 class PublishFailed(RuntimeError):
     pass
 

@@ -24,7 +24,8 @@ log = logging.getLogger("cardgames.api")
 
 CORS = CORSConfig(
     allow_origin="*",
-    allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "X-Manage-Token", "X-Table-Code", "If-None-Match"],
+    allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "X-Manage-Token", "X-Table-Code", "If-None-Match",
+                   "X-Player-Token"],
     max_age=600,
     expose_headers=["ETag", "Retry-After"],   # the table phone's outbox waits as long as a 503/429 asks
 )

@@ -17,6 +17,7 @@ from .. import errors
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
 from ..ids import hash_secret, new_id, new_token
+from ..messages.outbox import queue_day_registration
 from ..models import (
     CheckoutIn,
     DayItemOut,
@@ -51,6 +52,7 @@ def register_day_public(deps: Deps, tid: str, body: DayRegistrationIn, idem_key:
     phones = [body.contact.phone] + [m.phone for item in body.items for m in item.members]
     taken = limits.registration(deps, client_ip, phones, [e for e in events if e.id in asked])
     answer = register_day(deps, tid, body, idem_key, client_ip=client_ip)
+    queue_day_registration(deps, answer)   # messages hook (issue 41): the lead moves it to RegistrationConfirmed
     for item in answer.registration.items:
         if item.entry.status == "waitlisted":
             limits.not_a_place(deps, taken, item.event_id)

@@ -57,6 +57,18 @@ def _take(deps, scope: str, key: str, burst: int, every_s: float, what: str) -> 
         raise _limited(wait_ms / 1000, what)
 
 
+def bucket(deps, scope: str, key: str, burst: int, every_s: float, what: str) -> None:
+    """One call counted in the bucket `scope`/`key` (a keyed hash, never a phone): 429 rate_limited with
+    Retry-After past it (sign-in codes, services/players.py)."""
+    wait_ms = deps.repos.rates.bucket(scope, key, int(deps.clock().timestamp() * 1000), burst, int(every_s * 1000))
+    if wait_ms:
+        wait = max(1, -(-wait_ms // 1000))
+        exc = errors.RateLimited(f"请求过于频繁，请 {wait} 秒后再试 · Too many requests: try again in {wait} s.",
+                                 {"retry_after": wait, "limit": what})
+        exc.retry_after = wait
+        raise exc
+
+
 def place_burst(capacity: int) -> int:
     return max(PLACE_BURST_MIN, -(-capacity // PLACE_SHARE))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..domain import events as ev
 from ..domain.bus import register
+from ..messages import outbox
 from . import live_tables, publish_requests, ranking_pages, rankings
 from .publish_requests import HALL_CHANGE, table_change
 
@@ -50,8 +51,14 @@ def live_appeal(deps, event: ev.AppealEvent) -> None:
     live_tables.on_table_of(deps, event.event_id, event.round_no, event.table_no)
 
 
+def ask_to_confirm(deps, event: ev.ResultEntered) -> None:
+    """The other side is asked to confirm the result entered (issue 41's messages: once per table version)."""
+    outbox.on_result_entered(deps, event.tournament_id, event.event_id, event.stage, event.round_no, event.table_no,
+                             event.version)
+
+
 HANDLERS: dict[type[ev.Event], list] = {
-    ev.ResultEntered: [live_table],
+    ev.ResultEntered: [live_table, ask_to_confirm],
     ev.SideConfirmed: [live_table],
     ev.DisputeRaised: [live_table],
     ev.RoomResultEntered: [live_table],

@@ -19,6 +19,7 @@ if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports th
     from ..bootstrap import Deps
 from ..domain.events import WaitlistPromoted
 from ..ids import hash_secret, new_id, new_token, same_secret
+from ..messages.outbox import queue_refund, queue_registration, queue_waitlist_promoted
 from ..models.entries import normalise_phone, refunded
 from ..phones import key_form
 from ..publish.money_text import money_minor_text
@@ -413,6 +414,7 @@ def register_public(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | 
     taken = limits.registration(deps, client, [m.phone for m in body.members],
                                 [] if body.partner_wanted else [event])
     answer = register(deps, eid, body, idem_key)
+    queue_registration(deps, answer, event)   # messages hook (issue 41): the lead moves it to RegistrationConfirmed
     if answer.entry.status == "waitlisted":
         limits.not_a_place(deps, taken, eid)
     return answer
@@ -630,6 +632,7 @@ def _refund(deps: Deps, entry: Entry) -> Entry:
         # provider's refund notification records it (the provider's refund number is the same on a retry).
         deps.repos.entries.transition(entry, after, extra=deps.repos.payments.ops(payment, saved))
         dispatch(deps, events)
+        queue_refund(deps, after, back, f"{payment.id}:{saved.amount_refunded}")   # messages hook (issue 41)
         return after
     return entry  # cash/transfer: 'refund_due' until the organiser hands it back
 
@@ -692,6 +695,7 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
                 continue  # changed meanwhile (cancelled, or promoted by someone else)
             promoted.append(entry_id)
             dispatch(deps, [WaitlistPromoted(eid, entry_id, hold)])
+            queue_waitlist_promoted(deps, after, event, hold, tournament.timezone)   # messages hook (issue 41)
             moved = True
             break
         if not moved:

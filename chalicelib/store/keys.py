@@ -278,3 +278,40 @@ def player_ranking_index(pid: str, rid: str) -> dict:
 
 def player_rankings_partition(pid: str) -> str:
     return f"PLAYER#{pid}"
+
+# -- messages' outbox (chalicelib/messages): a partition per tournament (never the tournament's own: its reads
+# stay small), the message's cause and channel as its sort key, so a cause can be written only once
+def message(tid: str | None, cause_key: str) -> dict:
+    return {"PK": f"MSGS#{tid or '-'}", "SK": f"MSG#{cause_key}"}
+
+
+def message_by_provider(provider: str, provider_id: str) -> dict:
+    """A sent message found by the provider's id, for its delivery report."""
+    return {"PK": f"MSGREF#{provider}#{provider_id}", "SK": "META"}
+
+
+def messages_partition(tid: str | None) -> str:
+    return f"MSGS#{tid or '-'}"
+
+
+MESSAGE_PREFIX = "MSG#"
+OUTBOX_PARTITION = "OUTBOX"
+
+
+def outbox_index(due_iso: str, tid: str | None, cause_key: str) -> dict:
+    """Sparse: only a message still to be tried is in it, by when it is due."""
+    return {"GSI1PK": OUTBOX_PARTITION, "GSI1SK": f"{due_iso}#{tid or '-'}#{cause_key}"}
+
+
+# -- players (api.md v1.3 "Players"): keyed by the phone's keyed hash (installation.lookup_hash), never the phone
+def player(phone_hash: str) -> dict:
+    return {"PK": f"PLAYER#{phone_hash}", "SK": "META"}
+
+
+def player_code(phone_hash: str) -> dict:
+    """The phone's current sign-in code (one at a time: a new one replaces it)."""
+    return {"PK": f"PLAYER#{phone_hash}", "SK": "CODE"}
+
+
+def player_session(token_hash: str) -> dict:
+    return {"PK": f"PSESSION#{token_hash}", "SK": "META"}

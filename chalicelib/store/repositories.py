@@ -479,4 +479,8 @@ class Repos:
         self.hall = HallRepo(self.table)
         from .rankings import RankingRepo
         self.rankings = RankingRepo(self.table)
+        from .messages import MessageRepo
+        self.messages = MessageRepo(self.table)
+        from .players import PlayerRepo
+        self.players = PlayerRepo(self.table)
 

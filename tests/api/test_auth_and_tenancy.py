@@ -36,6 +36,7 @@ VALID_BODIES = {
     ("POST", "/events/{eid}/rounds"): {"seed": 1},
     ("POST", "/events/{eid}/entries/join"): {"entry_ids": ["01JAAAAAAAAAAAAAAAAAAAAAAA", "01JBBBBBBBBBBBBBBBBBBBBBBB"]},
     ("POST", "/events/{eid}/entries/{id}/withdraw"): {"reason": "x"},
+    ("POST", "/tournaments/{tid}/messages"): {"text": "x", "to": "all"},
 }
 
 

@@ -13,7 +13,7 @@ from tests.deploy import artifact
 from tests.infra import cdk
 
 STAGE = "dev"
-FUNCTIONS = ("APIHandler", "PublishFromQueue", "SweepHolds")
+FUNCTIONS = ("APIHandler", "PublishFromQueue", "SweepHolds", "DeliverMessages")
 FIGURES: dict[str, str] = {}   # printed at the end of the test run (tests/conftest.py's figures)
 
 
@@ -79,7 +79,9 @@ def aws(ddb_local_endpoint):
         stripe_arn = sm.create_secret(Name="StripeKeys", SecretString=json.dumps(stripe_keys))["ARN"]
         code_arn = sm.create_secret(Name="TableCodeSecret", SecretString="deploy-test-table-code-secret-0123456789")["ARN"]
         # the China providers' keys as the stack creates them: "{}", the provider off
-        china_arns = {name: sm.create_secret(Name=name, SecretString="{}")["ARN"] for name in ("WeChatPayKeys", "AlipayKeys")}
+        # (and the message providers' configuration: "{}", nothing sent)
+        china_arns = {name: sm.create_secret(Name=name, SecretString="{}")["ARN"]
+                      for name in ("WeChatPayKeys", "AlipayKeys", "MessagesConfig")}
         yield SimpleNamespace(ddb_url=ddb_local_endpoint, moto_url=moto_url, table=table, bucket=bucket,
                               queue_url=queue_url, queue_arn=queue_arn, stripe_arn=stripe_arn, stripe_keys=stripe_keys,
                               code_arn=code_arn, china_arns=china_arns, s3=s3, sqs=sqs, ddb=ddb,
@@ -95,7 +97,8 @@ def function_environment(template: dict, logical_id: str, aws) -> dict:
     props = template["Resources"][logical_id]["Properties"]
     local = {"TABLE_NAME": aws.table, "PUBLISH_BUCKET": aws.bucket, "PUBLISH_QUEUE_URL": aws.queue_url,
              "STRIPE_SECRET_ARN": aws.stripe_arn, "TABLE_CODE_SECRET_ARN": aws.code_arn, "SITE_URL": aws.site_url,
-             "WECHAT_PAY_SECRET_ARN": aws.china_arns["WeChatPayKeys"], "ALIPAY_SECRET_ARN": aws.china_arns["AlipayKeys"]}
+             "WECHAT_PAY_SECRET_ARN": aws.china_arns["WeChatPayKeys"], "ALIPAY_SECRET_ARN": aws.china_arns["AlipayKeys"],
+             "MESSAGES_CONFIG_ARN": aws.china_arns["MessagesConfig"]}
     env = {}
     for name, value in props.get("Environment", {}).get("Variables", {}).items():
         if isinstance(value, str):

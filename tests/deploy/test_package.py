@@ -294,6 +294,13 @@ def test_a_day_through_the_deployed_handlers(template, package, aws, functions, 
     swept = functions["SweepHolds"].invoke(artifact.scheduled_event("arn:aws:events:ap-east-1:123456789012:rule/sweep"))
     assert swept == {"released": 0, "confirmed": 0, "failed": 0}, swept
 
+    # The messages' worker, on its schedule's event: the day's messages are tried (the providers' configuration
+    # secret is "{}" as the stack creates it, so each is tried and waits for its retry: nothing is sent, nothing lost).
+    rule = next(e["Properties"] for e in template["Resources"]["DeliverMessages"]["Properties"]["Events"].values())
+    assert rule["Schedule"] == "rate(1 minute)"
+    tried = functions["DeliverMessages"].invoke(artifact.scheduled_event("arn:aws:events:ap-east-1:123456789012:rule/msg"))
+    assert tried["sent"] == 0 and tried["retry"] >= 1 and tried["failed"] == 0, tried
+
     # Everything the day imported came from the package, the runtime's folder or the standard library.
     modules = {}
     for f in functions.values():

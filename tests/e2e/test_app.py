@@ -237,7 +237,7 @@ def console_screens(page, lang: str, width: int, shot):
     """Every tab of the console and every panel its tool bar opens, each in one language and within the phone."""
     words = json.loads((LOCALES / {"zh": "zh-CN.json", "en": "en.json"}[lang]).read_text())
     for tab in (words["console"]["tab_run"], words["console"]["tab_standings"], words["roster_import"]["tab"],
-                words["console"]["tab_hall"], words["console"]["tab_entries"]):
+                words["console"]["tab_hall"], words["console"]["tab_messages"], words["console"]["tab_entries"]):
         page.get_by_role("tab", name=tab).click()
         page.wait_for_load_state("networkidle")
         assert_one_language(page, lang, ("console", tab, width, lang))

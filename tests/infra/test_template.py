@@ -238,3 +238,20 @@ def test_no_aws_stage_offers_the_demo_provider(template):
         plain = {k.lower(): v for k, v in variables.items() if isinstance(v, str)}
         registry = payment_providers(Settings(**plain))
         assert "demo" not in registry and {"offline", "cash", "transfer"} <= set(registry)
+
+def test_the_messages_worker_runs_every_minute_alone_with_what_it_sends_through(template):
+    """docs/messages.md: the outbox's worker, a scheduled function of its own (one at a time), its role granted the
+    table, the providers' configuration secret, SNS and SES; the API too sends sign-in codes itself."""
+    _, tpl = template
+    functions = resources(tpl, "AWS::Serverless::Function") or resources(tpl, "AWS::Lambda::Function")
+    by_handler = {f["Properties"]["Handler"]: (k, f["Properties"]) for k, f in functions.items()}
+    name, worker = by_handler["app.deliver_messages"]
+    assert worker["ReservedConcurrentExecutions"] == 1 and worker["Timeout"] == 300
+    assert "rate(1 minute)" in json.dumps(tpl["Resources"]).lower()
+    assert "MESSAGES_CONFIG_ARN" in worker["Environment"]["Variables"]
+    assert "MESSAGES_CONFIG_ARN" in by_handler["app.app"][1]["Environment"]["Variables"]
+    policies = resources(tpl, "AWS::IAM::Policy")
+    for role in ("DeliverMessagesRole", "ApiHandlerRole"):
+        granted = json.dumps([p for p in policies.values() if role in json.dumps(p["Properties"]["Roles"])])
+        for action in ("sns:Publish", "ses:SendEmail", "secretsmanager:GetSecretValue", "dynamodb:UpdateItem"):
+            assert action in granted, (role, action)

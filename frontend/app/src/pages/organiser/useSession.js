@@ -3,7 +3,8 @@
 import { ref } from "vue";
 import { call } from "../../shared/api.js";
 
-export const TABS_BY_ROLE = { owner: ["entries", "run", "standings", "import", "hall"], director: ["entries", "run", "standings", "import", "hall"],
+export const TABS_BY_ROLE = { owner: ["entries", "run", "standings", "import", "hall", "messages"],
+                              director: ["entries", "run", "standings", "import", "hall", "messages"],
                               desk: ["entries", "import"], scorer: ["run", "standings"] };
 
 export function useSession() {

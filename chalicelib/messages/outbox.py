@@ -1,0 +1,360 @@
+"""The outbox's worker and the one function per cause that queues its messages.
+
+`queue_<cause>(deps, …)` builds the cause's messages (one per channel the participant has) and writes each once
+(store/messages.py: keyed by cause and channel). `deliver_due(deps, now)` sends what is due: run by a thread
+locally (scripts/dev.py) and by a scheduled function on AWS. Log lines name a message by its id, kind and state
+only — never its address, its text or a code."""
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import secrets
+import threading
+from datetime import datetime, timedelta
+
+from ..ids import new_id
+from . import record
+from .record import Message
+from .setup import messaging
+from .templates import language, render
+
+log = logging.getLogger("cardgames.messages")
+LEASE = timedelta(minutes=2)     # a try's provider call is bounded by the adapters' 5-s timeouts
+_file_lock = threading.Lock()
+
+
+def after_the_fact(fn):
+    """A hook called by another service once its change is saved (registration, refund, result): a message that
+    cannot be queued must not fail that change — its request would answer 5xx for what was done, and its retry
+    would find it done. Logged (type only) and counted as nothing queued; the domain's outbox, written in the
+    cause's own transaction, closes this gap when the hooks move to the event bus."""
+    @functools.wraps(fn)
+    def hooked(deps, *args, **kw):
+        try:
+            return fn(deps, *args, **kw)
+        except Exception as exc:   # noqa: BLE001 — any failure: the change that called it stands
+            log.error("messages: %s queued nothing (%s)", fn.__name__, type(exc).__name__)
+            return 0
+    return hooked
+
+
+def queue(deps, message: Message) -> bool:
+    written = deps.repos.messages.queue(message)
+    log.info("message %s %s: %s", message.id if written else "-", message.kind,
+             "queued" if written else "already queued for this cause")
+    return written
+
+
+def deliver_due(deps, now: datetime | None = None, limit: int = 50) -> dict:
+    """One pass over the due messages: each claimed, tried once, settled. Returns the counts by outcome. Without
+    `now` each try reads the clock itself: a pass of slow providers outlasts a lease taken at its start."""
+    senders = messaging(deps)
+    worker = secrets.token_hex(8)
+    counts = {"sent": 0, "retry": 0, "failed": 0, "skipped": 0}
+    for message, seen in deps.repos.messages.due(now or deps.clock(), limit):
+        counts[_try(deps, senders, message, seen, worker, now or deps.clock())] += 1
+    return counts
+
+
+def collect_reports(deps) -> dict:
+    """The providers' delivery reports since the last pull: each sent message they name becomes delivered, or
+    failed ("undelivered") when the phone never got it."""
+    from .. import errors
+    counts = {"delivered": 0, "undelivered": 0}
+    for sender in messaging(deps).senders.values():
+        for report in (sender.reports() if hasattr(sender, "reports") else []):
+            message = deps.repos.messages.by_provider_id(report.provider, report.provider_id)
+            if message is None or message.state != "sent":
+                continue
+            try:
+                if report.delivered:
+                    deps.repos.messages.mark_delivered(message)
+                else:
+                    deps.repos.messages.mark_undelivered(message)
+            except errors.Conflict:   # moved on meanwhile (another pass took the same report)
+                continue
+            counts["delivered" if report.delivered else "undelivered"] += 1
+            log.info("message %s %s: %s", message.id, message.kind, "delivered" if report.delivered else "undelivered")
+    return counts
+
+
+def send_now(deps, message: Message) -> str:
+    """Queues it and tries it at once in this request (a sign-in code cannot wait for the worker's next pass);
+    a failed try is left to the worker's retries. Returns "sent", "retry", "failed" or "skipped"."""
+    if not queue(deps, message):
+        return "skipped"
+    now = deps.clock()
+    return _try(deps, messaging(deps), message, deps.repos.messages.position(message), secrets.token_hex(8), now)
+
+
+def _try(deps, senders, message: Message, seen: str, worker: str, now: datetime) -> str:
+    trying = record.tried(message, now)
+    if not deps.repos.messages.claim(trying, seen, worker, now + LEASE):
+        return "skipped"     # another worker has it
+    text = render(trying.kind, trying.lang, trying.params)
+    sender = senders.senders.get(trying.channel)
+    outcome = sender.send(trying, text) if sender else None
+    if outcome is not None and outcome.ok:
+        done = record.sent(trying, now, outcome.provider, outcome.provider_id)
+        _append_local(senders.outbox_file, trying, text, now)
+    else:
+        error, permanent = (outcome.error, outcome.permanent) if outcome else ("no_sender", False)
+        done = record.failed_try(trying, now, error, permanent=permanent)
+    if not deps.repos.messages.settle(done, worker):
+        return "skipped"     # its lease ran out and another worker took it over
+    log.info("message %s %s: %s after try %d%s", done.id, done.kind, done.state, done.tries,
+             f" ({done.error})" if done.error else "")
+    return "sent" if done.state == "sent" else "failed" if done.state == "failed" else "retry"
+
+
+def _append_local(path: str | None, message: Message, text: str, now: datetime) -> None:
+    """Locally every message sent is also a line of `.data/outbox.jsonl` (api.md v1.3), so an organiser
+    rehearsing the day reads what players would get."""
+    if not path:
+        return
+    line = json.dumps({"channel": message.channel, "to": message.to, "template": message.kind, "text": text,
+                       "at": now.isoformat(), "tournament_id": message.tournament_id}, ensure_ascii=False)
+    with _file_lock, open(path, "a", encoding="utf-8") as f:
+        f.write(line + "\n")
+    os.chmod(path, 0o600)   # phones and links: this user's alone, like the rest of .data/
+
+
+# --------------------------------------------------------------------------- the causes
+def _contacts(entry) -> list[tuple[str, str]]:
+    """(channel, address) of an entry: each member's phone once (SMS), its e-mail if it has one."""
+    seen, out = set(), []
+    for member in entry.members:
+        for channel, address in (("sms", getattr(member, "phone", None)), ("email", getattr(member, "email", None))):
+            if address and address not in seen:
+                seen.add(address)
+                out.append((channel, address))
+    return out
+
+
+@after_the_fact
+def queue_registration(deps, answer, event, lang: str | None = None) -> int:
+    """Registration received: the manage link to each member's phone (and e-mail), once per entry whatever
+    retries the request had (a retried registration answers the same entry, and its messages' keys are the
+    entry's). `answer`: the registration's answer (its entry and manage token); `event`: its event."""
+    from ..services.links import site_url
+    entry = answer.entry
+    link = f"{site_url()}/entry.html?id={entry.id}#token={answer.manage_token}"
+    now = deps.clock()
+    written = 0
+    for channel, address in _contacts(entry):
+        message = record.new(id=new_id(), cause=f"registration:{entry.id}:{address_tag(address)}",
+                             kind="registration_received", channel=channel, to=address, now=now,
+                             lang=language(lang), params={"event": event.config.name, "link": link},
+                             secret_params=("link",), tournament_id=entry.tournament_id)
+        written += queue(deps, message)
+    return written
+
+
+@after_the_fact
+def queue_day_registration(deps, answer) -> int:
+    """A day's registration (one checkout for several events): its manage link to the contact's phone, once per
+    registration however often the request was retried."""
+    from ..services.links import site_url
+    reg = answer.registration
+    stored = deps.repos.entries.registration(reg.id) or {}     # the answer names the contact without its phone
+    phone = (stored.get("contact") or {}).get("phone")
+    tournament = deps.repos.tournaments.get(reg.tournament_id)
+    if not phone or tournament is None:
+        return 0
+    message = record.new(id=new_id(), cause=f"day-registration:{reg.id}:{address_tag(phone)}",
+                         kind="registration_received", channel="sms", to=phone, now=deps.clock(),
+                         params={"event": tournament.name,
+                                 "link": f"{site_url()}/entry.html?reg={reg.id}#token={answer.manage_token}"},
+                         secret_params=("link",), tournament_id=reg.tournament_id, tz=tournament.timezone)
+    return int(queue(deps, message))
+
+
+def _entry_link(entry) -> str:
+    """The entry's page without its token: the player's phone keeps the token from the first link (the manage
+    token is stored only as a hash, so no later message can carry it); signed in by phone, "我的" opens it."""
+    from ..services.links import site_url
+    return f"{site_url()}/entry.html?id={entry.id}"
+
+
+def _queue_for_entry(deps, entry, cause: str, kind: str, params: dict, *, tz: str = "Asia/Shanghai",
+                     lang: str | None = None) -> int:
+    """One message of `kind` to each of the entry's phones and e-mails, keyed by `cause` and the address."""
+    now, written = deps.clock(), 0
+    for channel, address in _contacts(entry):
+        message = record.new(id=new_id(), cause=f"{cause}:{address_tag(address)}", kind=kind, channel=channel,
+                             to=address, now=now, lang=language(lang or getattr(entry, "lang", None)),
+                             params=params, tournament_id=entry.tournament_id, tz=tz)
+        written += queue(deps, message)
+    return written
+
+
+@after_the_fact
+def queue_waitlist_promoted(deps, entry, event, deadline: datetime | None, tz: str = "Asia/Shanghai") -> int:
+    """Off the waitlist: pay by the hold's deadline (in the tournament's time zone), or confirmed when free."""
+    from zoneinfo import ZoneInfo
+    if deadline is None:
+        return _queue_for_entry(deps, entry, f"promoted:{entry.id}", "waitlist_confirmed",
+                                {"event": event.config.name}, tz=tz)
+    when = deadline.astimezone(ZoneInfo(tz)).strftime("%m-%d %H:%M")
+    return _queue_for_entry(deps, entry, f"promoted:{entry.id}:{when}", "waitlist_promoted",
+                            {"event": event.config.name, "deadline": when, "link": _entry_link(entry)}, tz=tz)
+
+
+HOLD_WARNING = timedelta(minutes=10)
+_holds_checked_until: datetime | None = None      # this process's last window: each hold is looked at once
+
+
+def queue_holds_ending(deps, now: datetime) -> int:
+    """"Your place is held until 14:35 — 10 minutes left": for every held place whose hold ends within the next
+    10 minutes and was not in this process's last look (the worker runs this each pass), once per hold."""
+    global _holds_checked_until
+    from zoneinfo import ZoneInfo
+    after = max(_holds_checked_until or now, now)
+    until = now + HOLD_WARNING
+    if until <= after:
+        return 0
+    iso = "%Y-%m-%dT%H:%M:%SZ"
+    found = deps.repos.messages.holds_ending(after.strftime(iso), until.strftime(iso))
+    _holds_checked_until = until
+    written, events, zones = 0, {}, {}
+    for eid, entry_id in found:
+        entry = deps.repos.entries.get(eid, entry_id)
+        if entry is None or entry.status != "pending_payment" or entry.hold_expires_at is None:
+            continue
+        event = events[eid] = events.get(eid) or deps.repos.events.get(eid)
+        if event is None:
+            continue
+        if event.tournament_id not in zones:
+            tournament = deps.repos.tournaments.get(event.tournament_id)
+            zones[event.tournament_id] = tournament.timezone if tournament else "Asia/Shanghai"
+        tz = zones[event.tournament_id]
+        when = entry.hold_expires_at.astimezone(ZoneInfo(tz)).strftime("%H:%M")
+        written += _queue_for_entry(deps, entry, f"hold:{entry.id}:{entry.hold_expires_at.isoformat()}",
+                                    "hold_ending", {"event": event.config.name, "deadline": when,
+                                                    "link": _entry_link(entry)}, tz=tz)
+    return written
+
+
+def on_round_drawn(deps, tournament_id: str, event_id: str, stage: int, round_no: int) -> int:
+    """RoundDrawn: each player's table, seat and start — "桌 12 · 北 · 14:00" — to the phone of the member
+    sitting there (a pair's two members have a seat each). Reads the round and the event's entries: a handler
+    for the bus's worker, not for the draw's own request."""
+    from zoneinfo import ZoneInfo
+
+    from .templates import SEATS
+    event = deps.repos.events.get(event_id)
+    tournament = deps.repos.tournaments.get(tournament_id)
+    doc, tables = deps.repos.rounds.get_round(event_id, stage, round_no)
+    if event is None or tournament is None or doc is None:
+        return 0
+    entries = {e.id: e for e in deps.repos.entries.list(event_id)}
+    tz = tournament.timezone
+    starts = datetime.fromisoformat(doc["starts_at"]).astimezone(ZoneInfo(tz)).strftime("%H:%M") \
+        if doc.get("starts_at") else ""
+    now, written = deps.clock(), 0
+    for table in tables:
+        for side in table["sides"]:
+            entry = entries.get(side["entry_id"])
+            if entry is None:
+                continue
+            for k, member in enumerate(entry.members):
+                seat = side["seats"][k] if k < len(side.get("seats") or []) else ""
+                if not member.phone:
+                    continue
+                lang = language(getattr(entry, "lang", None))
+                message = record.new(
+                    id=new_id(), cause=f"draw:{event_id}:{stage}:{round_no}:{entry.id}:{address_tag(member.phone)}",
+                    kind="draw", channel="sms", to=member.phone, now=now, lang=lang, tournament_id=tournament_id,
+                    tz=tz, params={"event": event.config.name, "round": round_no,
+                                   "table": table["number"], "seat": SEATS[lang].get(seat, seat), "time": starts})
+                written += queue(deps, message)
+    return written
+
+
+@after_the_fact
+def on_result_entered(deps, tournament_id: str, event_id: str, stage: int, round_no: int, table_no: int,
+                      version: int) -> int:
+    """ResultEntered: the sides that did not enter it are asked to confirm, once per version of the result."""
+    from ..services.links import site_url
+    event = deps.repos.events.get(event_id)
+    _, table = deps.repos.rounds.get_table(event_id, stage, round_no, table_no)
+    if event is None or table is None or table.get("status") != "entered":
+        return 0
+    others = [s["entry_id"] for i, s in enumerate(table["sides"]) if i != table.get("entered_side")]
+    entries = [e for e in deps.repos.entries.get_many(event_id, others) if e is not None]
+    return queue_confirm_result(deps, event, round_no, table_no, entries, version,
+                                f"{site_url()}/score.html?e={event_id}&r={round_no}&t={table_no}")
+
+
+def queue_confirm_result(deps, event, round_no: int, table_no: int, entries: list, version: int,
+                         link: str) -> int:
+    """A result entered at the table waits for the other side: each of `entries` (those who did not enter it)
+    is asked to confirm, once per version of the result."""
+    return sum(_queue_for_entry(deps, entry, f"confirm:{event.id}:{round_no}:{table_no}:{version}:{entry.id}",
+                                "confirm_result", {"event": event.config.name, "round": round_no,
+                                                   "table": table_no, "link": link}) for entry in entries)
+
+
+@after_the_fact
+def queue_refund(deps, entry, amount: int, refund_key: str) -> int:
+    """Refunded: `amount` in minor units, in the player's language as the pages show money (money_text over
+    money()), once per refund (`refund_key`: the provider's refund or the payment and amount)."""
+    from ..publish.money_text import money_minor_text
+    event = deps.repos.events.get(entry.event_id)
+    lang = language(getattr(entry, "lang", None))
+    text = money_minor_text(amount, entry.currency, lang.split("-")[0])   # its languages are "zh", "en", "vi"
+    return _queue_for_entry(deps, entry, f"refund:{refund_key}", "refunded",
+                            {"event": event.config.name if event else "", "amount": text}, lang=lang)
+
+
+def queue_appeal_decided(deps, entry, event, appeal_id: str, decision: str) -> int:
+    return _queue_for_entry(deps, entry, f"appeal:{appeal_id}:{entry.id}", "appeal_decided",
+                            {"event": event.config.name, "decision": decision})
+
+
+def queue_schedule_changed(deps, entries: list, event, change_id: str, when: str, tz: str = "Asia/Shanghai") -> int:
+    return sum(_queue_for_entry(deps, e, f"schedule:{change_id}:{e.id}", "schedule_changed",
+                                {"event": event.config.name, "when": when}, tz=tz) for e in entries)
+
+
+def queue_prize(deps, entry, event, place: int, prize: str, tz: str = "Asia/Shanghai") -> int:
+    """The final place, and the prize when there is one."""
+    cause = f"final:{event.id}:{entry.id}"
+    if prize:
+        return _queue_for_entry(deps, entry, cause, "prize", {"event": event.config.name, "prize": prize}, tz=tz)
+    return _queue_for_entry(deps, entry, cause, "final_place", {"event": event.config.name, "place": place}, tz=tz)
+
+
+def queue_notice(deps, tournament, entries: list, text: str, idem_key: str | None) -> int:
+    """The director's notice: once per address even when two of its entries share a phone; a retried request
+    (same Idempotency-Key) queues nothing new."""
+    from ..installation import lookup_hash
+    notice_id = lookup_hash("notice", f"{tournament.id}:{idem_key}")[:20] if idem_key else new_id()
+    now, written, seen = deps.clock(), 0, set()
+    for entry in entries:
+        for channel, address in _contacts(entry):
+            if address in seen:
+                continue
+            seen.add(address)
+            message = record.new(id=new_id(), cause=f"notice:{notice_id}:{address_tag(address)}", kind="notice",
+                                 channel=channel, to=address, now=now,
+                                 lang=language(getattr(entry, "lang", None)),
+                                 params={"tournament": tournament.name, "text": text},
+                                 tournament_id=tournament.id, tz=tournament.timezone)
+            written += queue(deps, message)
+    return written
+
+
+def send_code(deps, phone: str, code: str, lang: str | None) -> str:
+    """A sign-in code by SMS, sent in the request; one message per code issued."""
+    message = record.new(id=new_id(), cause=f"code:{new_id()}", kind="sign_in_code", channel="sms", to=phone,
+                         now=deps.clock(), lang=language(lang), params={"code": code}, secret_params=("code",))
+    return send_now(deps, message)
+
+
+def address_tag(address: str) -> str:
+    """Which member of a cause a message is for, in its key without the address itself (a keyed hash)."""
+    from ..installation import lookup_hash
+    return lookup_hash("message-to", address)[:16]

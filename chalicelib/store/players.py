@@ -1,0 +1,73 @@
+"""Players and their sign-in (api.md v1.3 "Players"): a player is a verified phone, keyed by the phone's keyed hash;
+its current SMS code (hashed, with its expiry and wrong tries) and its sessions (token hashes). A code is used
+by one conditional delete that names its hash, expiry and tries: a code signs in once, however many requests
+race with it."""
+from __future__ import annotations
+
+from .. import errors
+from . import keys
+from .dynamo import Table
+
+
+class _Gone(errors.DomainError):
+    """A code already used, replaced, expired or out of tries (internal: never leaves the repository)."""
+
+
+class PlayerRepo:
+    def __init__(self, table: Table):
+        self.t = table
+
+    def put_code(self, phone_hash: str, code_hash: str, expires_at: int, issued_at: int) -> None:
+        """The phone's new code; it replaces any earlier one (only the last SMS works)."""
+        self.t.put({**keys.player_code(phone_hash), "kind": "player_code", "code_hash": code_hash,
+                    "expires_at": expires_at, "issued_at": issued_at, "wrong": 0})
+
+    def code(self, phone_hash: str) -> dict | None:
+        return self.t.get(keys.player_code(phone_hash), consistent=True)
+
+    def use_code(self, phone_hash: str, code_hash: str, now: int) -> bool:
+        """Deletes the code if it is this one, not expired: True once, whoever else tries it at the same time."""
+        try:
+            self.t.delete(keys.player_code(phone_hash), condition="code_hash = :h AND expires_at > :now",
+                          values={":h": code_hash, ":now": now}, on_fail=_Gone)
+            return True
+        except _Gone:
+            return False
+
+    def wrong_code(self, phone_hash: str, seen_hash: str, max_wrong: int) -> None:
+        """Counts a wrong try against the code; the last allowed one deletes it (6 digits do not survive a
+        million guesses: `max_wrong` of them per code, and codes are limited per phone and day)."""
+        try:
+            item = self.t.update(keys.player_code(phone_hash), "ADD wrong :one", values={":one": 1, ":h": seen_hash},
+                                 condition="code_hash = :h", on_fail=_Gone)
+        except _Gone:
+            return
+        if int(item.get("wrong", 0)) >= max_wrong:
+            self._drop(phone_hash, seen_hash)
+
+    def _drop(self, phone_hash: str, seen_hash: str) -> None:
+        try:
+            self.t.delete(keys.player_code(phone_hash), condition="code_hash = :h", values={":h": seen_hash},
+                          on_fail=_Gone)
+        except _Gone:
+            pass
+
+    def get_or_create(self, phone_hash: str, player_id: str, phone: str, now_iso: str) -> dict:
+        """The phone's player, created on its first sign-in (a concurrent first sign-in finds the one written)."""
+        item = {**keys.player(phone_hash), "kind": "player", "id": player_id, "phone": phone, "created_at": now_iso}
+        try:
+            self.t.put(item, condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry)
+            return item
+        except errors.DuplicateEntry:
+            return self.t.get(keys.player(phone_hash))
+
+    def add_session(self, token_hash: str, player_id: str, phone_hash: str, expires_at: int) -> None:
+        self.t.put({**keys.player_session(token_hash), "kind": "player_session", "player_id": player_id,
+                    "phone_hash": phone_hash, "expires_at": expires_at}, condition="attribute_not_exists(PK)",
+                   on_fail=errors.DuplicateEntry)
+
+    def session(self, token_hash: str) -> dict | None:
+        return self.t.get(keys.player_session(token_hash))
+
+    def by_phone_hash(self, phone_hash: str) -> dict | None:
+        return self.t.get(keys.player(phone_hash))

@@ -1,0 +1,30 @@
+"""Players' sign-in records on every store backend (store/players.py): a code used once and only before its
+expiry, wrong tries that end it, one player per phone, sessions by token hash."""
+from __future__ import annotations
+
+
+def test_a_code_is_used_once_before_its_expiry_and_wrong_tries_end_it(any_repos):
+    repo = any_repos.players
+    repo.put_code("ph1", "h-right", expires_at=1_000, issued_at=400)
+    assert repo.use_code("ph1", "h-wrong", now=500) is False
+    assert repo.use_code("ph1", "h-right", now=1_000) is False          # expired at 1000
+    assert repo.use_code("ph1", "h-right", now=999) is True
+    assert repo.use_code("ph1", "h-right", now=999) is False            # once
+    assert repo.code("ph1") is None
+    repo.put_code("ph1", "h-next", expires_at=2_000, issued_at=1_400)
+    for _ in range(2):
+        repo.wrong_code("ph1", "h-next", max_wrong=3)
+    assert int(repo.code("ph1")["wrong"]) == 2
+    repo.wrong_code("ph1", "h-next", max_wrong=3)
+    assert repo.code("ph1") is None and repo.use_code("ph1", "h-next", now=1_500) is False
+    repo.wrong_code("ph1", "h-next", max_wrong=3)                       # nothing left to count: no error
+
+
+def test_one_player_per_phone_and_sessions_by_hash(any_repos):
+    repo = any_repos.players
+    first = repo.get_or_create("ph2", "P1", "13800000000", "2026-12-01T00:00:00+00:00")
+    again = repo.get_or_create("ph2", "P2", "13800000000", "2026-12-02T00:00:00+00:00")
+    assert first["id"] == again["id"] == "P1"
+    repo.add_session("tok-hash", "P1", "ph2", expires_at=5_000)
+    assert repo.session("tok-hash")["player_id"] == "P1" and repo.session("other") is None
+    assert repo.by_phone_hash("ph2")["phone"] == "13800000000"
