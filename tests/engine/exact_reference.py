@@ -35,8 +35,9 @@ def min_cost_given_byes(field, byes, cost) -> float:
 
 
 def min_three_seat_violations(field) -> int:
-    """The fewest repeated table-mate pairs plus second byes of any grouping of `field` into tables of three
-    (len % 3 byes), by an integer programme solved with CBC."""
+    """Repeated table-mate pairs plus second byes of the best grouping of `field` into tables of three (len % 3
+    byes): the fewest second byes first (rules.md §2: byes go to players who have not had one), then the fewest
+    repeats; by an integer programme solved with CBC."""
     import pulp
 
     n = len(field)
@@ -57,11 +58,12 @@ def min_three_seat_violations(field) -> int:
             v = pulp.LpVariable(f"bye_{k}", cat="Binary")
             bye_vars.append(v)
             cover[k].append(v)
-            cost.append((1 if field[k].byes else 0) * v)
+            cost.append(((n + 1) if field[k].byes else 0) * v)   # outweighs every repeat (n pairs at most)
         prob += pulp.lpSum(bye_vars) == n_byes
     prob += pulp.lpSum(cost)
     for k in range(n):
         prob += pulp.lpSum(cover[k]) == 1
     prob.solve(pulp.PULP_CBC_CMD(msg=0))
     assert pulp.LpStatus[prob.status] == "Optimal"
-    return round(pulp.value(prob.objective) or 0)
+    second_byes = sum(round(pulp.value(v)) for k, v in enumerate(bye_vars) if field[k].byes)
+    return round(pulp.value(prob.objective) or 0) - n * second_byes

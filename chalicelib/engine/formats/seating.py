@@ -4,7 +4,8 @@ Tables of three are formed by current standing with as few repeated table-mates 
 event. The fast path searches small fields (bounded, with look-ahead so an early grouping does not make
 a repeat-free later round impossible) and groups large ones greedily within a window, repaired by swaps.
 A fast answer with no repeated pair is the least possible; otherwise an exact integer programme (HiGHS)
-over every possible table finds the fewest repeats, then the lowest byes, then the closest scores — for
+over every possible table finds no second bye while anyone has none (rules.md §2: byes go to the lowest-ranked
+players who have not had one), then the fewest repeats, then the lowest byes, then the closest scores — for
 the whole field up to EXACT_LIMIT players. Larger fields regroup each table with repeats exactly with its
 neighbours (regions widening to EXACT_LIMIT players), and if repeats remain, solve the fewest repeats over
 the whole field among tables of players standing within a window of places (widening, time-limited), then
@@ -100,14 +101,16 @@ def group_round(contestants: Sequence[Contestant], round_no: int, *, rounds_left
 
 
 def _exact(ordered: list[Contestant], n_byes: int) -> tuple[list[list[Contestant]], list[Contestant]]:
-    """The least grouping by (repeats and second byes, bye places, score spread), over every table of three
-    and every bye, by an integer programme. Returns (tables, byes)."""
+    """The least grouping by (second byes, repeats, bye places, score spread), over every table of three and
+    every bye, by an integer programme. A second bye outweighs every repeat a grouping can have (n pairs at
+    most): rules.md §2 gives byes to players who have not had one. Returns (tables, byes)."""
     n = len(ordered)
     scores = [round(c.score * SCALE) for c in ordered]
     span = (max(scores) - min(scores)) if scores else 0
     u_spread = 1
     u_bye = u_spread * ((n // 3) * span + 1)
     u_repeat = u_bye * (n_byes * n + 1)
+    u_second_bye = u_repeat * (n + 1)
     columns: list[tuple[tuple[int, ...], float]] = []
     for t in combinations(range(n), 3):
         group = [ordered[k] for k in t]
@@ -115,7 +118,7 @@ def _exact(ordered: list[Contestant], n_byes: int) -> tuple[list[list[Contestant
         columns.append((t, cost))
     if n_byes:
         for k, c in enumerate(ordered):
-            columns.append(((k,), (u_repeat if c.byes else 0) + (n - 1 - k) * u_bye))
+            columns.append(((k,), (u_second_bye if c.byes else 0) + (n - 1 - k) * u_bye))
     chosen = solve_set_partition(n, columns, extra_rows=[([j for j, (t, _) in enumerate(columns) if len(t) == 1], n_byes)]
                                  if n_byes else [])
     groups = [[ordered[k] for k in t] for t in chosen if len(t) == 3]
