@@ -28,9 +28,10 @@ _CARD = re.compile(rb'((?:name|property|itemprop)="(?:og:)?description" content=
 
 
 def _pages(files: dict) -> dict:
-    """The published pages (not the publisher's own bookkeeping beside them)."""
+    """The published pages (not the publisher's own bookkeeping beside them, nor the tables' live JSON, which
+    the result requests write and not the publisher: issue 43)."""
     return {k: _CARD.sub(rb'\1..."', v) if k.endswith(".html") else v for k, v in files.items()
-            if "/.manifest" not in k and not k.endswith((".manifest.json", ".places.json"))}
+            if "/.manifest" not in k and not k.endswith((".manifest.json", ".places.json")) and not k.startswith("live/")}
 
 
 def _as_a_cold_container_publishes(first: bootstrap.Deps, bucket: MemorySink, tid: str) -> None:

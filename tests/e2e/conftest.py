@@ -88,9 +88,13 @@ def on_store(store_path: str):
 
 
 @pytest.fixture
-def store(stack):
-    """Services wired to the e2e table, for setting up data and checking outcomes."""
+def store(stack, monkeypatch):
+    """Services wired to the e2e table, for setting up data and checking outcomes. What they publish goes where
+    the stack's API publishes, with the stack's addresses in its links (a poster's, a card's)."""
     from chalicelib import bootstrap
+    from chalicelib.config import get_settings
+    monkeypatch.setattr(get_settings(), "site_url", stack["site"])
+    monkeypatch.setattr(get_settings(), "api_url", stack["api"])
     from chalicelib.store import dynamo
     from chalicelib.store.repositories import Repos
     from datetime import datetime

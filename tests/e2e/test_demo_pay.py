@@ -85,7 +85,7 @@ def unreachable_stripe(stack):
     closed = socket.socket()
     closed.bind(("127.0.0.1", 0))          # bound, never listening: connections are refused at once
     api_port, site_port = ddblocal.free_port(), ddblocal.free_port()
-    env = dict(os.environ, AWS_ENDPOINT_URL_DYNAMODB=stack["endpoint"], TABLE_NAME=stack["table"], STAGE="local",
+    env = dict(os.environ, STORE="embedded", STORE_PATH=stack["store_path"], TABLE_NAME=stack["table"], STAGE="local",
                PUBLISH_DIR=tempfile.mkdtemp(prefix="e2e-stranded-"), API_URL=f"http://127.0.0.1:{api_port}",
                SITE_URL=f"http://127.0.0.1:{site_port}", AWS_DEFAULT_REGION="ap-east-1", AWS_ACCESS_KEY_ID="local",
                AWS_SECRET_ACCESS_KEY="local", STRIPE_SECRET_KEY="sk_test_unreachable", DDB_READ_TIMEOUT_S="10",

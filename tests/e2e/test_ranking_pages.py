@@ -8,6 +8,7 @@ import http.server
 import threading
 
 from chalicelib import bootstrap
+from chalicelib.config import get_settings
 from chalicelib.publish.sinks import LocalSink
 from chalicelib.services.ranking_pages import publish_ranking
 
@@ -34,7 +35,7 @@ def _ranking(repos, clock) -> str:
 
 def test_the_ranking_page_fits_a_360_px_phone_in_three_languages(moto_repos, clock, browser, shot, tmp_path,
                                                                  monkeypatch):
-    monkeypatch.setenv("PUBLISH_PAGE_ROWS", "20")
+    monkeypatch.setattr(get_settings(), "publish_page_rows", 20)   # the settings are read once per process
     rid = _ranking(moto_repos, clock)
     deps = bootstrap.deps()
     deps.publisher = LocalSink(str(tmp_path))
