@@ -79,6 +79,11 @@ def on_store(store_path: str):
     try:
         yield
     finally:
+        # a publish the changes made here handed to a thread ends here, on this store: left running past it, it
+        # would hold the tournament's publish lease on a store it can no longer reach, and the API's next publish
+        # would wait for the lease to run out
+        from tests.conftest import _join_background_publishes
+        _join_background_publishes()
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
