@@ -4,7 +4,9 @@ import pytest
 from chalice.test import Client
 
 from chalicelib import bootstrap
+from chalicelib.messages.setup import from_config
 from chalicelib.services.organisers import create_organiser
+from scripts.message_standins import Standins
 from tests.factories import Api
 
 
@@ -55,3 +57,20 @@ def _publishing_never_fails(caplog):
     yield
     failures = [r for r in caplog.records if r.name == "cardgames.publish" and r.levelname == "ERROR"]
     assert not failures, failures[0].getMessage()
+
+
+# The SMS providers' stand-ins (scripts/message_standins.py), which the real SDKs talk to (issue 41)
+
+@pytest.fixture(scope="module")
+def standins():
+    s = Standins().start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def wired(standins, moto_repos):
+    """Messages on: Tencent Cloud SMS through its stand-in, the stand-ins' records cleared."""
+    standins.sms.clear(), standins.refused.clear(), standins.fail_next(0)
+    bootstrap.deps().extra["messaging"] = from_config(standins.config("tencent"))
+    return standins

@@ -14,18 +14,10 @@ from chalicelib import bootstrap
 from chalicelib.messages import record
 from chalicelib.messages.outbox import deliver_due
 from chalicelib.messages.setup import from_config
-from scripts.message_standins import Standins
 from tests.api.test_registration import make_event, register
 from tests.factories import tournament_body
 
 PHONE = "13912345678"
-
-
-@pytest.fixture(scope="module")
-def standins():
-    s = Standins().start()
-    yield s
-    s.stop()
 
 
 @pytest.fixture

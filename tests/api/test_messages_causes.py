@@ -3,30 +3,13 @@ seat ("桌 12 · 北 · 14:00"), a result entered asks the other side to confirm
 Tencent Cloud SDK to its local stand-in."""
 from __future__ import annotations
 
-import pytest
 
 from chalicelib import bootstrap
 from chalicelib.messages.outbox import deliver_due, on_round_drawn
-from chalicelib.messages.setup import from_config
-from scripts.message_standins import Standins
 from tests.api.play import draw, setup_event
 from tests.api.test_rounds_results import guandan, levels
 from tests.api.test_registration import make_event, register
 from tests.factories import tournament_body
-
-
-@pytest.fixture(scope="module")
-def standins():
-    s = Standins().start()
-    yield s
-    s.stop()
-
-
-@pytest.fixture
-def wired(standins, moto_repos):
-    standins.sms.clear(), standins.refused.clear(), standins.fail_next(0)
-    bootstrap.deps().extra["messaging"] = from_config(standins.config("tencent"))
-    return standins
 
 
 def _sent(standins, kind):

@@ -6,27 +6,10 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-import pytest
 
 from chalicelib import bootstrap
-from chalicelib.messages.setup import from_config
-from scripts.message_standins import Standins
 
 PHONE = "13612345678"
-
-
-@pytest.fixture(scope="module")
-def standins():
-    s = Standins().start()
-    yield s
-    s.stop()
-
-
-@pytest.fixture
-def wired(standins, moto_repos):
-    standins.sms.clear(), standins.refused.clear(), standins.fail_next(0)
-    bootstrap.deps().extra["messaging"] = from_config(standins.config("tencent"))
-    return standins
 
 
 def _ask(api, phone=PHONE, **kw):
