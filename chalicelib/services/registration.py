@@ -17,7 +17,8 @@ from datetime import datetime, timedelta
 from .. import errors
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
-from ..domain.events import WaitlistPromoted
+from ..domain import entry as entry_status
+from ..domain.entry import CLOSED, EntryPayment, EntryStatus
 from ..ids import hash_secret, new_id, new_token, same_secret
 from ..messages.outbox import queue_refund, queue_registration, queue_waitlist_promoted
 from ..models.entries import normalise_phone, refunded
@@ -175,7 +176,7 @@ def _body_hash(body: RegistrationIn) -> str:
 def view(deps: Deps, entry: Entry, event: Event | None = None, tournament: Tournament | None = None,
          position: int | None = None, count_position: bool = True) -> EntryView:
     """`count_position=False`: no waitlist position unless given (counting it reads a growing index)."""
-    if position is None and count_position and entry.status == "waitlisted" and entry.waitlist_key:
+    if position is None and count_position and entry.status == EntryStatus.WAITLISTED and entry.waitlist_key:
         position = deps.repos.entries.waitlist_position(entry.event_id, entry.waitlist_key)
     if event is None:
         event, tournament = _event_and_tournament(deps, entry.event_id)
@@ -272,27 +273,23 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     # The tournament's hosted page (Stripe, the demo cashier) opens at once; a provider with channels (WeChat Pay,
     # Alipay) waits for the payer's choice (POST …/checkout). The desk's own entries pay at the desk.
     hosted = None if desk else gateways.hosted(deps, tournament)
-    if body.partner_wanted:
-        status = "partner_wanted"
-    else:
-        status = "confirmed" if due == 0 else "pending_payment"
+    status = entry_status.initial_status(due, body.partner_wanted)
     entry = Entry(id=entry_id, event_id=eid, tournament_id=event.tournament_id,
                   name=body.name or (members[0].name if len(members) == 1 else members[0].name + "队"),
-                  club=body.club, members=members, partner_wanted=body.partner_wanted, status=status,
+                  club=body.club, members=members, partner_wanted=body.partner_wanted, status=str(status),
                   amount_due=due, currency=tournament.currency,
-                  payment_state="none" if due == 0 else "unpaid", created_at=now, updated_at=now,
+                  payment_state=str(entry_status.initial_payment_state(due)), created_at=now, updated_at=now,
                   manage_token_hash=hash_secret(token), note=body.note)
     payment = None
-    if status == "pending_payment" and not desk and gateways.offered_online(deps, tournament):
+    if status == EntryStatus.PENDING_PAYMENT and not desk and gateways.offered_online(deps, tournament):
         # Held for online payment as with Stripe, whichever provider the payer then picks (POST …/checkout)
         entry.hold_expires_at = now + timedelta(minutes=deps_hold_minutes(deps))
-    elif status == "pending_payment" and not desk:   # paid at the desk or by transfer: held for a bounded time too
+    elif status == EntryStatus.PENDING_PAYMENT and not desk:   # paid at the desk or by transfer: held for a bounded time too
         entry.hold_expires_at = offline_hold_until(deps, event, now)
-    if status == "pending_payment" and hosted:
+    if status == EntryStatus.PENDING_PAYMENT and hosted:
         payment = new_payment(entry, hosted, now)
-        entry.payment_id, entry.payment_state = payment.id, "pending"
-    waiting = entry.model_copy(update={"status": "waitlisted", "waitlist_key": entry_id, "hold_expires_at": None,
-                                       "payment_id": None, "payment_state": "none" if due == 0 else "unpaid"})
+        entry.payment_id, entry.payment_state = payment.id, str(EntryPayment.PENDING)
+    waiting = entry_status.to_waitlist(entry) if entry.holds_place else entry
     idem = None
     if key_hash:
         idem = idempotency_item(eid, key_hash, entry_id, _body_hash(body), int((now + IDEMPOTENCY_TTL).timestamp()))
@@ -351,7 +348,7 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
             return resumed
     else:
         raise TransientConflict("名额变动频繁，请重试 · Places are changing fast; try again.")
-    if shards and entry.status == "waitlisted":
+    if shards and entry.status == EntryStatus.WAITLISTED:
         # Its write saw only its own shard full: a place freed meanwhile on another shard goes to the waitlist's
         # first entry now (cancelling a place also promotes, so between the two no place stays idle).
         counters = deps.repos.entries.counters(eid)
@@ -389,7 +386,7 @@ def _resume(deps: Deps, event: Event, tournament: Tournament, body: Registration
     entry = deps.repos.entries.get(event.id, found) if found else None
     def same(ms):
         return sorted((m.name.strip(), m.phone or "") for m in ms)
-    if (entry is None or entry.status != "pending_payment" or entry.amount_paid or entry.partner_wanted
+    if (entry is None or entry.status != EntryStatus.PENDING_PAYMENT or entry.amount_paid or entry.partner_wanted
             or same(entry.members) != same(members)):
         return None
     payment = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
@@ -415,7 +412,7 @@ def register_public(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | 
                                 [] if body.partner_wanted else [event])
     answer = register(deps, eid, body, idem_key)
     queue_registration(deps, answer, event)   # messages hook (issue 41): the lead moves it to RegistrationConfirmed
-    if answer.entry.status == "waitlisted":
+    if answer.entry.status == EntryStatus.WAITLISTED:
         limits.not_a_place(deps, taken, eid)
     return answer
 
@@ -483,7 +480,7 @@ def _replay(deps, event, tournament, key_hash, idem_key, body) -> RegistrationAn
     if entry is None:  # cannot happen: the record is written in the entry's transaction
         raise errors.NotFound("entry not found")
     checkout_url = checkout = None
-    if entry.status == "pending_payment" and entry.payment_id:
+    if entry.status == EntryStatus.PENDING_PAYMENT and entry.payment_id:
         payment = deps.repos.payments.get(entry.payment_id)
         if payment and payment.state in ("created", "pending", "failed"):   # failed: the retry tries again
             checkout_url, checkout = _checkout_or_reason(deps, entry, payment, tournament)
@@ -526,7 +523,7 @@ def register_demo(deps: Deps, eid: str, raw: dict) -> RegistrationAnswer:
     """Used by the demo loader: registers (as the desk does: no checkout opened) and, for paid events, records a
     cash payment."""
     answer = register(deps, eid, RegistrationIn.model_validate(raw), None, desk=True)
-    if answer.entry.status == "pending_payment":
+    if answer.entry.status == EntryStatus.PENDING_PAYMENT:
         entry = deps.repos.entries.get(eid, answer.entry.id)
         record_offline(deps, entry, OfflinePaymentIn(method="cash", amount=entry.amount_due))
     return answer
@@ -547,7 +544,7 @@ def update_entry(deps: Deps, entry: Entry, patch: EntryPatch) -> Entry:
     deadline = change_deadline(event)
     if deadline and deps.clock() >= deadline:
         raise errors.ChangesClosed()
-    if entry.status in ("cancelled", "withdrawn", "merged"):
+    if entry_status.is_closed(entry):
         raise errors.EntryClosed()
     if patch.version is not None and patch.version != entry.version:
         raise errors.VersionConflict()
@@ -571,12 +568,12 @@ def refund_by_rule(event: Event, entry: Entry, now: datetime) -> int:
     return entry.amount_paid if deadline is None or now < deadline else 0
 
 
-def cancel_entry(deps: Deps, entry: Entry, *, status: str = "cancelled", reason: str = "",
+def cancel_entry(deps: Deps, entry: Entry, *, status: EntryStatus = EntryStatus.CANCELLED, reason: str = "",
                  refund: bool | None = None, refund_amount: int | None = None, refund_reason: str = "") -> Entry:
     """Cancels (participant) or withdraws (organiser); refunds when paid and before the deadline. The director may
     give another amount (`refund_amount`, up to what was paid) with a reason; what cash or transfer owes stays
     on the entry as 应退 (`refund_owed`) until the desk pays it back (mark_refund_paid)."""
-    if entry.status in ("cancelled", "withdrawn", "merged"):
+    if entry.status in CLOSED:
         return entry  # idempotent: a retried cancel changes nothing
     event, _ = _event_and_tournament(deps, entry.event_id)
     now = deps.clock()
@@ -590,21 +587,18 @@ def cancel_entry(deps: Deps, entry: Entry, *, status: str = "cancelled", reason:
             raise errors.InvalidRequest("改动退款金额需写明理由 · Another amount than the rule's needs a reason.",
                                         {"field": "refund_reason", "rule": rule})
         owed = refund_amount
-    refund_due = owed > 0
     notices = list(entry.notices)
     if reason:
         notices.append(reason)
     if refund_amount is not None and refund_amount != rule:
         notices.append(f"退款 {_money(owed, entry.currency)}（规则 {_money(rule, entry.currency)}）：{refund_reason.strip()}")
-    after = entry.model_copy(update={
-        "status": status, "version": entry.version + 1, "updated_at": now, "hold_expires_at": None,
-        "waitlist_key": None, "notices": notices, "refund_owed": owed if refund_due else 0,
-        "payment_state": "refund_due" if refund_due else entry.payment_state})
+    after, _ = entry_status.cancel(entry, now, status=status, notices=notices, owed=owed)
+    refund_due = owed > 0
     from ..store.entries import release_person_ops
     deps.repos.entries.transition(entry, after, extra=release_person_ops(entry))
     if refund_due:
         after = _refund(deps, after)
-    elif entry.status == "pending_payment" and entry.payment_id:
+    elif entry.status == EntryStatus.PENDING_PAYMENT and entry.payment_id:
         cancel_open_checkout(deps, entry.payment_id)
     if entry.holds_place:
         promote_waitlist(deps, entry.event_id)
@@ -625,8 +619,7 @@ def _refund(deps: Deps, entry: Entry) -> Entry:
             back = min(owed, payment.refundable)
             saved, events = payment.refund(back, deps.clock())
             gateways.refund(deps, payment, back)
-        after = entry.model_copy(update={"payment_state": "refunded", "version": entry.version + 1, "refund_owed": 0,
-                                         "updated_at": deps.clock(), **refunded(entry, back)})
+        after, _ = entry_status.refund_sent(entry.model_copy(update=refunded(entry, back)), deps.clock())
         # The payment's record and the entry's in one write: never "refunded" on the payment while the entry
         # still shows it owed (the desk would pay it again in cash). Failing, both stay as they were and the
         # provider's refund notification records it (the provider's refund number is the same on a retry).
@@ -667,7 +660,7 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
         moved = False
         for entry_id in candidates:
             entry = deps.repos.entries.get(eid, entry_id)
-            if entry is None or entry.status != "waitlisted":
+            if entry is None or entry.status != EntryStatus.WAITLISTED:
                 continue
             now = deps.clock()
             paid = entry.amount_due > 0 and entry.amount_paid < entry.amount_due
@@ -681,9 +674,7 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
                 from zoneinfo import ZoneInfo
                 local = hold.astimezone(ZoneInfo(tournament.timezone)).strftime("%H:%M" if online else "%m-%d %H:%M")
                 notice = notice.format(local, local)
-            after = entry.model_copy(update={
-                "status": "pending_payment" if paid else "confirmed", "waitlist_key": None, "hold_expires_at": hold,
-                "notices": [*entry.notices, notice], "version": entry.version + 1, "updated_at": now})
+            after, promoted_events = entry_status.promote(entry, now, hold=hold, notice=notice)
             try:
                 deps.repos.entries.transition(entry, after)
             except errors.EventFull:
@@ -694,7 +685,7 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
             except errors.Conflict:
                 continue  # changed meanwhile (cancelled, or promoted by someone else)
             promoted.append(entry_id)
-            dispatch(deps, [WaitlistPromoted(eid, entry_id, hold)])
+            dispatch(deps, promoted_events)
             queue_waitlist_promoted(deps, after, event, hold, tournament.timezone)   # messages hook (issue 41)
             moved = True
             break
@@ -734,15 +725,12 @@ def own_entry(deps: Deps, eid: str, entry_id: str) -> Entry:
 
 def check_in(deps: Deps, eid: str, entry_id: str) -> Entry:
     entry = own_entry(deps, eid, entry_id)
-    if entry.status != "confirmed":
-        raise errors.NotConfirmed(f"Entry status is {entry.status}: only confirmed entries check in.")
-    if entry.checked_in:
-        return entry
+    if entry.status != EntryStatus.CONFIRMED or entry.checked_in:   # refused, or a retry answered as it is
+        return entry_status.check_in(entry, deps.clock(), joins_from_round=None)[0]
     from .rounds import joins_from_round
     event = deps.repos.events.get(eid)
     joins = joins_from_round(deps, event) if event else None   # after a draw: the next round, or 409 late_entry_closed
-    after = entry.model_copy(update={"checked_in": True, "version": entry.version + 1, "updated_at": deps.clock(),
-                                     "joins_from_round": joins})
+    after, _ = entry_status.check_in(entry, deps.clock(), joins_from_round=joins)
     deps.repos.entries.transition(entry, after)
     return after
 
@@ -752,19 +740,14 @@ def record_offline_payment(deps: Deps, eid: str, entry_id: str, body: OfflinePay
 
 
 def record_offline(deps: Deps, entry: Entry, body: OfflinePaymentIn) -> Entry:
-    if entry.status not in ("pending_payment", "confirmed"):
+    if not entry.holds_place:
         raise errors.NotHoldingPlace(f"Entry status is {entry.status}: it holds no place to pay for.")
     now = deps.clock()
     payment = Payment(id=new_id(), entry_id=entry.id, event_id=entry.event_id, provider=body.method,
                       state="confirmed", amount=body.amount, currency=entry.currency, reference=body.reference,
                       created_at=now, updated_at=now)
-    paid = entry.amount_paid + body.amount
-    old_payment = entry.payment_id if entry.payment_state == "pending" else None
-    after = entry.model_copy(update={
-        "amount_paid": paid, "payment_state": "paid" if paid >= entry.amount_due else "unpaid",
-        "status": "confirmed" if paid >= entry.amount_due else entry.status,
-        "hold_expires_at": None if paid >= entry.amount_due else entry.hold_expires_at,
-        "payment_id": payment.id, "version": entry.version + 1, "updated_at": now})
+    old_payment = entry.payment_id if entry.payment_state == EntryPayment.PENDING else None
+    after, _ = entry_status.record_offline(entry, body.amount, payment.id, now)
     deps.repos.entries.record_payment(entry, after, payment)
     if old_payment:  # paid at the desk while a checkout was open: close it so nobody pays twice
         cancel_open_checkout(deps, old_payment)
@@ -773,7 +756,7 @@ def record_offline(deps: Deps, entry: Entry, body: OfflinePaymentIn) -> Entry:
 
 def withdraw(deps: Deps, eid: str, entry_id: str, body: WithdrawIn) -> Entry:
     entry = own_entry(deps, eid, entry_id)
-    return cancel_entry(deps, entry, status="withdrawn", reason=body.reason or "退赛 · Withdrawn by the organiser",
+    return cancel_entry(deps, entry, status=EntryStatus.WITHDRAWN, reason=body.reason or "退赛 · Withdrawn by the organiser",
                         refund=body.refund, refund_amount=body.refund_amount, refund_reason=body.refund_reason)
 
 
@@ -783,18 +766,15 @@ def mark_refund_paid(deps: Deps, eid: str, entry_id: str, body: RefundPaidIn) ->
     entry = own_entry(deps, eid, entry_id)
     owed = entry.owed
     if owed == 0:
-        if entry.payment_state == "refunded":
+        if entry.payment_state == EntryPayment.REFUNDED:
             return entry
         raise errors.Conflict("这个报名没有应退款 · Nothing is owed back on this entry.", {"owed": 0})
     if body.amount != owed:
         raise errors.InvalidRequest(f"应退 {_money(owed, entry.currency)} · The amount owed is "
                                     f"{_money(owed, entry.currency, 'en')}.", {"field": "amount", "owed": owed})
     how = "现金" if body.method == "cash" else "转账"
-    after = entry.model_copy(update={
-        "payment_state": "refunded", "refund_owed": 0, "version": entry.version + 1, "updated_at": deps.clock(),
-        "notices": [*entry.notices, f"已{how}退款 {_money(owed, entry.currency)}"
-                    + (f"：{body.note.strip()}" if body.note.strip() else "")],
-        **refunded(entry, owed)})
+    after, _ = entry_status.refund_paid(entry, deps.clock(), amount=owed, notice=(
+        f"已{how}退款 {_money(owed, entry.currency)}" + (f"：{body.note.strip()}" if body.note.strip() else "")))
     deps.repos.entries.transition(entry, after)
     return after
 
@@ -806,7 +786,7 @@ def join_partners(deps: Deps, eid: str, body: JoinIn) -> tuple[Entry, str]:
     if len(set(body.entry_ids)) != len(body.entry_ids):
         raise errors.InvalidRequest("An entry is listed twice.")
     sources = [own_entry(deps, eid, i) for i in body.entry_ids]
-    if any(s.status != "partner_wanted" for s in sources):
+    if any(s.status != EntryStatus.PARTNER_WANTED for s in sources):
         raise errors.Conflict("Only entries looking for a partner can be joined.")
     members = [m for s in sources for m in s.members]
     if len(members) != size:
@@ -817,13 +797,11 @@ def join_partners(deps: Deps, eid: str, body: JoinIn) -> tuple[Entry, str]:
     due = amount_due(event, size)
     new = Entry(id=new_id(), event_id=eid, tournament_id=event.tournament_id,
                 name=body.name or "、".join(m.name for m in members), club=sources[0].club, members=members,
-                status="confirmed" if due == 0 else "pending_payment", amount_due=due, currency=tournament.currency,
-                payment_state="none" if due == 0 else "unpaid", created_at=now, updated_at=now,
+                status=str(entry_status.initial_status(due)), amount_due=due, currency=tournament.currency,
+                payment_state=str(entry_status.initial_payment_state(due)), created_at=now, updated_at=now,
                 manage_token_hash=hash_secret(token), merged_from=[s.id for s in sources],
                 notices=["商会协调组队 · Partnered by the organiser"])
-    merged = [s.model_copy(update={"status": "merged", "merged_into": new.id, "version": s.version + 1,
-                                   "updated_at": now,
-                                   "notices": [*s.notices, f"已组队 · Joined into {new.name}"]}) for s in sources]
+    merged = [entry_status.merge(s, new, now)[0] for s in sources]
     try:
         deps.repos.entries.merge(sources, merged, new)
     except errors.EventFull:
