@@ -150,10 +150,14 @@ def cancel(entry: Entry, now: datetime, *, status: EntryStatus = EntryStatus.CAN
                   payment_state=EntryPayment.REFUND_DUE if refund_due else entry.payment_state), []
 
 
-def refund_sent(entry: Entry, now: datetime | None, *, notice: str | None = None) -> Result:
-    """The money owed (or taken too late) went back: 应退 → 已退. `entry` already carries the refunded amounts."""
+def refund_sent(entry: Entry, now: datetime | None, *, notice: str | None = None, settles_owed: bool = True
+                ) -> Result:
+    """The money owed (or taken too late) went back: 应退 → 已退. `entry` already carries the refunded amounts.
+    `settles_owed=False`: a late payment sent back leaves what a withdrawal owed as it was."""
     extra = {} if notice is None else {"notices": [*entry.notices, notice]}
-    return _moved(entry, now, payment_state=EntryPayment.REFUNDED, refund_owed=0, **extra), []
+    if settles_owed:
+        extra["refund_owed"] = 0
+    return _moved(entry, now, payment_state=EntryPayment.REFUNDED, **extra), []
 
 
 def refund_paid(entry: Entry, now: datetime, *, amount: int, notice: str) -> Result:

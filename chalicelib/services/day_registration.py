@@ -14,6 +14,8 @@ import json
 from datetime import timedelta
 
 from .. import errors
+from ..domain import entry as entry_status
+from ..domain.entry import EntryPayment, EntryStatus
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
 from ..ids import hash_secret, new_id, new_token
@@ -54,7 +56,7 @@ def register_day_public(deps: Deps, tid: str, body: DayRegistrationIn, idem_key:
     answer = register_day(deps, tid, body, idem_key, client_ip=client_ip)
     queue_day_registration(deps, answer)   # messages hook (issue 41): the lead moves it to RegistrationConfirmed
     for item in answer.registration.items:
-        if item.entry.status == "waitlisted":
+        if item.entry.status == EntryStatus.WAITLISTED:
             limits.not_a_place(deps, taken, item.event_id)
     return answer
 
@@ -107,8 +109,8 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
         entries.append(Entry(
             id=entry_id, event_id=event.id, tournament_id=tid, registration_id=reg_id,
             name=item.name or (members[0].name if len(members) == 1 else members[0].name + "队"), club=item.club,
-            members=members, status="confirmed" if due == 0 else "pending_payment", amount_due=due,
-            currency=tournament.currency, payment_state="none" if due == 0 else "unpaid", created_at=now,
+            members=members, status=str(entry_status.initial_status(due)), amount_due=due,
+            currency=tournament.currency, payment_state=str(entry_status.initial_payment_state(due)), created_at=now,
             updated_at=now, manage_token_hash=hash_secret(token), note=item.note))
     idem = (idempotency_item(f"T{tid}", key_hash, reg_id, _body_hash(body), int((now + IDEMPOTENCY_TTL).timestamp()))
             if key_hash else None)
@@ -118,16 +120,13 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
     expect = {e.id: Expect(e.version, before_draw=not e.config.late_entries, before_late_close=e.config.late_entries)
               for e in by_id.values()}
     for _ in range(len(entries) + 1):
-        for e in entries:
-            if e.event_id in waitlisted and e.status != "waitlisted":
-                e.status, e.waitlist_key, e.hold_expires_at, e.payment_id = "waitlisted", e.id, None, None
-                e.payment_state = "none" if e.amount_due == 0 else "unpaid"
-        holding = [e for e in entries if e.status == "pending_payment"]
+        entries = [entry_status.to_waitlist(e) if e.event_id in waitlisted and e.holds_place else e for e in entries]
+        holding = [e for e in entries if e.status == EntryStatus.PENDING_PAYMENT]
         payment = _new_payment(holding, choice, reg_id, now) if holding and choice else None
         for e in holding if hold_places else []:
             e.hold_expires_at = now + timedelta(minutes=single.deps_hold_minutes(deps))
             if payment:
-                e.payment_id, e.payment_state = payment.id, "pending"
+                e.payment_id, e.payment_state = payment.id, str(EntryPayment.PENDING)
         for e in [] if hold_places else holding:   # paid at the desk or by transfer: held for a bounded time
             e.hold_expires_at = single.offline_hold_until(deps, by_id[e.event_id], now)
         record = {"id": reg_id, "tournament_id": tid, "contact": body.contact.model_dump(),
@@ -169,6 +168,10 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
                                  checkout_url=checkout.get("checkout_url") if checkout else None, checkout=checkout)
 
 
+# A day's registration found again only while nothing in it was paid: places held, or waiting in line.
+RESUMABLE = (EntryStatus.PENDING_PAYMENT, EntryStatus.WAITLISTED)
+
+
 def _resume(deps: Deps, tournament, body: DayRegistrationIn, asked: list[Entry], idem_key: str | None,
             client_ip: str | None) -> DayRegistrationAnswer | None:
     """Registering again with the same contact, events and rosters while that registration still waits for
@@ -189,7 +192,7 @@ def _resume(deps: Deps, tournament, body: DayRegistrationIn, asked: list[Entry],
     if (reg is None or reg["contact"].get("phone") != body.contact.phone
             or (reg["contact"].get("name") or "").strip() != body.contact.name.strip()
             or {i["event_id"] for i in reg["items"]} != set(found)
-            or any(e.status not in ("pending_payment", "waitlisted") or e.amount_paid for e in found.values())):
+            or any(e.status not in RESUMABLE or e.amount_paid for e in found.values())):
         return None
     payment = deps.repos.payments.get(reg["payment_id"]) if reg.get("payment_id") else None
     if payment is not None and payment.state not in ("created", "pending", "failed"):
@@ -306,7 +309,7 @@ def open_shared_payment(deps: Deps, entry: Entry) -> dict | None:
     """The registration whose open payment (several items) holds this entry's place, if any."""
     payment = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
     if payment and payment.items and payment.registration_id and payment.state in ("created", "pending", "failed") \
-            and entry.status == "pending_payment":
+            and entry.status == EntryStatus.PENDING_PAYMENT:
         return deps.repos.entries.registration(payment.registration_id)
     return None
 
@@ -315,7 +318,7 @@ def checkout_items(deps: Deps, reg: dict, asked: CheckoutIn, client_ip: str | No
     tournament = deps.repos.tournaments.get(reg["tournament_id"])
     provider, channel, _ = gateways.check_choice(deps, tournament, asked.provider, asked.channel, asked.openid)
     entries = [deps.repos.entries.get(i["event_id"], i["entry_id"]) for i in reg["items"]]
-    holding = [e for e in entries if e is not None and e.status == "pending_payment"]
+    holding = [e for e in entries if e is not None and e.status == EntryStatus.PENDING_PAYMENT]
     if not holding:
         raise errors.NotHoldingPlace("这个报名没有待付款的项目 · Nothing in this registration is waiting for payment.")
     open_ = {}
@@ -391,7 +394,7 @@ def _my_day(deps: Deps, event, entry) -> tuple[dict | None, list[dict], dict | N
     """Where the entry sits while a round is open, its results so far (forfeits and penalties as records the
     page words), and once the event is over its final place, points, prize and bomb bonuses (我的比赛)."""
     state = deps.repos.rounds.state(event.id)
-    if not state.get("rounds") or entry.status not in ("confirmed", "disqualified"):
+    if not state.get("rounds") or entry.status not in (EntryStatus.CONFIRMED, EntryStatus.DISQUALIFIED):
         return None, [], None
     names = {e.id: e.name for e in deps.repos.entries.list(event.id)}
     results, now = [], None
