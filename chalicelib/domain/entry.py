@@ -47,6 +47,8 @@ class EntryPayment(StrEnum):
 HOLDS_PLACE = frozenset({EntryStatus.CONFIRMED, EntryStatus.PENDING_PAYMENT})
 # Gone for good: a retried cancel changes nothing, and nothing may be edited.
 CLOSED = frozenset({EntryStatus.CANCELLED, EntryStatus.WITHDRAWN, EntryStatus.MERGED})
+# Out of the event: no longer drawn, nor counted in its standings.
+LEFT = frozenset({EntryStatus.WITHDRAWN, EntryStatus.CANCELLED, EntryStatus.DISQUALIFIED})
 HOLD_RELEASED = "hold_released"   # the notice's prefix that lets a late payment restore the place
 
 Result = tuple[Entry, list[Event]]
