@@ -78,6 +78,34 @@ def initial_payment_state(due: int) -> EntryPayment:
     return EntryPayment.NONE if due == 0 else EntryPayment.UNPAID
 
 
+def default_name(name: str | None, members: list) -> str:
+    """A pair's or team's name when none was given: the player's own, or the first member's "队"."""
+    return name or (members[0].name if len(members) == 1 else members[0].name + "队")
+
+
+def new_entry(*, entry_id: str, event_id: str, tournament_id: str, name: str | None, members: list, due: int,
+              currency: str, now: datetime, manage_token_hash: str, club: str = "", note: str = "",
+              partner_wanted: bool = False, registration_id: str | None = None, hold_until: datetime | None = None
+              ) -> Entry:
+    """A registration's entry: its status from what it owes; a place to pay for is held until `hold_until`."""
+    status = initial_status(due, partner_wanted)
+    fields: dict[str, Any] = {}
+    if status == EntryStatus.PENDING_PAYMENT and hold_until is not None:
+        fields["hold_expires_at"] = hold_until
+    if registration_id is not None:
+        fields["registration_id"] = registration_id
+    return Entry(id=entry_id, event_id=event_id, tournament_id=tournament_id, name=default_name(name, members),
+                 club=club, members=members, partner_wanted=partner_wanted, status=str(status), amount_due=due,
+                 currency=currency, payment_state=str(initial_payment_state(due)), created_at=now, updated_at=now,
+                 manage_token_hash=manage_token_hash, note=note, **fields)
+
+
+def closed_by_draw(counters: dict, late_entries: bool) -> bool:
+    """The event's counters, as a write saw them, say a draw closed registration meanwhile: the first draw, or
+    with late entries the last round they may join."""
+    return bool((counters.get("drawn") and not late_entries) or counters.get("late_closed"))
+
+
 def to_waitlist(entry: Entry) -> Entry:
     """A new entry the event had no place for waits in line (nothing held, nothing charged). Not a move of a
     stored record: the same version, as the entry is written for the first time."""

@@ -106,12 +106,10 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
         members = [Member(**m.model_dump()) for m in item.members]
         due = single.amount_due(event, len(members))
         entry_id = new_id()
-        entries.append(Entry(
-            id=entry_id, event_id=event.id, tournament_id=tid, registration_id=reg_id,
-            name=item.name or (members[0].name if len(members) == 1 else members[0].name + "队"), club=item.club,
-            members=members, status=str(entry_status.initial_status(due)), amount_due=due,
-            currency=tournament.currency, payment_state=str(entry_status.initial_payment_state(due)), created_at=now,
-            updated_at=now, manage_token_hash=hash_secret(token), note=item.note))
+        entries.append(entry_status.new_entry(
+            entry_id=entry_id, event_id=event.id, tournament_id=tid, registration_id=reg_id, name=item.name,
+            members=members, due=due, currency=tournament.currency, now=now, manage_token_hash=hash_secret(token),
+            club=item.club, note=item.note))
     idem = (idempotency_item(f"T{tid}", key_hash, reg_id, _body_hash(body), int((now + IDEMPOTENCY_TTL).timestamp()))
             if key_hash else None)
     waitlisted: set[str] = set()
@@ -148,7 +146,7 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
             full = moved["event_id"] if moved else (exc.details or {}).get("event_id")
             if moved and full in by_id:
                 event = by_id[full]
-                if (moved["drawn"] and not event.config.late_entries) or moved["late_closed"]:
+                if entry_status.closed_by_draw(moved, event.config.late_entries):
                     raise errors.RegistrationClosed(f"「{event.config.name}」已开始抽签，报名已截止 · Registration for "
                                                     f"{event.config.name} has closed: its first round is drawn.",
                                                     {"event_id": full, "state": "closed"}) from None

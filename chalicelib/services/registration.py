@@ -258,13 +258,9 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
         event, tournament = cached
     else:
         event, tournament = _read_config(deps, eid)
-        refusal = registration_refusal(event, body, now, window=not desk)
-        if refusal is not None:
-            if key_hash and isinstance(refusal, errors.RegistrationClosed):
-                replay = _replay(deps, event, tournament, key_hash, idem_key, body)   # a retry after the deadline
-                if replay:
-                    return replay
-            raise refusal
+        refused = _refused(deps, event, tournament, body, now, desk, key_hash, idem_key)
+        if refused is not None:
+            return refused
 
     entry_id = new_id()
     token = _derive_manage_token(idem_key, entry_id) if idem_key else new_token("mt")
@@ -273,21 +269,13 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     # The tournament's hosted page (Stripe, the demo cashier) opens at once; a provider with channels (WeChat Pay,
     # Alipay) waits for the payer's choice (POST …/checkout). The desk's own entries pay at the desk.
     hosted = None if desk else gateways.hosted(deps, tournament)
-    status = entry_status.initial_status(due, body.partner_wanted)
-    entry = Entry(id=entry_id, event_id=eid, tournament_id=event.tournament_id,
-                  name=body.name or (members[0].name if len(members) == 1 else members[0].name + "队"),
-                  club=body.club, members=members, partner_wanted=body.partner_wanted, status=str(status),
-                  amount_due=due, currency=tournament.currency,
-                  payment_state=str(entry_status.initial_payment_state(due)), created_at=now, updated_at=now,
-                  manage_token_hash=hash_secret(token), note=body.note)
-    payment = None
-    if status == EntryStatus.PENDING_PAYMENT and not desk and gateways.offered_online(deps, tournament):
-        # Held for online payment as with Stripe, whichever provider the payer then picks (POST …/checkout)
-        entry.hold_expires_at = now + timedelta(minutes=deps_hold_minutes(deps))
-    elif status == EntryStatus.PENDING_PAYMENT and not desk:   # paid at the desk or by transfer: held for a bounded time too
-        entry.hold_expires_at = offline_hold_until(deps, event, now)
-    if status == EntryStatus.PENDING_PAYMENT and hosted:
-        payment = new_payment(entry, hosted, now)
+    entry = entry_status.new_entry(
+        entry_id=entry_id, event_id=eid, tournament_id=event.tournament_id, name=body.name, members=members,
+        due=due, currency=tournament.currency, now=now, manage_token_hash=hash_secret(token), club=body.club,
+        note=body.note, partner_wanted=body.partner_wanted,
+        hold_until=None if desk else hold_until(deps, event, tournament, now))
+    payment = new_payment(entry, hosted, now) if hosted and entry.status == EntryStatus.PENDING_PAYMENT else None
+    if payment:
         entry.payment_id, entry.payment_state = payment.id, str(EntryPayment.PENDING)
     waiting = entry_status.to_waitlist(entry) if entry.holds_place else entry
     idem = None
@@ -335,8 +323,7 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
                 entry.shard = waiting.shard = shards.pick(full=wait, avoid=tried)
                 continue
             event = _learn_counters(eid, event, moved.counters)
-            if ((moved.counters.get("drawn") and not event.config.late_entries)   # drawn meanwhile: closed now
-                    or moved.counters.get("late_closed")):
+            if entry_status.closed_by_draw(moved.counters, event.config.late_entries):   # closed meanwhile
                 raise registration_refusal(event, body, now) from None
             wait = moved.counters["taken"] >= moved.counters["cap"]
         except IdempotentReplay:  # a retry, or a concurrent request with the same key won the race
@@ -451,6 +438,28 @@ def idempotency_key_hash(idem_key: str | None) -> str | None:
 
 def deps_hold_minutes(deps: Deps) -> int:
     return int(deps.extra.get("hold_minutes", 35))
+
+
+def hold_until(deps: Deps, event: Event, tournament: Tournament, now: datetime) -> datetime:
+    """Until when a new place to be paid is held: online, as with Stripe, whichever provider the payer then picks
+    (POST …/checkout); paid at the desk or by transfer, for a bounded time too."""
+    if gateways.offered_online(deps, tournament):
+        return now + timedelta(minutes=deps_hold_minutes(deps))
+    return offline_hold_until(deps, event, now)
+
+
+def _refused(deps: Deps, event: Event, tournament: Tournament, body: RegistrationIn, now: datetime, desk: bool,
+             key_hash: str | None, idem_key: str | None) -> RegistrationAnswer | None:
+    """None when the event's rules take this registration; a retry after the deadline answered as the first time;
+    else raises the refusal."""
+    refusal = registration_refusal(event, body, now, window=not desk)
+    if refusal is None:
+        return None
+    if key_hash and isinstance(refusal, errors.RegistrationClosed):
+        replay = _replay(deps, event, tournament, key_hash, idem_key, body)   # a retry after the deadline
+        if replay:
+            return replay
+    raise refusal
 
 
 def offline_hold_until(deps: Deps, event: Event, now: datetime) -> datetime:
@@ -795,12 +804,12 @@ def join_partners(deps: Deps, eid: str, body: JoinIn) -> tuple[Entry, str]:
     now = deps.clock()
     token = new_token("mt")
     due = amount_due(event, size)
-    new = Entry(id=new_id(), event_id=eid, tournament_id=event.tournament_id,
-                name=body.name or "、".join(m.name for m in members), club=sources[0].club, members=members,
-                status=str(entry_status.initial_status(due)), amount_due=due, currency=tournament.currency,
-                payment_state=str(entry_status.initial_payment_state(due)), created_at=now, updated_at=now,
-                manage_token_hash=hash_secret(token), merged_from=[s.id for s in sources],
-                notices=["商会协调组队 · Partnered by the organiser"])
+    new = entry_status.new_entry(
+        entry_id=new_id(), event_id=eid, tournament_id=event.tournament_id,
+        name=body.name or "、".join(m.name for m in members), members=members, due=due, currency=tournament.currency,
+        now=now, manage_token_hash=hash_secret(token), club=sources[0].club)
+    new = new.model_copy(update={"merged_from": [s.id for s in sources],
+                                 "notices": ["商会协调组队 · Partnered by the organiser"]})
     merged = [entry_status.merge(s, new, now)[0] for s in sources]
     try:
         deps.repos.entries.merge(sources, merged, new)

@@ -175,3 +175,26 @@ def test_merge_only_partner_seekers_and_substitution_only_confirmed():
 def test_payment_state_enum_matches_the_model():
     field = Entry.model_fields["payment_state"].annotation
     assert {p.value for p in EntryPayment} == set(typing.get_args(field))
+
+
+def test_new_entry_holds_a_place_to_pay_and_not_a_free_one():
+    members = [{"name": "张三"}, {"name": "李四"}]
+    owing = en.new_entry(entry_id="N1", event_id="E1", tournament_id="T1", name=None, members=entry(
+        members=members).members, due=5000, currency="CNY", now=NOW, manage_token_hash="h", hold_until=LATER)
+    assert (owing.name, owing.status, owing.payment_state, owing.hold_expires_at, owing.version) == \
+        ("张三队", "pending_payment", "unpaid", LATER, 1)
+    free = en.new_entry(entry_id="N2", event_id="E1", tournament_id="T1", name="一队", members=owing.members, due=0,
+                        currency="CNY", now=NOW, manage_token_hash="h", hold_until=LATER, registration_id="R1")
+    assert (free.name, free.status, free.payment_state, free.hold_expires_at, free.registration_id) == \
+        ("一队", "confirmed", "none", None, "R1")
+    seeker = en.new_entry(entry_id="N3", event_id="E1", tournament_id="T1", name=None, members=owing.members[:1],
+                          due=0, currency="CNY", now=NOW, manage_token_hash="h", partner_wanted=True)
+    assert (seeker.name, seeker.status) == ("张三", "partner_wanted")
+    assert type(owing.status) is str and stored(owing)["status"] == "pending_payment"
+
+
+def test_closed_by_draw():
+    assert en.closed_by_draw({"drawn": True}, late_entries=False)
+    assert not en.closed_by_draw({"drawn": True, "late_closed": False}, late_entries=True)
+    assert en.closed_by_draw({"drawn": True, "late_closed": True}, late_entries=True)
+    assert not en.closed_by_draw({"drawn": False}, late_entries=False)
