@@ -61,6 +61,34 @@ def register_day_public(deps: Deps, tid: str, body: DayRegistrationIn, idem_key:
     return answer
 
 
+def _check_each_event_once(body: DayRegistrationIn, by_id: dict) -> None:
+    """Every item names one of the tournament's events, each event once."""
+    seen_events = set()
+    for item in body.items:
+        if item.event_id not in by_id:
+            raise errors.NotFound("这项比赛不属于本赛事 · This event is not part of the tournament.",
+                                  {"event_id": item.event_id})
+        if item.event_id in seen_events:
+            raise errors.InvalidRequest("同一项比赛只能报一次 · Each event once per registration.",
+                                        {"event_id": item.event_id})
+        seen_events.add(item.event_id)
+
+
+def _check_item(event, item, now) -> None:
+    """The event's rules for one item: open now, the member code, the roster."""
+    state = single.registration_state(event.config, now, event.counters.drawn, event.counters.late_closed)
+    if state != "open":
+        raise errors.RegistrationClosed(f"「{event.config.name}」不在报名时间内 · Registration for "
+                                        f"{event.config.name} is not open.", {"event_id": event.id, "state": state})
+    one = RegistrationIn(name=item.name, club=item.club, members=item.members,
+                         eligibility_code=item.eligibility_code, note=item.note)
+    eligibility = event.config.registration.eligibility
+    if eligibility.kind == "codes" and (item.eligibility_code or "").strip().upper() not in eligibility.codes:
+        raise errors.NotEligible(f"「{event.config.name}」需要有效的会员码 · {event.config.name} needs a valid "
+                                 "member code.", {"event_id": event.id})
+    single._check_roster(event, one, False)
+
+
 def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | None,
                  client_ip: str | None = None, attempts: int = 2) -> DayRegistrationAnswer:
     tournament, events = deps.repos.tournaments.get_with_events(tid)
@@ -73,31 +101,13 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
     by_id = {e.id: e for e in events}
     now = deps.clock()
     key_hash = single.idempotency_key_hash(idem_key)
-    seen_events = set()
-    for item in body.items:
-        if item.event_id not in by_id:
-            raise errors.NotFound("这项比赛不属于本赛事 · This event is not part of the tournament.",
-                                  {"event_id": item.event_id})
-        if item.event_id in seen_events:
-            raise errors.InvalidRequest("同一项比赛只能报一次 · Each event once per registration.",
-                                        {"event_id": item.event_id})
-        seen_events.add(item.event_id)
+    _check_each_event_once(body, by_id)
     reg_id = new_id()
     token = _manage_token(idem_key, reg_id) if idem_key else new_token("rt")
     entries: list[Entry] = []
     for item in body.items:
         event = by_id[item.event_id]
-        state = single.registration_state(event.config, now, event.counters.drawn, event.counters.late_closed)
-        if state != "open":
-            raise errors.RegistrationClosed(f"「{event.config.name}」不在报名时间内 · Registration for "
-                                            f"{event.config.name} is not open.", {"event_id": event.id, "state": state})
-        one = RegistrationIn(name=item.name, club=item.club, members=item.members,
-                             eligibility_code=item.eligibility_code, note=item.note)
-        eligibility = event.config.registration.eligibility
-        if eligibility.kind == "codes" and (item.eligibility_code or "").strip().upper() not in eligibility.codes:
-            raise errors.NotEligible(f"「{event.config.name}」需要有效的会员码 · {event.config.name} needs a valid "
-                                     "member code.", {"event_id": event.id})
-        single._check_roster(event, one, False)
+        _check_item(event, item, now)
         # member 1 named as the contact, without a phone of their own, is the contact: their phone counts there
         phones = [m.phone for m in item.members]
         if not phones[0] and item.members[0].name.strip() == body.contact.name.strip():

@@ -122,6 +122,19 @@ class _Shards:
     def learn(self, shard: int, full: bool) -> None:
         (self.full.add if full else self.full.discard)(shard)
 
+    def after_refused(self, counters: dict, *, waitlist: bool, tried: set[int]) -> bool:
+        """A shard's counters as a refused write saw them: marked (and `tried` when full); answers whether the
+        registration waits now. Without a waitlist, "full" only once every shard's write said so."""
+        full = counters["taken"] >= counters["cap"]
+        self.learn(counters["shard"], full)
+        if full:
+            tried.add(counters["shard"])
+        if waitlist:
+            return self.all_full()
+        if len(tried) >= self.n:
+            raise errors.EventFull("名额已满 · The event is full.") from None
+        return False
+
     def pick(self, *, full: bool, avoid: set[int] = frozenset()) -> int:
         """A shard to write to: one seen full (for a waitlist write, which checks that), else one with places, not
         one this request found full already (the process's view may be old: then any it has not tried)."""
@@ -312,14 +325,7 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
                     raise errors.Conflict("报名设置刚刚改动，请重试 · The event changed meanwhile; try again.") from None
                 return register(deps, eid, body, idem_key, fresh=True, attempts=attempts - 1, desk=desk)
             if shards:   # this shard's counters only: mark it, and try a shard with a place (or wait if none)
-                full = moved.counters["taken"] >= moved.counters["cap"]
-                shards.learn(moved.counters["shard"], full)
-                if full:
-                    tried.add(moved.counters["shard"])
-                if event.config.waitlist:
-                    wait = shards.all_full()
-                elif len(tried) >= shards.n:   # without a waitlist, "full" only once every shard's write said so
-                    raise errors.EventFull("名额已满 · The event is full.") from None
+                wait = shards.after_refused(moved.counters, waitlist=event.config.waitlist, tried=tried)
                 entry.shard = waiting.shard = shards.pick(full=wait, avoid=tried)
                 continue
             event = _learn_counters(eid, event, moved.counters)
