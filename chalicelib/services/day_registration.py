@@ -61,6 +61,18 @@ def register_day_public(deps: Deps, tid: str, body: DayRegistrationIn, idem_key:
     return answer
 
 
+def _hold(deps: Deps, holding: list[Entry], payment, *, online: bool, by_id: dict, now) -> None:
+    """The places to pay for are held: online for the hold's minutes (tied to the payment opened now, if any);
+    paid at the desk or by transfer, for a bounded time."""
+    for e in holding:
+        if not online:
+            e.hold_expires_at = single.offline_hold_until(deps, by_id[e.event_id], now)
+            continue
+        e.hold_expires_at = now + timedelta(minutes=single.deps_hold_minutes(deps))
+        if payment:
+            e.payment_id, e.payment_state = payment.id, str(EntryPayment.PENDING)
+
+
 def _check_each_event_once(body: DayRegistrationIn, by_id: dict) -> None:
     """Every item names one of the tournament's events, each event once."""
     seen_events = set()
@@ -131,12 +143,7 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
         entries = [entry_status.to_waitlist(e) if e.event_id in waitlisted and e.holds_place else e for e in entries]
         holding = [e for e in entries if e.status == EntryStatus.PENDING_PAYMENT]
         payment = _new_payment(holding, choice, reg_id, now) if holding and choice else None
-        for e in holding if hold_places else []:
-            e.hold_expires_at = now + timedelta(minutes=single.deps_hold_minutes(deps))
-            if payment:
-                e.payment_id, e.payment_state = payment.id, str(EntryPayment.PENDING)
-        for e in [] if hold_places else holding:   # paid at the desk or by transfer: held for a bounded time
-            e.hold_expires_at = single.offline_hold_until(deps, by_id[e.event_id], now)
+        _hold(deps, holding, payment, online=hold_places, by_id=by_id, now=now)
         record = {"id": reg_id, "tournament_id": tid, "contact": body.contact.model_dump(),
                   "items": [{"event_id": e.event_id, "entry_id": e.id} for e in entries],
                   "payment_id": payment.id if payment else None, "manage_token_hash": hash_secret(token),
