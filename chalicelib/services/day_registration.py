@@ -73,6 +73,29 @@ def _hold(deps: Deps, holding: list[Entry], payment, *, online: bool, by_id: dic
             e.payment_id, e.payment_state = payment.id, str(EntryPayment.PENDING)
 
 
+def _full_event(exc: Exception, by_id: dict, waitlisted: set[str], attempts: int) -> str | None:
+    """The event a refused write found full, to wait in its line next time; None: an event was edited meanwhile
+    (decide again). Raises when the registration cannot be taken: closed by a draw, full without a waitlist (or
+    full again), edited too often."""
+    moved = exc.counters if isinstance(exc, CountersMoved) else None
+    full = moved["event_id"] if moved else (exc.details or {}).get("event_id")
+    if moved and full in by_id:
+        event = by_id[full]
+        if entry_status.closed_by_draw(moved, event.config.late_entries):
+            raise errors.RegistrationClosed(f"「{event.config.name}」已开始抽签，报名已截止 · Registration for "
+                                            f"{event.config.name} has closed: its first round is drawn.",
+                                            {"event_id": full, "state": "closed"}) from None
+        if moved["config_version"] != event.version:   # edited meanwhile: decided again from a fresh read
+            if attempts <= 0:
+                raise errors.Conflict("报名未能完成，请重试 · The registration could not be completed: "
+                                      "try again.") from None
+            return None
+    if full is None or full in waitlisted or not by_id[full].config.waitlist:
+        raise errors.EventFull(f"「{by_id[full].config.name if full in by_id else ''}」名额已满 · The event "
+                               "is full.", {"event_id": full}) from None
+    return full
+
+
 def _check_each_event_once(body: DayRegistrationIn, by_id: dict) -> None:
     """Every item names one of the tournament's events, each event once."""
     seen_events = set()
@@ -159,22 +182,9 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
                 raise
             return resumed
         except (errors.EventFull, CountersMoved) as exc:
-            moved = exc.counters if isinstance(exc, CountersMoved) else None
-            full = moved["event_id"] if moved else (exc.details or {}).get("event_id")
-            if moved and full in by_id:
-                event = by_id[full]
-                if entry_status.closed_by_draw(moved, event.config.late_entries):
-                    raise errors.RegistrationClosed(f"「{event.config.name}」已开始抽签，报名已截止 · Registration for "
-                                                    f"{event.config.name} has closed: its first round is drawn.",
-                                                    {"event_id": full, "state": "closed"}) from None
-                if moved["config_version"] != event.version:   # edited meanwhile: decided again from a fresh read
-                    if attempts <= 0:
-                        raise errors.Conflict("报名未能完成，请重试 · The registration could not be completed: "
-                                              "try again.") from None
-                    return register_day(deps, tid, body, idem_key, client_ip, attempts - 1)
-            if full is None or full in waitlisted or not by_id[full].config.waitlist:
-                raise errors.EventFull(f"「{by_id[full].config.name if full in by_id else ''}」名额已满 · The event "
-                                       "is full.", {"event_id": full}) from None
+            full = _full_event(exc, by_id, waitlisted, attempts)
+            if full is None:   # an event edited meanwhile: decided again from a fresh read
+                return register_day(deps, tid, body, idem_key, client_ip, attempts - 1)
             waitlisted.add(full)
     else:
         raise errors.Conflict("报名未能完成，请重试 · The registration could not be completed: try again.")
