@@ -302,22 +302,12 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     if shards:   # a rush's event: its places are spread over counter shards (store/counters.py)
         wait = entry.holds_place and event.config.waitlist and (wait or shards.all_full())
         entry.shard = waiting.shard = shards.pick(full=wait)
-    # the write fails once a draw has closed registration: the first draw, or with late entries the last they may join
-    closing = {"before_draw": not event.config.late_entries, "before_late_close": event.config.late_entries}
     for _ in range(4 + (event.counters.shards if shards else 0)):
         if wait and not event.config.waitlist:
             raise errors.EventFull("名额已满 · The event is full.")
         try:
-            if wait:
-                deps.repos.entries.create(waiting, idem=idem, expect=Expect(event.version, full=True, **closing))
-                entry, payment = waiting, None
-                known = event.counters.model_dump() | {"waitlisted": event.counters.waitlisted + 1}
-            else:
-                deps.repos.entries.create(entry, idem=idem, payment=payment, expect=Expect(event.version, **closing))
-                c = event.counters
-                known = c.model_dump() | {"taken": c.taken + int(entry.holds_place)}
-            if not shards:
-                _learn_counters(eid, event, known)
+            entry, payment = _create(deps, event, waiting if wait else entry, None if wait else payment, idem=idem,
+                                     waits=wait, learn=not shards)
             break
         except CountersMoved as moved:
             if moved.counters["config_version"] != event.version:   # the event was edited: decide again on it
@@ -342,11 +332,7 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     else:
         raise TransientConflict("名额变动频繁，请重试 · Places are changing fast; try again.")
     if shards and entry.status == EntryStatus.WAITLISTED:
-        # Its write saw only its own shard full: a place freed meanwhile on another shard goes to the waitlist's
-        # first entry now (cancelling a place also promotes, so between the two no place stays idle).
-        counters = deps.repos.entries.counters(eid)
-        if counters["taken"] < counters["cap"]:
-            promote_waitlist(deps, eid)
+        _promote_if_freed(deps, eid)
     checkout_url, checkout = _checkout_or_reason(deps, entry, payment, tournament)
     # No waitlist position in the answer: this process's counters may be old, and counting the index is a read
     # that grows with the waitlist on every registration. The manage page counts it exactly.
@@ -452,6 +438,32 @@ def hold_until(deps: Deps, event: Event, tournament: Tournament, now: datetime) 
     if gateways.offered_online(deps, tournament):
         return now + timedelta(minutes=deps_hold_minutes(deps))
     return offline_hold_until(deps, event, now)
+
+
+def _create(deps: Deps, event: Event, entry: Entry, payment: Payment | None, *, idem, waits: bool, learn: bool
+            ) -> tuple[Entry, Payment | None]:
+    """One write of a new entry: a place (or, `waits`, a place in the waitlist's line, which checks that every
+    place is still taken); it fails once a draw has closed registration (the first draw, or with late entries the
+    last they may join). `learn`: the counters it moved become this process's cached ones."""
+    closing = {"before_draw": not event.config.late_entries, "before_late_close": event.config.late_entries}
+    c = event.counters
+    if waits:
+        deps.repos.entries.create(entry, idem=idem, expect=Expect(event.version, full=True, **closing))
+        known = c.model_dump() | {"waitlisted": c.waitlisted + 1}
+    else:
+        deps.repos.entries.create(entry, idem=idem, payment=payment, expect=Expect(event.version, **closing))
+        known = c.model_dump() | {"taken": c.taken + int(entry.holds_place)}
+    if learn:
+        _learn_counters(event.id, event, known)
+    return entry, payment
+
+
+def _promote_if_freed(deps: Deps, eid: str) -> None:
+    """A sharded waitlist write saw only its own shard full: a place freed meanwhile on another shard goes to the
+    waitlist's first entry now (cancelling a place also promotes, so between the two no place stays idle)."""
+    counters = deps.repos.entries.counters(eid)
+    if counters["taken"] < counters["cap"]:
+        promote_waitlist(deps, eid)
 
 
 def _refused(deps: Deps, event: Event, tournament: Tournament, body: RegistrationIn, now: datetime, desk: bool,
