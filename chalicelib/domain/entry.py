@@ -100,6 +100,13 @@ def new_entry(*, entry_id: str, event_id: str, tournament_id: str, name: str | N
                  manage_token_hash=manage_token_hash, note=note, **fields)
 
 
+def waits_for_place(entry: Entry, *, taken: int, capacity: int, waitlist: bool, all_shards_full: bool = False) -> bool:
+    """Known full a moment ago (or every counter shard seen full): straight to the waitlist, whose write checks
+    that every place is still taken. Without a waitlist the place write is tried anyway: "full" is said only on
+    counters a write saw."""
+    return entry.holds_place and waitlist and (taken >= capacity or all_shards_full)
+
+
 def closed_by_draw(counters: dict, late_entries: bool) -> bool:
     """The event's counters, as a write saw them, say a draw closed registration meanwhile: the first draw, or
     with late entries the last round they may join."""

@@ -294,13 +294,11 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     idem = None
     if key_hash:
         idem = idempotency_item(eid, key_hash, entry_id, _body_hash(body), int((now + IDEMPOTENCY_TTL).timestamp()))
-    # Known full a moment ago: straight to the waitlist (its write checks that every place is still taken).
-    # Without a waitlist the place write is tried anyway: "full" is said only on counters the write saw.
-    wait = entry.holds_place and event.counters.taken >= event.config.capacity and event.config.waitlist
     shards = _Shards(eid, event) if event.counters.shards > 1 else None
     tried: set[int] = set()     # shards this request's own writes found full
+    wait = entry_status.waits_for_place(entry, taken=event.counters.taken, capacity=event.config.capacity,
+                                        waitlist=event.config.waitlist, all_shards_full=bool(shards and shards.all_full()))
     if shards:   # a rush's event: its places are spread over counter shards (store/counters.py)
-        wait = entry.holds_place and event.config.waitlist and (wait or shards.all_full())
         entry.shard = waiting.shard = shards.pick(full=wait)
     for _ in range(4 + (event.counters.shards if shards else 0)):
         if wait and not event.config.waitlist:

@@ -198,3 +198,12 @@ def test_closed_by_draw():
     assert not en.closed_by_draw({"drawn": True, "late_closed": False}, late_entries=True)
     assert en.closed_by_draw({"drawn": True, "late_closed": True}, late_entries=True)
     assert not en.closed_by_draw({"drawn": False}, late_entries=False)
+
+
+def test_waits_for_place_only_with_a_waitlist_and_no_place():
+    held = entry()
+    assert en.waits_for_place(held, taken=10, capacity=10, waitlist=True)
+    assert not en.waits_for_place(held, taken=10, capacity=10, waitlist=False)
+    assert not en.waits_for_place(held, taken=9, capacity=10, waitlist=True)
+    assert en.waits_for_place(held, taken=9, capacity=10, waitlist=True, all_shards_full=True)
+    assert not en.waits_for_place(entry("partner_wanted"), taken=10, capacity=10, waitlist=True)
