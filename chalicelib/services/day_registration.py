@@ -14,6 +14,8 @@ import json
 from datetime import timedelta
 
 from .. import errors
+from ..domain import entry as entry_status
+from ..domain.entry import EntryPayment, EntryStatus
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
 from ..ids import hash_secret, new_id, new_token
@@ -54,9 +56,72 @@ def register_day_public(deps: Deps, tid: str, body: DayRegistrationIn, idem_key:
     answer = register_day(deps, tid, body, idem_key, client_ip=client_ip)
     queue_day_registration(deps, answer)   # messages hook (issue 41): the lead moves it to RegistrationConfirmed
     for item in answer.registration.items:
-        if item.entry.status == "waitlisted":
+        if item.entry.status == EntryStatus.WAITLISTED:
             limits.not_a_place(deps, taken, item.event_id)
     return answer
+
+
+def _hold(deps: Deps, holding: list[Entry], payment, *, online: bool, by_id: dict, now) -> None:
+    """The places to pay for are held: online for the hold's minutes (tied to the payment opened now, if any);
+    paid at the desk or by transfer, for a bounded time."""
+    for e in holding:
+        if not online:
+            e.hold_expires_at = single.offline_hold_until(deps, by_id[e.event_id], now)
+            continue
+        e.hold_expires_at = now + timedelta(minutes=single.deps_hold_minutes(deps))
+        if payment:
+            e.payment_id, e.payment_state = payment.id, str(EntryPayment.PENDING)
+
+
+def _full_event(exc: Exception, by_id: dict, waitlisted: set[str], attempts: int) -> str | None:
+    """The event a refused write found full, to wait in its line next time; None: an event was edited meanwhile
+    (decide again). Raises when the registration cannot be taken: closed by a draw, full without a waitlist (or
+    full again), edited too often."""
+    moved = exc.counters if isinstance(exc, CountersMoved) else None
+    full = moved["event_id"] if moved else (exc.details or {}).get("event_id")
+    if moved and full in by_id:
+        event = by_id[full]
+        if entry_status.closed_by_draw(moved, event.config.late_entries):
+            raise errors.RegistrationClosed(f"「{event.config.name}」已开始抽签，报名已截止 · Registration for "
+                                            f"{event.config.name} has closed: its first round is drawn.",
+                                            {"event_id": full, "state": "closed"}) from None
+        if moved["config_version"] != event.version:   # edited meanwhile: decided again from a fresh read
+            if attempts <= 0:
+                raise errors.Conflict("报名未能完成，请重试 · The registration could not be completed: "
+                                      "try again.") from None
+            return None
+    if full is None or full in waitlisted or not by_id[full].config.waitlist:
+        raise errors.EventFull(f"「{by_id[full].config.name if full in by_id else ''}」名额已满 · The event "
+                               "is full.", {"event_id": full}) from None
+    return full
+
+
+def _check_each_event_once(body: DayRegistrationIn, by_id: dict) -> None:
+    """Every item names one of the tournament's events, each event once."""
+    seen_events = set()
+    for item in body.items:
+        if item.event_id not in by_id:
+            raise errors.NotFound("这项比赛不属于本赛事 · This event is not part of the tournament.",
+                                  {"event_id": item.event_id})
+        if item.event_id in seen_events:
+            raise errors.InvalidRequest("同一项比赛只能报一次 · Each event once per registration.",
+                                        {"event_id": item.event_id})
+        seen_events.add(item.event_id)
+
+
+def _check_item(event, item, now) -> None:
+    """The event's rules for one item: open now, the member code, the roster."""
+    state = single.registration_state(event.config, now, event.counters.drawn, event.counters.late_closed)
+    if state != "open":
+        raise errors.RegistrationClosed(f"「{event.config.name}」不在报名时间内 · Registration for "
+                                        f"{event.config.name} is not open.", {"event_id": event.id, "state": state})
+    one = RegistrationIn(name=item.name, club=item.club, members=item.members,
+                         eligibility_code=item.eligibility_code, note=item.note)
+    eligibility = event.config.registration.eligibility
+    if eligibility.kind == "codes" and (item.eligibility_code or "").strip().upper() not in eligibility.codes:
+        raise errors.NotEligible(f"「{event.config.name}」需要有效的会员码 · {event.config.name} needs a valid "
+                                 "member code.", {"event_id": event.id})
+    single._check_roster(event, one, False)
 
 
 def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | None,
@@ -71,31 +136,13 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
     by_id = {e.id: e for e in events}
     now = deps.clock()
     key_hash = single.idempotency_key_hash(idem_key)
-    seen_events = set()
-    for item in body.items:
-        if item.event_id not in by_id:
-            raise errors.NotFound("这项比赛不属于本赛事 · This event is not part of the tournament.",
-                                  {"event_id": item.event_id})
-        if item.event_id in seen_events:
-            raise errors.InvalidRequest("同一项比赛只能报一次 · Each event once per registration.",
-                                        {"event_id": item.event_id})
-        seen_events.add(item.event_id)
+    _check_each_event_once(body, by_id)
     reg_id = new_id()
     token = _manage_token(idem_key, reg_id) if idem_key else new_token("rt")
     entries: list[Entry] = []
     for item in body.items:
         event = by_id[item.event_id]
-        state = single.registration_state(event.config, now, event.counters.drawn, event.counters.late_closed)
-        if state != "open":
-            raise errors.RegistrationClosed(f"「{event.config.name}」不在报名时间内 · Registration for "
-                                            f"{event.config.name} is not open.", {"event_id": event.id, "state": state})
-        one = RegistrationIn(name=item.name, club=item.club, members=item.members,
-                             eligibility_code=item.eligibility_code, note=item.note)
-        eligibility = event.config.registration.eligibility
-        if eligibility.kind == "codes" and (item.eligibility_code or "").strip().upper() not in eligibility.codes:
-            raise errors.NotEligible(f"「{event.config.name}」需要有效的会员码 · {event.config.name} needs a valid "
-                                     "member code.", {"event_id": event.id})
-        single._check_roster(event, one, False)
+        _check_item(event, item, now)
         # member 1 named as the contact, without a phone of their own, is the contact: their phone counts there
         phones = [m.phone for m in item.members]
         if not phones[0] and item.members[0].name.strip() == body.contact.name.strip():
@@ -104,12 +151,10 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
         members = [Member(**m.model_dump()) for m in item.members]
         due = single.amount_due(event, len(members))
         entry_id = new_id()
-        entries.append(Entry(
-            id=entry_id, event_id=event.id, tournament_id=tid, registration_id=reg_id,
-            name=item.name or (members[0].name if len(members) == 1 else members[0].name + "队"), club=item.club,
-            members=members, status="confirmed" if due == 0 else "pending_payment", amount_due=due,
-            currency=tournament.currency, payment_state="none" if due == 0 else "unpaid", created_at=now,
-            updated_at=now, manage_token_hash=hash_secret(token), note=item.note))
+        entries.append(entry_status.new_entry(
+            entry_id=entry_id, event_id=event.id, tournament_id=tid, registration_id=reg_id, name=item.name,
+            members=members, due=due, currency=tournament.currency, now=now, manage_token_hash=hash_secret(token),
+            club=item.club, note=item.note))
     idem = (idempotency_item(f"T{tid}", key_hash, reg_id, _body_hash(body), int((now + IDEMPOTENCY_TTL).timestamp()))
             if key_hash else None)
     waitlisted: set[str] = set()
@@ -118,18 +163,10 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
     expect = {e.id: Expect(e.version, before_draw=not e.config.late_entries, before_late_close=e.config.late_entries)
               for e in by_id.values()}
     for _ in range(len(entries) + 1):
-        for e in entries:
-            if e.event_id in waitlisted and e.status != "waitlisted":
-                e.status, e.waitlist_key, e.hold_expires_at, e.payment_id = "waitlisted", e.id, None, None
-                e.payment_state = "none" if e.amount_due == 0 else "unpaid"
-        holding = [e for e in entries if e.status == "pending_payment"]
+        entries = [entry_status.to_waitlist(e) if e.event_id in waitlisted and e.holds_place else e for e in entries]
+        holding = [e for e in entries if e.status == EntryStatus.PENDING_PAYMENT]
         payment = _new_payment(holding, choice, reg_id, now) if holding and choice else None
-        for e in holding if hold_places else []:
-            e.hold_expires_at = now + timedelta(minutes=single.deps_hold_minutes(deps))
-            if payment:
-                e.payment_id, e.payment_state = payment.id, "pending"
-        for e in [] if hold_places else holding:   # paid at the desk or by transfer: held for a bounded time
-            e.hold_expires_at = single.offline_hold_until(deps, by_id[e.event_id], now)
+        _hold(deps, holding, payment, online=hold_places, by_id=by_id, now=now)
         record = {"id": reg_id, "tournament_id": tid, "contact": body.contact.model_dump(),
                   "items": [{"event_id": e.event_id, "entry_id": e.id} for e in entries],
                   "payment_id": payment.id if payment else None, "manage_token_hash": hash_secret(token),
@@ -145,28 +182,19 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
                 raise
             return resumed
         except (errors.EventFull, CountersMoved) as exc:
-            moved = exc.counters if isinstance(exc, CountersMoved) else None
-            full = moved["event_id"] if moved else (exc.details or {}).get("event_id")
-            if moved and full in by_id:
-                event = by_id[full]
-                if (moved["drawn"] and not event.config.late_entries) or moved["late_closed"]:
-                    raise errors.RegistrationClosed(f"「{event.config.name}」已开始抽签，报名已截止 · Registration for "
-                                                    f"{event.config.name} has closed: its first round is drawn.",
-                                                    {"event_id": full, "state": "closed"}) from None
-                if moved["config_version"] != event.version:   # edited meanwhile: decided again from a fresh read
-                    if attempts <= 0:
-                        raise errors.Conflict("报名未能完成，请重试 · The registration could not be completed: "
-                                              "try again.") from None
-                    return register_day(deps, tid, body, idem_key, client_ip, attempts - 1)
-            if full is None or full in waitlisted or not by_id[full].config.waitlist:
-                raise errors.EventFull(f"「{by_id[full].config.name if full in by_id else ''}」名额已满 · The event "
-                                       "is full.", {"event_id": full}) from None
+            full = _full_event(exc, by_id, waitlisted, attempts)
+            if full is None:   # an event edited meanwhile: decided again from a fresh read
+                return register_day(deps, tid, body, idem_key, client_ip, attempts - 1)
             waitlisted.add(full)
     else:
         raise errors.Conflict("报名未能完成，请重试 · The registration could not be completed: try again.")
     checkout = _checkout_or_reason(deps, payment, tournament, reg_id, body.checkout, client_ip) if payment else None
     return DayRegistrationAnswer(registration=registration_view(deps, reg_id), manage_token=token,
                                  checkout_url=checkout.get("checkout_url") if checkout else None, checkout=checkout)
+
+
+# A day's registration found again only while nothing in it was paid: places held, or waiting in line.
+RESUMABLE = (EntryStatus.PENDING_PAYMENT, EntryStatus.WAITLISTED)
 
 
 def _resume(deps: Deps, tournament, body: DayRegistrationIn, asked: list[Entry], idem_key: str | None,
@@ -189,7 +217,7 @@ def _resume(deps: Deps, tournament, body: DayRegistrationIn, asked: list[Entry],
     if (reg is None or reg["contact"].get("phone") != body.contact.phone
             or (reg["contact"].get("name") or "").strip() != body.contact.name.strip()
             or {i["event_id"] for i in reg["items"]} != set(found)
-            or any(e.status not in ("pending_payment", "waitlisted") or e.amount_paid for e in found.values())):
+            or any(e.status not in RESUMABLE or e.amount_paid for e in found.values())):
         return None
     payment = deps.repos.payments.get(reg["payment_id"]) if reg.get("payment_id") else None
     if payment is not None and payment.state not in ("created", "pending", "failed"):
@@ -306,7 +334,7 @@ def open_shared_payment(deps: Deps, entry: Entry) -> dict | None:
     """The registration whose open payment (several items) holds this entry's place, if any."""
     payment = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
     if payment and payment.items and payment.registration_id and payment.state in ("created", "pending", "failed") \
-            and entry.status == "pending_payment":
+            and entry.status == EntryStatus.PENDING_PAYMENT:
         return deps.repos.entries.registration(payment.registration_id)
     return None
 
@@ -315,7 +343,7 @@ def checkout_items(deps: Deps, reg: dict, asked: CheckoutIn, client_ip: str | No
     tournament = deps.repos.tournaments.get(reg["tournament_id"])
     provider, channel, _ = gateways.check_choice(deps, tournament, asked.provider, asked.channel, asked.openid)
     entries = [deps.repos.entries.get(i["event_id"], i["entry_id"]) for i in reg["items"]]
-    holding = [e for e in entries if e is not None and e.status == "pending_payment"]
+    holding = [e for e in entries if e is not None and e.status == EntryStatus.PENDING_PAYMENT]
     if not holding:
         raise errors.NotHoldingPlace("这个报名没有待付款的项目 · Nothing in this registration is waiting for payment.")
     open_ = {}
@@ -391,7 +419,7 @@ def _my_day(deps: Deps, event, entry) -> tuple[dict | None, list[dict], dict | N
     """Where the entry sits while a round is open, its results so far (forfeits and penalties as records the
     page words), and once the event is over its final place, points, prize and bomb bonuses (我的比赛)."""
     state = deps.repos.rounds.state(event.id)
-    if not state.get("rounds") or entry.status not in ("confirmed", "disqualified"):
+    if not state.get("rounds") or entry.status not in (EntryStatus.CONFIRMED, EntryStatus.DISQUALIFIED):
         return None, [], None
     names = {e.id: e.name for e in deps.repos.entries.list(event.id)}
     results, now = [], None

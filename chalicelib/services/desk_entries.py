@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import errors
+from ..domain import entry as entry_status
+from ..domain.entry import EntryStatus
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
 from ..ids import new_id
@@ -26,7 +28,7 @@ def walk_in(deps: Deps, eid: str, body: DeskEntryIn, idem_key: str | None, organ
     entry = deps.repos.entries.get(eid, answer.entry.id)
     owed = entry.amount_due - entry.amount_paid
     # A retry (same Idempotency-Key) finds the entry already paid: nothing is recorded twice.
-    if body.payment is not None and entry.status == "pending_payment" and owed > 0:
+    if body.payment is not None and entry.status == EntryStatus.PENDING_PAYMENT and owed > 0:
         entry = registration.record_offline(deps, entry, OfflinePaymentIn(
             method=body.payment.method, amount=owed, reference=body.payment.reference))
     if answer.entry.created_at >= started:   # made now, not a retry's replay: the log says who added it
@@ -54,8 +56,7 @@ def undo_check_in(deps: Deps, eid: str, entry_id: str, organiser) -> Entry:
         raise errors.Conflict("已抽签编排，不能撤销签到（缺席请按弃权处理）· Already drawn into a round: the check-in "
                               "cannot be undone (record a forfeit instead).", {"reason": "drawn"})
     now = deps.clock()
-    after = entry.model_copy(update={"checked_in": False, "joins_from_round": None, "version": entry.version + 1,
-                                     "updated_at": now})
+    after, _ = entry_status.undo_check_in(entry, now)
     deps.repos.entries.transition(entry, after)
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": now.isoformat(), "who": who_of(organiser),
                                       "action": "check_in_undone", "after": {"entry_id": entry.id, "name": entry.name}})
@@ -76,15 +77,8 @@ def void_payment(deps: Deps, eid: str, entry_id: str, payment_id: str, organiser
     if at_desk is None or at_desk.online or payment.state != "confirmed" or entry.payment_id != payment.id:
         raise errors.Conflict("只能撤销报到台最近一笔现金或转账收款 · Only the desk's latest cash or transfer payment "
                               "can be undone.", {"reason": "not_latest_desk_payment"})
-    if entry.checked_in or entry.amount_refunded:
-        raise errors.Conflict("已签到或已退款：请先撤销签到 · Checked in or refunded: undo the check-in first.",
-                              {"reason": "checked_in" if entry.checked_in else "refunded"})
     now = deps.clock()
-    paid = entry.amount_paid - payment.amount
-    after = entry.model_copy(update={
-        "amount_paid": paid, "payment_state": "paid" if paid >= entry.amount_due else "unpaid",
-        "status": "pending_payment" if entry.status == "confirmed" and paid < entry.amount_due else entry.status,
-        "version": entry.version + 1, "updated_at": now})
+    after, _ = entry_status.void_payment(entry, payment.amount, now)   # refused once checked in or refunded
     voided, _ = payment.void(f"撤销 · undone by {who_of(organiser)}", now)
     deps.repos.entries.transition(entry, after, extra=deps.repos.payments.ops(payment, voided))
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": now.isoformat(), "who": who_of(organiser),

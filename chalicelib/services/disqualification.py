@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import errors
+from ..domain import entry as entry_status
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
 from ..ids import new_id
@@ -24,14 +25,11 @@ def disqualify(deps: Deps, organiser: Organiser, eid: str, entry_id: str, body: 
     entry = deps.repos.entries.get(eid, entry_id)
     if entry is None:
         raise errors.NotFound("entry not found")
-    if entry.status == "disqualified":
-        return entry   # idempotent: a retried request changes nothing
-    if entry.status != "confirmed":
-        raise errors.Conflict(f"只能取消已确认参赛者的资格 · Only a confirmed entry can be disqualified (this one is {entry.status}).")
     now = deps.clock()
     reason = f"取消比赛资格 · Disqualified ({body.kind}): {body.reason}"
-    after = entry.model_copy(update={"status": "disqualified", "version": entry.version + 1, "updated_at": now,
-                                     "notices": [*entry.notices, reason]})
+    after, _ = entry_status.disqualify(entry, now, reason=reason)   # refused unless confirmed
+    if after is entry:
+        return entry   # idempotent: a retried request changes nothing
     deps.repos.entries.transition(entry, after, take_place=False)
     actor = Actor("organiser", who_of(organiser))
     state = deps.repos.rounds.state_head(eid)

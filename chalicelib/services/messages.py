@@ -1,6 +1,7 @@
 """The tournament's messages for the console, and the director's notice (api.md v1.3 "Messages")."""
 from __future__ import annotations
 
+from ..domain.entry import EntryStatus
 from ..bootstrap import Deps
 from ..messages import outbox
 from ..messages.record import masked
@@ -8,7 +9,7 @@ from ..models import Organiser
 from ..models.messages import MessageView
 from .tournaments import own_tournament
 
-LIVE = ("confirmed", "pending_payment", "waitlisted", "partner_wanted")
+LIVE = (EntryStatus.CONFIRMED, EntryStatus.PENDING_PAYMENT, EntryStatus.WAITLISTED, EntryStatus.PARTNER_WANTED)
 
 
 def list_messages(deps: Deps, organiser: Organiser, tid: str) -> list[MessageView]:
@@ -28,7 +29,7 @@ def notice(deps: Deps, organiser: Organiser, tid: str, text: str, to: str, idem_
         events = [e for e in events if e.id == to.split(":", 1)[1]]
     entries = [e for ev in events for e in deps.repos.entries.list(ev.id) if e.status in LIVE]
     if to == "unpaid":
-        entries = [e for e in entries if e.status == "pending_payment"]
+        entries = [e for e in entries if e.status == EntryStatus.PENDING_PAYMENT]
     elif to == "not_checked_in":
         entries = [e for e in entries if e.status == "confirmed" and not e.checked_in]
     queued = outbox.queue_notice(deps, tournament, entries, text, idem_key)

@@ -15,7 +15,8 @@ from datetime import timedelta
 from .. import errors
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
-from ..domain.events import RegistrationConfirmed
+from ..domain import entry as entry_status
+from ..domain.entry import HOLD_RELEASED, EntryPayment, EntryStatus
 from ..models import Entry, Payment
 from ..models.entries import refunded
 from . import gateways, registration
@@ -64,31 +65,23 @@ def _confirm_part(deps: Deps, payment: Payment, paid: Payment, part: dict, payme
                   now, raised: list) -> str:
     entry = deps.repos.entries.get(part["event_id"], part["entry_id"])
     amount = part["amount"]
-    update = {"amount_paid": entry.amount_paid + amount, "payment_state": "paid", "payment_id": payment.id,
-              "hold_expires_at": None, "version": entry.version + 1, "updated_at": now}
-    confirmed = [RegistrationConfirmed(entry.tournament_id, payment.registration_id or entry.id, (entry.id,))]
-    if entry.status in ("pending_payment", "confirmed"):
-        after = entry.model_copy(update={**update, "status": "confirmed"})
+    if entry.holds_place:
+        after, events = entry_status.pay(entry, amount, payment.id, now, registration_id=payment.registration_id)
         deps.repos.entries.transition(entry, after, extra=extra)
-        raised += confirmed if entry.status == "pending_payment" else []
+        raised += events
         return "confirmed"
     # Out of order: the hold was released (or the entry cancelled) before the payment arrived.
-    restorable = entry.status == "waitlisted" or (
-        entry.status == "cancelled" and any(n.startswith("hold_released") for n in entry.notices))
-    if restorable:
-        after = entry.model_copy(update={**update, "status": "confirmed", "waitlist_key": None,
-                                         "notices": [*entry.notices, "付款已到，名额已恢复 · Payment received: place restored"]})
+    if entry_status.restorable(entry):
+        after, events = entry_status.pay(entry, amount, payment.id, now, registration_id=payment.registration_id)
         try:
             deps.repos.entries.transition(entry, after, extra=extra)
-            raised += confirmed
+            raised += events
             return "confirmed_late"
         except errors.EventFull:
             pass
     # No place to give: keep the money only long enough to send it back.
-    deps.repos.entries.transition(entry, entry.model_copy(update={
-        "amount_paid": entry.amount_paid + amount, "payment_state": "refund_due", "version": entry.version + 1,
-        "updated_at": now, "notices": [*entry.notices, "付款晚于名额释放，将全额退款 · Paid after the hold ended: refunded"]}),
-        extra=extra, take_place=False)
+    deps.repos.entries.transition(entry, entry_status.paid_too_late(entry, amount, now)[0], extra=extra,
+                                  take_place=False)
     if payment.items:
         gateways.refund(deps, paid, amount, part=entry.id)
     else:
@@ -97,9 +90,12 @@ def _confirm_part(deps: Deps, payment: Payment, paid: Payment, part: dict, payme
         deps.repos.payments.save(paid, sent_back)
         dispatch(deps, events)
     fresh = deps.repos.entries.get(entry.event_id, entry.id)
-    deps.repos.entries.transition(fresh, fresh.model_copy(update={"payment_state": "refunded", **refunded(fresh, amount),
-                                                                   "version": fresh.version + 1}), take_place=False)
+    sent, _ = entry_status.refund_sent(fresh.model_copy(update=refunded(fresh, amount)), None, settles_owed=False)
+    deps.repos.entries.transition(fresh, sent, take_place=False)
     return "refunded"
+
+
+_RELEASED = f"{HOLD_RELEASED}: 付款超时，名额已释放 · Payment time ran out: place released"
 
 
 def release_hold(deps: Deps, payment: Payment, reason: str, seen: str | None = None) -> bool:
@@ -112,11 +108,9 @@ def release_hold(deps: Deps, payment: Payment, reason: str, seen: str | None = N
         released = False
         for part in payment.items:
             entry = deps.repos.entries.get(part["event_id"], part["entry_id"])
-            if entry is None or entry.status != "pending_payment" or entry.payment_id != payment.id:
+            if entry is None or entry.status != EntryStatus.PENDING_PAYMENT or entry.payment_id != payment.id:
                 continue
-            after = entry.model_copy(update={
-                "status": "cancelled", "hold_expires_at": None, "payment_state": "unpaid", "version": entry.version + 1,
-                "updated_at": now, "notices": [*entry.notices, "hold_released: 付款超时，名额已释放 · Payment time ran out: place released"]})
+            after, _ = entry_status.release_hold(entry, now, notice=_RELEASED, payment_id=payment.id)
             from ..store.entries import release_person_ops
             deps.repos.entries.transition(entry, after, extra=([*extra] if not released else []) + release_person_ops(entry))
             released = True
@@ -125,12 +119,10 @@ def release_hold(deps: Deps, payment: Payment, reason: str, seen: str | None = N
             deps.repos.payments.save(payment, cancelled, stripe_event=_seen(deps, seen))
         return released
     entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
-    if entry is None or entry.status != "pending_payment" or entry.payment_id != payment.id:
+    if entry is None or entry.status != EntryStatus.PENDING_PAYMENT or entry.payment_id != payment.id:
         deps.repos.payments.save(payment, cancelled, stripe_event=_seen(deps, seen))
         return False
-    after = entry.model_copy(update={
-        "status": "cancelled", "hold_expires_at": None, "payment_state": "unpaid", "version": entry.version + 1,
-        "updated_at": now, "notices": [*entry.notices, "hold_released: 付款超时，名额已释放 · Payment time ran out: place released"]})
+    after, _ = entry_status.release_hold(entry, now, notice=_RELEASED, payment_id=payment.id)
     from ..store.entries import release_person_ops   # its people may register again, as after a cancellation
     deps.repos.entries.transition(entry, after, extra=[*extra, *release_person_ops(entry)])
     registration.promote_waitlist(deps, entry.event_id)
@@ -151,13 +143,12 @@ def _apply_refund(deps: Deps, payment: Payment, total_refunded: int, full: bool,
     parts = payment.items or [{"event_id": payment.event_id, "entry_id": payment.entry_id}]
     for part in parts:
         entry = deps.repos.entries.get(part["event_id"], part["entry_id"])
-        if entry and entry.payment_state != "refunded" and entry.payment_id == payment.id:
+        if entry and entry.payment_state != EntryPayment.REFUNDED and entry.payment_id == payment.id:
             if entry.holds_place:  # refunded from the provider's dashboard: the entry no longer holds a paid place
                 registration.cancel_entry(deps, entry, reason="已退款 · Refunded", refund=False)
                 entry = deps.repos.entries.get(part["event_id"], part["entry_id"])
-            deps.repos.entries.transition(entry, entry.model_copy(update={   # back: nothing owed any more
-                "payment_state": "refunded", "refund_owed": 0, "version": entry.version + 1,
-                **refunded(entry, entry.amount_paid)}), take_place=False)
+            sent, _ = entry_status.refund_sent(entry.model_copy(update=refunded(entry, entry.amount_paid)), None)
+            deps.repos.entries.transition(entry, sent, take_place=False)   # back: nothing owed any more
     return {"status": "refunded"}
 
 
@@ -201,7 +192,7 @@ def sweep_expired_holds(deps: Deps, limit: int = 200) -> dict:
     released = confirmed = failed = 0
     for eid, entry_id in deps.repos.entries.expired_holds(now.strftime("%Y-%m-%dT%H:%M:%SZ"), limit=limit):
         entry = deps.repos.entries.get(eid, entry_id)
-        if entry is None or entry.status != "pending_payment" or not entry.hold_expires_at or entry.hold_expires_at > now:
+        if entry is None or entry.status != EntryStatus.PENDING_PAYMENT or not entry.hold_expires_at or entry.hold_expires_at > now:
             continue
         payment = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
         if payment is None:
@@ -229,9 +220,8 @@ def sweep_expired_holds(deps: Deps, limit: int = 200) -> dict:
 
 
 def _release_without_payment(deps: Deps, entry: Entry) -> int:
-    after = entry.model_copy(update={"status": "cancelled", "hold_expires_at": None, "version": entry.version + 1,
-                                     "updated_at": deps.clock(),
-                                     "notices": [*entry.notices, "hold_released: 付款超时 · Payment time ran out"]})
+    after, _ = entry_status.release_hold(entry, deps.clock(), notice="hold_released: 付款超时 · Payment time ran out",
+                                         mark_unpaid=False)
     from ..store.entries import release_person_ops   # its people may register again, as after a cancellation
     try:
         deps.repos.entries.transition(entry, after, extra=release_person_ops(entry))
@@ -293,7 +283,7 @@ def _provider_paid(deps: Deps, provider: str, note) -> dict:
         raise errors.AmountMismatch(f"Paid {note.amount} {note.currency}; the entry owes {payment.amount} {payment.currency}.")
     entry = deps.repos.entries.get(payment.event_id, payment.entry_id)
     if (payment.state not in ("confirmed", "refunded") and entry is not None and entry.payment_id != payment.id
-            and entry.payment_state == "paid"):
+            and entry.payment_state == EntryPayment.PAID):
         # Paid through a checkout the payer had left for another one that was paid too: sent back whole.
         # Nothing is saved before the refund is accepted: a failed refund leaves the notification to be resent
         # and the refund asked again (the same out_refund_no, so never twice).
@@ -342,7 +332,7 @@ def checkout_entry(deps: Deps, entry: Entry, provider: str | None, channel: str 
     if event is None or tournament is None:
         raise errors.NotFound("event not found")
     provider, channel, _ = gateways.check_choice(deps, tournament, provider, channel, openid)
-    if entry.status != "pending_payment":
+    if entry.status != EntryStatus.PENDING_PAYMENT:
         raise errors.NotHoldingPlace("Only an entry holding a place and waiting for payment can pay.")
     now = deps.clock()
     hold_minutes = timedelta(minutes=registration.deps_hold_minutes(deps))

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
+from ..domain.entry import EntryStatus
 from ..models import Event
 
 
@@ -14,8 +15,8 @@ def counted_entries(deps: Deps, event: Event, entries=None) -> int:
     (rules.md §9 counts entries registered, not only those that played: only a withdrawal before the draw does
     not count); cancelled and waiting ones do not count."""
     entries = entries if entries is not None else deps.repos.entries.list(event.id)
-    count = sum(1 for e in entries if e.status in ("confirmed", "disqualified"))
-    withdrawn = {e.id for e in entries if e.status == "withdrawn"}
+    count = sum(1 for e in entries if e.status in (EntryStatus.CONFIRMED, EntryStatus.DISQUALIFIED))
+    withdrawn = {e.id for e in entries if e.status == EntryStatus.WITHDRAWN}
     if withdrawn:   # read only then: the stage plans say who was drawn
         plans = deps.repos.rounds.state(event.id).get("plans", {})
         count += len(withdrawn & {x for plan in plans.values() for x in plan.get("entries", [])})

@@ -17,7 +17,8 @@ from datetime import datetime, timedelta
 from .. import errors
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
-from ..domain.events import WaitlistPromoted
+from ..domain import entry as entry_status
+from ..domain.entry import CLOSED, EntryPayment, EntryStatus
 from ..ids import hash_secret, new_id, new_token, same_secret
 from ..messages.outbox import queue_refund, queue_registration, queue_waitlist_promoted
 from ..models.entries import normalise_phone, refunded
@@ -121,6 +122,19 @@ class _Shards:
     def learn(self, shard: int, full: bool) -> None:
         (self.full.add if full else self.full.discard)(shard)
 
+    def after_refused(self, counters: dict, *, waitlist: bool, tried: set[int]) -> bool:
+        """A shard's counters as a refused write saw them: marked (and `tried` when full); answers whether the
+        registration waits now. Without a waitlist, "full" only once every shard's write said so."""
+        full = counters["taken"] >= counters["cap"]
+        self.learn(counters["shard"], full)
+        if full:
+            tried.add(counters["shard"])
+        if waitlist:
+            return self.all_full()
+        if len(tried) >= self.n:
+            raise errors.EventFull("名额已满 · The event is full.") from None
+        return False
+
     def pick(self, *, full: bool, avoid: set[int] = frozenset()) -> int:
         """A shard to write to: one seen full (for a waitlist write, which checks that), else one with places, not
         one this request found full already (the process's view may be old: then any it has not tried)."""
@@ -175,7 +189,7 @@ def _body_hash(body: RegistrationIn) -> str:
 def view(deps: Deps, entry: Entry, event: Event | None = None, tournament: Tournament | None = None,
          position: int | None = None, count_position: bool = True) -> EntryView:
     """`count_position=False`: no waitlist position unless given (counting it reads a growing index)."""
-    if position is None and count_position and entry.status == "waitlisted" and entry.waitlist_key:
+    if position is None and count_position and entry.status == EntryStatus.WAITLISTED and entry.waitlist_key:
         position = deps.repos.entries.waitlist_position(entry.event_id, entry.waitlist_key)
     if event is None:
         event, tournament = _event_and_tournament(deps, entry.event_id)
@@ -257,13 +271,9 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
         event, tournament = cached
     else:
         event, tournament = _read_config(deps, eid)
-        refusal = registration_refusal(event, body, now, window=not desk)
-        if refusal is not None:
-            if key_hash and isinstance(refusal, errors.RegistrationClosed):
-                replay = _replay(deps, event, tournament, key_hash, idem_key, body)   # a retry after the deadline
-                if replay:
-                    return replay
-            raise refusal
+        refused = _refused(deps, event, tournament, body, now, desk, key_hash, idem_key)
+        if refused is not None:
+            return refused
 
     entry_id = new_id()
     token = _derive_manage_token(idem_key, entry_id) if idem_key else new_token("mt")
@@ -272,54 +282,30 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     # The tournament's hosted page (Stripe, the demo cashier) opens at once; a provider with channels (WeChat Pay,
     # Alipay) waits for the payer's choice (POST …/checkout). The desk's own entries pay at the desk.
     hosted = None if desk else gateways.hosted(deps, tournament)
-    if body.partner_wanted:
-        status = "partner_wanted"
-    else:
-        status = "confirmed" if due == 0 else "pending_payment"
-    entry = Entry(id=entry_id, event_id=eid, tournament_id=event.tournament_id,
-                  name=body.name or (members[0].name if len(members) == 1 else members[0].name + "队"),
-                  club=body.club, members=members, partner_wanted=body.partner_wanted, status=status,
-                  amount_due=due, currency=tournament.currency,
-                  payment_state="none" if due == 0 else "unpaid", created_at=now, updated_at=now,
-                  manage_token_hash=hash_secret(token), note=body.note)
-    payment = None
-    if status == "pending_payment" and not desk and gateways.offered_online(deps, tournament):
-        # Held for online payment as with Stripe, whichever provider the payer then picks (POST …/checkout)
-        entry.hold_expires_at = now + timedelta(minutes=deps_hold_minutes(deps))
-    elif status == "pending_payment" and not desk:   # paid at the desk or by transfer: held for a bounded time too
-        entry.hold_expires_at = offline_hold_until(deps, event, now)
-    if status == "pending_payment" and hosted:
-        payment = new_payment(entry, hosted, now)
-        entry.payment_id, entry.payment_state = payment.id, "pending"
-    waiting = entry.model_copy(update={"status": "waitlisted", "waitlist_key": entry_id, "hold_expires_at": None,
-                                       "payment_id": None, "payment_state": "none" if due == 0 else "unpaid"})
+    entry = entry_status.new_entry(
+        entry_id=entry_id, event_id=eid, tournament_id=event.tournament_id, name=body.name, members=members,
+        due=due, currency=tournament.currency, now=now, manage_token_hash=hash_secret(token), club=body.club,
+        note=body.note, partner_wanted=body.partner_wanted,
+        hold_until=None if desk else hold_until(deps, event, tournament, now))
+    payment = new_payment(entry, hosted, now) if hosted and entry.status == EntryStatus.PENDING_PAYMENT else None
+    if payment:
+        entry.payment_id, entry.payment_state = payment.id, str(EntryPayment.PENDING)
+    waiting = entry_status.to_waitlist(entry) if entry.holds_place else entry
     idem = None
     if key_hash:
         idem = idempotency_item(eid, key_hash, entry_id, _body_hash(body), int((now + IDEMPOTENCY_TTL).timestamp()))
-    # Known full a moment ago: straight to the waitlist (its write checks that every place is still taken).
-    # Without a waitlist the place write is tried anyway: "full" is said only on counters the write saw.
-    wait = entry.holds_place and event.counters.taken >= event.config.capacity and event.config.waitlist
     shards = _Shards(eid, event) if event.counters.shards > 1 else None
     tried: set[int] = set()     # shards this request's own writes found full
+    wait = entry_status.waits_for_place(entry, taken=event.counters.taken, capacity=event.config.capacity,
+                                        waitlist=event.config.waitlist, all_shards_full=bool(shards and shards.all_full()))
     if shards:   # a rush's event: its places are spread over counter shards (store/counters.py)
-        wait = entry.holds_place and event.config.waitlist and (wait or shards.all_full())
         entry.shard = waiting.shard = shards.pick(full=wait)
-    # the write fails once a draw has closed registration: the first draw, or with late entries the last they may join
-    closing = {"before_draw": not event.config.late_entries, "before_late_close": event.config.late_entries}
     for _ in range(4 + (event.counters.shards if shards else 0)):
         if wait and not event.config.waitlist:
             raise errors.EventFull("名额已满 · The event is full.")
         try:
-            if wait:
-                deps.repos.entries.create(waiting, idem=idem, expect=Expect(event.version, full=True, **closing))
-                entry, payment = waiting, None
-                known = event.counters.model_dump() | {"waitlisted": event.counters.waitlisted + 1}
-            else:
-                deps.repos.entries.create(entry, idem=idem, payment=payment, expect=Expect(event.version, **closing))
-                c = event.counters
-                known = c.model_dump() | {"taken": c.taken + int(entry.holds_place)}
-            if not shards:
-                _learn_counters(eid, event, known)
+            entry, payment = _create(deps, event, waiting if wait else entry, None if wait else payment, idem=idem,
+                                     waits=wait, learn=not shards)
             break
         except CountersMoved as moved:
             if moved.counters["config_version"] != event.version:   # the event was edited: decide again on it
@@ -327,19 +313,11 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
                     raise errors.Conflict("报名设置刚刚改动，请重试 · The event changed meanwhile; try again.") from None
                 return register(deps, eid, body, idem_key, fresh=True, attempts=attempts - 1, desk=desk)
             if shards:   # this shard's counters only: mark it, and try a shard with a place (or wait if none)
-                full = moved.counters["taken"] >= moved.counters["cap"]
-                shards.learn(moved.counters["shard"], full)
-                if full:
-                    tried.add(moved.counters["shard"])
-                if event.config.waitlist:
-                    wait = shards.all_full()
-                elif len(tried) >= shards.n:   # without a waitlist, "full" only once every shard's write said so
-                    raise errors.EventFull("名额已满 · The event is full.") from None
+                wait = shards.after_refused(moved.counters, waitlist=event.config.waitlist, tried=tried)
                 entry.shard = waiting.shard = shards.pick(full=wait, avoid=tried)
                 continue
             event = _learn_counters(eid, event, moved.counters)
-            if ((moved.counters.get("drawn") and not event.config.late_entries)   # drawn meanwhile: closed now
-                    or moved.counters.get("late_closed")):
+            if entry_status.closed_by_draw(moved.counters, event.config.late_entries):   # closed meanwhile
                 raise registration_refusal(event, body, now) from None
             wait = moved.counters["taken"] >= moved.counters["cap"]
         except IdempotentReplay:  # a retry, or a concurrent request with the same key won the race
@@ -351,12 +329,8 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
             return resumed
     else:
         raise TransientConflict("名额变动频繁，请重试 · Places are changing fast; try again.")
-    if shards and entry.status == "waitlisted":
-        # Its write saw only its own shard full: a place freed meanwhile on another shard goes to the waitlist's
-        # first entry now (cancelling a place also promotes, so between the two no place stays idle).
-        counters = deps.repos.entries.counters(eid)
-        if counters["taken"] < counters["cap"]:
-            promote_waitlist(deps, eid)
+    if shards and entry.status == EntryStatus.WAITLISTED:
+        _promote_if_freed(deps, eid)
     checkout_url, checkout = _checkout_or_reason(deps, entry, payment, tournament)
     # No waitlist position in the answer: this process's counters may be old, and counting the index is a read
     # that grows with the waitlist on every registration. The manage page counts it exactly.
@@ -389,7 +363,7 @@ def _resume(deps: Deps, event: Event, tournament: Tournament, body: Registration
     entry = deps.repos.entries.get(event.id, found) if found else None
     def same(ms):
         return sorted((m.name.strip(), m.phone or "") for m in ms)
-    if (entry is None or entry.status != "pending_payment" or entry.amount_paid or entry.partner_wanted
+    if (entry is None or entry.status != EntryStatus.PENDING_PAYMENT or entry.amount_paid or entry.partner_wanted
             or same(entry.members) != same(members)):
         return None
     payment = deps.repos.payments.get(entry.payment_id) if entry.payment_id else None
@@ -415,7 +389,7 @@ def register_public(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | 
                                 [] if body.partner_wanted else [event])
     answer = register(deps, eid, body, idem_key)
     queue_registration(deps, answer, event)   # messages hook (issue 41): the lead moves it to RegistrationConfirmed
-    if answer.entry.status == "waitlisted":
+    if answer.entry.status == EntryStatus.WAITLISTED:
         limits.not_a_place(deps, taken, eid)
     return answer
 
@@ -456,6 +430,54 @@ def deps_hold_minutes(deps: Deps) -> int:
     return int(deps.extra.get("hold_minutes", 35))
 
 
+def hold_until(deps: Deps, event: Event, tournament: Tournament, now: datetime) -> datetime:
+    """Until when a new place to be paid is held: online, as with Stripe, whichever provider the payer then picks
+    (POST …/checkout); paid at the desk or by transfer, for a bounded time too."""
+    if gateways.offered_online(deps, tournament):
+        return now + timedelta(minutes=deps_hold_minutes(deps))
+    return offline_hold_until(deps, event, now)
+
+
+def _create(deps: Deps, event: Event, entry: Entry, payment: Payment | None, *, idem, waits: bool, learn: bool
+            ) -> tuple[Entry, Payment | None]:
+    """One write of a new entry: a place (or, `waits`, a place in the waitlist's line, which checks that every
+    place is still taken); it fails once a draw has closed registration (the first draw, or with late entries the
+    last they may join). `learn`: the counters it moved become this process's cached ones."""
+    closing = {"before_draw": not event.config.late_entries, "before_late_close": event.config.late_entries}
+    c = event.counters
+    if waits:
+        deps.repos.entries.create(entry, idem=idem, expect=Expect(event.version, full=True, **closing))
+        known = c.model_dump() | {"waitlisted": c.waitlisted + 1}
+    else:
+        deps.repos.entries.create(entry, idem=idem, payment=payment, expect=Expect(event.version, **closing))
+        known = c.model_dump() | {"taken": c.taken + int(entry.holds_place)}
+    if learn:
+        _learn_counters(event.id, event, known)
+    return entry, payment
+
+
+def _promote_if_freed(deps: Deps, eid: str) -> None:
+    """A sharded waitlist write saw only its own shard full: a place freed meanwhile on another shard goes to the
+    waitlist's first entry now (cancelling a place also promotes, so between the two no place stays idle)."""
+    counters = deps.repos.entries.counters(eid)
+    if counters["taken"] < counters["cap"]:
+        promote_waitlist(deps, eid)
+
+
+def _refused(deps: Deps, event: Event, tournament: Tournament, body: RegistrationIn, now: datetime, desk: bool,
+             key_hash: str | None, idem_key: str | None) -> RegistrationAnswer | None:
+    """None when the event's rules take this registration; a retry after the deadline answered as the first time;
+    else raises the refusal."""
+    refusal = registration_refusal(event, body, now, window=not desk)
+    if refusal is None:
+        return None
+    if key_hash and isinstance(refusal, errors.RegistrationClosed):
+        replay = _replay(deps, event, tournament, key_hash, idem_key, body)   # a retry after the deadline
+        if replay:
+            return replay
+    raise refusal
+
+
 def offline_hold_until(deps: Deps, event: Event, now: datetime) -> datetime:
     """Until when a place to be paid offline (at the desk, by transfer) is held: the event's offline_hold_hours
     (48 by default), never past the registration deadline; once the deadline has passed (a place given from the
@@ -483,7 +505,7 @@ def _replay(deps, event, tournament, key_hash, idem_key, body) -> RegistrationAn
     if entry is None:  # cannot happen: the record is written in the entry's transaction
         raise errors.NotFound("entry not found")
     checkout_url = checkout = None
-    if entry.status == "pending_payment" and entry.payment_id:
+    if entry.status == EntryStatus.PENDING_PAYMENT and entry.payment_id:
         payment = deps.repos.payments.get(entry.payment_id)
         if payment and payment.state in ("created", "pending", "failed"):   # failed: the retry tries again
             checkout_url, checkout = _checkout_or_reason(deps, entry, payment, tournament)
@@ -526,7 +548,7 @@ def register_demo(deps: Deps, eid: str, raw: dict) -> RegistrationAnswer:
     """Used by the demo loader: registers (as the desk does: no checkout opened) and, for paid events, records a
     cash payment."""
     answer = register(deps, eid, RegistrationIn.model_validate(raw), None, desk=True)
-    if answer.entry.status == "pending_payment":
+    if answer.entry.status == EntryStatus.PENDING_PAYMENT:
         entry = deps.repos.entries.get(eid, answer.entry.id)
         record_offline(deps, entry, OfflinePaymentIn(method="cash", amount=entry.amount_due))
     return answer
@@ -547,7 +569,7 @@ def update_entry(deps: Deps, entry: Entry, patch: EntryPatch) -> Entry:
     deadline = change_deadline(event)
     if deadline and deps.clock() >= deadline:
         raise errors.ChangesClosed()
-    if entry.status in ("cancelled", "withdrawn", "merged"):
+    if entry_status.is_closed(entry):
         raise errors.EntryClosed()
     if patch.version is not None and patch.version != entry.version:
         raise errors.VersionConflict()
@@ -571,12 +593,12 @@ def refund_by_rule(event: Event, entry: Entry, now: datetime) -> int:
     return entry.amount_paid if deadline is None or now < deadline else 0
 
 
-def cancel_entry(deps: Deps, entry: Entry, *, status: str = "cancelled", reason: str = "",
+def cancel_entry(deps: Deps, entry: Entry, *, status: EntryStatus = EntryStatus.CANCELLED, reason: str = "",
                  refund: bool | None = None, refund_amount: int | None = None, refund_reason: str = "") -> Entry:
     """Cancels (participant) or withdraws (organiser); refunds when paid and before the deadline. The director may
     give another amount (`refund_amount`, up to what was paid) with a reason; what cash or transfer owes stays
     on the entry as 应退 (`refund_owed`) until the desk pays it back (mark_refund_paid)."""
-    if entry.status in ("cancelled", "withdrawn", "merged"):
+    if entry.status in CLOSED:
         return entry  # idempotent: a retried cancel changes nothing
     event, _ = _event_and_tournament(deps, entry.event_id)
     now = deps.clock()
@@ -590,21 +612,18 @@ def cancel_entry(deps: Deps, entry: Entry, *, status: str = "cancelled", reason:
             raise errors.InvalidRequest("改动退款金额需写明理由 · Another amount than the rule's needs a reason.",
                                         {"field": "refund_reason", "rule": rule})
         owed = refund_amount
-    refund_due = owed > 0
     notices = list(entry.notices)
     if reason:
         notices.append(reason)
     if refund_amount is not None and refund_amount != rule:
         notices.append(f"退款 {_money(owed, entry.currency)}（规则 {_money(rule, entry.currency)}）：{refund_reason.strip()}")
-    after = entry.model_copy(update={
-        "status": status, "version": entry.version + 1, "updated_at": now, "hold_expires_at": None,
-        "waitlist_key": None, "notices": notices, "refund_owed": owed if refund_due else 0,
-        "payment_state": "refund_due" if refund_due else entry.payment_state})
+    after, _ = entry_status.cancel(entry, now, status=status, notices=notices, owed=owed)
+    refund_due = owed > 0
     from ..store.entries import release_person_ops
     deps.repos.entries.transition(entry, after, extra=release_person_ops(entry))
     if refund_due:
         after = _refund(deps, after)
-    elif entry.status == "pending_payment" and entry.payment_id:
+    elif entry.status == EntryStatus.PENDING_PAYMENT and entry.payment_id:
         cancel_open_checkout(deps, entry.payment_id)
     if entry.holds_place:
         promote_waitlist(deps, entry.event_id)
@@ -625,8 +644,7 @@ def _refund(deps: Deps, entry: Entry) -> Entry:
             back = min(owed, payment.refundable)
             saved, events = payment.refund(back, deps.clock())
             gateways.refund(deps, payment, back)
-        after = entry.model_copy(update={"payment_state": "refunded", "version": entry.version + 1, "refund_owed": 0,
-                                         "updated_at": deps.clock(), **refunded(entry, back)})
+        after, _ = entry_status.refund_sent(entry.model_copy(update=refunded(entry, back)), deps.clock())
         # The payment's record and the entry's in one write: never "refunded" on the payment while the entry
         # still shows it owed (the desk would pay it again in cash). Failing, both stay as they were and the
         # provider's refund notification records it (the provider's refund number is the same on a retry).
@@ -667,7 +685,7 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
         moved = False
         for entry_id in candidates:
             entry = deps.repos.entries.get(eid, entry_id)
-            if entry is None or entry.status != "waitlisted":
+            if entry is None or entry.status != EntryStatus.WAITLISTED:
                 continue
             now = deps.clock()
             paid = entry.amount_due > 0 and entry.amount_paid < entry.amount_due
@@ -681,9 +699,7 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
                 from zoneinfo import ZoneInfo
                 local = hold.astimezone(ZoneInfo(tournament.timezone)).strftime("%H:%M" if online else "%m-%d %H:%M")
                 notice = notice.format(local, local)
-            after = entry.model_copy(update={
-                "status": "pending_payment" if paid else "confirmed", "waitlist_key": None, "hold_expires_at": hold,
-                "notices": [*entry.notices, notice], "version": entry.version + 1, "updated_at": now})
+            after, promoted_events = entry_status.promote(entry, now, hold=hold, notice=notice)
             try:
                 deps.repos.entries.transition(entry, after)
             except errors.EventFull:
@@ -694,7 +710,7 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
             except errors.Conflict:
                 continue  # changed meanwhile (cancelled, or promoted by someone else)
             promoted.append(entry_id)
-            dispatch(deps, [WaitlistPromoted(eid, entry_id, hold)])
+            dispatch(deps, promoted_events)
             queue_waitlist_promoted(deps, after, event, hold, tournament.timezone)   # messages hook (issue 41)
             moved = True
             break
@@ -734,15 +750,12 @@ def own_entry(deps: Deps, eid: str, entry_id: str) -> Entry:
 
 def check_in(deps: Deps, eid: str, entry_id: str) -> Entry:
     entry = own_entry(deps, eid, entry_id)
-    if entry.status != "confirmed":
-        raise errors.NotConfirmed(f"Entry status is {entry.status}: only confirmed entries check in.")
-    if entry.checked_in:
-        return entry
+    if entry.status != EntryStatus.CONFIRMED or entry.checked_in:   # refused, or a retry answered as it is
+        return entry_status.check_in(entry, deps.clock(), joins_from_round=None)[0]
     from .rounds import joins_from_round
     event = deps.repos.events.get(eid)
     joins = joins_from_round(deps, event) if event else None   # after a draw: the next round, or 409 late_entry_closed
-    after = entry.model_copy(update={"checked_in": True, "version": entry.version + 1, "updated_at": deps.clock(),
-                                     "joins_from_round": joins})
+    after, _ = entry_status.check_in(entry, deps.clock(), joins_from_round=joins)
     deps.repos.entries.transition(entry, after)
     return after
 
@@ -752,19 +765,14 @@ def record_offline_payment(deps: Deps, eid: str, entry_id: str, body: OfflinePay
 
 
 def record_offline(deps: Deps, entry: Entry, body: OfflinePaymentIn) -> Entry:
-    if entry.status not in ("pending_payment", "confirmed"):
+    if not entry.holds_place:
         raise errors.NotHoldingPlace(f"Entry status is {entry.status}: it holds no place to pay for.")
     now = deps.clock()
     payment = Payment(id=new_id(), entry_id=entry.id, event_id=entry.event_id, provider=body.method,
                       state="confirmed", amount=body.amount, currency=entry.currency, reference=body.reference,
                       created_at=now, updated_at=now)
-    paid = entry.amount_paid + body.amount
-    old_payment = entry.payment_id if entry.payment_state == "pending" else None
-    after = entry.model_copy(update={
-        "amount_paid": paid, "payment_state": "paid" if paid >= entry.amount_due else "unpaid",
-        "status": "confirmed" if paid >= entry.amount_due else entry.status,
-        "hold_expires_at": None if paid >= entry.amount_due else entry.hold_expires_at,
-        "payment_id": payment.id, "version": entry.version + 1, "updated_at": now})
+    old_payment = entry.payment_id if entry.payment_state == EntryPayment.PENDING else None
+    after, _ = entry_status.record_offline(entry, body.amount, payment.id, now)
     deps.repos.entries.record_payment(entry, after, payment)
     if old_payment:  # paid at the desk while a checkout was open: close it so nobody pays twice
         cancel_open_checkout(deps, old_payment)
@@ -773,7 +781,7 @@ def record_offline(deps: Deps, entry: Entry, body: OfflinePaymentIn) -> Entry:
 
 def withdraw(deps: Deps, eid: str, entry_id: str, body: WithdrawIn) -> Entry:
     entry = own_entry(deps, eid, entry_id)
-    return cancel_entry(deps, entry, status="withdrawn", reason=body.reason or "退赛 · Withdrawn by the organiser",
+    return cancel_entry(deps, entry, status=EntryStatus.WITHDRAWN, reason=body.reason or "退赛 · Withdrawn by the organiser",
                         refund=body.refund, refund_amount=body.refund_amount, refund_reason=body.refund_reason)
 
 
@@ -783,18 +791,15 @@ def mark_refund_paid(deps: Deps, eid: str, entry_id: str, body: RefundPaidIn) ->
     entry = own_entry(deps, eid, entry_id)
     owed = entry.owed
     if owed == 0:
-        if entry.payment_state == "refunded":
+        if entry.payment_state == EntryPayment.REFUNDED:
             return entry
         raise errors.Conflict("这个报名没有应退款 · Nothing is owed back on this entry.", {"owed": 0})
     if body.amount != owed:
         raise errors.InvalidRequest(f"应退 {_money(owed, entry.currency)} · The amount owed is "
                                     f"{_money(owed, entry.currency, 'en')}.", {"field": "amount", "owed": owed})
     how = "现金" if body.method == "cash" else "转账"
-    after = entry.model_copy(update={
-        "payment_state": "refunded", "refund_owed": 0, "version": entry.version + 1, "updated_at": deps.clock(),
-        "notices": [*entry.notices, f"已{how}退款 {_money(owed, entry.currency)}"
-                    + (f"：{body.note.strip()}" if body.note.strip() else "")],
-        **refunded(entry, owed)})
+    after, _ = entry_status.refund_paid(entry, deps.clock(), amount=owed, notice=(
+        f"已{how}退款 {_money(owed, entry.currency)}" + (f"：{body.note.strip()}" if body.note.strip() else "")))
     deps.repos.entries.transition(entry, after)
     return after
 
@@ -806,7 +811,7 @@ def join_partners(deps: Deps, eid: str, body: JoinIn) -> tuple[Entry, str]:
     if len(set(body.entry_ids)) != len(body.entry_ids):
         raise errors.InvalidRequest("An entry is listed twice.")
     sources = [own_entry(deps, eid, i) for i in body.entry_ids]
-    if any(s.status != "partner_wanted" for s in sources):
+    if any(s.status != EntryStatus.PARTNER_WANTED for s in sources):
         raise errors.Conflict("Only entries looking for a partner can be joined.")
     members = [m for s in sources for m in s.members]
     if len(members) != size:
@@ -815,15 +820,13 @@ def join_partners(deps: Deps, eid: str, body: JoinIn) -> tuple[Entry, str]:
     now = deps.clock()
     token = new_token("mt")
     due = amount_due(event, size)
-    new = Entry(id=new_id(), event_id=eid, tournament_id=event.tournament_id,
-                name=body.name or "、".join(m.name for m in members), club=sources[0].club, members=members,
-                status="confirmed" if due == 0 else "pending_payment", amount_due=due, currency=tournament.currency,
-                payment_state="none" if due == 0 else "unpaid", created_at=now, updated_at=now,
-                manage_token_hash=hash_secret(token), merged_from=[s.id for s in sources],
-                notices=["商会协调组队 · Partnered by the organiser"])
-    merged = [s.model_copy(update={"status": "merged", "merged_into": new.id, "version": s.version + 1,
-                                   "updated_at": now,
-                                   "notices": [*s.notices, f"已组队 · Joined into {new.name}"]}) for s in sources]
+    new = entry_status.new_entry(
+        entry_id=new_id(), event_id=eid, tournament_id=event.tournament_id,
+        name=body.name or "、".join(m.name for m in members), members=members, due=due, currency=tournament.currency,
+        now=now, manage_token_hash=hash_secret(token), club=sources[0].club)
+    new = new.model_copy(update={"merged_from": [s.id for s in sources],
+                                 "notices": ["商会协调组队 · Partnered by the organiser"]})
+    merged = [entry_status.merge(s, new, now)[0] for s in sources]
     try:
         deps.repos.entries.merge(sources, merged, new)
     except errors.EventFull:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
+from ..domain.entry import EntryStatus
 from .. import errors
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
@@ -31,7 +32,8 @@ YES = {"是", "已付", "已付款", "已交", "y", "yes", "paid", "1", "true", 
 NO = {"", "否", "未付", "未付款", "n", "no", "unpaid", "0", "false", "không", "未缴", "未缴费", "未交", "未交费", "没交", "没付"}
 # Statuses whose people still count as entered (their person items are written; cancel/withdraw/merge free them).
 WAITLISTED_PAID = "候补：无名额，付款未记录 · Waitlisted: no place yet, so the payment is not recorded."
-ACTIVE = ("confirmed", "pending_payment", "waitlisted", "partner_wanted", "disqualified")
+ACTIVE = (EntryStatus.CONFIRMED, EntryStatus.PENDING_PAYMENT, EntryStatus.WAITLISTED, EntryStatus.PARTNER_WANTED,
+          EntryStatus.DISQUALIFIED)
 
 
 @dataclass(frozen=True)
@@ -397,7 +399,7 @@ def plan(event: Event, rows: list[list[str]], existing: list, now, mapping: dict
             if _same_entry(holder, p):
                 p.status, p.entry_id = "exists", holder.id
                 p.will_be = holder.status
-                p.record_payment = p.paid and holder.status == "pending_payment" and holder.amount_paid < holder.amount_due
+                p.record_payment = p.paid and holder.status == EntryStatus.PENDING_PAYMENT and holder.amount_paid < holder.amount_due
                 p.message = "已导入 · Already imported."
             else:
                 p.status, p.code = "duplicate", "duplicate_entry"
@@ -407,9 +409,9 @@ def plan(event: Event, rows: list[list[str]], existing: list, now, mapping: dict
         fee_due = event.config.fee.amount > 0
         if free > 0:
             free -= 1
-            p.will_be = "pending_payment" if fee_due and not p.paid else "confirmed"
+            p.will_be = str(EntryStatus.PENDING_PAYMENT if fee_due and not p.paid else EntryStatus.CONFIRMED)
         elif event.config.waitlist:
-            p.will_be = "waitlisted"
+            p.will_be = str(EntryStatus.WAITLISTED)
             if p.paid and fee_due:
                 p.message = WAITLISTED_PAID
         else:
@@ -445,9 +447,9 @@ def run(deps: Deps, event: Event, content: bytes, *, dry_run: bool, mapping: dic
                 _write(deps, event, p, registration)
             elif p.status == "exists" and p.record_payment:
                 entry = deps.repos.entries.get(event.id, p.entry_id)
-                if entry and entry.status == "pending_payment" and entry.amount_paid < entry.amount_due:
+                if entry and entry.status == EntryStatus.PENDING_PAYMENT and entry.amount_paid < entry.amount_due:
                     _pay(deps, entry, registration)
-                    p.will_be, p.message = "confirmed", "已导入，已记为付款 · Already imported; now recorded as paid."
+                    p.will_be, p.message = str(EntryStatus.CONFIRMED), "已导入，已记为付款 · Already imported; now recorded as paid."
     counts: dict[str, int] = {}
     for p in plans:
         counts[p.status] = counts.get(p.status, 0) + 1
@@ -489,8 +491,8 @@ def _write(deps: Deps, event: Event, p: RowPlan, registration) -> None:
         p.status, p.code, p.message = ("duplicate" if exc.code == "duplicate_entry" else "error"), exc.code, exc.message
         return
     entry = deps.repos.entries.get(event.id, answer.entry.id)
-    if p.paid and entry.status == "pending_payment":
+    if p.paid and entry.status == EntryStatus.PENDING_PAYMENT:
         _pay(deps, entry, registration)
         entry = deps.repos.entries.get(event.id, entry.id)
     p.status, p.entry_id, p.will_be = "created", entry.id, entry.status
-    p.message = WAITLISTED_PAID if p.paid and entry.status == "waitlisted" and event.config.fee.amount else ""
+    p.message = WAITLISTED_PAID if p.paid and entry.status == EntryStatus.WAITLISTED and event.config.fee.amount else ""

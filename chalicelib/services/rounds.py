@@ -14,6 +14,7 @@ import hmac
 import secrets
 from concurrent.futures import ThreadPoolExecutor
 
+from ..domain.entry import LEFT
 from .. import errors
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
@@ -197,7 +198,7 @@ def start_stage(deps: Deps, event: Event, idx: int, state: dict, seed: int) -> d
         previous = stage_standings(deps, event, idx - 1, state)
         adv = stage.advance
         groups = previous["groups"] if previous.get("groups") else [[r["entry_id"] for r in previous["rows"]]]
-        withdrawn = {e.id for e in roster_of(deps, event.id) if e.status in ("withdrawn", "cancelled", "disqualified")}
+        withdrawn = {e.id for e in roster_of(deps, event.id) if e.status in LEFT}
         # rules.md §1/§5: an unexcused forfeit in the stage's last round bars the entry from the next stage
         barred = withdrawn | set(previous.get("barred", []))
         groups = [[e for e in g if e not in barred] for g in groups]
@@ -516,7 +517,7 @@ def contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dic
     if field is None:
         field = _field(deps, event, stage_idx, plan, state, before)
     entries = roster_of(deps, event.id)
-    alive = set(plan["entries"]) - {e.id for e in entries if e.status in ("withdrawn", "cancelled", "disqualified")}
+    alive = set(plan["entries"]) - {e.id for e in entries if e.status in LEFT}
     clubs = {e.id: e.club for e in entries}
     carry = plan.get("carry", {})
     out = []

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
+from ..domain.entry import EntryStatus
 from ..engine.formats.knockout import knockout_reached
 from ..engine.games import game as game_rules
 from ..engine.standings import allocate_prizes, compute, last_if_forfeited, unbeaten_first, without_entries
@@ -57,12 +58,12 @@ def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None
     names = list(rules.point_names[scoring.method])
     records, tables = stage_records(deps, event, stage_idx, state, rounds)
     statuses = {e.id: e.status for e in roster_of(deps, event.id)}
-    disqualified = {e for e in plan["entries"] if statuses.get(e) == "disqualified"}
+    disqualified = {e for e in plan["entries"] if statuses.get(e) == EntryStatus.DISQUALIFIED}
     if event.config.game == "gouji" and plan["format"] in getattr(scoring, "withdrawal_points_formats", ()):
         records = _gouji_withdrawals(deps, event, plan, records, scoring)
         leaving = disqualified          # Gouji's withdrawals follow §3; a disqualification §8 (below)
     else:
-        leaving = disqualified | {e for e in plan["entries"] if statuses.get(e) == "withdrawn"}
+        leaving = disqualified | {e for e in plan["entries"] if statuses.get(e) == EntryStatus.WITHDRAWN}
     if plan["format"] == "round_robin":
         records = _without_early_withdrawals(plan, records, tables, leaving)
     chain = list(scoring.tiebreaks)
@@ -154,7 +155,7 @@ def _without_early_withdrawals(plan: dict, records: list[MatchRecord], tables: l
 def _gouji_withdrawals(deps: Deps, event: Event, plan: dict, records: list[MatchRecord], scoring) -> list[MatchRecord]:
     """rules.md §3 (seed 002): when a team withdraws, every team drawn against it scores `withdrawal_points`
     (32) for that match, played or not: its played results are replaced, its scheduled ones added."""
-    withdrawn = {e.id for e in roster_of(deps, event.id) if e.status == "withdrawn"} & set(plan["entries"])
+    withdrawn = {e.id for e in roster_of(deps, event.id) if e.status == EntryStatus.WITHDRAWN} & set(plan["entries"])
     if not withdrawn:
         return records
     opponents: dict[str, dict[str, int]] = {w: {} for w in withdrawn}   # withdrawn → opponent → round
@@ -247,7 +248,7 @@ def _final_rows(deps: Deps, event: Event, idx: int, result: dict, state: dict, r
                                          list(event.config.stages[k].scoring.tiebreaks), plan.get("seed", 0))))
         later |= set(plan["entries"])
     gone = [e for e in dict.fromkeys(e for k in sorted(plans, key=int) for e in plans[k]["entries"])
-            if statuses.get(e) == "disqualified"]
+            if statuses.get(e) == EntryStatus.DISQUALIFIED]
     blank = {"points": {}, "tiebreaks": {}, "played": 0, "byes": 0, "forfeited": False}
     for e in gone:
         dicts[e] = {"rank": None, "entry_id": e, **blank, "reached": "disqualified"}

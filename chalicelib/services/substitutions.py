@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import errors
+from ..domain import entry as entry_status
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
 from ..ids import new_id
@@ -24,9 +25,7 @@ def substitute(deps: Deps, organiser: Organiser, eid: str, entry_id: str, body: 
     entry = deps.repos.entries.get(eid, entry_id)
     if entry is None:
         raise errors.NotFound("entry not found")
-    if entry.status != "confirmed":
-        raise errors.Conflict(f"只有已确认的参赛者可以换人 · Only a confirmed entry can change a player (this one is "
-                              f"{entry.status}).")
+    entry_status.check_substitutable(entry)
     kind = event.config.entry.kind
     if kind == "individual":
         raise errors.SubstitutionNotAllowed("个人赛不能换人，请退赛后另行报名 · An individual event has no substitutes.")
