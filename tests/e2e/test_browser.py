@@ -10,12 +10,27 @@ from playwright.sync_api import expect
 
 
 def token_sign_in(page, stack, token):
-    """The console with an API token: it sits behind the "使用 API 令牌登录" fold."""
-    page.goto(f"{stack['site']}/organiser.html")
-    page.get_by_text("使用 API 令牌登录").click()
-    page.get_by_label("组委会令牌").fill(token)
-    page.get_by_test_id("token-form").get_by_role("button", name="登录").click()
-    expect(page.get_by_test_id("console")).to_be_visible(timeout=45_000)   # its first API read may wait on a publish
+    """The console with an API token: it sits behind the "使用 API 令牌登录" fold. In two full runs of this stop
+    (never alone) the console did not open within 45 s of a module's first sign-in and the page showed no error;
+    the cause is not found. The second try is said in the test's output with what the page and its requests
+    showed, so the next stop can find it; a sign-in failing twice still fails."""
+    answers: list[str] = []
+    page.on("response", lambda r: answers.append(f"{r.status} {r.request.method} {r.url}")
+            if r.url.startswith(stack["api"]) else None)
+    for attempt in (1, 2):
+        page.goto(f"{stack['site']}/organiser.html")
+        page.get_by_text("使用 API 令牌登录").click()
+        page.get_by_label("组委会令牌").fill(token)
+        page.get_by_test_id("token-form").get_by_role("button", name="登录").click()
+        try:   # its first API read may wait on a publish
+            expect(page.get_by_test_id("console")).to_be_visible(timeout=30_000 if attempt == 1 else 45_000)
+            return
+        except AssertionError:
+            if attempt == 2:
+                raise
+            import warnings
+            warnings.warn(f"console sign-in did not open at the first try; the page: "
+                          f"{page.locator('body').inner_text()[:300]!r}; the API's answers: {answers[-6:]}", stacklevel=2)
 
 
 def make_tournament(d, events: list[dict]):
