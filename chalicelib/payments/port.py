@@ -35,6 +35,8 @@ class Notification:
     whole: bool = False           # the provider says all of it went back (whatever `refunded` reads)
     running_total: bool = True    # `refunded` is the total so far (Stripe, Alipay, demo) or this refund's own
                                   # amount (WeChat Pay: a part refund made in its merchant platform is only logged)
+    account: str | None = None    # the organiser's account the provider says it is for (sub_mchid, auth_app_id,
+                                  # Stripe's `account`); None: the platform's own (payments/accounts.py)
 
 
 @dataclass
