@@ -217,6 +217,8 @@ class FakeWeChatPay:
                     return refusal
             elif (data.get("mchid") or query.get("mchid")) != caller.mchid:
                 return self._error(400, "PARAM_ERROR", "mchid 与请求方商户号不一致")
+            elif not caller.products:
+                return self._error(403, "NO_AUTH", "商户号该产品权限未开通，请前往商户平台>产品中心检查后重试")
             order = self._order_for(account, no=m.group(2))
             if order is None:   # no such order — or another merchant's: never shown
                 return self._error(404, "ORDER_NOT_EXIST", "订单不存在")
