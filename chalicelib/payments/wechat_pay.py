@@ -233,10 +233,14 @@ class WeChatPayGateway:
         which must be ours) and the sub-merchant; a direct one names the merchant. None: the platform's own;
         False: another merchant's (not ours to read)."""
         if "sp_mchid" in res:
-            return res.get("sub_mchid") or False if res["sp_mchid"] == self.mchid else False
+            if res["sp_mchid"] != self.mchid:
+                return False
+            return res.get("sub_mchid") or False
         if res.get("mchid", self.mchid) != self.mchid:
             return False
-        return self.account_id
+        # the merchant's own: the chamber's when this adapter holds its keys; a partner adapter shares the
+        # platform's keys, so a non-partner notification it opens is the platform's own
+        return None if self.sub_mchid else self.account_id
 
     # ----------------------------------------------------------------- a chamber's own account (AccountAware)
     def for_account(self, account: PaymentAccount) -> WeChatPayGateway:

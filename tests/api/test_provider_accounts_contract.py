@@ -332,6 +332,10 @@ def test_the_platforms_own_keys_still_take_their_own_payments(driver):
     assert driver.platform.session_status(no)[0] == "complete"
     note = driver.platform.verify_notification(*_split(driver.notification(no)), NOW)
     assert (note.kind, note.payment_id, driver.platform.account_of(note)) == ("paid", no, None)
+    if driver.mode in ("partner", "app_auth"):   # a chamber's adapter (sharing the platform's keys) takes none of it
+        theirs = driver.platform.for_account(driver.accounts()["org-hechi"]).verify_notification(
+            *_split(driver.notification(no)), NOW)
+        assert (theirs.kind, theirs.account) == ("other", None)
     assert driver.touched(no) == {driver.fake.MCHID if driver.provider == "wechat_pay" else driver.fake.APPID}
 
 
@@ -375,3 +379,32 @@ def test_an_unreachable_provider_is_said_so_within_ten_seconds(monkeypatch):
                        opener=build_opener(Down()))
     check = gw.check_account(account("o", "alipay", "app_auth", "", secrets={"app_auth_token": ali.authorise("2021")}))
     assert (check.state, check.code) == ("failed", "provider_unreachable"), check
+
+
+def test_wechat_partner_orders_name_the_service_provider_and_the_sub_merchant_on_every_channel():
+    """What the partner endpoints are sent: sp_mchid / sp_appid (the platform, whose official account gave the payer's
+    openid: sp_openid) and sub_mchid; JSAPI's pay sign is the platform's over its appid. Direct: the chamber's own."""
+    from tests.fakes_china import rsa_verify
+    d = WeChatPartner()
+    try:
+        hechi = d.accounts()["org-hechi"]
+        gw = d.platform.for_account(hechi)
+        answers = {}
+        for n, channel in enumerate(("native", "jsapi", "h5")):
+            answers[channel] = gw.start(payment_id=f"PCH{n}ORGHECHI", amount=DUE, currency="CNY", description="报名费",
+                                        channel=channel, expires_at=NOW + timedelta(minutes=30),
+                                        return_url="https://site.example.cn/entry.html", openid="oSpOpenid0001",
+                                        client_ip="10.0.0.1").answer
+            sent = d.fake.requests[-1]
+            assert sent["path"] == f"/v3/pay/partner/transactions/{channel}", sent
+            assert (sent["body"]["sp_mchid"], sent["body"]["sp_appid"], sent["body"]["sub_mchid"]) == \
+                (d.fake.MCHID, d.fake.APPID, hechi.id)
+            assert "mchid" not in sent["body"] and "appid" not in sent["body"]
+        assert d.fake.requests[-2]["body"]["payer"] == {"sp_openid": "oSpOpenid0001"}
+        js = answers["jsapi"]["jsapi"]
+        assert js["appId"] == d.fake.APPID and rsa_verify(
+            d.fake.merchant_key.public_key(), f"{js['appId']}\n{js['timeStamp']}\n{js['nonceStr']}\n{js['package']}\n",
+            js["paySign"])
+        assert answers["h5"]["h5_url"].startswith("https://wx.tenpay.com/")
+    finally:
+        d.close()
