@@ -234,7 +234,7 @@ class AlipayGateway:
             gw = self.for_account(account)
             ali = gw.client()
         except errors.InvalidRequest as exc:
-            return AccountCheck("failed", "invalid_account", f"账户资料不完整：{exc.message}")
+            return _incomplete(exc)
         except errors.PaymentError:
             return AccountCheck("failed", "wrong_key", "密钥读不出来：请粘贴应用私钥（RSA2）和支付宝公钥的全部内容。")
         if account.mode == "app_auth":
@@ -256,6 +256,12 @@ class AlipayGateway:
         if answer.get("sub_code") == "ACQ.TRADE_NOT_EXIST" or answer.get("code") == "10000":
             return AccountCheck("ok", None, "支付宝账户可用。", id=account.id)
         return _check_words(answer, app_auth=False)
+
+
+def _incomplete(exc: errors.InvalidRequest) -> AccountCheck:
+    details = exc.details or {}
+    missing = details.get("missing") or [details.get("field") or "?"]
+    return AccountCheck("failed", "invalid_account", f"账户资料不完整：缺少 {', '.join(missing)}。")
 
 
 def _fingerprint(account: PaymentAccount) -> str:

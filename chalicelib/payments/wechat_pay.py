@@ -300,7 +300,7 @@ class WeChatPayGateway:
         try:
             gw = self.for_account(account)
         except errors.InvalidRequest as exc:
-            return AccountCheck("failed", "invalid_account", f"账户资料不完整：{exc.message}")
+            return _incomplete(exc)
         if account.mode == "partner":
             signer, query = self._args, (f"/v3/pay/partner/transactions/out-trade-no/{CHECK_ORDER}"
                                          f"?sp_mchid={self.mchid}&sub_mchid={quote(account.id, safe='')}")
@@ -312,6 +312,12 @@ class WeChatPayGateway:
                     return problem
         status, body = _probe(signer, query)
         return _check_words(status, body, partner=account.mode == "partner")
+
+
+def _incomplete(exc: errors.InvalidRequest) -> AccountCheck:
+    details = exc.details or {}
+    missing = details.get("missing") or [details.get("field") or "?"]
+    return AccountCheck("failed", "invalid_account", f"账户资料不完整：缺少 {', '.join(missing)}。")
 
 
 def _fingerprint(account: PaymentAccount) -> str:

@@ -125,7 +125,8 @@ class WeChatDirect(WeChat):
         return [(direct("1900000303", private_key=private_pem(new_key())), "wrong_key"),
                 (direct("1900000303", apiv3_key="0" * 32), "wrong_key"),
                 (direct("1900000303", private_key="not a key"), "wrong_key"),
-                (direct("1900000304", **{k: none.values()[k] for k in good}), "product_not_enabled")]
+                (direct("1900000304", **{k: none.values()[k] for k in good}), "product_not_enabled"),
+                (direct("1900000303", apiv3_key=""), "invalid_account")]
 
 
 class Alipay:
