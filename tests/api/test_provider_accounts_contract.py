@@ -407,5 +407,10 @@ def test_wechat_partner_orders_name_the_service_provider_and_the_sub_merchant_on
             d.fake.merchant_key.public_key(), f"{js['appId']}\n{js['timeStamp']}\n{js['nonceStr']}\n{js['package']}\n",
             js["paySign"])
         assert answers["h5"]["h5_url"].startswith("https://wx.tenpay.com/")
+        own = d.platform.for_account(account("org-hechi", "wechat_pay", "partner", hechi.id,
+                                             public={"sub_appid": "wx00000000000sub01"}))
+        own.start(payment_id="PCH9ORGHECHI", amount=DUE, currency="CNY", description="报名费", channel="native",
+                  expires_at=NOW + timedelta(minutes=30), return_url="https://site.example.cn/entry.html")
+        assert d.fake.requests[-1]["body"]["sub_appid"] == "wx00000000000sub01"   # the chamber's own official account
     finally:
         d.close()
