@@ -183,6 +183,8 @@ class AlipayGateway:
         direct (the chamber's own app and keys). Made once per account and keys."""
         if account.provider != self.name:
             raise errors.InvalidRequest(f"{account.provider} is not an Alipay account.")
+        if account.mode not in ("app_auth", "direct"):
+            raise errors.InvalidRequest("An Alipay account's mode is app_auth or direct.", {"field": "mode"})
         key = (account.mode, account.id, _fingerprint(account))
         gw = self._bound.get(key)
         if gw is None:

@@ -248,6 +248,8 @@ class WeChatPayGateway:
         chamber's own keys). Made once per account and keys (a direct one downloads its certificates once)."""
         if account.provider != self.name:
             raise errors.InvalidRequest(f"{account.provider} is not a WeChat Pay account.")
+        if account.mode not in ("partner", "direct"):
+            raise errors.InvalidRequest("A WeChat Pay account's mode is partner or direct.", {"field": "mode"})
         key = (account.mode, account.id, _fingerprint(account))
         gw = self._bound.get(key)
         if gw is None:
