@@ -40,8 +40,12 @@ class PaymentAccount:
 class AccountCheck:
     state: AccountState                               # ok | failed
     code: str | None = None                           # e.g. wrong_key, sub_merchant_not_bound, product_not_enabled,
-                                                      # provider_unreachable, account_not_found
+                                                      # provider_unreachable, account_not_found, app_auth_invalid,
+                                                      # account_mismatch, invalid_account, provider_refused
     message: str = ""                                 # in words, zh-CN first (the provider's own terms)
+    id: str | None = None                             # the account id the provider named, when the account did not
+                                                      # say it (Alipay: an app_auth token's auth_app_id): store it
+                                                      # as the account's id — notifications name it
 
 
 @runtime_checkable
