@@ -23,6 +23,8 @@ class Settings(BaseSettings):
     stripe_secret_key: str | None = None
     stripe_webhook_secret: str | None = None
     stripe_secret_arn: str | None = None
+    # Where the stripe library sends its requests when not api.stripe.com: stripe-mock or a local stand-in
+    stripe_api_base: str | None = None
     # v1.2 China's providers: a JSON object of the merchant's values (docs/payments.md), from the environment or
     # Secrets Manager (…_secret_arn); locally also .data/wechat_pay.json and .data/alipay.json.
     wechat_pay_config: str | None = None

@@ -54,8 +54,10 @@ class StripeGateway:
     channels: tuple[str, ...] = ()   # one hosted page: opened as soon as an entry holds a place
     online = True
 
-    def __init__(self, api_key: str, webhook_secret: str | None, http_client=None, max_retries: int = 1):
+    def __init__(self, api_key: str, webhook_secret: str | None, http_client=None, max_retries: int = 1,
+                 api_base: str | None = None):
         self._max_retries = max_retries
+        self._api_base = api_base
         self._api_key = api_key
         self._webhook_secret = webhook_secret
         self._http_client = http_client
@@ -103,7 +105,9 @@ class StripeGateway:
         if self._client is None:
             import stripe
             http = self._http_client or stripe.new_default_http_client(timeout=TIMEOUT)
-            self._client = stripe.StripeClient(self._api_key, http_client=http, max_network_retries=self._max_retries)
+            base = {"base_addresses": {"api": self._api_base}} if self._api_base else {}
+            self._client = stripe.StripeClient(self._api_key, http_client=http, max_network_retries=self._max_retries,
+                                               **base)
         return self._client
 
     def _call(self, what: str, fn):

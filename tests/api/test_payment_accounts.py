@@ -14,33 +14,10 @@ from chalicelib.config import get_settings
 from chalicelib.payments.stripe_gateway import StripeGateway, sign_payload
 from tests.api.conftest import WEBHOOK_SECRET
 from tests.factories import guandan_event, tournament_body
-from tests.fakes import FakeStripe
+from tests.fakes_connect import ConnectStripe
 
 PEM = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC-secret-body\n-----END PRIVATE KEY-----\n"
 APIV3 = "AbCdEf0123456789AbCdEf0123456789"
-
-
-class ConnectStripe(FakeStripe):
-    """The Stripe stand-in with Connect: it records each request's Stripe-Account header and answers
-    GET /v1/accounts/{id} for the connected accounts it knows."""
-
-    def __init__(self, accounts: dict[str, bool]):
-        super().__init__()
-        self.accounts = accounts            # acct_… → charges_enabled
-
-    def request(self, method, url, headers, post_data=None, *, _usage=None):
-        text, status, out = super().request(method, url, headers, post_data, _usage=_usage)
-        self.requests[-1]["account"] = (headers or {}).get("Stripe-Account")
-        return text, status, out
-
-    def _answer(self, method, path, body):
-        if method == "get" and path.startswith("/v1/accounts/"):
-            acct = path.rsplit("/", 1)[1]
-            if acct not in self.accounts:
-                return json.dumps({"error": {"type": "invalid_request_error", "code": "resource_missing",
-                                             "message": f"No such account: '{acct}'"}}), 404
-            return json.dumps({"id": acct, "object": "account", "charges_enabled": self.accounts[acct]}), 200
-        return super()._answer(method, path, body)
 
 
 @pytest.fixture
