@@ -49,16 +49,22 @@ def account(deps: Deps, organiser_id: str, provider: str) -> PaymentAccount | No
     return deps.repos.payment_accounts.get(organiser_id, provider)
 
 
-def _bound(deps: Deps, organiser_id: str, provider: str, *, new_order: bool) -> Provider | None:
+def _bound_account(deps: Deps, organiser_id: str, provider: str, *, new_order: bool
+                   ) -> tuple[Provider | None, str | None]:
+    """(adapter, the organiser's account id it speaks for — None: the platform's own keys)."""
     gw = online(deps, provider)
     if gw is None or provider not in ACCOUNT_PROVIDERS:
-        return gw
+        return gw, None
     acct = account(deps, organiser_id, provider)
     if acct is None:
-        return None if platform_mode() else gw
+        return (None if platform_mode() else gw), None
     if (new_order and acct.state != "ok") or not isinstance(gw, AccountAware):
-        return None
-    return gw.for_account(acct)
+        return None, None
+    return gw.for_account(acct), acct.id
+
+
+def _bound(deps: Deps, organiser_id: str, provider: str, *, new_order: bool) -> Provider | None:
+    return _bound_account(deps, organiser_id, provider, new_order=new_order)[0]
 
 
 def for_tournament(deps: Deps, tournament, provider: str) -> Provider | None:
@@ -74,7 +80,7 @@ def offerable(deps: Deps, organiser_id: str) -> list[str]:
     """What this organiser's tournaments may offer now: the desk's, the demo (local), and each online provider
     that would take a new order (its account ok; single-chamber: or the installation's keys, with no account)."""
     names = [n for n in _ALL if n in (deps.providers or {})]
-    return [n for n in names if not gateway(deps, n).online or _bound(deps, organiser_id, n, new_order=True)]
+    return [n for n in names if not gateway(deps, n).online or _bound(deps, organiser_id, n, new_order=True) is not None]
 
 
 def check_offered(deps: Deps, organiser_id: str, providers: list[str]) -> None:
@@ -94,23 +100,37 @@ def _organiser_of(deps: Deps, payment: Payment) -> str | None:
     return tournament.organiser_id if tournament is not None else None
 
 
-def for_payment(deps: Deps, payment: Payment) -> Provider | None:
-    """The adapter of a payment's order: the registry's for the desk, else bound to the paying tournament's
-    organiser's account (None: that provider cannot be reached for this organiser here)."""
+def for_payment_account(deps: Deps, payment: Payment) -> tuple[Provider | None, str | None]:
+    """(adapter, account id) of a payment's order: the registry's for the desk; an order already opened goes
+    through the account it was opened on (no adapter when its organiser has since changed or removed that
+    account: never another account's); one not opened yet through its organiser's account now."""
     gw = gateway(deps, payment.provider)
     if gw is None or not gw.online or payment.provider not in ACCOUNT_PROVIDERS:
-        return gw
+        return gw, None
+    if payment.session_id and payment.account is None:
+        return gw, None   # opened on the platform's own keys (v1.2, a single chamber's installation)
     oid = _organiser_of(deps, payment)
-    return _bound(deps, oid, payment.provider, new_order=False) if oid else None
+    if oid is None:
+        return None, None
+    bound, account_id = _bound_account(deps, oid, payment.provider, new_order=False)
+    if payment.session_id and account_id != payment.account:
+        return None, None
+    return bound, account_id
+
+
+def for_payment(deps: Deps, payment: Payment) -> Provider | None:
+    return for_payment_account(deps, payment)[0]
 
 
 def notification_account_matches(deps: Deps, payment: Payment, note: Notification) -> bool:
-    """A verified notification is for the account the paying tournament's organiser has at that provider (None:
-    the platform's own keys) — one naming another organiser's account never touches this payment."""
+    """A verified notification is for the account the payment's order was opened on (None: the platform's own
+    keys) — one naming another organiser's account never touches this payment."""
     if payment.provider not in ACCOUNT_PROVIDERS:
         return True
     gw = gateway(deps, payment.provider)
     named = gw.account_of(note) if isinstance(gw, AccountAware) else note.account
+    if payment.session_id:
+        return named == payment.account
     oid = _organiser_of(deps, payment)
     acct = account(deps, oid, payment.provider) if oid else None
     return named == (acct.id if acct is not None else None)
@@ -133,7 +153,8 @@ def offered_providers(deps: Deps, tournament) -> list[str]:
     """The tournament's providers that can take money here (registered; online ones through an account that
     may take them), in the organiser's order."""
     return [p for p in tournament.payments.providers
-            if gateway(deps, p) is not None and (not gateway(deps, p).online or for_tournament(deps, tournament, p))]
+            if gateway(deps, p) is not None
+            and (not gateway(deps, p).online or for_tournament(deps, tournament, p) is not None)]
 
 
 def hosted(deps: Deps, tournament) -> str | None:
@@ -164,17 +185,19 @@ def check_choice(deps: Deps, tournament, provider: str | None, channel: str | No
 
 
 def start(deps: Deps, payment: Payment, *, description: str, lines: list[tuple[str, int]], return_url: str,
-          cancel_url: str, expires_at, openid: str | None = None, client_ip: str | None = None) -> tuple[str, dict]:
-    """Opens the payment's order at its provider: (the provider's reference, what the payer's page needs).
+          cancel_url: str, expires_at, openid: str | None = None, client_ip: str | None = None
+          ) -> tuple[str, dict, str | None]:
+    """Opens the payment's order at its provider: (the provider's reference, what the payer's page needs, the
+    organiser's account it was opened on — None: the platform's own keys).
     Raises errors.PaymentError when the provider cannot be reached (each adapter bounds its wait)."""
-    gw = for_payment(deps, payment)
+    gw, account_id = for_payment_account(deps, payment)
     if gw is None:
         raise errors.PaymentsOff(f"{payment.provider} is not configured.")
     started = gw.start(payment_id=payment.id, amount=payment.amount, currency=payment.currency,
                        description=description, channel=payment.channel, expires_at=expires_at,
                        return_url=return_url, cancel_url=cancel_url, now=deps.clock(), entry_id=payment.entry_id,
                        event_id=payment.event_id, lines=lines, openid=openid, client_ip=client_ip)
-    return started.reference, {"expires_at": expires_at.isoformat(), **started.answer}
+    return started.reference, {"expires_at": expires_at.isoformat(), **started.answer}, account_id
 
 
 def open_order(deps: Deps, payment: Payment, *, description: str, lines: list[tuple[str, int]], return_url: str,
@@ -185,7 +208,7 @@ def open_order(deps: Deps, payment: Payment, *, description: str, lines: list[tu
     raised, the code saying why): the place stays held, and asking again opens the same order."""
     from .payment_events import dispatch
     try:
-        reference, started = start(deps, payment, description=description, lines=lines, return_url=return_url,
+        reference, started, account_id = start(deps, payment, description=description, lines=lines, return_url=return_url,
                                    cancel_url=cancel_url, expires_at=expires_at, openid=openid, client_ip=client_ip)
     except errors.PaymentError as exc:
         failed, events = payment.fail(exc.code, deps.clock())
@@ -199,7 +222,8 @@ def open_order(deps: Deps, payment: Payment, *, description: str, lines: list[tu
         before_save()
     whole = {**(answer or {}), **started}
     url = started.get("checkout_url") or started.get("pay_url") or started.get("h5_url") or started.get("code_url")
-    opened, _ = payment.start(reference=reference, answer=whole, now=deps.clock(), checkout_url=url)
+    opened, _ = payment.start(reference=reference, answer=whole, now=deps.clock(), checkout_url=url,
+                              account=account_id)
     try:
         deps.repos.payments.save(payment, opened)
     except errors.VersionConflict:   # a retry saved the same order first

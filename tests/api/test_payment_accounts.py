@@ -139,6 +139,20 @@ def test_each_tournament_pays_and_refunds_through_its_own_organisers_connected_a
     assert out["payment_state"] == "refunded"
     refunds = [q for q in connect.requests if q["path"] == "/v1/refunds"]
     assert [q["account"] for q in refunds] == ["acct_1ChamberA"]
+    # An order opened on one account is never refunded through another: B's organiser switches accounts after
+    # its entry's order was opened — the refund is refused (the desk settles it), nothing is sent to Stripe
+    sid_b = next(s for s, v in connect.sessions.items() if v["metadata"]["entry_id"] == b["entry"]["id"])
+    assert _webhook(other_api, "evt_b", "checkout.session.completed", connect.pay(sid_b, "pi_b"),
+                    "acct_1ChamberB").data["status"] == "confirmed"
+    other_api.put("/organiser/payment-accounts/stripe", {"account": "acct_1ChamberA"})
+    other_api.post("/organiser/payment-accounts/stripe/check")
+    kept = other_api.delete(f"/entries/{b['entry']['id']}", token=None, headers={"X-Manage-Token": b["manage_token"]})
+    assert kept.status_code >= 400 and [q["account"] for q in connect.requests if q["path"] == "/v1/refunds"] \
+        == ["acct_1ChamberA"]
+    assert (kept.status_code, kept.data["code"]) == (502, "payment_unavailable"), kept.data
+    view = other_api.get(f"/entries/{b['entry']['id']}", token=None, headers={"X-Manage-Token": b["manage_token"]}).data
+    assert (view["status"], view["payment_state"]) == ("cancelled", "refund_due")  # owed: the desk pays it back
+    other_api.put("/organiser/payment-accounts/stripe", {"account": "acct_1ChamberB"})
     # The other organiser's account turns out not ready: its tournament stops offering Stripe for new orders
     connect.accounts["acct_1ChamberB"] = False
     assert other_api.post("/organiser/payment-accounts/stripe/check").data["code"] == "charges_not_enabled"
