@@ -23,12 +23,21 @@ class Settings(BaseSettings):
     stripe_secret_key: str | None = None
     stripe_webhook_secret: str | None = None
     stripe_secret_arn: str | None = None
+    # Where the stripe library sends its requests when not api.stripe.com: stripe-mock or a local stand-in
+    stripe_api_base: str | None = None
     # v1.2 China's providers: a JSON object of the merchant's values (docs/payments.md), from the environment or
     # Secrets Manager (…_secret_arn); locally also .data/wechat_pay.json and .data/alipay.json.
     wechat_pay_config: str | None = None
     wechat_pay_secret_arn: str | None = None
     alipay_config: str | None = None
     alipay_secret_arn: str | None = None
+    # Organisers' own merchant accounts (issue 40, docs/payments.md): "single" — one chamber's installation, whose
+    # own keys (above) take a tournament's money unless its organiser connected an account of that provider (the
+    # v1.2 behaviour); "platform" — a tournament offers an online provider only through its organiser's account in
+    # state ok (the keys above are the service provider's). The accounts' secrets are sealed with a data key from
+    # this KMS key (AWS), else one derived from the installation's secret (store/sealed.py).
+    payment_accounts: str = "single"
+    payment_accounts_key_id: str | None = None
     table_code_secret: str | None = None  # derives printable table codes; set per deployment
     table_code_secret_arn: str | None = None  # AWS: the same, read from Secrets Manager once per cold start
     lookup_secret: str | None = None  # keys login names and rate keys; derived from the table-code secret when unset

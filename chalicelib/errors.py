@@ -297,6 +297,17 @@ class SessionMismatch(Conflict):
     code, default_message = "session_mismatch", "The Checkout session does not belong to this payment."
 
 
+class AccountMismatch(Conflict):
+    """A verified notification names a merchant account that is not the paying tournament's organiser's (issue 40)."""
+    code, default_message = "account_mismatch", "The notification is for another merchant account than this payment's."
+
+
+class PaymentAccountInvalid(DomainError):
+    """An organiser's payment account as sent cannot be used: `details` name the field and why (mode, missing,
+    format)."""
+    code, status, default_message = "payment_account_invalid", 400, "The payment account is not valid."
+
+
 class AmountMismatch(RuleViolation):
     code, default_message = "amount_mismatch", "The amount paid does not match the entry."
 

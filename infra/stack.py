@@ -14,6 +14,7 @@ from aws_cdk import (
     aws_cloudwatch as cloudwatch,
     aws_dynamodb as dynamodb,
     aws_iam as iam,
+    aws_kms as kms,
     aws_s3 as s3,
     aws_s3_deployment as s3deploy,
     aws_secretsmanager as secretsmanager,
@@ -190,6 +191,11 @@ class PlatformStack(cdk.Stack):
                                       generate_secret_string=secretsmanager.SecretStringGenerator(exclude_punctuation=True,
                                                                                                   password_length=40),
                                       removal_policy=removal)
+        # Organisers' merchant accounts (issue 40): their secrets are sealed with data keys from this key, so the table
+        # holds only wrapped keys (store/sealed.py). Rotated yearly by KMS; kept when the stack goes (sealed secrets
+        # would not open again without it).
+        accounts_key = kms.Key(self, "PaymentAccountsKey", description="seals organisers' payment-account secrets",
+                               enable_key_rotation=True, removal_policy=cdk.RemovalPolicy.RETAIN)
         dlq = sqs.Queue(self, "PublishDLQ", retention_period=cdk.Duration.days(14), enforce_ssl=True)
         queue_name = f"cardgames-{stage}-publish"
         # A message stays hidden a minute longer than the publisher may run, so a slow publish is not handed to a
@@ -206,6 +212,8 @@ class PlatformStack(cdk.Stack):
             "STAGE": stage, "TABLE_NAME": table.table_name, "PUBLISH_BUCKET": results_bucket.bucket_name,
             "PUBLISH_QUEUE_URL": queue.queue_url, "PUBLISH_QUEUE_NAME": queue_name,
             "STRIPE_SECRET_ARN": stripe.secret_arn, "SITE_URL": site_url,
+            # A platform for many chambers: a tournament takes money only through its organiser's own account
+            "PAYMENT_ACCOUNTS": "platform", "PAYMENT_ACCOUNTS_KEY_ID": accounts_key.key_arn,
             **{name: secret.secret_arn for name, secret in china_keys.items()},
             # The posters' CJK font, in the package (no fonts-noto-cjk on Lambda): relative to /var/task
             "POSTER_FONT": lambda_package.POSTER_FONT,
@@ -259,6 +267,8 @@ class PlatformStack(cdk.Stack):
             codes.grant_read(role)
             for secret in china_keys.values():
                 secret.grant_read(role)
+            # What sealing and opening take, no more (grant_encrypt_decrypt would add kms:ReEncrypt*: a wildcard)
+            accounts_key.grant(role, "kms:GenerateDataKey", "kms:Decrypt")
         queue.grant_send_messages(api_role)
         queue.grant_send_messages(sweeper_role)
         queue.grant_consume_messages(publisher_role)

@@ -55,6 +55,8 @@ class Payment(BaseModel):
     amount: int
     currency: str
     session_id: str | None = None    # the provider's order reference
+    account: str | None = None       # the organiser's merchant account the order was opened on (issue 40; None: the
+                                     # platform's own keys): its query, close, refund and notifications go there
     checkout_url: str | None = None
     checkout_answer: dict | None = None   # what the payer's page was given (asked again: the same)
     payment_intent: str | None = None     # the provider's transaction id
@@ -89,8 +91,8 @@ class Payment(BaseModel):
         raise errors.PaymentStateRefused(f"A {self.state} payment cannot {what}.",
                                          {"payment_id": self.id, "state": str(self.state), "transition": what})
 
-    def start(self, *, reference: str, answer: dict | None, now: datetime, checkout_url: str | None = None
-              ) -> tuple[Payment, Events]:
+    def start(self, *, reference: str, answer: dict | None, now: datetime, checkout_url: str | None = None,
+              account: str | None = None) -> tuple[Payment, Events]:
         """The provider opened the order: the payer may pay now. A failed start is started again (the same order:
         the provider never took it)."""
         if self.state == PaymentState.PENDING and self.session_id == reference:
@@ -98,7 +100,7 @@ class Payment(BaseModel):
         if self.state not in (PaymentState.CREATED, PaymentState.FAILED):
             self._refuse("start")
         return self._moved(now, state=PaymentState.PENDING, session_id=reference, checkout_answer=answer,
-                           checkout_url=checkout_url, failure=None), []
+                           checkout_url=checkout_url, failure=None, account=account), []
 
     def fail(self, reason: str, now: datetime) -> tuple[Payment, Events]:
         """The order could not be opened (provider unreachable, refused): the place stays held for the hold."""

@@ -64,7 +64,7 @@ def stripe_provider(settings):
     if not key:
         return None
     from .stripe_gateway import StripeGateway
-    return StripeGateway(key, secret)
+    return StripeGateway(key, secret, api_base=settings.stripe_api_base)
 
 
 def payment_providers(settings) -> dict:

@@ -4,6 +4,11 @@ Only this module imports stripe; no stripe exception leaves it. Tests plug a fak
 the real library (`http_client=`), so requests are built and responses parsed by stripe itself.
 A request waits at most 9.5 s on Stripe (issue 40): 1.5 s to connect, 3 s to read, one retry after 0.5 s (the
 idempotency key makes it safe) — not the library's 80 s times three.
+
+Stripe Connect (issue 40, payments/accounts.py): the installation's key is the platform's; an organiser's account
+is a connected account `acct_…`. The adapter bound to it (`for_account`) sends every call with that account
+(`stripe_account`: Stripe's Stripe-Account header), so the Checkout Session, its charge and its refund are the
+chamber's own (a direct charge: the money settles to the chamber, never through the platform's balance).
 """
 from __future__ import annotations
 
@@ -32,6 +37,7 @@ class WebhookEvent:
     id: str
     type: str
     obj: dict
+    account: str | None = None   # Connect: the connected account the event happened on
 
 
 def payment_methods(currency: str) -> list[str]:
@@ -48,18 +54,60 @@ class StripeGateway:
     channels: tuple[str, ...] = ()   # one hosted page: opened as soon as an entry holds a place
     online = True
 
-    def __init__(self, api_key: str, webhook_secret: str | None, http_client=None, max_retries: int = 1):
+    def __init__(self, api_key: str, webhook_secret: str | None, http_client=None, max_retries: int = 1,
+                 api_base: str | None = None):
         self._max_retries = max_retries
+        self._api_base = api_base
         self._api_key = api_key
         self._webhook_secret = webhook_secret
         self._http_client = http_client
         self._client = None
+        self.account: str | None = None    # the connected account this adapter speaks for (None: the platform)
+
+    # -- Connect: the port, per organiser (payments/accounts.py AccountAware)
+    def for_account(self, account) -> StripeGateway:
+        """The same adapter (and HTTP client) speaking for the connected account `account.id`."""
+        self.client()   # made once, shared by every account's adapter
+        bound = StripeGateway.__new__(StripeGateway)
+        bound.__dict__.update(self.__dict__)
+        bound.account = account.id
+        return bound
+
+    def _options(self, **extra) -> dict:
+        return {**extra, "stripe_account": self.account} if self.account else extra
+
+    def check_account(self, account):
+        """The connected account as Stripe knows it: found, linked to this platform, and able to take charges."""
+        import stripe
+        from .accounts import AccountCheck
+        try:
+            found = self.client().v1.accounts.retrieve(account.id).to_dict()
+        except (stripe.InvalidRequestError, stripe.PermissionError, stripe.AuthenticationError) as exc:
+            log.info("stripe account check: %s", type(exc).__name__)
+            return AccountCheck("failed", "account_not_found",
+                                f"Stripe 找不到账户 {account.id}，或它没有连接到本平台：请在 Stripe 后台确认账户 ID（acct_…）"
+                                "并完成 Connect 授权 · Stripe has no account by this ID connected to the platform.")
+        except stripe.StripeError as exc:
+            log.info("stripe account check failed: %s", type(exc).__name__)
+            return AccountCheck("failed", "provider_unreachable",
+                                "暂时连不上 Stripe，请稍后再检查 · Stripe cannot be reached now: check again later.")
+        if not found.get("charges_enabled"):
+            return AccountCheck("failed", "charges_not_enabled",
+                                "这个 Stripe 账户还不能收款（charges_enabled 为 false）：请在 Stripe 后台补全商户资料 · "
+                                "This Stripe account cannot take charges yet: complete its details in Stripe.")
+        return AccountCheck("ok", None, "Stripe 账户可以收款 · The Stripe account can take charges.")
+
+    def account_of(self, notification: Notification) -> str | None:
+        """A Connect event names its connected account (`account`); the platform's own events name none."""
+        return notification.account
 
     def client(self):
         if self._client is None:
             import stripe
             http = self._http_client or stripe.new_default_http_client(timeout=TIMEOUT)
-            self._client = stripe.StripeClient(self._api_key, http_client=http, max_network_retries=self._max_retries)
+            base = {"base_addresses": {"api": self._api_base}} if self._api_base else {}
+            self._client = stripe.StripeClient(self._api_key, http_client=http, max_network_retries=self._max_retries,
+                                               **base)
         return self._client
 
     def _call(self, what: str, fn):
@@ -93,7 +141,7 @@ class StripeGateway:
         if "wechat_pay" in methods:
             params["payment_method_options"] = {"wechat_pay": {"client": "web"}}
         session = self._call("checkout", lambda: self.client().v1.checkout.sessions.create(
-            params=params, options={"idempotency_key": f"checkout-{payment_id}"}))
+            params=params, options=self._options(idempotency_key=f"checkout-{payment_id}")))
         return session.id, session.url
 
     def start(self, *, payment_id: str, amount: int, currency: str, description: str, channel: str | None,
@@ -111,18 +159,20 @@ class StripeGateway:
 
     def session_status(self, session_id: str) -> tuple[str, str | None, int | None, str | None]:
         """(status, payment_intent, amount_total, currency) of a session: 'open' | 'complete' | 'expired'."""
-        s = self._call("retrieve", lambda: self.client().v1.checkout.sessions.retrieve(session_id)).to_dict()
+        s = self._call("retrieve", lambda: self.client().v1.checkout.sessions.retrieve(
+            session_id, options=self._options())).to_dict()
         return s.get("status"), s.get("payment_intent"), s.get("amount_total"), (s.get("currency") or "").upper()
 
     def expire(self, session_id: str) -> None:
-        self._call("expire", lambda: self.client().v1.checkout.sessions.expire(session_id))
+        self._call("expire", lambda: self.client().v1.checkout.sessions.expire(session_id,
+                                                                                       options=self._options()))
 
     def refund(self, payment_intent: str | None, amount: int, payment_id: str, part: str = "", *,
                total: int | None = None, currency: str | None = None) -> str:
         """`part` names what is refunded when a payment covered several entries (one refund each)."""
         refund = self._call("refund", lambda: self.client().v1.refunds.create(
             params={"payment_intent": payment_intent, "amount": amount, "metadata": {"payment_id": payment_id}},
-            options={"idempotency_key": f"refund-{payment_id}" + (f"-{part}" if part else "")}))
+            options=self._options(idempotency_key=f"refund-{payment_id}" + (f"-{part}" if part else ""))))
         return refund.id
 
     def verify_webhook(self, payload: bytes, signature: str | None, now: float | None = None) -> WebhookEvent:
@@ -147,7 +197,8 @@ class StripeGateway:
         obj = (data.get("data") or {}).get("object")
         if not isinstance(data.get("id"), str) or not isinstance(data.get("type"), str) or not isinstance(obj, dict):
             raise errors.InvalidRequest("The webhook event has no id, type or object.")
-        return WebhookEvent(id=data["id"], type=data["type"], obj=obj)
+        account = data.get("account") if isinstance(data.get("account"), str) else None
+        return WebhookEvent(id=data["id"], type=data["type"], obj=obj, account=account)
 
 
     def verify_notification(self, headers: dict, body: bytes, now: datetime) -> Notification:
@@ -157,6 +208,12 @@ class StripeGateway:
         event = self.verify_webhook(body, signature)
         obj = event.obj
         payment_id = (obj.get("metadata") or {}).get("payment_id")
+        note = self._notification(event, obj, payment_id)
+        note.account = event.account
+        return note
+
+    @staticmethod
+    def _notification(event: WebhookEvent, obj: dict, payment_id: str | None) -> Notification:
         if event.type in PAID_EVENTS:
             if obj.get("payment_status") not in ("paid", "no_payment_required"):
                 # async methods: wait for async_payment_succeeded

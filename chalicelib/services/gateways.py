@@ -3,6 +3,13 @@
 Every provider — Stripe, WeChat Pay, Alipay, the desk (cash, transfer) and the local stage's demo — speaks the
 payments port (payments/port.py) and comes from the registry built in bootstrap (`Deps.providers`). Nothing
 here or in the services asks which provider it is: what differs is said by the adapter (`online`, `channels`).
+
+Each chamber's own merchant account (issue 40, payments/accounts.py): the registry holds the platform's adapter;
+a tournament's money goes through the adapter bound to its organiser's account at that provider (`for_account`).
+A new order needs that account in state ok; an order already open (query, close, refund) goes through whatever
+account the organiser has now. With no account of that provider, the installation's own keys take the money in
+a single-chamber installation (PAYMENT_ACCOUNTS=single, the v1.2 behaviour and the local default) and nothing
+does on a platform (PAYMENT_ACCOUNTS=platform, every AWS stage).
 """
 from __future__ import annotations
 
@@ -12,7 +19,11 @@ from .. import errors
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
 from ..models import Payment
-from ..payments.port import Provider
+from ..payments.accounts import AccountAware, PaymentAccount
+from ..payments.port import Notification, Provider
+
+# The providers that take money for a chamber through its own account (the desk's and the demo's take none)
+ACCOUNT_PROVIDERS = ("wechat_pay", "alipay", "stripe")
 
 
 def gateway(deps: Deps, provider: str) -> Provider | None:
@@ -26,9 +37,108 @@ def online(deps: Deps, provider: str) -> Provider | None:
     return gw if gw is not None and gw.online else None
 
 
+def platform_mode() -> bool:
+    from ..config import get_settings
+    return get_settings().payment_accounts == "platform"
+
+
+def account(deps: Deps, organiser_id: str, provider: str) -> PaymentAccount | None:
+    """The organiser's account at `provider` (secrets opened, in memory only), or None."""
+    if provider not in ACCOUNT_PROVIDERS:
+        return None
+    return deps.repos.payment_accounts.get(organiser_id, provider)
+
+
+def _bound_account(deps: Deps, organiser_id: str, provider: str, *, new_order: bool
+                   ) -> tuple[Provider | None, str | None]:
+    """(adapter, the organiser's account id it speaks for — None: the platform's own keys)."""
+    gw = online(deps, provider)
+    if gw is None or provider not in ACCOUNT_PROVIDERS:
+        return gw, None
+    acct = account(deps, organiser_id, provider)
+    if acct is None:
+        return (None if platform_mode() else gw), None
+    if (new_order and acct.state != "ok") or not isinstance(gw, AccountAware):
+        return None, None
+    return gw.for_account(acct), acct.id
+
+
+def _bound(deps: Deps, organiser_id: str, provider: str, *, new_order: bool) -> Provider | None:
+    return _bound_account(deps, organiser_id, provider, new_order=new_order)[0]
+
+
+def for_tournament(deps: Deps, tournament, provider: str) -> Provider | None:
+    """The online adapter that takes this tournament's new orders at `provider`, or None (it cannot here)."""
+    return _bound(deps, tournament.organiser_id, provider, new_order=True)
+
+
+# What a tournament may name (models.tournaments.ProviderName), in the order the console lists them
+_ALL = ("wechat_pay", "alipay", "stripe", "demo", "offline")
+
+
+def offerable(deps: Deps, organiser_id: str) -> list[str]:
+    """What this organiser's tournaments may offer now: the desk's, the demo (local), and each online provider
+    that would take a new order (its account ok; single-chamber: or the installation's keys, with no account)."""
+    names = [n for n in _ALL if n in (deps.providers or {})]
+    return [n for n in names if not gateway(deps, n).online or _bound(deps, organiser_id, n, new_order=True) is not None]
+
+
+def check_offered(deps: Deps, organiser_id: str, providers: list[str]) -> None:
+    """A platform's tournament names only providers its organiser may offer (409 provider_not_offered names
+    them); a single chamber's may name any (what it cannot take is left out when paying, as in v1.2)."""
+    if not platform_mode():
+        return
+    can = offerable(deps, organiser_id)
+    missing = [p for p in providers if p not in can and p in ACCOUNT_PROVIDERS]
+    if missing:
+        raise errors.ProviderNotOffered(f"{', '.join(missing)}: 先在「收款账户」接入并检查通过 · connect and check the "
+                                        "account first.", {"providers": can, "missing": missing})
+
+
+def _organiser_of(deps: Deps, payment: Payment) -> str | None:
+    _, tournament = deps.repos.events.get_with_tournament(payment.event_id)
+    return tournament.organiser_id if tournament is not None else None
+
+
+def for_payment_account(deps: Deps, payment: Payment) -> tuple[Provider | None, str | None]:
+    """(adapter, account id) of a payment's order: the registry's for the desk; an order already opened goes
+    through the account it was opened on (no adapter when its organiser has since changed or removed that
+    account: never another account's); one not opened yet through its organiser's account now."""
+    gw = gateway(deps, payment.provider)
+    if gw is None or not gw.online or payment.provider not in ACCOUNT_PROVIDERS:
+        return gw, None
+    if payment.session_id and payment.account is None:
+        return gw, None   # opened on the platform's own keys (v1.2, a single chamber's installation)
+    oid = _organiser_of(deps, payment)
+    if oid is None:
+        return None, None
+    bound, account_id = _bound_account(deps, oid, payment.provider, new_order=False)
+    if payment.session_id and account_id != payment.account:
+        return None, None
+    return bound, account_id
+
+
+def for_payment(deps: Deps, payment: Payment) -> Provider | None:
+    return for_payment_account(deps, payment)[0]
+
+
+def notification_account_matches(deps: Deps, payment: Payment, note: Notification) -> bool:
+    """A verified notification is for the account the payment's order was opened on (None: the platform's own
+    keys) — one naming another organiser's account never touches this payment."""
+    if payment.provider not in ACCOUNT_PROVIDERS:
+        return True
+    gw = gateway(deps, payment.provider)
+    named = gw.account_of(note) if isinstance(gw, AccountAware) else note.account
+    if payment.session_id:
+        return named == payment.account
+    oid = _organiser_of(deps, payment)
+    acct = account(deps, oid, payment.provider) if oid else None
+    return named == (acct.id if acct is not None else None)
+
+
 def refund(deps: Deps, payment: Payment, amount: int, part: str = "") -> str:
     """Sends `amount` back through the provider that took it; `part` names an entry of a shared payment."""
-    gw = online(deps, payment.provider)
+    gw = for_payment(deps, payment)
     if gw is None:
         raise errors.PaymentError(f"{payment.provider} is not configured: the refund cannot be sent.")
     return gw.refund(payment.payment_intent, amount, payment.id, part, total=payment.amount, currency=payment.currency)
@@ -36,12 +146,15 @@ def refund(deps: Deps, payment: Payment, amount: int, part: str = "") -> str:
 
 def offered_online(deps: Deps, tournament) -> list[str]:
     """The tournament's online providers that can take money here (chosen by the organiser and configured)."""
-    return [p for p in tournament.payments.providers if online(deps, p) is not None]
+    return [p for p in tournament.payments.providers if for_tournament(deps, tournament, p) is not None]
 
 
 def offered_providers(deps: Deps, tournament) -> list[str]:
-    """The tournament's providers that can take money here (registered), in the organiser's order."""
-    return [p for p in tournament.payments.providers if gateway(deps, p) is not None]
+    """The tournament's providers that can take money here (registered; online ones through an account that
+    may take them), in the organiser's order."""
+    return [p for p in tournament.payments.providers
+            if gateway(deps, p) is not None
+            and (not gateway(deps, p).online or for_tournament(deps, tournament, p) is not None)]
 
 
 def hosted(deps: Deps, tournament) -> str | None:
@@ -58,8 +171,8 @@ def check_choice(deps: Deps, tournament, provider: str | None, channel: str | No
         provider = hosted(deps, tournament)
         if provider is None:
             raise errors.PaymentsOff(details={"providers": offered_providers(deps, tournament)})
-    gw = online(deps, provider)
-    if gw is None or provider not in tournament.payments.providers:
+    gw = for_tournament(deps, tournament, provider) if provider in tournament.payments.providers else None
+    if gw is None:
         raise errors.ProviderNotOffered(f"{provider} is not offered for this tournament.",
                                         {"providers": offered_providers(deps, tournament)})
     if not gw.channels:
@@ -72,17 +185,19 @@ def check_choice(deps: Deps, tournament, provider: str | None, channel: str | No
 
 
 def start(deps: Deps, payment: Payment, *, description: str, lines: list[tuple[str, int]], return_url: str,
-          cancel_url: str, expires_at, openid: str | None = None, client_ip: str | None = None) -> tuple[str, dict]:
-    """Opens the payment's order at its provider: (the provider's reference, what the payer's page needs).
+          cancel_url: str, expires_at, openid: str | None = None, client_ip: str | None = None
+          ) -> tuple[str, dict, str | None]:
+    """Opens the payment's order at its provider: (the provider's reference, what the payer's page needs, the
+    organiser's account it was opened on — None: the platform's own keys).
     Raises errors.PaymentError when the provider cannot be reached (each adapter bounds its wait)."""
-    gw = online(deps, payment.provider)
+    gw, account_id = for_payment_account(deps, payment)
     if gw is None:
         raise errors.PaymentsOff(f"{payment.provider} is not configured.")
     started = gw.start(payment_id=payment.id, amount=payment.amount, currency=payment.currency,
                        description=description, channel=payment.channel, expires_at=expires_at,
                        return_url=return_url, cancel_url=cancel_url, now=deps.clock(), entry_id=payment.entry_id,
                        event_id=payment.event_id, lines=lines, openid=openid, client_ip=client_ip)
-    return started.reference, {"expires_at": expires_at.isoformat(), **started.answer}
+    return started.reference, {"expires_at": expires_at.isoformat(), **started.answer}, account_id
 
 
 def open_order(deps: Deps, payment: Payment, *, description: str, lines: list[tuple[str, int]], return_url: str,
@@ -93,7 +208,7 @@ def open_order(deps: Deps, payment: Payment, *, description: str, lines: list[tu
     raised, the code saying why): the place stays held, and asking again opens the same order."""
     from .payment_events import dispatch
     try:
-        reference, started = start(deps, payment, description=description, lines=lines, return_url=return_url,
+        reference, started, account_id = start(deps, payment, description=description, lines=lines, return_url=return_url,
                                    cancel_url=cancel_url, expires_at=expires_at, openid=openid, client_ip=client_ip)
     except errors.PaymentError as exc:
         failed, events = payment.fail(exc.code, deps.clock())
@@ -107,7 +222,8 @@ def open_order(deps: Deps, payment: Payment, *, description: str, lines: list[tu
         before_save()
     whole = {**(answer or {}), **started}
     url = started.get("checkout_url") or started.get("pay_url") or started.get("h5_url") or started.get("code_url")
-    opened, _ = payment.start(reference=reference, answer=whole, now=deps.clock(), checkout_url=url)
+    opened, _ = payment.start(reference=reference, answer=whole, now=deps.clock(), checkout_url=url,
+                              account=account_id)
     try:
         deps.repos.payments.save(payment, opened)
     except errors.VersionConflict:   # a retry saved the same order first
@@ -118,7 +234,7 @@ def open_order(deps: Deps, payment: Payment, *, description: str, lines: list[tu
 def close(deps: Deps, payment: Payment) -> None:
     """Before another checkout: the old order must be unable to take money. A provider that cannot say so
     (unreachable, or the order was just paid) keeps the old one: the payer is told to wait for it."""
-    gw = gateway(deps, payment.provider)
+    gw = for_payment(deps, payment)
     if gw is None or not payment.session_id:
         return
     try:

@@ -198,7 +198,7 @@ def sweep_expired_holds(deps: Deps, limit: int = 200) -> dict:
         if payment is None:
             released += _release_without_payment(deps, entry)
             continue
-        gw = gateways.gateway(deps, payment.provider)   # the provider the payer was sent to
+        gw = gateways.for_payment(deps, payment)   # the provider (and account) the payer was sent to
         if payment.session_id and gw:
             try:
                 status, intent, amount, currency = gw.session_status(payment.session_id)
@@ -251,7 +251,7 @@ def handle_provider_notification(deps: Deps, provider: str, headers: dict, body:
             return _provider_closed(deps, provider, note)
         return {"status": "ignored", "type": note.raw_type}
     except (errors.RuleViolation, errors.SessionMismatch, errors.NotFound, errors.EntryClosed,
-            errors.NotHoldingPlace) as exc:
+            errors.NotHoldingPlace, errors.AccountMismatch) as exc:
         # Will never change however often it is resent: acknowledged (the provider stops) and logged.
         log.error("%s notification %s not processed: %s", provider, note.id, exc.code)
         return {"status": "not_processed", "code": exc.code}
@@ -268,6 +268,10 @@ def _provider_payment(deps: Deps, provider: str, note) -> Payment | None:
         return None
     if payment.provider != provider:
         raise errors.SessionMismatch("The notification's order is not this provider's payment.")
+    if not gateways.notification_account_matches(deps, payment, note):
+        log.error("%s notification %s names another account than payment %s's organiser's", provider, note.id,
+                  payment.id)
+        raise errors.AccountMismatch()
     return payment
 
 

@@ -659,7 +659,7 @@ def cancel_open_checkout(deps: Deps, payment_id: str) -> None:
     payment = deps.repos.payments.get(payment_id)
     if not payment or payment.state not in ("created", "pending", "failed"):
         return
-    gw = gateways.gateway(deps, payment.provider)
+    gw = gateways.for_payment(deps, payment)
     if payment.session_id and gw:
         try:
             gw.expire(payment.session_id)

@@ -49,6 +49,8 @@ def list_tournaments(deps: Deps, organiser: Organiser) -> list[Tournament]:
 def update_tournament(deps: Deps, organiser: Organiser, tid: str, patch: TournamentPatch) -> Tournament:
     tournament = own_tournament(deps, organiser, tid)
     changes = patch.model_dump(exclude_unset=True)
+    if patch.payments is not None:   # platform mode: only providers whose account is ok (issue 40)
+        gateways.check_offered(deps, organiser.id, patch.payments.providers)
     merged = tournament.model_dump() | changes
     try:
         TournamentIn.model_validate({k: merged[k] for k in TournamentIn.model_fields})

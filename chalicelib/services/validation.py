@@ -77,7 +77,8 @@ def summary(details: list[dict]) -> str:
 # U+2066–9) — invisible, and able to reorder what a name shows. Newlines only in fields meant for prose.
 _BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _BAD_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-MULTI_LINE = {"note", "reason", "text", "ruling", "message", "description", "comment", "notes", "address"}
+MULTI_LINE = {"note", "reason", "text", "ruling", "message", "description", "comment", "notes", "address",
+              "private_key", "app_private_key", "alipay_public_key", "public_key"}   # PEM keys (payment accounts)
 
 
 def bad_characters(data, path: str = "") -> list[dict]:

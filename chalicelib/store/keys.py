@@ -315,3 +315,8 @@ def player_code(phone_hash: str) -> dict:
 
 def player_session(token_hash: str) -> dict:
     return {"PK": f"PSESSION#{token_hash}", "SK": "META"}
+
+
+def payment_account(oid: str, provider: str) -> dict:
+    """An organiser's merchant account at one provider (issue 40): under the organiser, one per provider."""
+    return {"PK": f"ORG#{oid}", "SK": f"PAYACCT#{provider}"}

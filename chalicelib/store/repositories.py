@@ -483,4 +483,6 @@ class Repos:
         self.messages = MessageRepo(self.table)
         from .players import PlayerRepo
         self.players = PlayerRepo(self.table)
+        from .payment_accounts import PaymentAccountRepo
+        self.payment_accounts = PaymentAccountRepo(self.table)
 

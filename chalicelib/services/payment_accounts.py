@@ -1,0 +1,161 @@
+"""An organiser's own merchant accounts (issue 40, api.md v1.3): what it sends is checked field by field (each
+provider's own terms), stored with its secrets sealed (store/payment_accounts.py), answered without them, and
+checked with the provider through the adapter (`check_account`), whose words the console shows.
+
+Every change of an account writes it `unchecked`: a tournament offers the provider again only after a check
+says ok (services/gateways.py)."""
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING
+
+from .. import errors
+from ..payments.accounts import AccountAware, AccountCheck, PaymentAccount
+from . import gateways
+
+if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
+    from ..bootstrap import Deps
+
+log = logging.getLogger("cardgames.payments")
+
+PROVIDERS = ("wechat_pay", "alipay", "stripe")
+MODES = {"wechat_pay": ("partner", "direct"), "alipay": ("app_auth", "direct"), "stripe": ("connect",)}
+
+# (field, where it goes: id | public | secret, its pattern, the provider's own name for it)
+_MCHID = re.compile(r"^\d{8,10}$")
+_FIELDS: dict[tuple[str, str], tuple[tuple[str, str, re.Pattern | None, str], ...]] = {
+    ("wechat_pay", "partner"): (("sub_mchid", "id", _MCHID, "子商户号（特约商户号）"),),
+    ("wechat_pay", "direct"): (
+        ("mchid", "id", _MCHID, "商户号"),
+        ("appid", "public", re.compile(r"^wx[0-9a-zA-Z]{16}$"), "AppID"),
+        ("cert_serial_no", "secret", re.compile(r"^[0-9A-Fa-f]{8,40}$"), "证书序列号"),
+        ("apiv3_key", "secret", re.compile(r"^[0-9A-Za-z]{32}$"), "APIv3 密钥"),
+        ("private_key", "secret", re.compile(r"-----BEGIN (RSA )?PRIVATE KEY-----"), "商户 API 私钥（apiclient_key.pem）"),
+    ),
+    ("alipay", "app_auth"): (
+        ("auth_app_id", "id", re.compile(r"^\d{16}$"), "授权商户的 APPID"),
+        ("app_auth_token", "secret", re.compile(r"^[0-9A-Za-z._-]{16,128}$"), "app_auth_token（应用授权令牌）"),
+    ),
+    ("alipay", "direct"): (
+        ("appid", "id", re.compile(r"^\d{16}$"), "APPID"),
+        ("app_private_key", "secret", re.compile(r"^[A-Za-z0-9+/=\s-]{100,}|-----BEGIN"), "应用私钥"),
+        ("alipay_public_key", "public", re.compile(r"^[A-Za-z0-9+/=\s-]{100,}|-----BEGIN"), "支付宝公钥"),
+    ),
+    ("stripe", "connect"): (("account", "id", re.compile(r"^acct_[0-9A-Za-z]{6,}$"), "Stripe 账户 ID（acct_…）"),),
+}
+# Optional, non-secret settings answered back as they were sent
+_OPTIONAL_PUBLIC = {("wechat_pay", "partner"): ("sub_appid",), ("wechat_pay", "direct"): ("public_key_id",),
+                    ("alipay", "direct"): ("sandbox",), ("alipay", "app_auth"): (), ("stripe", "connect"): ()}
+_OPTIONAL_SECRET = {("wechat_pay", "direct"): ("public_key",)}
+
+
+def _invalid(field: str, reason: str, zh: str, en: str) -> errors.PaymentAccountInvalid:
+    return errors.PaymentAccountInvalid(f"{zh} · {en}", {"field": field, "reason": reason})
+
+
+def _provider(provider: str) -> str:
+    if provider not in PROVIDERS:
+        raise errors.NotFound(f"没有这种收款渠道 · No payment provider {provider[:20]!r} takes an organiser's account.")
+    return provider
+
+
+def account_from(organiser_id: str, provider: str, body: dict) -> PaymentAccount:
+    """The account the organiser sent, checked: a wrong mode, a missing field or one not in the provider's own
+    format is a 400 payment_account_invalid naming the field (never echoing a secret)."""
+    _provider(provider)
+    mode = body.get("mode") or ("connect" if provider == "stripe" else None)
+    if mode is None:
+        raise _invalid("mode", "missing", f"请选择接入方式（{' / '.join(MODES[provider])}）",
+                       f"mode is required: one of {', '.join(MODES[provider])}")
+    if mode not in MODES[provider]:
+        raise _invalid("mode", "mode", f"{provider} 没有 {mode[:20]} 这种接入方式（可选 {' / '.join(MODES[provider])}）",
+                       f"{provider} takes mode {' or '.join(MODES[provider])}")
+    spec = _FIELDS[(provider, mode)]
+    allowed = {"mode"} | {f for f, *_ in spec} | set(_OPTIONAL_PUBLIC.get((provider, mode), ())) \
+        | set(_OPTIONAL_SECRET.get((provider, mode), ()))
+    extra = sorted(k for k, v in body.items() if v not in (None, "") and k not in allowed)
+    if extra:
+        raise _invalid(extra[0], "not_in_mode", f"{mode} 方式不需要填写 {extra[0]}", f"{extra[0]} is not part of mode {mode}")
+    ident, public, secrets = "", {}, {}
+    for name, where, pattern, words in spec:
+        value = body.get(name)
+        if not isinstance(value, str) or not value.strip():
+            raise _invalid(name, "missing", f"请填写{words}", f"{name} is required in mode {mode}")
+        value = value.strip()
+        if pattern is not None and not pattern.search(value):
+            raise _invalid(name, "format", f"{words}格式不对", f"{name} is not in the provider's format")
+        if where == "id":
+            ident = value
+        elif where == "public":
+            public[name] = value
+        else:
+            secrets[name] = value
+    for name in _OPTIONAL_PUBLIC.get((provider, mode), ()):
+        if body.get(name) not in (None, ""):
+            public[name] = body[name]
+    for name in _OPTIONAL_SECRET.get((provider, mode), ()):
+        if body.get(name) not in (None, ""):
+            secrets[name] = body[name]
+    return PaymentAccount(organiser_id=organiser_id, provider=provider, mode=mode, id=ident, public=public,
+                          secrets=secrets)
+
+
+def answer(account: PaymentAccount, message: str | None = None) -> dict:
+    """What the organiser sees of an account: never a secret (only which ones are set)."""
+    out = {"provider": account.provider, "mode": account.mode, "id": account.id, "public": dict(account.public),
+           "state": account.state, "checked_at": account.checked_at}
+    if account.code:
+        out["code"] = account.code
+    if message:
+        out["message"] = message
+    return out
+
+
+def list_accounts(deps: Deps, organiser_id: str) -> dict:
+    """The accounts, and what a tournament of this organiser may offer now (the console's choice of providers)."""
+    return {"accounts": [answer(a) for a in deps.repos.payment_accounts.list(organiser_id)],
+            "offerable": gateways.offerable(deps, organiser_id)}
+
+
+def put_account(deps: Deps, organiser_id: str, provider: str, body: dict) -> dict:
+    account = account_from(organiser_id, provider, body)
+    saved = deps.repos.payment_accounts.put(account, deps.clock().isoformat())
+    log.info("payment account %s of organiser %s set (%s): unchecked", provider, organiser_id, saved.mode)
+    return answer(saved)
+
+
+def delete_account(deps: Deps, organiser_id: str, provider: str) -> None:
+    if not deps.repos.payment_accounts.delete(organiser_id, _provider(provider)):
+        raise errors.NotFound("还没有接入这个渠道 · No account of this provider.")
+    log.info("payment account %s of organiser %s deleted", provider, organiser_id)
+
+
+def check_account(deps: Deps, organiser_id: str, provider: str) -> dict:
+    """Asks the provider (through the platform's adapter) whether the account can take money, and records the
+    outcome on the account as it was read (a change meanwhile keeps it unchecked)."""
+    repo = deps.repos.payment_accounts
+    version = repo.version(organiser_id, _provider(provider))
+    account = repo.get(organiser_id, provider) if version is not None else None
+    if account is None:
+        raise errors.NotFound("还没有接入这个渠道 · No account of this provider.")
+    gw = (deps.providers or {}).get(provider)
+    if not isinstance(gw, AccountAware):
+        check = AccountCheck("failed", "provider_not_configured",
+                             "本平台尚未开通这个渠道的服务商接入，请联系平台 · The platform has no service-provider keys "
+                             "for this provider yet.")
+    else:
+        try:
+            check = gw.check_account(account)
+        except errors.PaymentError:
+            check = AccountCheck("failed", "provider_unreachable", "暂时连不上支付渠道，请稍后再检查 · The provider "
+                                 "cannot be reached now: check again later.")
+    now = deps.clock().isoformat()
+    recorded = repo.record_check(organiser_id, provider, version, check, now)
+    log.info("payment account %s of organiser %s checked: %s %s", provider, organiser_id, check.state, check.code or "")
+    out = {"state": check.state if recorded else "unchecked", "checked_at": now, "message": check.message}
+    if check.code:
+        out["code"] = check.code
+    if not recorded:   # changed while it was checked: that change is what stands, unchecked
+        out["code"], out["message"] = "changed", "检查期间账户被修改，请重新检查 · The account changed meanwhile: check again."
+    return out

@@ -1,0 +1,159 @@
+"""Each chamber's own merchant account (issue 40, api.md v1.3): the organiser's API (write-only secrets, checks in
+words, clear 4xx), and Stripe Connect end to end through the real stripe SDK against the Stripe stand-in — two
+organisers, each with its own acct_: each tournament's checkout and refund carry its own Stripe-Account header,
+and an event for the other organiser's account changes nothing."""
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from chalicelib import bootstrap
+from chalicelib.config import get_settings
+from chalicelib.payments.stripe_gateway import StripeGateway, sign_payload
+from tests.api.conftest import WEBHOOK_SECRET
+from tests.factories import guandan_event, tournament_body
+from tests.fakes_connect import ConnectStripe
+
+PEM = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC-secret-body\n-----END PRIVATE KEY-----\n"
+APIV3 = "AbCdEf0123456789AbCdEf0123456789"
+
+
+@pytest.fixture
+def connect(moto_repos, monkeypatch):
+    monkeypatch.setenv("PAYMENT_ACCOUNTS", "platform")
+    get_settings.cache_clear()   # read again (the organisers' fixtures may have read it before)
+    fake = ConnectStripe({"acct_1ChamberA": True, "acct_1ChamberB": True, "acct_1NotReady": False})
+    bootstrap.deps().providers["stripe"] = StripeGateway("sk_test_platform", WEBHOOK_SECRET, http_client=fake,
+                                                         max_retries=0)
+    return fake
+
+
+def _paid_event(api) -> tuple[str, str]:
+    tid = api.post("/tournaments", tournament_body(payments={"providers": ["stripe", "offline"]})).data["id"]
+    r = api.post(f"/tournaments/{tid}/events", guandan_event())
+    assert r.status_code == 201, r.data
+    return tid, r.data["id"]
+
+
+def _register(api, eid, phone):
+    body = {"name": f"队{phone[-3:]}", "members": [{"name": "张三", "phone": phone}, {"name": "李四"}]}
+    r = api.post(f"/events/{eid}/entries", body, token=None)
+    assert r.status_code == 201, r.data
+    return r.data
+
+
+def _webhook(api, event_id, type_, obj, account):
+    payload = json.dumps({"id": event_id, "object": "event", "type": type_, "api_version": "2024-06-20",
+                          "created": 1, "account": account, "data": {"object": obj}}).encode()
+    return api.post("/webhooks/stripe", raw=payload, token=None,
+                    headers={"Stripe-Signature": sign_payload(payload, WEBHOOK_SECRET)})
+
+
+def test_the_api_keeps_secrets_write_only_and_says_what_is_wrong(api, other_api, caplog):
+    caplog.set_level(logging.DEBUG)
+    assert api.get("/organiser/payment-accounts").data == {"accounts": [], "offerable": ["offline"]}
+    bad = [({"mode": "partner", "sub_mchid": "12345"}, "sub_mchid", "format"),
+           ({"mode": "partner"}, "sub_mchid", "missing"),
+           ({"mode": "connect", "sub_mchid": "1900000109"}, "mode", "mode"),
+           ({"sub_mchid": "1900000109"}, "mode", "missing"),
+           ({"mode": "direct", "mchid": "1900000109", "appid": "wx8888888888888888", "cert_serial_no": "5157F09E",
+             "apiv3_key": "short", "private_key": PEM}, "apiv3_key", "format"),
+           ({"mode": "partner", "sub_mchid": "1900000109", "apiv3_key": APIV3}, "apiv3_key", "not_in_mode")]
+    for body, field, reason in bad:
+        r = api.put("/organiser/payment-accounts/wechat_pay", body)
+        assert (r.status_code, r.data["code"], r.data["details"]) == (400, "payment_account_invalid",
+                                                                       {"field": field, "reason": reason}), body
+    r = api.put("/organiser/payment-accounts/stripe", {"account": "ac_123456"})
+    assert (r.status_code, r.data["details"]["field"]) == (400, "account")
+    assert api.put("/organiser/payment-accounts/cash", {"mode": "direct"}).status_code == 404
+    direct = {"mode": "direct", "mchid": "1900000109", "appid": "wx8888888888888888",
+              "cert_serial_no": "5157F09EFDC096DE15EBE81A47057A72", "apiv3_key": APIV3, "private_key": PEM}
+    r = api.put("/organiser/payment-accounts/wechat_pay", direct)
+    assert r.status_code == 200, r.data
+    assert r.data == {"provider": "wechat_pay", "mode": "direct", "id": "1900000109",
+                      "public": {"appid": "wx8888888888888888"}, "state": "unchecked", "checked_at": None,
+                      "code": None}
+    listed = api.get("/organiser/payment-accounts")
+    text = json.dumps(listed.data) + json.dumps(r.data) + caplog.text
+    assert "secret-body" not in text and APIV3 not in text and "5157F09EFDC" not in text
+    assert [a["id"] for a in listed.data["accounts"]] == ["1900000109"]
+    assert other_api.get("/organiser/payment-accounts").data["accounts"] == []   # each organiser its own
+    # No WeChat service-provider keys on this installation: the check says so in words, and records it
+    check = api.post("/organiser/payment-accounts/wechat_pay/check")
+    assert (check.data["state"], check.data["code"]) == ("failed", "provider_not_configured") and check.data["message"]
+    assert api.get("/organiser/payment-accounts").data["accounts"][0]["state"] == "failed"
+    assert api.delete("/organiser/payment-accounts/wechat_pay").data == {"deleted": "wechat_pay"}
+    assert api.delete("/organiser/payment-accounts/wechat_pay").status_code == 404
+    assert api.post("/organiser/payment-accounts/alipay/check").status_code == 404
+
+
+def test_a_stripe_check_says_what_is_wrong_and_a_change_resets_it(api, connect):
+    for acct, code in (("acct_1Unknown", "account_not_found"), ("acct_1NotReady", "charges_not_enabled")):
+        api.put("/organiser/payment-accounts/stripe", {"account": acct})
+        r = api.post("/organiser/payment-accounts/stripe/check").data
+        assert (r["state"], r["code"]) == ("failed", code) and "Stripe" in r["message"]
+    api.put("/organiser/payment-accounts/stripe", {"account": "acct_1ChamberA"})
+    assert api.post("/organiser/payment-accounts/stripe/check").data["state"] == "ok"
+    assert api.get("/organiser/payment-accounts").data["accounts"][0]["state"] == "ok"
+    # the platform asked about the account as the platform (no Stripe-Account header on the retrieve)
+    assert {q["account"] for q in connect.requests if q["path"].startswith("/v1/accounts/")} == {None}
+    api.put("/organiser/payment-accounts/stripe", {"account": "acct_1ChamberB"})
+    assert api.get("/organiser/payment-accounts").data["accounts"][0]["state"] == "unchecked"
+
+
+def test_each_tournament_pays_and_refunds_through_its_own_organisers_connected_account(api, other_api, connect):
+    (tid_a, eid_a), (tid_b, eid_b) = _paid_event(api), _paid_event(other_api)
+    # Platform mode, no account yet: the tournament offers no online provider (the desk only), and naming it in
+    # 修改赛事 is refused with what may be offered
+    assert api.get(f"/public/tournaments/{tid_a}").data["payment_providers"] == ["offline"]
+    refused = api.patch(f"/tournaments/{tid_a}", {"payments": {"providers": ["stripe", "offline"]}})
+    assert (refused.status_code, refused.data["code"]) == (409, "online_payment_off")
+    assert refused.data["details"]["missing"] == ["stripe"] and "stripe" not in refused.data["details"]["providers"]
+    for who, acct in ((api, "acct_1ChamberA"), (other_api, "acct_1ChamberB")):
+        who.put("/organiser/payment-accounts/stripe", {"account": acct})
+        assert who.post("/organiser/payment-accounts/stripe/check").data["state"] == "ok"
+    assert api.get(f"/public/tournaments/{tid_a}").data["payment_providers"] == ["stripe", "offline"]
+    assert "stripe" in api.get("/organiser/payment-accounts").data["offerable"]
+    assert api.patch(f"/tournaments/{tid_a}", {"payments": {"providers": ["stripe", "offline"]}}).status_code == 200
+    a, b = _register(api, eid_a, "13800000001"), _register(other_api, eid_b, "13800000002")
+    assert a["checkout_url"] and b["checkout_url"]
+    created = [q for q in connect.requests if q["path"] == "/v1/checkout/sessions"]
+    by_entry = {q["body"]["metadata"]["entry_id"]: q["account"] for q in created}
+    assert by_entry == {a["entry"]["id"]: "acct_1ChamberA", b["entry"]["id"]: "acct_1ChamberB"}
+    sid_a = next(q for q in created if q["account"] == "acct_1ChamberA") and \
+        next(s for s, v in connect.sessions.items() if v["metadata"]["entry_id"] == a["entry"]["id"])
+    # A genuine (signed) event, but on the other organiser's account: refused, nothing changes
+    forged = _webhook(api, "evt_other", "checkout.session.completed", connect.pay(sid_a, "pi_a"), "acct_1ChamberB")
+    assert forged.status_code == 200 and forged.data == {"status": "not_processed", "code": "account_mismatch"}
+    manage = {"X-Manage-Token": a["manage_token"]}
+    assert api.get(f"/entries/{a['entry']['id']}", token=None, headers=manage).data["status"] == "pending_payment"
+    # The platform's own events (no account) are not this chamber's either
+    assert _webhook(api, "evt_plat", "checkout.session.completed", connect.sessions[sid_a], None).data["code"] \
+        == "account_mismatch"
+    ok = _webhook(api, "evt_a", "checkout.session.completed", connect.sessions[sid_a], "acct_1ChamberA")
+    assert ok.data["status"] == "confirmed"
+    assert api.get(f"/entries/{a['entry']['id']}", token=None, headers=manage).data["status"] == "confirmed"
+    out = api.delete(f"/entries/{a['entry']['id']}", token=None, headers=manage).data
+    assert out["payment_state"] == "refunded"
+    refunds = [q for q in connect.requests if q["path"] == "/v1/refunds"]
+    assert [q["account"] for q in refunds] == ["acct_1ChamberA"]
+    # An order opened on one account is never refunded through another: B's organiser switches accounts after
+    # its entry's order was opened — the refund is refused (the desk settles it), nothing is sent to Stripe
+    sid_b = next(s for s, v in connect.sessions.items() if v["metadata"]["entry_id"] == b["entry"]["id"])
+    assert _webhook(other_api, "evt_b", "checkout.session.completed", connect.pay(sid_b, "pi_b"),
+                    "acct_1ChamberB").data["status"] == "confirmed"
+    other_api.put("/organiser/payment-accounts/stripe", {"account": "acct_1ChamberA"})
+    other_api.post("/organiser/payment-accounts/stripe/check")
+    kept = other_api.delete(f"/entries/{b['entry']['id']}", token=None, headers={"X-Manage-Token": b["manage_token"]})
+    assert kept.status_code >= 400 and [q["account"] for q in connect.requests if q["path"] == "/v1/refunds"] \
+        == ["acct_1ChamberA"]
+    assert (kept.status_code, kept.data["code"]) == (502, "payment_unavailable"), kept.data
+    view = other_api.get(f"/entries/{b['entry']['id']}", token=None, headers={"X-Manage-Token": b["manage_token"]}).data
+    assert (view["status"], view["payment_state"]) == ("cancelled", "refund_due")  # owed: the desk pays it back
+    other_api.put("/organiser/payment-accounts/stripe", {"account": "acct_1ChamberB"})
+    # The other organiser's account turns out not ready: its tournament stops offering Stripe for new orders
+    connect.accounts["acct_1ChamberB"] = False
+    assert other_api.post("/organiser/payment-accounts/stripe/check").data["code"] == "charges_not_enabled"
+    assert other_api.get(f"/public/tournaments/{tid_b}").data["payment_providers"] == ["offline"]

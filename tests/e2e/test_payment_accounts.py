@@ -1,0 +1,107 @@
+"""The console's 收款账户 page (issue 40) in Chromium against the API as a process in platform mode, whose real stripe
+library talks to the Stripe stand-in over HTTP: the organiser connects Stripe Connect, the check fails with words
+for a wrong acct_ and passes for the right one, and 修改赛事 then offers Stripe — which the public page takes."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import urllib.request
+from datetime import date, timedelta
+
+import pytest
+from playwright.sync_api import expect
+
+from chalicelib.models import EventConfig, TournamentIn
+from chalicelib.services import organisers, tournaments
+from scripts.site_build import built_site
+from tests.e2e.conftest import ROOT
+from tests.e2e.test_browser import token_sign_in
+from tests.fakes_connect import ConnectStripe, ServedStripe
+
+
+@pytest.fixture
+def platform(stack):
+    """The API and site again on the same store, as a platform (PAYMENT_ACCOUNTS=platform) with Stripe's
+    platform key, its requests going to the Stripe stand-in."""
+    from scripts import ddblocal
+    fake = ConnectStripe({"acct_1ChamberOwn": True})
+    served = ServedStripe(fake).start()
+    api_port, site_port = ddblocal.free_port(), ddblocal.free_port()
+    env = dict(os.environ, STORE="embedded", STORE_PATH=stack["store_path"], TABLE_NAME=stack["table"], STAGE="local",
+               PUBLISH_DIR=tempfile.mkdtemp(prefix="e2e-accounts-"), API_URL=f"http://127.0.0.1:{api_port}",
+               SITE_URL=f"http://127.0.0.1:{site_port}", AWS_DEFAULT_REGION="ap-east-1", AWS_ACCESS_KEY_ID="local",
+               AWS_SECRET_ACCESS_KEY="local", STRIPE_SECRET_KEY="sk_test_platform", STRIPE_WEBHOOK_SECRET="whsec_e2e",
+               STRIPE_API_BASE=served.url, PAYMENT_ACCOUNTS="platform")
+    env.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
+    log = open(ROOT / ".data" / "e2e-api.log", "ab")
+    procs = [subprocess.Popen([sys.executable, "-m", "scripts.api_server", "--host", "127.0.0.1", "--port",
+                               str(api_port)], cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT,
+                              start_new_session=True),
+             subprocess.Popen([sys.executable, "-m", "scripts.site_server", "--port", str(site_port), "--frontend",
+                               str(built_site()), "--published", env["PUBLISH_DIR"], "--api",
+                               f"http://127.0.0.1:{api_port}"], cwd=str(ROOT), env=env, stdout=log,
+                              stderr=subprocess.STDOUT, start_new_session=True)]
+    try:
+        ddblocal.wait_for_port(api_port, 60)
+        ddblocal.wait_for_port(site_port, 30)
+        yield {"api": env["API_URL"], "site": env["SITE_URL"], "stripe": fake}
+    finally:
+        for p in procs:
+            ddblocal.stop(p)
+        served.stop()
+
+
+def _public(platform, tid):
+    with urllib.request.urlopen(f"{platform['api']}/public/tournaments/{tid}", timeout=10) as r:
+        return json.loads(r.read())
+
+
+def test_the_console_connects_stripe_checks_it_and_the_tournament_offers_it(store, platform, desk, shot):
+    org, token = organisers.create_organiser(store, "收款测试商会")
+    t = tournaments.create_tournament(store, org, TournamentIn(
+        name="收款测试杯", venue="南宁", starts_on=date.today() + timedelta(days=5), payments={"providers": ["offline"]}))
+    tournaments.create_event(store, org, t.id, EventConfig.model_validate({
+        "name": "掼蛋积分赛", "game": "guandan", "entry": "pair", "capacity": 20, "fee": {"amount": 4000},
+        "stages": [{"format": "swiss", "rounds": 3}]}))
+    assert _public(platform, t.id)["payment_providers"] == ["offline"]        # no account yet: the desk only
+    page = desk.new_page()
+    token_sign_in(page, platform, token)
+    page.get_by_test_id("show-payments").click()
+    card = page.get_by_test_id("pa-stripe")
+    expect(card.get_by_test_id("pa-state-stripe")).to_have_text("未接入")
+    card.get_by_test_id("pa-edit-stripe").click()
+    form = page.get_by_test_id("pa-form-stripe")
+    expect(form).to_contain_text("Stripe 账户")
+    form.locator("input[name=pa-account]").fill("acct_1WrongOne")
+    form.get_by_test_id("pa-save").click()
+    expect(card.get_by_test_id("pa-state-stripe")).to_have_text("待检查")
+    card.get_by_test_id("pa-check-stripe").click()
+    expect(card.get_by_test_id("pa-words-stripe")).to_contain_text("Stripe 找不到账户 acct_1WrongOne")
+    expect(card.get_by_test_id("pa-state-stripe")).to_have_text("检查未通过")
+    shot(page, "check-failed")
+    card.get_by_test_id("pa-edit-stripe").click()
+    form.locator("input[name=pa-account]").fill("acct_1ChamberOwn")
+    form.get_by_test_id("pa-save").click()
+    expect(card.get_by_test_id("pa-state-stripe")).to_have_text("待检查")
+    card.get_by_test_id("pa-check-stripe").click()
+    expect(card.get_by_test_id("pa-words-stripe")).to_contain_text("可以收款")
+    expect(card.get_by_test_id("pa-state-stripe")).to_have_text("可以收款")
+    expect(card.get_by_test_id("pa-id-stripe")).to_have_text("acct_1ChamberOwn")
+    shot(page, "check-ok")
+    asked = [q["path"] for q in platform["stripe"].requests]
+    assert asked == ["/v1/accounts/acct_1WrongOne", "/v1/accounts/acct_1ChamberOwn"]
+    # 修改赛事: the ways to pay now include Stripe; choosing it makes the tournament offer it
+    page.get_by_test_id("show-edit-t").click()
+    offers = page.get_by_test_id("et-offers")
+    expect(offers.get_by_test_id("et-offer-stripe")).to_be_visible()
+    expect(offers.get_by_test_id("et-offer-wechat_pay")).to_have_count(0)     # not connected: not offered
+    expect(offers.get_by_test_id("et-offer-stripe")).to_have_attribute("aria-checked", "false")
+    expect(offers.get_by_test_id("et-offer-offline")).to_have_attribute("aria-checked", "true")
+    offers.get_by_test_id("et-offer-stripe").click()
+    shot(page, "offers")
+    page.get_by_test_id("et-save").click()
+    expect(page.get_by_test_id("edit-t")).to_have_count(0)
+    assert _public(platform, t.id)["payment_providers"] == ["stripe", "offline"]

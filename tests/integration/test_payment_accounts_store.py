@@ -1,0 +1,73 @@
+"""Organisers' merchant accounts in the store (issue 40): secrets sealed per organiser with a key the table never
+holds, a change resets the state, a check is recorded only on the version it checked. On every store backend."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chalicelib import errors
+from chalicelib.payments.accounts import AccountCheck, PaymentAccount
+from chalicelib.store import keys
+from chalicelib.store.sealed import KmsKeys, Sealer
+
+SECRET = "-----BEGIN PRIVATE KEY-----very-secret-body"
+APIV3 = "0123456789abcdef0123456789abcdef"
+
+
+def _direct(oid: str = "org1") -> PaymentAccount:
+    return PaymentAccount(organiser_id=oid, provider="wechat_pay", mode="direct", id="1900000109",
+                          public={"appid": "wx8888888888888888"},
+                          secrets={"private_key": SECRET, "cert_serial_no": "5157F09EFDC096DE15EBE81A47057A72",
+                                   "apiv3_key": APIV3})
+
+
+def test_secrets_are_sealed_and_open_only_for_their_organiser(any_repos):
+    repo = any_repos.payment_accounts
+    saved = repo.put(_direct(), "2026-12-01T02:00:00Z")
+    assert saved.state == "unchecked" and saved.secrets == {}
+    raw = any_repos.table.get(keys.payment_account("org1", "wechat_pay"))
+    text = json.dumps(raw)
+    assert SECRET not in text and APIV3 not in text and "5157F09E" not in text
+    assert raw["sealed"]["key"] == "local-v1"          # nothing wrapped: the key is the installation's, not here
+    got = repo.get("org1", "wechat_pay")
+    assert got.secrets["private_key"] == SECRET and got.public == {"appid": "wx8888888888888888"}
+    assert SECRET not in repr(got) and APIV3 not in repr(got)
+    assert all(a.secrets == {} for a in repo.list("org1"))
+    # The same sealed value copied under another organiser's item does not open there
+    any_repos.table.put({**raw, **keys.payment_account("org2", "wechat_pay")})
+    with pytest.raises(errors.Misconfigured):
+        repo.get("org2", "wechat_pay")
+
+
+def test_a_change_resets_the_state_and_a_stale_check_is_not_recorded(any_repos):
+    repo = any_repos.payment_accounts
+    repo.put(PaymentAccount("org1", "stripe", "connect", "acct_1AAA"), "t1")
+    v1 = repo.version("org1", "stripe")
+    assert repo.record_check("org1", "stripe", v1, AccountCheck("ok"), "t2")
+    assert repo.get("org1", "stripe").state == "ok"
+    repo.put(PaymentAccount("org1", "stripe", "connect", "acct_2BBB"), "t3")
+    again = repo.get("org1", "stripe")
+    assert (again.state, again.id) == ("unchecked", "acct_2BBB")
+    # The check that read version 1 ends after the change: it does not mark the new account ok
+    assert not repo.record_check("org1", "stripe", v1, AccountCheck("ok"), "t4")
+    assert repo.get("org1", "stripe").state == "unchecked"
+    failed = AccountCheck("failed", "account_not_found", "没有这个 Stripe 账户")
+    assert repo.record_check("org1", "stripe", repo.version("org1", "stripe"), failed, "t5")
+    got = repo.get("org1", "stripe")
+    assert (got.state, got.code, got.checked_at) == ("failed", "account_not_found", "t5")
+    assert [a.provider for a in repo.list("org1")] == ["stripe"] and repo.list("org2") == []
+    assert repo.delete("org1", "stripe") and not repo.delete("org1", "stripe")
+    assert repo.get("org1", "stripe") is None and repo.list("org1") == []
+
+
+def test_kms_wraps_each_data_key_and_binds_it_to_the_organiser(moto_repos):
+    import boto3
+    kms = boto3.client("kms", region_name="ap-east-1")
+    key_id = kms.create_key()["KeyMetadata"]["KeyId"]
+    sealer = Sealer(KmsKeys(key_id, client=kms))
+    sealed = sealer.seal("org1", "alipay", {"app_auth_token": "202612BBsecrettoken"})
+    assert sealed["key"].startswith("kms:") and "202612BB" not in json.dumps(sealed)
+    assert Sealer(KmsKeys(key_id, client=kms)).open("org1", "alipay", sealed) == {"app_auth_token": "202612BBsecrettoken"}
+    with pytest.raises(errors.Misconfigured):   # KMS refuses the wrapped key under another organiser's context
+        Sealer(KmsKeys(key_id, client=kms)).open("org2", "alipay", sealed)
