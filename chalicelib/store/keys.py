@@ -315,3 +315,12 @@ def player_code(phone_hash: str) -> dict:
 
 def player_session(token_hash: str) -> dict:
     return {"PK": f"PSESSION#{token_hash}", "SK": "META"}
+
+
+# -- retention (issue 41 item 4): a tournament whose participants' contact data is still held, in the sparse GSI1
+# partition RETENTION by the day it is due for erasure (the tournament's META item carries it until erased)
+RETENTION_PARTITION = "RETENTION"
+
+
+def retention_index(erase_on: str, tid: str) -> dict:
+    return {"GSI1PK": RETENTION_PARTITION, "GSI1SK": f"{erase_on}#{tid}"}

@@ -318,15 +318,25 @@ class PublishLeaseRepo:
         return item.get("holder") if item else None
 
 
+def tournament_item(tournament: Tournament) -> dict:
+    """The tournament's META item; until its contact data is erased, in the RETENTION index by the day it is due
+    (services/retention.py sweeps it)."""
+    item = _doc_item(keys.tournament(tournament.id), tournament, "tournament",
+                     organiser_id=tournament.organiser_id, version=tournament.version)
+    if tournament.contacts_erased_at is None:
+        from ..domain.contacts import erase_on
+        item.update(keys.retention_index(erase_on(tournament.ends_on, tournament.retention_days).isoformat(),
+                                         tournament.id))
+    return item
+
+
 class TournamentRepo:
     def __init__(self, table: Table):
         self.t = table
 
     def create(self, tournament: Tournament) -> None:
         self.t.transact([
-            Op.put(_doc_item(keys.tournament(tournament.id), tournament, "tournament",
-                             organiser_id=tournament.organiser_id, version=tournament.version),
-                   condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
+            Op.put(tournament_item(tournament), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
             Op.put({**keys.organiser_tournament(tournament.organiser_id, tournament.id), "kind": "org_tournament",
                     "tournament_id": tournament.id, "name": tournament.name}),
         ])
@@ -363,8 +373,7 @@ class TournamentRepo:
 
     def update(self, tournament: Tournament, expected_version: int) -> None:
         self.t.transact([
-            Op.put(_doc_item(keys.tournament(tournament.id), tournament, "tournament",
-                             organiser_id=tournament.organiser_id, version=tournament.version),
+            Op.put(tournament_item(tournament),
                    condition="version = :v", values={":v": expected_version}, on_fail=errors.VersionConflict),
             Op.put({**keys.organiser_tournament(tournament.organiser_id, tournament.id), "kind": "org_tournament",
                     "tournament_id": tournament.id, "name": tournament.name}),
@@ -483,4 +492,6 @@ class Repos:
         self.messages = MessageRepo(self.table)
         from .players import PlayerRepo
         self.players = PlayerRepo(self.table)
+        from .retention import RetentionRepo
+        self.retention = RetentionRepo(self.table)
 
