@@ -98,6 +98,11 @@ def _account(deps: Deps, key: str) -> dict | None:
     return deps.repos.organisers.login(login_key(key), *older)
 
 
+def find_account(deps: Deps, login: str) -> dict | None:
+    """The login item (organiser_id, password hash) of a phone number or e-mail, or None; bad input is a 400."""
+    return _account(deps, normalise_login(login))
+
+
 def _hasher():
     from argon2 import PasswordHasher   # argon2id with the library's recommended parameters
     return PasswordHasher()

@@ -78,6 +78,16 @@ class OrganiserRepo:
             return self.t.get(keys.login(login_hash))
         return moved
 
+    # -- the account's phone for a password reset by SMS (services/organiser_recovery.py): an attribute beside the
+    # organiser's document, not in it, so no answer that shows the organiser carries it
+    def set_phone(self, oid: str, phone: str) -> None:
+        self.t.update(keys.organiser(oid), "SET reset_phone = :p", values={":p": phone},
+                      condition="attribute_exists(PK)", on_fail=lambda: errors.NotFound("organiser not found"))
+
+    def phone(self, oid: str) -> str | None:
+        item = self.t.get(keys.organiser(oid))
+        return item.get("reset_phone") if item else None
+
     def add_token(self, oid: str, token: dict) -> None:
         self.t.transact(self._token_ops(oid, token))
 
