@@ -504,4 +504,6 @@ class Repos:
         self.players = PlayerRepo(self.table)
         from .retention import RetentionRepo
         self.retention = RetentionRepo(self.table)
+        from .manage_links import ManageLinkRepo
+        self.manage_links = ManageLinkRepo(self.table)
 
