@@ -94,4 +94,6 @@ def test_forgot_password_resets_by_the_code_from_the_outbox_file(store, stack, d
     page.get_by_label("密码").fill("new horse battery")
     page.get_by_test_id("password-form").get_by_role("button", name="登录").click()
     expect(page.get_by_test_id("console")).to_be_visible()
+    page.get_by_role("button", name="我的设备").click()
+    expect(page.get_by_test_id("account-phone-now")).to_have_text("136****3333")   # where the codes go, masked
     shot(page, "signed-in")
