@@ -8,9 +8,10 @@ import re
 import time
 from pathlib import Path
 
-from chalicelib.models import RegistrationIn
+from datetime import date, timedelta
+
+from chalicelib.models import EventConfig, RegistrationIn, TournamentIn, TournamentPatch
 from chalicelib.services import organisers, registration, tournaments
-from chalicelib.models import TournamentPatch
 from playwright.sync_api import expect
 
 from .test_browser import make_tournament
@@ -97,3 +98,25 @@ def test_forgot_password_resets_by_the_code_from_the_outbox_file(store, stack, d
     page.get_by_role("button", name="我的设备").click()
     expect(page.get_by_test_id("account-phone-now")).to_have_text("136****3333")   # where the codes go, masked
     shot(page, "signed-in")
+
+
+def test_the_desk_resends_a_manage_link_from_the_entries_list(store, stack, desk, shot):
+    org, token = organisers.create_organiser(store, "重发链接商会")
+    t = tournaments.create_tournament(store, org, TournamentIn(name="重发链接杯", starts_on=date.today() + timedelta(days=2)))
+    ev = tournaments.create_event(store, org, t.id, EventConfig.model_validate(
+        {"name": "掼蛋双人赛", "game": "guandan", "entry": "pair", "capacity": 8, "fee": {"amount": 0},
+         "stages": [{"format": "swiss", "rounds": 3}]}))
+    registration.register(store, ev.id, RegistrationIn(name="丢链接队", members=[
+        {"name": "甲", "phone": "13744445555"}, {"name": "乙"}]), None)
+    desk.add_init_script(f"if (location.protocol.startsWith('http')) {{ localStorage.setItem('organiserToken', "
+                         f"'{token}'); localStorage.setItem('lang', 'zh') }}")
+    page = desk.new_page()
+    page.goto(f"{stack['site']}/organiser.html")
+    row = page.locator("[data-entry]", has_text="丢链接队")
+    row.get_by_test_id("resend-link").click()
+    expect(page.get_by_test_id("notice")).to_contain_text("管理链接已发送到 137****5555")
+    shot(page, "resent")
+    queued = [m for m in store.repos.messages.for_tournament(t.id) if m.cause.startswith("resend:")]
+    assert [(m.kind, m.to) for m in queued] == [("registration_received", "13744445555")]
+    row.get_by_test_id("resend-link").click()                       # again within the minute: the API says wait
+    expect(page.get_by_test_id("error")).to_be_visible()
