@@ -8,6 +8,7 @@ from chalice import Rate  # noqa: E402
 
 from chalicelib.api import desk, entries, hall, jobs, meta, organisers, public, referee, registrations, rounds, staff, tournaments, webhooks  # noqa: E402
 from chalicelib.api import demo_pay, messages, payment_accounts, players, posters, rankings, roster_import, wechat_oauth  # noqa: E402
+from chalicelib.api import manage_links, organiser_recovery  # noqa: E402
 from chalicelib.api.application import CardGamesApp  # noqa: E402
 from chalicelib.api.errorshape import uniform_errors  # noqa: E402
 
@@ -17,7 +18,8 @@ app.api.binary_types.append("image/png")
 app.register_middleware(uniform_errors, "http")
 
 for blueprint in (meta, organisers, staff, tournaments, public, entries, registrations, desk, rounds, referee,
-                  webhooks, roster_import, posters, hall, wechat_oauth, demo_pay, rankings, messages, players, payment_accounts):
+                  webhooks, roster_import, posters, hall, wechat_oauth, demo_pay, rankings, messages, players, payment_accounts,
+                  organiser_recovery, manage_links):
     app.register_blueprint(blueprint.bp)
 
 

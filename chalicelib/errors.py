@@ -343,3 +343,8 @@ class ImportTooLarge(DomainError):
 class ImportColumnsMissing(DomainError):
     """The sheet's header lacks a column the event needs (`details.missing`: the column keys)."""
     code, status, default_message = "import_columns_missing", 400, "The sheet lacks columns this event needs."
+
+
+class NoContact(Conflict):
+    """The desk asked to resend a manage link to an entry that has no phone (or its contact data was erased)."""
+    code, default_message = "no_contact", "这个报名没有手机号，无法发送 · This entry has no phone to send the link to."

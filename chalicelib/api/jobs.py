@@ -11,6 +11,22 @@ def sweep_holds(event=None) -> dict:
     from ..services.payments import sweep_expired_holds
     result = sweep_expired_holds(deps())
     log.info("hold sweep: %s", result)
+    result["retention"] = erase_due_contacts()
+    return result
+
+
+def erase_due_contacts() -> dict | None:
+    """The retention sweep (services/retention.py), on the hold sweeper's schedule: finished tournaments' contact
+    data past their organiser's retention. Its failure never fails the hold sweep: the next run goes on."""
+    from ..bootstrap import deps
+    from ..services.retention import sweep_contacts
+    try:
+        result = sweep_contacts(deps())
+    except Exception as exc:   # noqa: BLE001 — logged by kind only; the next run starts again where this stopped
+        log.warning("retention sweep failed (%s); tried again next run", type(exc).__name__)
+        return None
+    if any(result.values()):
+        log.info("retention sweep: %s", result)
     return result
 
 

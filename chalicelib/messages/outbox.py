@@ -347,9 +347,10 @@ def queue_notice(deps, tournament, entries: list, text: str, idem_key: str | Non
     return written
 
 
-def send_code(deps, phone: str, code: str, lang: str | None) -> str:
-    """A sign-in code by SMS, sent in the request; one message per code issued."""
-    message = record.new(id=new_id(), cause=f"code:{new_id()}", kind="sign_in_code", channel="sms", to=phone,
+def send_code(deps, phone: str, code: str, lang: str | None, kind: str = "sign_in_code") -> str:
+    """A one-time code by SMS (a player's sign-in, an organiser's reset or phone check: `kind`), sent in the
+    request; one message per code issued."""
+    message = record.new(id=new_id(), cause=f"code:{new_id()}", kind=kind, channel="sms", to=phone,
                          now=deps.clock(), lang=language(lang), params={"code": code}, secret_params=("code",))
     return send_now(deps, message)
 

@@ -19,7 +19,7 @@ QUIET_FROM, QUIET_UNTIL = 21, 8    # the tournament's local hours in which nothi
 
 # What must reach a player at once whatever the hour: a code, their place's deadline, their table, a result
 # that waits for them, the link they just asked for, the director's notice on the day. The rest waits for morning.
-URGENT = frozenset({"sign_in_code", "registration_received", "waitlist_promoted", "hold_ending", "draw",
+URGENT = frozenset({"sign_in_code", "organiser_code", "registration_received", "waitlist_promoted", "hold_ending", "draw",
                     "confirm_result", "notice", "payment_failed"})
 
 

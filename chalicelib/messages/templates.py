@@ -7,6 +7,7 @@ from __future__ import annotations
 
 PARAMS: dict[str, tuple[str, ...]] = {
     "sign_in_code": ("code",),
+    "organiser_code": ("code",),
     "registration_received": ("event", "link"),
     "paid": ("event",),
     "payment_failed": ("event", "link"),
@@ -29,6 +30,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh-CN": "您的登录验证码是 {code}，10 分钟内有效。请勿告诉他人。",
         "en": "Your sign-in code is {code}. It is valid for 10 minutes. Do not share it.",
         "vi": "Mã đăng nhập của bạn là {code}, có hiệu lực trong 10 phút. Không chia sẻ mã này.",
+    },
+    "organiser_code": {
+        "zh-CN": "您的组委会账号验证码是 {code}，10 分钟内有效，用于重置密码或绑定手机。如非本人操作，请忽略。",
+        "en": "Your organiser account code is {code}, valid for 10 minutes, to reset your password or confirm this "
+              "phone. If you did not ask for it, ignore this message.",
+        "vi": "Mã tài khoản ban tổ chức của bạn là {code}, có hiệu lực trong 10 phút, để đặt lại mật khẩu hoặc xác "
+              "nhận số điện thoại. Nếu không phải bạn yêu cầu, hãy bỏ qua tin nhắn này.",
     },
     "registration_received": {
         "zh-CN": "您已报名{event}。查看、修改或取消报名：{link}",

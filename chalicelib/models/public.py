@@ -48,6 +48,8 @@ class PublicTournament(Out):
     online_payment: bool = Field(default=False, description="pages offer online payment only when it is on")
     payment_providers: list[str] = Field(default_factory=list, description="v1.2: what the registration page "
                                          "offers (wechat_pay, alipay, stripe, offline), configured and chosen")
+    retention_days: int = Field(default=180, description="v1.3: days after the end that contact data is kept "
+                                "(the privacy notice says it)")
 
 
 class ErrorBody(Out):

@@ -6,7 +6,11 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from ..domain.contacts import RETENTION_DEFAULT_DAYS, RETENTION_MAX_DAYS, RETENTION_MIN_DAYS
 from .base import CURRENCY_EXPONENT, Loose, Strict
+
+RETENTION_DAYS_DESCRIPTION = ("days after the tournament ends that participants' contact data (phones, e-mails, "
+                              "WeChat openids) is kept; then erased, names and results stay (issue 41)")
 
 
 def _check_timezone(value: str) -> str:
@@ -49,6 +53,8 @@ class TournamentIn(Strict):
     starts_on: date
     ends_on: date | None = None
     payments: PaymentSettings = Field(default_factory=PaymentSettings)
+    retention_days: int = Field(default=RETENTION_DEFAULT_DAYS, ge=RETENTION_MIN_DAYS, le=RETENTION_MAX_DAYS,
+                                description=RETENTION_DAYS_DESCRIPTION)
 
     _tz = field_validator("timezone")(_check_timezone)
     _cur = field_validator("currency")(_check_currency)
@@ -70,6 +76,8 @@ class TournamentPatch(Strict):
     starts_on: date | None = None
     ends_on: date | None = None
     payments: PaymentSettings | None = None
+    retention_days: int | None = Field(default=None, ge=RETENTION_MIN_DAYS, le=RETENTION_MAX_DAYS,
+                                       description=RETENTION_DAYS_DESCRIPTION)
 
     @field_validator("timezone")
     @classmethod
@@ -92,5 +100,7 @@ class Tournament(Loose):
     starts_on: date
     ends_on: date
     payments: PaymentSettings = Field(default_factory=PaymentSettings)
+    retention_days: int = RETENTION_DEFAULT_DAYS
+    contacts_erased_at: datetime | None = None   # the retention sweep erased its contact data (services/retention.py)
     created_at: datetime
     version: int = 1

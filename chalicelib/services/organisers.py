@@ -98,6 +98,11 @@ def _account(deps: Deps, key: str) -> dict | None:
     return deps.repos.organisers.login(login_key(key), *older)
 
 
+def find_account(deps: Deps, login: str) -> dict | None:
+    """The login item (organiser_id, password hash) of a phone number or e-mail, or None; bad input is a 400."""
+    return _account(deps, normalise_login(login))
+
+
 def _hasher():
     from argon2 import PasswordHasher   # argon2id with the library's recommended parameters
     return PasswordHasher()
@@ -116,6 +121,8 @@ def create_account(deps: Deps, name: str, login: str, password: str) -> tuple[Or
         raise errors.DuplicateEntry("这个手机号或邮箱已有账号 · An account with this phone number or e-mail exists.")
     organiser, token = create_organiser(deps, name)
     deps.repos.organisers.set_login(organiser.id, login_key(key), _hasher().hash(password), create=True)
+    if "@" not in key:   # a phone login is the phone a forgotten password is reset by (organiser_recovery.py)
+        deps.repos.organisers.set_phone(organiser.id, key)
     return organiser, token
 
 

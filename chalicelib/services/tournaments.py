@@ -190,4 +190,5 @@ def public_tournament(deps: Deps, tid: str) -> PublicTournament:
         events=[public_event(e, tournament, now) for e in sorted(events, key=lambda e: e.id)],
         online_payment=gateways.hosted(deps, tournament) is not None,
         payment_providers=gateways.offered_providers(deps, tournament),
+        retention_days=tournament.retention_days,
     )

@@ -320,3 +320,10 @@ def player_session(token_hash: str) -> dict:
 def payment_account(oid: str, provider: str) -> dict:
     """An organiser's merchant account at one provider (issue 40): under the organiser, one per provider."""
     return {"PK": f"ORG#{oid}", "SK": f"PAYACCT#{provider}"}
+# -- retention (issue 41 item 4): a tournament whose participants' contact data is still held, in the sparse GSI1
+# partition RETENTION by the day it is due for erasure (the tournament's META item carries it until erased)
+RETENTION_PARTITION = "RETENTION"
+
+
+def retention_index(erase_on: str, tid: str) -> dict:
+    return {"GSI1PK": RETENTION_PARTITION, "GSI1SK": f"{erase_on}#{tid}"}

@@ -65,3 +65,26 @@ def chain_audit(table: Table) -> int:
             if append(table, eid, json.loads(item["data"]), legacy=True) is not None:
                 done += 1
     return done
+
+
+def index_retention(table: Table) -> int:
+    """Tournaments stored before retention (issue 41) put in the RETENTION index by the day their contact data is
+    due (repositories.tournament_item), so the sweep finds them too. Returns how many were indexed."""
+    from ..models import Tournament
+    from .repositories import tournament_item
+    kwargs = {"TableName": table.name, "FilterExpression": "#k = :t AND attribute_not_exists(GSI1PK)",
+              "ExpressionAttributeNames": {"#k": "kind"}, "ExpressionAttributeValues": {":t": {"S": "tournament"}}}
+    done = 0
+    while True:
+        resp = client().scan(**kwargs)
+        for raw in resp.get("Items", []):
+            item = from_item(raw)
+            tournament = Tournament.model_validate_json(item["data"])
+            if tournament.contacts_erased_at is None:
+                table.update({"PK": item["PK"], "SK": item["SK"]}, "SET GSI1PK = :p, GSI1SK = :s",
+                             values={":p": (index := tournament_item(tournament))["GSI1PK"], ":s": index["GSI1SK"]},
+                             condition="attribute_exists(PK)")
+                done += 1
+        if "LastEvaluatedKey" not in resp:
+            return done
+        kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]

@@ -78,6 +78,16 @@ class OrganiserRepo:
             return self.t.get(keys.login(login_hash))
         return moved
 
+    # -- the account's phone for a password reset by SMS (services/organiser_recovery.py): an attribute beside the
+    # organiser's document, not in it, so no answer that shows the organiser carries it
+    def set_phone(self, oid: str, phone: str) -> None:
+        self.t.update(keys.organiser(oid), "SET reset_phone = :p", values={":p": phone},
+                      condition="attribute_exists(PK)", on_fail=lambda: errors.NotFound("organiser not found"))
+
+    def phone(self, oid: str) -> str | None:
+        item = self.t.get(keys.organiser(oid))
+        return item.get("reset_phone") if item else None
+
     def add_token(self, oid: str, token: dict) -> None:
         self.t.transact(self._token_ops(oid, token))
 
@@ -318,15 +328,25 @@ class PublishLeaseRepo:
         return item.get("holder") if item else None
 
 
+def tournament_item(tournament: Tournament) -> dict:
+    """The tournament's META item; until its contact data is erased, in the RETENTION index by the day it is due
+    (services/retention.py sweeps it)."""
+    item = _doc_item(keys.tournament(tournament.id), tournament, "tournament",
+                     organiser_id=tournament.organiser_id, version=tournament.version)
+    if tournament.contacts_erased_at is None:
+        from ..domain.contacts import erase_on
+        item.update(keys.retention_index(erase_on(tournament.ends_on, tournament.retention_days).isoformat(),
+                                         tournament.id))
+    return item
+
+
 class TournamentRepo:
     def __init__(self, table: Table):
         self.t = table
 
     def create(self, tournament: Tournament) -> None:
         self.t.transact([
-            Op.put(_doc_item(keys.tournament(tournament.id), tournament, "tournament",
-                             organiser_id=tournament.organiser_id, version=tournament.version),
-                   condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
+            Op.put(tournament_item(tournament), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
             Op.put({**keys.organiser_tournament(tournament.organiser_id, tournament.id), "kind": "org_tournament",
                     "tournament_id": tournament.id, "name": tournament.name}),
         ])
@@ -363,8 +383,7 @@ class TournamentRepo:
 
     def update(self, tournament: Tournament, expected_version: int) -> None:
         self.t.transact([
-            Op.put(_doc_item(keys.tournament(tournament.id), tournament, "tournament",
-                             organiser_id=tournament.organiser_id, version=tournament.version),
+            Op.put(tournament_item(tournament),
                    condition="version = :v", values={":v": expected_version}, on_fail=errors.VersionConflict),
             Op.put({**keys.organiser_tournament(tournament.organiser_id, tournament.id), "kind": "org_tournament",
                     "tournament_id": tournament.id, "name": tournament.name}),
@@ -485,4 +504,8 @@ class Repos:
         self.players = PlayerRepo(self.table)
         from .payment_accounts import PaymentAccountRepo
         self.payment_accounts = PaymentAccountRepo(self.table)
+        from .retention import RetentionRepo
+        self.retention = RetentionRepo(self.table)
+        from .manage_links import ManageLinkRepo
+        self.manage_links = ManageLinkRepo(self.table)
 

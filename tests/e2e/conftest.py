@@ -49,6 +49,12 @@ def stack(china_fakes):
     env.pop("STRIPE_SECRET_KEY", None)
     env.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
     env.update(china_fakes.env())
+    # the message providers' stand-ins, as `make run` starts them: what is sent in a request (a sign-in or reset
+    # code) reaches them through the real SDK and is a line of the outbox file a test reads (issue 41)
+    from scripts.message_standins import Standins
+    standins = Standins().start()
+    outbox_file = str(Path(publish_dir).parent / f"{Path(publish_dir).name}-outbox.jsonl")
+    env.update(standins.env("tencent", outbox_file))
     with on_store(store_path):
         from chalicelib.store import dynamo, schema
         schema.ensure_table(dynamo.client(), table)
@@ -62,10 +68,11 @@ def stack(china_fakes):
         ddblocal.wait_for_port(api_port, 60)
         ddblocal.wait_for_port(site_port, 30)
         yield {"api": f"http://127.0.0.1:{api_port}", "site": f"http://127.0.0.1:{site_port}", "table": table,
-               "publish_dir": publish_dir, "store_path": store_path}
+               "publish_dir": publish_dir, "store_path": store_path, "outbox_file": outbox_file}
     finally:
         for p in (api, site):
             ddblocal.stop(p)
+        standins.stop()
 
 
 @contextlib.contextmanager

@@ -1,0 +1,4 @@
+import { mountPage } from "../../shared/mount.js";
+import PrivacyPage from "./PrivacyPage.vue";
+
+mountPage(PrivacyPage);

@@ -1,0 +1,88 @@
+"""The retention sweep on every store backend (services/retention.py, store/retention.py): a finished
+tournament's contact data — members' phones, a day registration's contact, the outbox's addresses, the person
+items keyed by phone — is erased once it ended more than its retention ago; names stay; a tournament not yet due
+is untouched; the work is paged and bounded per run, and a second sweep writes nothing."""
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from chalicelib import bootstrap
+from chalicelib.ids import new_id
+from chalicelib.messages import record
+from chalicelib.models import Entry, Event, EventConfig, Member, Tournament
+from chalicelib.services import retention
+
+
+def _tournament(repos, clock, ends_on: date, retention_days: int) -> Event:
+    t = Tournament(id=new_id(), organiser_id="o1", name="赛", timezone="Asia/Shanghai", currency="CNY",
+                   starts_on=ends_on, ends_on=ends_on, retention_days=retention_days, created_at=clock())
+    repos.tournaments.create(t)
+    cfg = EventConfig.model_validate({"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": 100,
+                                      "stages": [{"format": "swiss", "rounds": 3}]})
+    e = Event(id=new_id(), tournament_id=t.id, organiser_id="o1", config=cfg, created_at=clock())
+    repos.events.create(e)
+    return e
+
+
+def _entries(repos, clock, e: Event, n: int, first_phone: int, reg_id: str) -> list[Entry]:
+    out = [Entry(id=new_id(), event_id=e.id, tournament_id=e.tournament_id, name=f"队{k}", status="confirmed",
+                 members=[Member(name=f"甲{k}", phone=f"13{first_phone + k:09d}"), Member(name=f"乙{k}")],
+                 created_at=clock(), registration_id=reg_id) for k in range(n)]
+    # a day registration holds one entry per event: the first here, the others registered one by one
+    repos.entries.create_many(out[:1], {"id": reg_id, "tournament_id": e.tournament_id,
+                                        "contact": {"name": "联系人", "phone": f"13{first_phone:09d}"},
+                                        "items": [{"event_id": e.id, "entry_id": out[0].id}]})
+    for x in out[1:]:
+        repos.entries.create(x)
+    return out
+
+
+def test_the_sweep_erases_contacts_of_finished_tournaments_only_paged_and_once(any_repos, clock, monkeypatch):
+    deps = bootstrap.Deps(repos=any_repos, clock=clock)
+    today = clock().date()
+    old = _tournament(any_repos, clock, today - timedelta(days=31), retention_days=30)      # due: 31 > 30
+    recent = _tournament(any_repos, clock, today - timedelta(days=30), retention_days=30)   # due tomorrow
+    old_entries = _entries(any_repos, clock, old, 7, 100, "R-old")
+    recent_entries = _entries(any_repos, clock, recent, 2, 900, "R-new")
+    msg = record.new(id=new_id(), cause=f"registration:{old_entries[0].id}", kind="registration_received",
+                     channel="sms", to=old_entries[0].members[0].phone, now=clock(), tournament_id=old.tournament_id)
+    any_repos.messages.queue(msg)
+    monkeypatch.setattr(retention, "PAGE", 3)                 # pages of 3: 7 entries are three pages
+
+    first = retention.sweep_contacts(deps, budget=5)           # 5 writes: the run stops inside the tournament
+    assert first["more"] is True and first["entries"] == 5 and first["tournaments"] == 0
+    assert any_repos.retention.due(today.isoformat()) == [old.tournament_id]
+    second = retention.sweep_contacts(deps, budget=5)          # the other 2 entries, the registration, the message
+    assert second == {"tournaments": 1, "entries": 2, "registrations": 1, "messages": 1, "more": False}
+
+    for before in old_entries:
+        after = any_repos.entries.get(old.id, before.id)
+        assert [m.phone for m in after.members] == [None, None]
+        assert [m.name for m in after.members] == [m.name for m in before.members] and after.name == before.name
+        assert after.status == before.status and after.version == before.version + 1
+        assert any_repos.entries.entry_of_person(old.id, before.members[0].phone) is None
+    assert any_repos.retention.registration("R-old")["contact"] == {"name": "联系人", "phone": None}
+    assert any_repos.messages.get(old.tournament_id, msg.key).to == ""
+    assert any_repos.tournaments.get(old.tournament_id).contacts_erased_at == clock()
+    # the tournament that ended 30 days ago keeps everything
+    for before in recent_entries:
+        assert any_repos.entries.get(recent.id, before.id).members[0].phone == before.members[0].phone
+        assert any_repos.entries.entry_of_person(recent.id, before.members[0].phone) == before.id
+    assert any_repos.retention.registration("R-new")["contact"]["phone"] == "13000000900"
+
+    again = retention.sweep_contacts(deps)
+    assert again == {"tournaments": 0, "entries": 0, "registrations": 0, "messages": 0, "more": False}
+    clock.advance(days=1)                                       # now the other one is due
+    assert retention.sweep_contacts(deps, seconds=0)["more"] is True   # out of time before its first write
+    assert retention.sweep_contacts(deps)["tournaments"] == 1
+    assert all(any_repos.entries.get(recent.id, x.id).members[0].phone is None for x in recent_entries)
+
+
+def test_tournaments_stored_before_retention_are_indexed_by_the_migration(any_repos, clock):
+    from chalicelib.store import keys, migrations
+    e = _tournament(any_repos, clock, clock().date() - timedelta(days=200), retention_days=180)
+    any_repos.table.update(keys.tournament(e.tournament_id), "REMOVE GSI1PK, GSI1SK")   # as stored before
+    assert any_repos.retention.due(clock().date().isoformat()) == []
+    assert migrations.index_retention(any_repos.table) == 1
+    assert any_repos.retention.due(clock().date().isoformat()) == [e.tournament_id]
+    assert migrations.index_retention(any_repos.table) == 0
