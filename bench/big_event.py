@@ -86,8 +86,6 @@ def run() -> None:
     out_dir = tempfile.mkdtemp(prefix="big-event-")
     d = bootstrap.Deps(repos=repos, clock=clock, publisher=LocalSink(out_dir))
     bootstrap.override(d)
-    from chalicelib.config import get_settings
-    get_settings()   # the settings' import (pydantic-settings, 0.1 s), paid once by a server's first request, not a draw
     if WARM:   # a server that has drawn before: the first draw of a process pays ~0.5 s of first use (JVM, Python) once
         _, small, small_organiser = seed_event(repos, clock, 400, name="热身")
         svc.draw_next(d, small_organiser, small.id, seed=0)
