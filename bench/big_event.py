@@ -129,6 +129,10 @@ def run() -> None:
         out, _ = _profiled(f"round {n}'s draw", svc.draw_next, d, organiser, event.id, seed=n)
         drawn, draw_cpu = time.perf_counter() - t0, time.process_time() - c0
         draw_parts = _parts()
+        print(f"round {n}: engine alone {engine:.2f} s, draw through the service {drawn:.2f} s "
+              f"({drawn / engine:.1f}× the engine; target < {TARGETS['draw']:g} s; {draw_cpu:.2f} s of this process's "
+              f"CPU), {len(out.tables):,} tables; load average {os.getloadavg()[0]:.1f}; draw's parts (s): {draw_parts}",
+              flush=True)
         # a sample through the result service: one side enters, the other confirms (by their table codes)
         t0 = time.perf_counter()
         for table in out.tables[:SAMPLE]:
@@ -145,12 +149,9 @@ def run() -> None:
         closed, close_cpu = time.perf_counter() - t0, time.process_time() - c0
         close_parts = _parts()
         rows.append((n, engine, drawn, per_result, closed))
-        print(f"round {n}: engine alone {engine:.2f} s, draw through the service {drawn:.2f} s "
-              f"({drawn / engine:.1f}× the engine; target < {TARGETS['draw']:g} s; {draw_cpu:.2f} s of this process's "
-              f"CPU), {len(out.tables):,} tables; result enter+confirm {per_result * 1000:.0f} ms a table through the "
-              f"service; close {closed:.2f} s (target < {TARGETS['close']:g} s; {close_cpu:.2f} s CPU); "
-              f"load average {os.getloadavg()[0]:.1f}\n  draw's parts (s): {draw_parts}; close's parts (s): {close_parts}",
-              flush=True)
+        print(f"  result enter+confirm {per_result * 1000:.0f} ms a table through the service", flush=True)
+        print(f"  close {closed:.2f} s (target < {TARGETS['close']:g} s; {close_cpu:.2f} s CPU); load average "
+              f"{os.getloadavg()[0]:.1f}; close's parts (s): {close_parts}", flush=True)
     worst = max(rows, key=lambda r: r[2])
     print(f"draws: worst {worst[2]:.2f} s (round {worst[0]}), engine alone then {worst[1]:.2f} s; "
           f"mean ratio service/engine {sum(r[2] / r[1] for r in rows) / len(rows):.1f}; closes worst {max(r[4] for r in rows):.2f} s")
