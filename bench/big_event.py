@@ -121,15 +121,15 @@ def run() -> None:
             state = repos.rounds.state(event.id)
             plan = state["plans"].get("0") or svc.start_stage(d, event, 0, state, n)
             cs = svc.contestants(d, event, 0, plan, state)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         draw_round("swiss", cs, n, rounds_left=ROUNDS - n)
-        engine = time.perf_counter() - t0
+        engine, engine_cpu = time.perf_counter() - t0, time.process_time() - c0
         PARTS.clear()
         t0, c0 = time.perf_counter(), time.process_time()
         out, _ = _profiled(f"round {n}'s draw", svc.draw_next, d, organiser, event.id, seed=n)
         drawn, draw_cpu = time.perf_counter() - t0, time.process_time() - c0
         draw_parts = _parts()
-        print(f"round {n}: engine alone {engine:.2f} s, draw through the service {drawn:.2f} s "
+        print(f"round {n}: engine alone {engine:.2f} s ({engine_cpu:.2f} s CPU), draw through the service {drawn:.2f} s "
               f"({drawn / engine:.1f}× the engine; target < {TARGETS['draw']:g} s; {draw_cpu:.2f} s of this process's "
               f"CPU), {len(out.tables):,} tables; load average {os.getloadavg()[0]:.1f}; draw's parts (s): {draw_parts}",
               flush=True)
