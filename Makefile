@@ -92,6 +92,7 @@ bench: deps java site chromium
 	$(PY) bench/draw_exactness.py
 	$(PY) bench/frontend.py
 	$(PY) bench/package.py
+	$(PY) bench/import_app.py
 	$(PY) bench/import_bounds.py
 	$(PY) bench/rankings.py
 

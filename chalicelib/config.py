@@ -1,14 +1,18 @@
-"""Settings read once from the environment (pydantic-settings)."""
+"""Settings read once from the environment.
+
+A dataclass read by hand, not pydantic-settings: that library's import (asyncio, importlib.metadata, its CLI
+parser) cost about 45 ms of every cold start (bench/import_app.py) for reading some thirty strings and integers."""
 from __future__ import annotations
 
+import dataclasses
+import os
 from functools import lru_cache
 
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
-
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="", case_sensitive=False, extra="ignore")
-
+@dataclasses.dataclass
+class Settings:
+    """Each field from the environment variable of its name, in any case (STAGE or stage); integers are the
+    fields whose default is one."""
     stage: str = "local"
     table_name: str = "cardgames"
     # boto3 reads AWS_ENDPOINT_URL_DYNAMODB itself; kept here so the local stack can print it.
@@ -56,10 +60,26 @@ class Settings(BaseSettings):
     max_body_bytes: int = 64 * 1024
     trusted_proxy_hops: int = 0   # proxies of ours in front of the API that append X-Forwarded-For (0: none)
 
+    @classmethod
+    def from_environ(cls, environ: dict[str, str] | None = None) -> Settings:
+        given = {k.lower(): v for k, v in (os.environ if environ is None else environ).items()}
+        values = {}
+        for field in dataclasses.fields(cls):
+            if field.name not in given:
+                continue
+            value = given[field.name]
+            if isinstance(field.default, int):
+                try:
+                    value = int(value)
+                except ValueError:
+                    raise ValueError(f"the environment variable {field.name.upper()} must be an integer, not {value!r}") from None
+            values[field.name] = value
+        return cls(**values)
+
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    return Settings()
+    return Settings.from_environ()
 
 
 @lru_cache(maxsize=8)

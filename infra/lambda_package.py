@@ -105,10 +105,16 @@ _OWN = ("app.py", "chalicelib", "fonts")
 # plugin treats a missing _avif as "AVIF unsupported" (PIL/AvifImagePlugin.py), and posters are PNG: 7.5 MB.
 # stripe/params/* are the request parameters' TypedDicts, imported by stripe only under TYPE_CHECKING (and by
 # `stripe.params.X` on demand, which this code never writes): ~10 MB with their bytecode; the package's
-# __init__ stays, so `import stripe.params` still works.
+# __init__ stays, so `import stripe.params` still works. Issue 43 (the package had grown back to 150.5 MiB): pydantic's
+# v1 compatibility layer (nothing packaged imports pydantic.v1; 1.1 MiB), wechatpayv3's asyncio client (needs aiohttp,
+# which is not packaged), numpy's C headers, static libraries and Cython examples (for building against numpy), and
+# Pillow's WebP and colour-management plugins with their libraries (each plugin imports its binary in a try and
+# reports the format unsupported without it; posters are PNG; nothing else links them: readelf): ~3.7 MiB.
 _LEFT_OUT_PREFIXES = ("Cryptodome/SelfTest/", "Crypto/SelfTest/", "numpy/f2py/", "numpy/distutils/",
                       "numpy/_pyinstaller/", "numpy/doc/", "numpy/_core/_simd.", "PIL/_avif.", "pillow.libs/libavif-",
-                      "stripe/params/")
+                      "stripe/params/", "pydantic/v1/", "wechatpayv3/async_/", "numpy/_core/include/",
+                      "numpy/_core/lib/", "numpy/random/lib/", "numpy/random/_examples/", "PIL/_webp.",
+                      "pillow.libs/libwebp", "pillow.libs/libsharpyuv-", "PIL/_imagingcms.", "pillow.libs/liblcms2-")
 _KEPT = ("stripe/params/__init__.py",)
 
 

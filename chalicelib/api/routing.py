@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from .. import errors
 from ..bootstrap import deps
+from ..config import get_settings
 from ..services.validation import bad_characters, validation_details
 from .errorshape import MAX_REQUEST_BYTES, PAYLOAD_TOO_LARGE_BODY
 
@@ -99,7 +100,6 @@ class Ctx:
         """The client's address, for limits: the peer API Gateway (or the venue's server) saw. Behind a proxy
         we run (TRUSTED_PROXY_HOPS), the address that proxy appended to X-Forwarded-For — never a hop the
         client could have written itself."""
-        from ..config import get_settings
         hops = get_settings().trusted_proxy_hops
         forwarded = [h.strip() for h in (self.header("x-forwarded-for") or "").split(",") if h.strip()]
         if hops and len(forwarded) >= hops:
@@ -145,8 +145,6 @@ def _traceback_once(exc: Exception) -> str:
 
 
 def parse_body(request, model: type[BaseModel], max_bytes: int | None = None) -> BaseModel:
-    from ..config import get_settings  # lazily: pydantic-settings costs ~80 ms of cold start
-
     raw = request.raw_body or b""
     limit = max_bytes or get_settings().max_body_bytes
     if len(raw) > limit:

@@ -49,8 +49,9 @@ class RoomStatus(StrEnum):
 
 
 class Record(BaseModel):
-    """Frozen; statuses kept as their strings; fields the stored item has that this code does not name are kept."""
-    model_config = ConfigDict(frozen=True, extra="allow", use_enum_values=True)
+    """Frozen; statuses kept as their strings; fields the stored item has that this code does not name are kept.
+    Validators are built on first use (defer_build), not at import: most requests never load a table."""
+    model_config = ConfigDict(frozen=True, extra="allow", use_enum_values=True, defer_build=True)
 
 
 class Side(Record):

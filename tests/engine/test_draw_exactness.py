@@ -180,3 +180,29 @@ def test_large_fields_mend_the_natural_pairing_to_the_whole_field_programme_s_co
         assert whole is not None and d.exact and d.method == "dp"
         assert d.tiers[:4] == p.totals(whole)[:4] and d.tiers[0] == 0, rnd
         f = play(f, d, rng)
+
+
+def test_a_mended_block_that_met_its_bound_is_not_drawn_again_when_another_block_widens(monkeypatch):
+    """Large fields mend the natural pairing block by block (swiss._repaired_natural_pairs); when one block fails
+    its first, narrow pass and widens, the blocks that passed keep their answer instead of all being drawn again
+    by the wider programme (most of a late round's engine time at 100,000 entries)."""
+    from chalicelib.engine.formats import swiss
+    ids = [f"E{i:02d}" for i in range(40)]
+    clique = set(ids[:8])    # the top eight have all met each other: no narrow block can pair them apart
+    met = {i: frozenset(clique - {i}) if i in clique else frozenset() for i in ids}
+    met["E20"], met["E21"] = frozenset({"E21"}), frozenset({"E20"})   # a rematch a narrow block mends at once
+    field = [Contestant(i, k + 1, 4.0, met[i]) for k, i in enumerate(ids)]
+    solved = []
+    real = swiss.min_cost_pairs
+
+    def recorded(order, round_no, separate_related=False, window=swiss.WINDOW, beam=swiss.BEAM):
+        solved.append(tuple(c.id for c in order))
+        return real(order, round_no, separate_related, window, beam)
+    monkeypatch.setattr(swiss, "min_cost_pairs", recorded)
+    p = swiss._Problem(order_for_round(field, 3), 3, False)
+    pairs = swiss._repaired_natural_pairs(p)
+    assert pairs is not None and p.proven(pairs, p.totals(pairs))
+    assert p.totals(pairs)[0] == 0                        # no rematch left
+    around_e20 = [block for block in solved if "E20" in block]
+    assert len(around_e20) == 1, around_e20               # drawn once, kept while the top block widened
+    assert sum("E00" in block for block in solved) >= 2   # the top block did widen

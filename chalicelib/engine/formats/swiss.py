@@ -217,6 +217,9 @@ def _repaired_natural_pairs(p: _Problem) -> list[tuple[int, int]] | None:
 
     margins = {k: 2 for k in range(0, m, 2) if bad(k, k + 1)}   # bad natural pair → places taken each side
     rung = 0   # the first pass runs a narrow programme; the passes after it (wider blocks) the usual one
+    # A block that met its bound keeps its answer in the passes after it (only failed blocks widen): running every
+    # block again with the wider programme because one failed was most of a late round's draw at 100,000 entries.
+    passed: dict[tuple[int, int], list[tuple[int, int]]] = {}
     while True:
         blocks: list[list[int]] = []
         for k in sorted(margins):
@@ -229,6 +232,10 @@ def _repaired_natural_pairs(p: _Problem) -> list[tuple[int, int]] | None:
         local, at, failed = [], 0, []
         for lo, hi in blocks:
             local.extend((k, k + 1) for k in range(at, lo, 2))
+            if (lo, hi) in passed:
+                local.extend(passed[lo, hi])
+                at = hi
+                continue
             try:
                 block = [(lo + a, lo + b) for a, b in
                          min_cost_pairs([cs[order[a]] for a in range(lo, hi)], p.round_no, p.related,
@@ -239,6 +246,8 @@ def _repaired_natural_pairs(p: _Problem) -> list[tuple[int, int]] | None:
             if not block or any(bad(a, b) for a, b in block) or \
                     sum(abs(scores[a] - scores[b]) for a, b in block) > bound:
                 failed.append((lo, hi))
+            else:
+                passed[lo, hi] = block
             local.extend(block)
             at = hi
         if not failed:
@@ -326,9 +335,8 @@ def min_cost_pairs(order: Sequence[Contestant], round_no: int, separate_related:
                 if nc < nxt.get(nm, inf):
                     nxt[nm] = nc
                     bp[nm] = (mask, -1)
-        if len(nxt) > beam:
-            keep = sorted(nxt, key=lambda k: (nxt[k], k.bit_count(), k))[:beam]
-            nxt = {k: nxt[k] for k in keep}
+        if len(nxt) > beam:   # the `beam` least (cost, open entries, mask): tuples sort without a key function
+            nxt = {k: c for c, _, k in sorted([(c, k.bit_count(), k) for k, c in nxt.items()])[:beam]}
         states = nxt
         back.append(bp)
     if 0 not in states:
