@@ -279,8 +279,9 @@ class _EventPages:
     def entries(self) -> None:
         """Entry pages get a small context: they are most of the files."""
         data = self.data
+        chunks = data["places_chunks"]
         small = {**self.base, "updated": None, "root": "../", "css": "../style.css", "feed_url": "feed.json",
-                 "feed_version": data["version"], "event": data["event"], "places": data["places"]}
+                 "feed_version": data["version"], "event": data["event"], "places_chunks": chunks}
         entry_pages = None   # the frame is rendered once, when the first entry page is not as it was
         for eid_, info in data["entries"].items():
             key = self.ep + f"entry-{eid_}.html"
@@ -290,6 +291,20 @@ class _EventPages:
                 from .entry_page import EntryPages
                 entry_pages = EntryPages(self.lang, small, self.ep_rel, self.other)
             self.out.write(key, entry_pages.render(info, data["histories"].get(eid_, []), eid_))
+        self.place_files(chunks)
+
+    def place_files(self, chunks: int) -> None:
+        """The entry pages' place charts, `chunks` files of about a hundred entries each (publish/place_files.py):
+        a close rewrites these, not the pages. A file is drawn again only when its entries' places moved."""
+        from .charts import place_chart
+        from .place_files import chunk_body, chunk_inputs, chunk_members
+        places = self.data["places"]
+        for k, members in enumerate(chunk_members(self.data["entries"], chunks), start=1):
+            key = f"{self.ep}places-{k}.json"
+            if self.out.unchanged(key, chunk_inputs(places, members)):
+                continue
+            drawn = {e: str(chart) for e in members if (chart := place_chart(places, e, self.t))}
+            self.out.write(key, chunk_body(drawn))
 
 
 def _write_feeds(out: PageOut, run: SiteRun) -> None:
