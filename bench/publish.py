@@ -103,7 +103,7 @@ def run() -> None:
                 "points": {"match_points": 2.0}, "point_names": ["match_points"], "levels": None} for k in range(1, ROUNDS + 1)]
     ctx = {"tournament": t, "updated": None, "share": None, "root": "../", "css": "../style.css", "feed_url": "feed.json",
            "feed_version": "x", "event": {"id": ev.id, "name": "掼蛋公开赛", "game": "guandan"},
-           "places": {"rounds": [], "field": 0, "by_entry": {}}, "other_lang": []}
+           "places_chunks": 1, "other_lang": []}
     t0 = time.perf_counter()
     bodies = [render("entry.html", "zh", **ctx, entry=page, history=history, entry_id=ids[0]).encode() for _ in range(500)]
     render_rate = 500 / (time.perf_counter() - t0)
