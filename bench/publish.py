@@ -97,6 +97,9 @@ def run() -> None:
     print(f"seeded {N:,} entries × {ROUNDS} rounds ({ROUNDS * (N // 2):,} tables, the last round open) in "
           f"{time.perf_counter() - t0:.0f} s; load average {os.getloadavg()[0]:.1f} (2 cores shared)")
 
+    if N >= LEAN_FROM:   # a big field: only a cold publisher process of its own, its peak memory and time
+        _lean(t.id, N)
+        return
     # References, same run: one template's raw render rate, and the local store's raw write rate
     page = {"name": "第1对", "club": "商会1", "members": ["甲1", "乙1"]}
     history = [{"round": k, "bye": False, "status": "confirmed", "opponents": [{"entry_id": ids[1], "name": "第2对"}],
@@ -232,6 +235,36 @@ def run() -> None:
         _to_s3(t.id, {str(rel): (Path(out_dir) / rel).read_bytes() for rel in kept})
 
 
+LEAN_FROM = int(os.environ.get("PUBLISH_LEAN_FROM", "50000"))   # entries from which only the lean figures are made
+GUARD_GB = float(os.environ.get("PUBLISH_GUARD_GB", "6"))   # a child's address space at most (a shared machine)
+
+
+def _lean(tid: str, n: int) -> None:
+    """Issue 43 at 100,000 entries: a cold publisher process of its own (nothing stored beside the pages before, as
+    after a deploy), its wall time, CPU and peak memory (ru_maxrss: its own and its largest child's), beside the
+    target of 1.5 GB; its languages one after the other in the one process. The child's address space is capped at PUBLISH_GUARD_GB so that a publisher that would not
+    fit fails here instead of starving the machine's other work."""
+    import json
+    import resource
+    import subprocess
+    guard = int(GUARD_GB * 2**30)
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (guard, guard))
+    folder = tempfile.mkdtemp(prefix="publish-lean-")
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, __file__, "alone", "bench_publish", tid, folder], capture_output=True,
+                          text=True, preexec_fn=cap, env={**os.environ, "PUBLISH_ALONE_ONE_PROCESS": "1"})
+    if done.returncode != 0:
+        print(f"a cold publisher process at {n:,} entries failed after {time.perf_counter() - t0:.0f} s under a "
+              f"{GUARD_GB:g} GiB address-space cap (target: peak < 1.5 GB): {done.stderr.strip().splitlines()[-1:]}")
+        return
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"a cold publisher process at {n:,} entries: its publish {got['seconds']:.1f} s, {got['files']:,} files, "
+          f"{got['cpu']:.1f} s of CPU; peak memory {got['self_mib']:,.0f} MiB, its largest child "
+          f"{got['child_mib']:,.0f} MiB (target: under 1,536 MiB)")
+
+
 def _raw_writes(sink, bodies: list[bytes], n: int) -> float:
     """The reference: `n` files of an entry page's size written straight to the sink, one after the other."""
     t0 = time.perf_counter()
@@ -331,7 +364,10 @@ def alone(table: str, tid: str, target: str) -> None:
         prof = cProfile.Profile()
         prof.enable()
     t0 = time.perf_counter()
-    stats = publishing.publish_tournament(d, tid, force=True)
+    # PUBLISH_ALONE_ONE_PROCESS: every language in this process, one after the other (the lean run at 100,000
+    # entries: a child per language under the same address-space cap would hold three times the guard)
+    one = os.environ.get("PUBLISH_ALONE_ONE_PROCESS") == "1"
+    stats = publishing.publish_tournament(d, tid, force=True, **({"fork_over": 10**12} if one else {}))
     if prof is not None:
         prof.disable()
         prof.dump_stats(os.environ["PUBLISH_ALONE_PROFILE"])
