@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache, partial
@@ -54,6 +55,11 @@ def templates_version() -> str:
     return h.hexdigest()
 
 
+# Pages handed to the write pool and not yet written, at most (issue 43: S3's PUTs are slower than the rendering,
+# and a cold publish of 100,000 entries queued 300,000 pages' bodies, and a future each, in memory before this)
+IN_FLIGHT = 512
+
+
 class PageOut:
     """One language's pages going out. Only pages whose bytes changed are written: a manifest of content hashes
     per language and tournament (after one result that is a handful of pages, not thousands of S3 PUTs). Writes
@@ -69,7 +75,7 @@ class PageOut:
         self.writer = sink.writer() if many and hasattr(sink, "writer") else None
         self.pool = (ThreadPoolExecutor(max_workers=getattr(sink, "THREADS", 8))
                      if self.writer is None and getattr(sink, "parallel", False) else None)
-        self.pending: list = []
+        self.pending: deque = deque()
 
     def keep_folder(self, folder: str) -> None:
         """An event nothing changed in: its pages stay as they are (their lines carried over)."""
@@ -92,6 +98,9 @@ class PageOut:
             self.writer.write(key, body)
         elif self.pool:
             self.pending.append(self.pool.submit(self.sink.write, key, body))
+            if len(self.pending) > IN_FLIGHT:   # the sink is slower than the rendering: wait for the oldest half
+                while len(self.pending) > IN_FLIGHT // 2:
+                    self.pending.popleft().result()
         else:
             self.sink.write(key, body)
 
@@ -123,8 +132,8 @@ class PageOut:
             self.writer.close()
         if self.pool:
             self.pool.shutdown(wait=True)
-        for f in self.pending:
-            f.result()
+        while self.pending:
+            self.pending.popleft().result()
 
     def manifest(self) -> dict:
         return {"pages": self.new, "inputs": self.new_inputs}
