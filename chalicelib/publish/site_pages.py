@@ -307,10 +307,16 @@ class _EventPages:
         a close rewrites these, not the pages. A file is drawn again only when its entries' places moved."""
         from .charts import place_chart
         from .place_files import chunk_body, chunk_inputs, chunk_members
-        places = self.data["places"]
-        for k, members in enumerate(chunk_members(self.data["entries"], chunks), start=1):
+        places, entries = self.data["places"], self.data["entries"]
+        cache = self.run.ev_caches.setdefault(self.event.id, {})
+        hit = cache.get("place_chunks")   # the same places and entries (a result's publish): the same inputs
+        if hit is None or hit[0] is not places or hit[1] is not entries or hit[2] != chunks:
+            members_of = chunk_members(entries, chunks)
+            hit = cache["place_chunks"] = (places, entries, chunks, members_of,
+                                           [chunk_inputs(places, m) for m in members_of])
+        for k, (members, inputs) in enumerate(zip(hit[3], hit[4], strict=True), start=1):
             key = f"{self.ep}places-{k}.json"
-            if self.out.unchanged(key, chunk_inputs(places, members)):
+            if self.out.unchanged(key, inputs):
                 continue
             drawn = {e: str(chart) for e in members if (chart := place_chart(places, e, self.t))}
             self.out.write(key, chunk_body(drawn))
