@@ -6,7 +6,11 @@ process: no cached rounds, places or manifests), the warm full rewrite, the publ
 result service asks for it), where the time went (reading and working out, rendering, writing), the largest page
 and the largest item the store was given.
 
+Issue 43: the objects a round's close writes (target ≤ 2 × tables + 100) and a cold full publish writes, beside the
+same number of raw writes to the same sink, and the publisher's peak memory (a cold publisher process's ru_maxrss).
+
     PUBLISH_N=10000 PUBLISH_ROUNDS=9 .venv/bin/python bench/publish.py      (smaller: PUBLISH_N=1000)
+    .venv/bin/python bench/publish.py --entries 100000 --rounds 3           (the arguments override the variables)
 """
 from __future__ import annotations
 
@@ -26,6 +30,41 @@ from bench.common import on_ddb_local, repos_on  # noqa: E402
 N = int(os.environ.get("PUBLISH_N", "10000"))
 ROUNDS = int(os.environ.get("PUBLISH_ROUNDS", "9"))
 REPEAT = int(os.environ.get("PUBLISH_REPEAT", "3"))
+if "--entries" in sys.argv:
+    N = int(sys.argv[sys.argv.index("--entries") + 1])
+if "--rounds" in sys.argv:
+    ROUNDS = int(sys.argv[sys.argv.index("--rounds") + 1])
+if "--repeat" in sys.argv:
+    REPEAT = int(sys.argv[sys.argv.index("--repeat") + 1])
+
+
+def _files(root: str) -> dict[str, tuple[int, int]]:
+    """Every file under `root` with what a rewrite changes (its inode: the sink renames a new file in)."""
+    out = {}
+    for dirpath, _, names in os.walk(root):
+        for name in names:
+            st = os.stat(f"{dirpath}/{name}")
+            out[f"{dirpath}/{name}"] = (st.st_ino, st.st_mtime_ns)
+    return out
+
+
+def _written_since(before: dict, root: str, kinds: dict | None = None) -> int:
+    """The objects written since `before` (new or replaced files: what the PUTs to S3 would be); `kinds` gets
+    them counted by kind of file."""
+    written = [k for k, v in _files(root).items() if before.get(k) != v]
+    if kinds is not None:
+        for k in written:
+            kinds[_kind(k)] = kinds.get(_kind(k), 0) + 1
+    return len(written)
+
+
+def _kind(path: str) -> str:
+    import re
+    if "/live/" in path:
+        return "live JSON"
+    if "/.manifest" in path:
+        return "manifest"
+    return re.sub(r"[0-9A-Z]{26}|\d+", "N", path.rsplit("/", 1)[-1])
 
 
 def main() -> None:
@@ -58,13 +97,16 @@ def run() -> None:
     print(f"seeded {N:,} entries × {ROUNDS} rounds ({ROUNDS * (N // 2):,} tables, the last round open) in "
           f"{time.perf_counter() - t0:.0f} s; load average {os.getloadavg()[0]:.1f} (2 cores shared)")
 
+    if N >= LEAN_FROM:   # a big field: only a cold publisher process of its own, its peak memory and time
+        _lean(t.id, N)
+        return
     # References, same run: one template's raw render rate, and the local store's raw write rate
     page = {"name": "第1对", "club": "商会1", "members": ["甲1", "乙1"]}
     history = [{"round": k, "bye": False, "status": "confirmed", "opponents": [{"entry_id": ids[1], "name": "第2对"}],
                 "points": {"match_points": 2.0}, "point_names": ["match_points"], "levels": None} for k in range(1, ROUNDS + 1)]
     ctx = {"tournament": t, "updated": None, "share": None, "root": "../", "css": "../style.css", "feed_url": "feed.json",
            "feed_version": "x", "event": {"id": ev.id, "name": "掼蛋公开赛", "game": "guandan"},
-           "places": {"rounds": [], "field": 0, "by_entry": {}}, "other_lang": []}
+           "places_chunks": 1, "other_lang": []}
     t0 = time.perf_counter()
     bodies = [render("entry.html", "zh", **ctx, entry=page, history=history, entry_id=ids[0]).encode() for _ in range(500)]
     render_rate = 500 / (time.perf_counter() - t0)
@@ -110,12 +152,16 @@ def run() -> None:
     cold_times, cold_stats = [], None
     for _ in range(REPEAT):
         cold()
+        before = _files(out_dir)
         t0 = time.perf_counter()
         cold_stats = publishing.publish_tournament(d, t.id, force=True)
         cold_times.append(time.perf_counter() - t0)
+    cold_objects = _written_since(before, out_dir)
     files = cold_stats["files"]
     print(f"full publish, cold publisher (force: every page written): {_span(cold_times)} (target < 10 s) → "
-          f"{files:,} files, {cold_stats['bytes'] / 2**20:.0f} MiB; {_timing(cold_stats)}")
+          f"{files:,} files, {cold_objects:,} objects written (the manifest's parts included), "
+          f"{cold_stats['bytes'] / 2**20:.0f} MiB; {_timing(cold_stats)}; "
+          f"reference: {cold_objects:,} raw writes to the same sink {_raw_writes(ref_sink, bodies, cold_objects):.2f} s")
     warm_times = []
     for _ in range(REPEAT if not os.environ.get("PUBLISH_SKIP_WARM") else 0):
         t0 = time.perf_counter()
@@ -133,7 +179,7 @@ def run() -> None:
     _, last_tables = repos.rounds.get_round(ev.id, 0, ROUNDS)
     one_times, one = [], None
     for k in range(REPEAT + 2):
-        table = dict(last_tables[100 * k])
+        table = dict(last_tables[(37 * k) % len(last_tables)])
         a, b = (s["entry_id"] for s in table["sides"])
         score = rules.score({"final": {"levels": {a: 14, b: 2 + k}}}, [Side(a, ("N", "S")), Side(b, ("E", "W"))],
                             cfg.stages[0].scoring)
@@ -161,6 +207,7 @@ def run() -> None:
     print(f"publish after one result ({N:,} entries): {_span(one_times)} (target < 1 s); "
           f"{one['written'] if one else '?'} files written; by event: {one.get('by_event') if one else '?'}; "
           f"{_timing(one) if one else ''}")
+    _close(d, t, ev, out_dir, ref_sink, bodies)
     largest = cold_stats["largest"]
     print(f"largest page: {largest[0].rsplit('/', 1)[-1]} {largest[1] / 1024:.0f} KiB; largest item the store was "
           f"given: {sizes.largest[0] / 1024:.1f} KiB ({sizes.largest[1]})")
@@ -186,6 +233,69 @@ def run() -> None:
           f"until written)")
     if os.environ.get("PUBLISH_S3", "1") != "0":
         _to_s3(t.id, {str(rel): (Path(out_dir) / rel).read_bytes() for rel in kept})
+
+
+LEAN_FROM = int(os.environ.get("PUBLISH_LEAN_FROM", "50000"))   # entries from which only the lean figures are made
+GUARD_GB = float(os.environ.get("PUBLISH_GUARD_GB", "6"))   # a child's address space at most (a shared machine)
+
+
+def _lean(tid: str, n: int) -> None:
+    """Issue 43 at 100,000 entries: a cold publisher process of its own (nothing stored beside the pages before, as
+    after a deploy), its wall time, CPU and peak memory (ru_maxrss: its own and its largest child's), beside the
+    target of 1.5 GB; its languages one after the other in the one process. The child's address space is capped at PUBLISH_GUARD_GB so that a publisher that would not
+    fit fails here instead of starving the machine's other work."""
+    import json
+    import resource
+    import subprocess
+    guard = int(GUARD_GB * 2**30)
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (guard, guard))
+    folder = tempfile.mkdtemp(prefix="publish-lean-")
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, __file__, "alone", "bench_publish", tid, folder], capture_output=True,
+                          text=True, preexec_fn=cap, env={**os.environ, "PUBLISH_ALONE_ONE_PROCESS": "1"})
+    if done.returncode != 0:
+        print(f"a cold publisher process at {n:,} entries failed after {time.perf_counter() - t0:.0f} s under a "
+              f"{GUARD_GB:g} GiB address-space cap (target: peak < 1.5 GB): {done.stderr.strip().splitlines()[-1:]}")
+        return
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"a cold publisher process at {n:,} entries: its publish {got['seconds']:.1f} s, {got['files']:,} files, "
+          f"{got['cpu']:.1f} s of CPU; peak memory {got['self_mib']:,.0f} MiB, its largest child "
+          f"{got['child_mib']:,.0f} MiB (target: under 1,536 MiB)")
+
+
+def _raw_writes(sink, bodies: list[bytes], n: int) -> float:
+    """The reference: `n` files of an entry page's size written straight to the sink, one after the other."""
+    t0 = time.perf_counter()
+    for k in range(n):
+        sink.write(f"raw/{k % 100}/p{k}.html", bodies[k % len(bodies)])
+    return time.perf_counter() - t0
+
+
+def _close(d, t, ev, out_dir: str, ref_sink, bodies: list[bytes]) -> None:
+    """Issue 43: the open round closed through the round service, and the publish its RoundClosed asks for (inline,
+    as the queue's worker does it in AWS): the objects it writes (the pages, the manifest's parts, the tables' live
+    JSON), beside the target 2 × tables + 100 and the same number of raw writes to the same sink."""
+    from chalicelib.models.organisers import Organiser
+    from chalicelib.services import publishing
+    from chalicelib.services import rounds as round_svc
+    publishing.publish_latest(d, t.id)   # anything asked before is out: the close's own writes are counted
+    tables = len(d.repos.rounds.get_round(ev.id, 0, ROUNDS)[1])
+    before = _files(out_dir)
+    t0 = time.perf_counter()
+    round_svc.close_round(d, Organiser(id="bench", name="bench", created_at=d.clock()), ev.id, ROUNDS)
+    for th in threading.enumerate():   # any further publish it left to a thread
+        if th.name.startswith("publish-"):
+            th.join()
+    seconds = time.perf_counter() - t0
+    kinds: dict[str, int] = {}
+    written = _written_since(before, out_dir, kinds)
+    stats = d.publish_cache.last_stats.get(t.id) or {}
+    print(f"round close ({N:,} entries, {tables:,} tables): {written:,} objects written (target ≤ 2 × tables + 100 = "
+          f"{2 * tables + 100:,}), {seconds:.2f} s with its publish ({_timing(stats)}); reference: {written:,} raw "
+          f"writes to the same sink {_raw_writes(ref_sink, bodies, written):.2f} s")
+    print("  by kind: " + ", ".join(f"{k} {v:,}" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1])))
 
 
 def _to_s3(tid: str, kept: dict[str, bytes]) -> None:
@@ -254,7 +364,10 @@ def alone(table: str, tid: str, target: str) -> None:
         prof = cProfile.Profile()
         prof.enable()
     t0 = time.perf_counter()
-    stats = publishing.publish_tournament(d, tid, force=True)
+    # PUBLISH_ALONE_ONE_PROCESS: every language in this process, one after the other (the lean run at 100,000
+    # entries: a child per language under the same address-space cap would hold three times the guard)
+    one = os.environ.get("PUBLISH_ALONE_ONE_PROCESS") == "1"
+    stats = publishing.publish_tournament(d, tid, force=True, **({"fork_over": 10**12} if one else {}))
     if prof is not None:
         prof.disable()
         prof.dump_stats(os.environ["PUBLISH_ALONE_PROFILE"])

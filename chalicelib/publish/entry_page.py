@@ -15,6 +15,7 @@ from markupsafe import escape
 from ..glossary import term
 from . import charts
 from .i18n import translator
+from .place_files import places_file
 from .render import render
 
 _NAME, _ID = "\ue000name\ue000", "\ue000id\ue000"   # private-use characters: no name or id holds them
@@ -83,8 +84,9 @@ class EntryPages:
     def __init__(self, lang: str, context: dict, folder: str, other):
         self.lang = lang
         self.t = translator(lang)
-        self.places = context.get("places")
-        frame = render("entry.html", lang, **{**context, "places": None}, entry={"name": _NAME, "club": "", "members": []},
+        self.chunks = context.get("places_chunks", 1)
+        frame = render("entry.html", lang, **{**context, "places_chunks": 1},
+                       entry={"name": _NAME, "club": "", "members": []},
                        history=[], entry_id=_ID, other_lang=other(f"{folder}entry-{_ID}.html"))
         start, end = frame.index("<main>") + len("<main>"), frame.index("</main>")
         self.head, self.tail = frame[:start], frame[end:]
@@ -92,7 +94,9 @@ class EntryPages:
             raise ValueError("entry.html: the name and id are expected before <main> only")
         t = self.t
         self.sep = t("list_sep")
-        self.chart_h3 = f"<h3>{_e(t('chart_place'))}</h3>"
+        self.place_section = ('" hidden><h3>' + _e(t("chart_place")) + '</h3><figure class="chart-box" data-chart="place">'
+                              '</figure></section><noscript><p class="muted"><a href="standings.html">'
+                              + _e(t("place_see_standings")) + "</a></p></noscript>\n")
         self.table_head = (f"<h3>{_e(t('history'))}</h3>\n<table><tr><th>{_e(t('rounds'))}</th><th>{_e(t('vs'))}</th>"
                            f"<th>{_e(t('points'))}</th></tr>\n")
         self.bye = _e(t("bye"))
@@ -110,9 +114,8 @@ class EntryPages:
         if entry["members"]:
             out += [" · ", _e(self.sep.join(entry["members"]))]
         out.append("</p>\n")
-        chart = charts.place_chart(self.places, entry_id, self.t)
-        if chart:
-            out += [self.chart_h3, '<figure class="chart-box" data-chart="place">', str(chart), "</figure>"]
+        out += ['<section class="place-chart" data-places="', places_file(entry_id, self.chunks), '" data-entry="',
+                entry_id, self.place_section]
         out.append(self.table_head)
         heads, tails, points = self._row_heads, self._row_tails, self._points
         for h in history:   # a row in one f-string: its head (the round) and tail (the status) kept per language

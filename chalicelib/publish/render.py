@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 from . import charts
+from .place_files import places_file
 from .i18n import LANGS, translator
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -37,7 +38,7 @@ def render(template: str, lang: str, **context) -> str:
         why=lambda w, fallback="": reason_text(w, lang, context.get("names")) or fallback,
         bye_why=lambda w: bye_text(w, lang), seats=lambda codes: seats_text(codes, lang),
         prize_label=lambda label, place: prize_label(label, place, lang),
-        place_chart=lambda places, eid: charts.place_chart(places, eid, translator(lang)),
+        place_chart=lambda places, eid: charts.place_chart(places, eid, translator(lang)), places_file=places_file,
         leaders_chart=lambda places, rows: charts.leaders_chart(places, rows, translator(lang)),
         levels_chart=lambda levels, names: charts.levels_chart(levels, names, translator(lang)), **context)
 

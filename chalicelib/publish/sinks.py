@@ -21,7 +21,7 @@ def cache_control(key: str) -> str:
         return CACHE_CONTROL   # a table's live JSON, polled by its phones through the CDN (issue 43)
     if key.endswith("feed.json"):
         return "no-cache, max-age=0, must-revalidate"  # polled by open pages
-    if key.endswith(".html"):
+    if key.endswith(".html") or "/places-" in key:   # the entry pages' place charts change under their name too
         return "public, max-age=30"
     if key.endswith("poster.png"):
         return "public, max-age=300"   # redrawn under the same name when the event changes

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 
 from ..services.names import readable   # a pure helper (no store): the reason's ids as names
 from .i18n import translator
+from .place_files import places_chunks, places_file
 from .render import seats_text
 
 def with_players(prizes: dict, entries: dict) -> dict:
@@ -25,14 +26,15 @@ def with_players(prizes: dict, entries: dict) -> dict:
     return prizes
 
 
-def entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], places: dict, page_of: str):
+def entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], page_of: str):
     """What the entry pages show: (their entries, each one's history, one digest of its page's inputs per entry: the
-    same string object while they stay the same, so the page's check is not worked out again). With the same entries,
-    rounds and places but for some re-worded rounds, only the entries of the tables those rounds re-worded are
-    worked out again (after one result: two of 10,000), not every entry's history and digest."""
+    same string object while they stay the same, so the page's check is not worked out again). With the same entries
+    but for some re-worded rounds, only the entries of the tables those rounds re-worded are worked out again (after
+    one result: two of 10,000), not every entry's history and digest. The places after each round are not an input
+    (a close moves every entry's): the page names its places file instead (publish/place_files.py)."""
     prev = warm.get("entry_pages")
-    same = (prev is not None and prev["entries"] is entry_list and prev["places"] is places
-            and prev["page_of"] == page_of and len(prev["outs"]) == len(outs))
+    same = (prev is not None and prev["entries"] is entry_list and prev["page_of"] == page_of
+            and len(prev["outs"]) == len(outs))
     if same:
         public_entries, history, parts, entry_inputs = prev["public"], prev["history"], prev["parts"], prev["inputs"]
         todo = _moved_entries(prev["outs"], outs)
@@ -43,12 +45,11 @@ def entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], pl
                           for e, x in entries.items() if x.status in ("confirmed", "withdrawn", "disqualified")}
         history, parts, entry_inputs = _histories(outs)
         todo = public_entries
-    by_entry = places["by_entry"]
+    chunks = places_chunks(len(public_entries))
     for e in todo:
-        place = (repr(by_entry[e]),) if e in by_entry else ()
-        entry_inputs[e] = hashlib.sha1("\n".join([page_of, repr(public_entries[e]), *parts.get(e, ()), *place])
-                                       .encode()).hexdigest()
-    warm["entry_pages"] = {"entries": entry_list, "places": places, "page_of": page_of, "outs": outs,
+        entry_inputs[e] = hashlib.sha1("\n".join([page_of, repr(public_entries[e]), *parts.get(e, ()),
+                                                  places_file(e, chunks)]).encode()).hexdigest()
+    warm["entry_pages"] = {"entries": entry_list, "page_of": page_of, "outs": outs,
                            "public": public_entries, "history": history, "parts": parts, "inputs": entry_inputs}
     return public_entries, history, entry_inputs
 
@@ -622,5 +623,6 @@ def event_data(p: EventParts, cache: dict) -> dict:
             "bonuses": p.bonuses.model_dump() if p.bonuses else None, "names": p.names, "version": version,
             "open_round": p.state.get("open_round", 0), "places": p.places,
             "entries": public_entries, "entry_inputs": entry_inputs,
+            "places_chunks": places_chunks(len(public_entries)),
             "playing": sum(1 for x in p.entries.values() if x.status == "confirmed"),
             "withdrawn": sum(1 for x in p.entries.values() if x.status == "withdrawn")}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache, partial
@@ -54,6 +55,11 @@ def templates_version() -> str:
     return h.hexdigest()
 
 
+# Pages handed to the write pool and not yet written, at most (issue 43: S3's PUTs are slower than the rendering,
+# and a cold publish of 100,000 entries queued 300,000 pages' bodies, and a future each, in memory before this)
+IN_FLIGHT = 512
+
+
 class PageOut:
     """One language's pages going out. Only pages whose bytes changed are written: a manifest of content hashes
     per language and tournament (after one result that is a handful of pages, not thousands of S3 PUTs). Writes
@@ -69,7 +75,7 @@ class PageOut:
         self.writer = sink.writer() if many and hasattr(sink, "writer") else None
         self.pool = (ThreadPoolExecutor(max_workers=getattr(sink, "THREADS", 8))
                      if self.writer is None and getattr(sink, "parallel", False) else None)
-        self.pending: list = []
+        self.pending: deque = deque()
 
     def keep_folder(self, folder: str) -> None:
         """An event nothing changed in: its pages stay as they are (their lines carried over)."""
@@ -92,6 +98,9 @@ class PageOut:
             self.writer.write(key, body)
         elif self.pool:
             self.pending.append(self.pool.submit(self.sink.write, key, body))
+            if len(self.pending) > IN_FLIGHT:   # the sink is slower than the rendering: wait for the oldest half
+                while len(self.pending) > IN_FLIGHT // 2:
+                    self.pending.popleft().result()
         else:
             self.sink.write(key, body)
 
@@ -123,8 +132,8 @@ class PageOut:
             self.writer.close()
         if self.pool:
             self.pool.shutdown(wait=True)
-        for f in self.pending:
-            f.result()
+        while self.pending:
+            self.pending.popleft().result()
 
     def manifest(self) -> dict:
         return {"pages": self.new, "inputs": self.new_inputs}
@@ -279,8 +288,9 @@ class _EventPages:
     def entries(self) -> None:
         """Entry pages get a small context: they are most of the files."""
         data = self.data
+        chunks = data["places_chunks"]
         small = {**self.base, "updated": None, "root": "../", "css": "../style.css", "feed_url": "feed.json",
-                 "feed_version": data["version"], "event": data["event"], "places": data["places"]}
+                 "feed_version": data["version"], "event": data["event"], "places_chunks": chunks}
         entry_pages = None   # the frame is rendered once, when the first entry page is not as it was
         for eid_, info in data["entries"].items():
             key = self.ep + f"entry-{eid_}.html"
@@ -290,6 +300,26 @@ class _EventPages:
                 from .entry_page import EntryPages
                 entry_pages = EntryPages(self.lang, small, self.ep_rel, self.other)
             self.out.write(key, entry_pages.render(info, data["histories"].get(eid_, []), eid_))
+        self.place_files(chunks)
+
+    def place_files(self, chunks: int) -> None:
+        """The entry pages' place charts, `chunks` files of about a hundred entries each (publish/place_files.py):
+        a close rewrites these, not the pages. A file is drawn again only when its entries' places moved."""
+        from .charts import place_chart
+        from .place_files import chunk_body, chunk_inputs, chunk_members
+        places, entries = self.data["places"], self.data["entries"]
+        cache = self.run.ev_caches.setdefault(self.event.id, {})
+        hit = cache.get("place_chunks")   # the same places and entries (a result's publish): the same inputs
+        if hit is None or hit[0] is not places or hit[1] is not entries or hit[2] != chunks:
+            members_of = chunk_members(entries, chunks)
+            hit = cache["place_chunks"] = (places, entries, chunks, members_of,
+                                           [chunk_inputs(places, m) for m in members_of])
+        for k, (members, inputs) in enumerate(zip(hit[3], hit[4], strict=True), start=1):
+            key = f"{self.ep}places-{k}.json"
+            if self.out.unchanged(key, inputs):
+                continue
+            drawn = {e: str(chart) for e in members if (chart := place_chart(places, e, self.t))}
+            self.out.write(key, chunk_body(drawn))
 
 
 def _write_feeds(out: PageOut, run: SiteRun) -> None:

@@ -95,7 +95,7 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
         corrections = site_data.correction_rows(kept, seq_of, names, tournament.timezone)
         appeals = site_data.public_appeals(deps.repos.rounds.appeals(event.id), names)
         bonus = bonuses(deps, event, rounds=all_rounds, entries=entry_list) if event.config.game == "doudizhu" else None
-        entry_pages = site_data.entry_pages_data(warm, entry_list, entries, outs, places,
+        entry_pages = site_data.entry_pages_data(warm, entry_list, entries, outs,
                                                  site_data.event_page_of(tournament, event))
         # the standings last: worked out beside all of the above for a big field
         if later:

@@ -49,7 +49,7 @@ def test_entry_pages_are_the_templates_bytes(lang):
     for share in (None, {"title": "T & t", "description": "d <x>", "image": "https://x/p.png", "url": "https://x/"}):
         small = {"tournament": t, "updated": None, "share": share, "root": "../", "css": "../style.css",
                  "feed_url": "feed.json", "feed_version": "v1", "event": {"id": "EV", "name": "公开赛 <1>", "game": "guandan"},
-                 "places": places}
+                 "places": places, "places_chunks": 4}
         pages = EntryPages(lang, small, "EV/", other)
         for k, eid in enumerate(ids):
             entry = {"name": NAMES[k % len(NAMES)], "club": rng.choice(["商会1", "", "A&B"]),

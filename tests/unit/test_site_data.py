@@ -26,7 +26,8 @@ def test_the_page_data_imports_no_store_clock_sink_or_settings():
     # the standard library's pure parts, the page catalog and templates' helpers, the audit chain's genesis, the
     # glossary's words, and from services only two helpers with no I/O (names.readable, principals.display_who)
     assert names <= {"__future__", "hashlib", "json", "dataclasses", "datetime", "typing", "zoneinfo", ".i18n",
-                     ".render", "..auditchain", "..glossary", "..services.names", "..services.principals"}, names
+                     ".render", ".place_files", "..auditchain", "..glossary", "..services.names",
+                     "..services.principals"}, names
     assert "now(" not in (ROOT / "chalicelib" / "publish" / "site_data.py").read_text(encoding="utf-8")
 
 
@@ -60,7 +61,7 @@ def _data(tournament, event, entries, rounds, cache: dict) -> dict:
     ents, names, name_map = site_data.entry_maps(entries, cache)
     outs = site_data.word_rounds(event, tournament, rules, rounds, names, name_map, cache)
     places = cache.setdefault("places_fixed", {"rounds": [], "field": 0, "by_entry": {}})
-    entry_pages = site_data.entry_pages_data(cache, entries, ents, outs, places,
+    entry_pages = site_data.entry_pages_data(cache, entries, ents, outs,
                                              site_data.event_page_of(tournament, event))
     chain = {"count": 0, "head": "", "entries": []}
     data = site_data.event_data(site_data.EventParts(

@@ -9,6 +9,7 @@
   for (var i = 0; i < buttons.length; i++) {
     buttons[i].addEventListener("click", function (e) { e.preventDefault(); window.print(); });
   }
+  drawPlaces();
   if (!url || !window.XMLHttpRequest) return;
   function typing() {   // find.html: never reload under someone's fingers; the next poll will
     var box = document.querySelector("[data-find] input");
@@ -56,4 +57,23 @@ function nameZone(tz) {
       marked[k].appendChild(note);
     }
   } catch (e) { /* an unknown zone or an old browser: the times stay as written, in the tournament's zone */ }
+}
+
+/* An entry page's place chart (issue 43): in places-<k>.json beside the page, the charts of about a hundred
+   entries, so that a round's close rewrites those files and not every entry page. The section stays hidden until
+   its chart is in (there is none before two rounds are closed); without JavaScript the page links the standings. */
+function drawPlaces() {
+  var box = document.querySelector("section[data-places]");
+  if (!box || !window.XMLHttpRequest) return;
+  var x = new XMLHttpRequest();
+  x.open("GET", box.getAttribute("data-places"));
+  x.onload = function () {
+    try {
+      var svg = x.status === 200 && JSON.parse(x.responseText).charts[box.getAttribute("data-entry")];
+      if (!svg) return;
+      box.querySelector("figure").innerHTML = svg;   // the publisher's own markup, escaped as the page's
+      box.hidden = false;
+    } catch (e) { /* no file yet, or a half-written one: the page without its chart */ }
+  };
+  x.send();
 }
