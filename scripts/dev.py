@@ -205,6 +205,8 @@ def run() -> None:
         print(f"Moved {moved} tables into this version's layout.")
     if chained := migrations.chain_audit(dynamo.Table(TABLE)):   # audit records of before the hash chain
         print(f"Chained {chained} earlier audit records (docs/audit-chain.md).")
+    if indexed := migrations.index_phones(dynamo.Table(TABLE)):   # entries of before the phone index ("我的")
+        print(f"Indexed {indexed} earlier entries and registrations by phone.")
     start_messages()   # the SMS and e-mail providers' stand-ins, and the outbox's worker
     demo = load_demo()
     env = local_env()

@@ -315,3 +315,21 @@ def player_code(phone_hash: str) -> dict:
 
 def player_session(token_hash: str) -> dict:
     return {"PK": f"PSESSION#{token_hash}", "SK": "META"}
+
+
+# -- every registration and entry by the phone it was made with (api.md v1.3 "Players": "我的"), across tournaments
+# and organisers; the phone as its keyed hash (installation.lookup_hash("phone", …)), the same as the player's
+def phone_partition(phone_hash: str) -> str:
+    return f"PHONE#{phone_hash}"
+
+
+PHONE_ENTRY_PREFIX, PHONE_REG_PREFIX = "ENTRY#", "REG#"
+
+
+def phone_entry(phone_hash: str, entry_id: str) -> dict:
+    return {"PK": f"PHONE#{phone_hash}", "SK": f"{PHONE_ENTRY_PREFIX}{entry_id}"}
+
+
+def phone_registration(phone_hash: str, reg_id: str) -> dict:
+    """A day's registration by its contact's phone (the contact may play in none of its entries)."""
+    return {"PK": f"PHONE#{phone_hash}", "SK": f"{PHONE_REG_PREFIX}{reg_id}"}
