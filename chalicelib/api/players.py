@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from chalice import Blueprint
 
-from ..models.players import CodeIn, CodeSent, PlayerMe, PlayerPatch, PlayerSession, PlayerSignInIn
+from ..models.players import CodeIn, CodeSent, Erased, PlayerMe, PlayerPatch, PlayerSession, PlayerSignInIn
 from ..services import players as svc
 from .routing import route
 
@@ -46,6 +46,6 @@ def export_player_me(ctx):
 
 @route(bp, "/players/me", "DELETE", summary="Erasure: the phone (and e-mail, openid) removed from every entry and "
        "registration of this phone; names and results stay. 409 while a tournament it is in is not over", tag=TAG,
-       headers=TOKEN, errors_=("unauthorized", "tournament_not_finished"))
+       response=Erased, headers=TOKEN, errors_=("unauthorized", "tournament_not_finished"))
 def erase_player_me(ctx):
-    return svc.erase(ctx.deps, ctx.header("x-player-token"))
+    return Erased(**svc.erase(ctx.deps, ctx.header("x-player-token")))

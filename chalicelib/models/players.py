@@ -70,6 +70,7 @@ class PlayerRegistration(Out):
     payment_state: str
     amount_due: int
     amount_paid: int
+    amount_refunded: int = 0
     currency: str
     created_at: datetime
     hold_expires_at: datetime | None = None
@@ -96,3 +97,7 @@ class PlayerMe(Out):
     notify: Notify
     registrations: list[PlayerRegistration]
     history: list[HistoryRow]
+
+
+class Erased(Out):
+    erased: int = Field(description="entries and registrations whose contact data was erased")
