@@ -130,6 +130,8 @@ def test_sign_in_by_code_see_both_tournaments_withdraw_and_get_the_refund_messag
     expect(cards.nth(0)).to_contain_text("柳州商会")
     expect(cards.nth(0).get_by_test_id("pay")).to_be_visible()            # held, waiting for payment
     shot(page, "zh-both")
+    from chalicelib.store.entries import phone_hash_of
+    assert store.repos.players.by_phone_hash(phone_hash_of(PHONE))["lang"] == "zh-CN"   # messages' language
     mine = page.locator(f"[data-entry='{paid['entry']['id']}']")
     mine.get_by_test_id("withdraw").click()
     page.get_by_role("dialog").get_by_role("button", name="取消报名").click()
