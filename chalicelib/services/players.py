@@ -223,7 +223,8 @@ def update_me(deps: Deps, token: str | None, patch: dict) -> dict:
 
 def export(deps: Deps, token: str | None) -> dict:
     """GET /players/me/export: everything held about this phone — the player, every entry and day registration
-    made with it (as stored, less the manage links' hashes), their payments, the history."""
+    made with it (as stored, less the manage links' hashes), their payments, the messages sent to it about them,
+    the history."""
     session, player = _signed_in(deps, token)
     held = _held(deps, session["phone_hash"])
     secret = {"manage_token_hash"}
@@ -240,7 +241,20 @@ def export(deps: Deps, token: str | None) -> dict:
                          "tournament": held.tournaments[e.tournament_id].name,
                          "event": held.events[e.event_id].config.name} for e in held.entries],
             "registrations": [{k: v for k, v in r.items() if k not in secret} for r in held.registrations],
-            "payments": payments, "history": _history(deps, held)}
+            "payments": payments, "messages": _messages(deps, held, player["phone"]), "history": _history(deps, held)}
+
+
+def _messages(deps: Deps, held: _Held, phone: str) -> list[dict]:
+    """The messages sent to this phone about its tournaments (kind, language, state, when; their parameters less
+    the secret ones, which are dropped once sent)."""
+    out = []
+    for tid in held.tournaments:
+        for m in deps.repos.messages.for_tournament(tid):
+            if m.channel == "sms" and same(m.to, phone):
+                out.append({"tournament_id": tid, "template": m.kind, "lang": m.lang, "state": m.state,
+                            "at": m.created_at.isoformat(), "sent_at": m.sent_at.isoformat() if m.sent_at else None,
+                            "params": {k: v for k, v in m.params.items() if k not in m.secret_params}})
+    return out
 
 
 def erase(deps: Deps, token: str | None) -> dict:
