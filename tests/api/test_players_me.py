@@ -139,3 +139,21 @@ def _profile_export_and_erasure_after_the_end(api, me, ddz, won, pairs, answer, 
 
 def _tournament_of(eid: str) -> str:
     return bootstrap.deps().repos.events.get(eid).tournament_id
+
+
+def test_a_days_contact_sees_and_manages_the_entries_it_registered(api, wired):
+    """A day's registration made by a contact who plays in none of its entries: they are the contact's too."""
+    from tests.api.test_day_registration import setup
+    tid, tractor, guan = setup(api)
+    body = {"contact": {"name": "领队", "phone": PHONE}, "items": [
+        {"event_id": ev, "name": "河池一队", "members": [{"name": "张三", "phone": "13800000001"}, {"name": "李四"}]}
+        for ev in (tractor, guan)]}
+    r = api.post(f"/tournaments/{tid}/registrations", body, token=None, headers={"Idempotency-Key": "day-registration-me-0001"})
+    assert r.status_code == 201, r.data
+    me = _signed_in(api, wired)
+    regs = api.get("/players/me", token=None, headers=me).data["registrations"]
+    assert sorted(r["event_id"] for r in regs) == sorted([tractor, guan])
+    assert {r["registration_id"] for r in regs} == {r.data["registration"]["id"]}
+    assert api.get(f"/entries/{regs[0]['entry_id']}", token=None, headers=me).status_code == 200
+    player = _signed_in(api, wired, "13800000001")                      # the member, by its own phone
+    assert len(api.get("/players/me", token=None, headers=player).data["registrations"]) == 2
