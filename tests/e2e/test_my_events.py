@@ -145,9 +145,20 @@ def test_sign_in_by_code_see_both_tournaments_withdraw_and_get_the_refund_messag
     from chalicelib.messages.outbox import deliver_due
     from chalicelib.messages.setup import from_config
     store.extra["messaging"] = from_config(messages_stack["config"])
-    deliver_due(store)
+    from datetime import UTC, datetime
+    deliver_due(store, datetime.now(UTC) + timedelta(hours=12))   # past the quiet hours (21:00–08:00 there) if in them
     [refund] = _outbox(outbox, "refunded")
     assert "¥40.00" in refund["text"] and "掼蛋双人赛" in refund["text"]
+    # what is held, downloaded; the erasure waits for the tournaments to end
+    with page.expect_download() as download:
+        page.get_by_test_id("export").click()
+    held_data = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    assert held_data["player"]["phone"] == PHONE and {e["tournament"] for e in held_data["entries"]} == {"南宁冬季赛", "柳州杯"}
+    page.get_by_test_id("erase").click()
+    page.get_by_role("dialog").get_by_role("button", name="删除", exact=True).click()
+    expect(page.get_by_test_id("error")).to_contain_text("还有未结束的比赛报名")
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    shot(page, "zh-erase-refused")
     # "manage" opens the other entry's page as the player, no link needed
     page.locator(f"[data-entry='{held['entry']['id']}']").get_by_test_id("manage").click()
     expect(page.get_by_test_id("status")).to_have_text("待付款")
