@@ -289,6 +289,7 @@ def erase(deps: Deps, token: str | None) -> dict:
         if blank != r:
             deps.repos.entries.replace_registration(blank)
             erased += 1
-    deps.repos.players.forget(session["phone_hash"], hash_secret(token.strip()))
+    deps.repos.players.forget(session["phone_hash"], hash_secret(token.strip()), [e.id for e in held.entries],
+                              [r["id"] for r in held.registrations])
     log.info("player erased: %d records", erased)
     return {"erased": erased}

@@ -95,10 +95,12 @@ class PlayerRepo:
         return [{k: v for k, v in i.items() if k not in ("PK", "SK")}
                 for i in self.t.query(keys.phone_partition(phone_hash))]
 
-    def forget(self, phone_hash: str, token_hash: str | None) -> None:
-        """Erasure's last step: the phone's index, its player (name, e-mail, phone), its code and this session."""
-        ops = [Op.delete({"PK": i["PK"], "SK": i["SK"]}) for i in self.t.query(keys.phone_partition(phone_hash))]
-        ops += [Op.delete(keys.player(phone_hash)), Op.delete(keys.player_code(phone_hash))]
+    def forget(self, phone_hash: str, token_hash: str | None, entry_ids: list[str], registration_ids: list[str]) -> None:
+        """Erasure's last step: the index items of the entries and registrations erased (one made meanwhile keeps
+        its own), the player (name, e-mail, phone), its code and this session."""
+        ops = [Op.delete(keys.player(phone_hash)), Op.delete(keys.player_code(phone_hash))]
+        ops += [Op.delete(keys.phone_entry(phone_hash, x)) for x in entry_ids]
+        ops += [Op.delete(keys.phone_registration(phone_hash, x)) for x in registration_ids]
         if token_hash:
             ops.append(Op.delete(keys.player_session(token_hash)))
         for k in range(0, len(ops), 90):

@@ -90,9 +90,18 @@ def test_erasure_and_forget_remove_the_index(any_repos, clock):
     assert _entry_ids(any_repos, A) == [] == _entry_ids(any_repos, B)
     assert any_repos.entries.entry_of_person(e.id, A) is None     # the person item went with the phone
     assert any_repos.entries.get(e.id, a.id).members[0].phone is None
-    any_repos.entries.create(_entry(e, clock, phones=(A, None)))
-    any_repos.players.forget(phone_hash_of(A), None)
-    assert any_repos.players.holdings(phone_hash_of(A)) == [] and any_repos.players.by_phone_hash(phone_hash_of(A)) is None
+    later = _entry(e, clock, phones=(A, None))
+    any_repos.entries.create(later)
+    any_repos.entries.create(meanwhile := _entry(_event(any_repos, clock), clock, phones=(A, None)))
+    any_repos.players.update_profile(phone_hash_of(A), {"lang": "vi", "notify": {"sms": True, "email": False}})
+    player = any_repos.players.update_profile(phone_hash_of(A), {"email": "a@example.com", "name": None})
+    assert (player["lang"], player["notify"], player["email"]) == ("vi", {"sms": True, "email": False}, "a@example.com")
+    assert any_repos.players.by_phone_hash(phone_hash_of(A))["lang"] == "vi"
+    any_repos.players.forget(phone_hash_of(A), None, [later.id], [])
+    assert _entry_ids(any_repos, A) == [meanwhile.id]                   # made meanwhile: not forgotten
+    assert any_repos.players.by_phone_hash(phone_hash_of(A)) is None
+    with pytest.raises(errors.Unauthorized):                            # no player left to update
+        any_repos.players.update_profile(phone_hash_of(A), {"lang": "en"})
 
 
 def test_the_backfill_indexes_what_was_stored_before_once(any_repos, clock):
