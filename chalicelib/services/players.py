@@ -128,20 +128,30 @@ class _Held:
 
 
 def _held(deps: Deps, phone_hash: str) -> _Held:
+    """What the index points to, each still holding this phone when read (an entry or a registration whose
+    phone was erased or changed by a write that did not move the index is not the player's any more)."""
+    from ..store.entries import phone_hash_of
+
+    def has_phone(phone: str | None) -> bool:
+        return bool(phone) and phone_hash_of(phone) == phone_hash
+
     held = _Held()
     rows = deps.repos.players.holdings(phone_hash)
     wanted = {(r["event_id"], r["entry_id"]) for r in rows if r["kind"] == "phone_entry"}
+    by_contact: set[str] = set()
     for r in rows:
         if r["kind"] == "phone_registration":
             reg = deps.repos.entries.registration(r["registration_id"])
-            if reg is not None:
+            if reg is not None and has_phone((reg.get("contact") or {}).get("phone")):
                 held.registrations.append(reg)
                 wanted |= {(i["event_id"], i["entry_id"]) for i in reg.get("items", [])}
+                by_contact |= {i["entry_id"] for i in reg.get("items", [])}
     by_event: dict[str, list[str]] = {}
     for eid, entry_id in sorted(wanted):
         by_event.setdefault(eid, []).append(entry_id)
     for eid, ids in by_event.items():
-        held.entries += [e for e in deps.repos.entries.get_many(eid, ids) if e is not None]
+        held.entries += [e for e in deps.repos.entries.get_many(eid, ids)
+                         if e is not None and (e.id in by_contact or any(has_phone(m.phone) for m in e.members))]
     for tid in sorted({e.tournament_id for e in held.entries} | {r["tournament_id"] for r in held.registrations}):
         tournament, events = deps.repos.tournaments.get_with_events(tid)
         if tournament is None:
