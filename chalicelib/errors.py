@@ -95,6 +95,11 @@ class EventFinished(Conflict):
     code, default_message = "event_finished", "Every stage of this event is finished."
 
 
+class TournamentNotFinished(Conflict):
+    """A player's erasure waits for the end of every tournament it is still in (api.md v1.3 "Players")."""
+    code, default_message = "tournament_not_finished", "An entry is in a tournament not yet finished."
+
+
 class ClockState(Conflict):
     """The round clock cannot do that now (pause a paused clock, start a started one, run a closed round's)."""
     code, default_message = "clock_state", "The round clock cannot do that now."

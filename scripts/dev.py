@@ -207,6 +207,8 @@ def run() -> None:
         print(f"Chained {chained} earlier audit records (docs/audit-chain.md).")
     if indexed := migrations.index_retention(dynamo.Table(TABLE)):   # tournaments of before retention (issue 41)
         print(f"Indexed {indexed} earlier tournaments for the contact-data retention sweep.")
+    if indexed := migrations.index_phones(dynamo.Table(TABLE)):   # entries of before the phone index ("我的")
+        print(f"Indexed {indexed} earlier entries and registrations by phone.")
     start_messages()   # the SMS and e-mail providers' stand-ins, and the outbox's worker
     demo = load_demo()
     env = local_env()

@@ -1,14 +1,16 @@
-"""Players' sign-in by phone and SMS code (api.md v1.3 "Players"); "我的" follows."""
+"""Players (api.md v1.3 "Players"): sign-in by phone and SMS code, and "我的" — every registration and entry of
+the phone across tournaments and organisers, the history, the profile, the export and the erasure."""
 from __future__ import annotations
 
 from chalice import Blueprint
 
-from ..models.players import CodeIn, CodeSent, PlayerOut, PlayerSession, PlayerSignInIn
+from ..models.players import CodeIn, CodeSent, Erased, PlayerMe, PlayerPatch, PlayerSession, PlayerSignInIn
 from ..services import players as svc
 from .routing import route
 
 bp = Blueprint(__name__)
 TAG = "players"
+TOKEN = ("X-Player-Token",)
 
 
 @route(bp, "/players/codes", "POST", summary="Send a 6-digit sign-in code by SMS (10 minutes, once)", body=CodeIn,
@@ -23,7 +25,27 @@ def player_sign_in(ctx):
     return PlayerSession(**svc.sign_in(ctx.deps, ctx.body.phone, ctx.body.code))
 
 
-@route(bp, "/players/me", "GET", summary="The signed-in player (X-Player-Token)", response=PlayerOut, tag=TAG,
-       headers=("X-Player-Token",), errors_=("unauthorized",))
+@route(bp, "/players/me", "GET", summary="我的: the player, every registration and entry of its phone (any "
+       "organiser, newest first, with what may be done now) and its history of places and points", response=PlayerMe,
+       tag=TAG, headers=TOKEN, errors_=("unauthorized",))
 def player_me(ctx):
-    return PlayerOut(**svc.me(ctx.deps, ctx.header("x-player-token")))
+    return PlayerMe(**svc.me(ctx.deps, ctx.header("x-player-token")))
+
+
+@route(bp, "/players/me", "PATCH", summary="The player's name, e-mail, language and channels", body=PlayerPatch,
+       response=PlayerMe, tag=TAG, headers=TOKEN, errors_=("unauthorized",))
+def patch_player_me(ctx):
+    return PlayerMe(**svc.update_me(ctx.deps, ctx.header("x-player-token"), ctx.body.model_dump(exclude_unset=True)))
+
+
+@route(bp, "/players/me/export", "GET", summary="Everything the platform holds about this phone (JSON)", tag=TAG,
+       headers=TOKEN, errors_=("unauthorized",))
+def export_player_me(ctx):
+    return svc.export(ctx.deps, ctx.header("x-player-token"))
+
+
+@route(bp, "/players/me", "DELETE", summary="Erasure: the phone (and e-mail, openid) removed from every entry and "
+       "registration of this phone; names and results stay. 409 while a tournament it is in is not over", tag=TAG,
+       response=Erased, headers=TOKEN, errors_=("unauthorized", "tournament_not_finished"))
+def erase_player_me(ctx):
+    return Erased(**svc.erase(ctx.deps, ctx.header("x-player-token")))

@@ -1,7 +1,7 @@
 """Sign-in by phone and SMS code (api.md v1.3 "Players")."""
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Literal
 
 from pydantic import Field
@@ -32,3 +32,72 @@ class PlayerSession(Out):
     token: str = Field(description="send it as X-Player-Token")
     expires_at: datetime
     player: PlayerOut
+
+
+class Notify(Strict):
+    """The channels the player allows for what need not reach them (SMS for what must not be missed)."""
+    sms: bool = True
+    email: bool = True
+    wechat: bool = True
+
+
+class PlayerPatch(Strict):
+    name: str | None = Field(default=None, min_length=1, max_length=40)
+    email: str | None = Field(default=None, max_length=120, pattern=r"^$|^[^@\s]+@[^@\s]+\.[^@\s]+$",
+                              description="an empty string removes it")
+    lang: Literal["zh-CN", "en", "vi"] | None = Field(default=None, description="the language of messages and pages")
+    notify: Notify | None = None
+
+
+class PlayerActions(Out):
+    pay: bool = Field(description="a place held waiting for payment, an online provider offered")
+    withdraw: bool = Field(description="not already out (cancelled, withdrawn, merged): refunded by the event's rule")
+    manage: bool = Field(description="its roster and contact can still change (before the event's change deadline)")
+
+
+class PlayerRegistration(Out):
+    entry_id: str
+    registration_id: str | None = Field(default=None, description="a day's registration (several events, one payment)")
+    tournament_id: str
+    tournament: str
+    organiser: str
+    event_id: str
+    event: str
+    game: str
+    date: date
+    name: str = Field(description="the entry's name (a pair's, a team's or the player's)")
+    status: str
+    payment_state: str
+    amount_due: int
+    amount_paid: int
+    amount_refunded: int = 0
+    currency: str
+    created_at: datetime
+    hold_expires_at: datetime | None = None
+    can: PlayerActions
+
+
+class HistoryRow(Out):
+    tournament: str
+    event: str
+    date: date
+    place: int | None = Field(description="the final place; None: listed, not ranked (disqualified)")
+    of: int = Field(description="entries in the final standings")
+    points: float | None = Field(description="the standings' first measure (the event's scoring)")
+    entry_id: str
+    event_id: str
+
+
+class PlayerMe(Out):
+    id: str
+    phone_masked: str
+    name: str
+    email: str | None = None
+    lang: str
+    notify: Notify
+    registrations: list[PlayerRegistration]
+    history: list[HistoryRow]
+
+
+class Erased(Out):
+    erased: int = Field(description="entries and registrations whose contact data was erased")

@@ -564,13 +564,29 @@ def entry_for_token(deps: Deps, entry_id: str, token: str | None) -> Entry:
     return entry
 
 
+def change_refusal(event: Event, entry: Entry, now: datetime) -> errors.DomainError | None:
+    """Why the entry's roster or contact cannot change now (None: it can)."""
+    deadline = change_deadline(event)
+    if deadline and now >= deadline:
+        return errors.ChangesClosed()
+    if entry_status.is_closed(entry):
+        return errors.EntryClosed()
+    return None
+
+
+def manage_actions(deps: Deps, entry: Entry, event: Event, tournament: Tournament, now: datetime) -> dict[str, bool]:
+    """What the entry's manage link may do now (the player's "我的" shows the same): pay online (a place held
+    waiting for payment, a provider offered), withdraw (cancel_entry: not already out), change it (update_entry)."""
+    return {"pay": entry.status == EntryStatus.PENDING_PAYMENT and bool(gateways.offered_online(deps, tournament)),
+            "withdraw": entry.status not in CLOSED,
+            "manage": change_refusal(event, entry, now) is None}
+
+
 def update_entry(deps: Deps, entry: Entry, patch: EntryPatch) -> Entry:
     event, _ = _event_and_tournament(deps, entry.event_id)
-    deadline = change_deadline(event)
-    if deadline and deps.clock() >= deadline:
-        raise errors.ChangesClosed()
-    if entry_status.is_closed(entry):
-        raise errors.EntryClosed()
+    refused = change_refusal(event, entry, deps.clock())
+    if refused:
+        raise refused
     if patch.version is not None and patch.version != entry.version:
         raise errors.VersionConflict()
     changes: dict = {}

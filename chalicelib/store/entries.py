@@ -141,6 +141,43 @@ def release_person_ops(entry: Entry) -> list[Op]:
             for p in sorted({m.phone for m in entry.members if m.phone})]
 
 
+# -- the phone index ("我的": every entry and registration of a phone, api.md v1.3 "Players"). Written in the entry's
+# own transaction (created, merged, its roster's phones changed), so a player never misses an entry that exists.
+def phone_hash_of(phone: str) -> str:
+    """The keyed hash a phone is indexed (and a player keyed) by: its key form, so +86 138…, 138-… are one."""
+    from ..installation import lookup_hash
+    from ..phones import key_form
+    return lookup_hash("phone", key_form(phone) or phone)
+
+
+def _entry_phone_hashes(entry: Entry) -> set[str]:
+    return {phone_hash_of(m.phone) for m in entry.members if m.phone}
+
+
+def phone_entry_item(h: str, entry: Entry) -> dict:
+    return {**keys.phone_entry(h, entry.id), "kind": "phone_entry", "entry_id": entry.id, "event_id": entry.event_id,
+            "tournament_id": entry.tournament_id, **({"registration_id": entry.registration_id}
+                                                     if entry.registration_id else {})}
+
+
+def phone_registration_item(h: str, registration: dict) -> dict:
+    return {**keys.phone_registration(h, registration["id"]), "kind": "phone_registration",
+            "registration_id": registration["id"], "tournament_id": registration["tournament_id"]}
+
+
+def phone_index_ops(entry: Entry) -> list[Op]:
+    return [Op.put(phone_entry_item(h, entry)) for h in sorted(_entry_phone_hashes(entry))]
+
+
+def phone_index_moves(before: Entry, after: Entry) -> list[Op]:
+    """A roster edit's phones: the index follows (a phone taken off no longer finds the entry)."""
+    was, now = _entry_phone_hashes(before), _entry_phone_hashes(after)
+    if was == now:
+        return []
+    return ([Op.delete(keys.phone_entry(h, before.id)) for h in sorted(was - now)]
+            + [Op.put(phone_entry_item(h, after)) for h in sorted(now - was)])
+
+
 def idempotency_item(eid: str, key_hash: str, entry_id: str, body_hash: str, expires_epoch: int) -> dict:
     return {**keys.idempotency(eid, key_hash), "kind": "idempotency", "entry_id": entry_id, "body_hash": body_hash,
             "expires_at": expires_epoch}
@@ -358,6 +395,7 @@ class EntryRepo:
         else:  # no counter moves (partner seekers); still require the event to exist
             ops.append(Op.check(keys.event_counters(entry.event_id), "attribute_exists(PK)", on_fail=errors.NotFound))
         ops.extend(person_ops(entry))
+        ops.extend(phone_index_ops(entry))
         return ops
 
     def create_many(self, entries: list[Entry], registration: dict, *, idem: dict | None = None,
@@ -372,6 +410,9 @@ class EntryRepo:
                                        (expect or {}).get(entry.event_id)))
         ops.append(Op.put({**keys.registration(registration["id"]), "kind": "registration", **registration},
                           condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
+        contact = (registration.get("contact") or {}).get("phone")
+        if contact:
+            ops.append(Op.put(phone_registration_item(phone_hash_of(contact), registration)))
         if payment:
             ops.append(Op.put(payment_item(payment), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
         self.t.transact(ops)
@@ -379,6 +420,20 @@ class EntryRepo:
     def registration(self, reg_id: str) -> dict | None:
         item = self.t.get(keys.registration(reg_id))
         return {k: v for k, v in item.items() if k not in ("PK", "SK", "kind")} if item else None
+
+    def replace_registration(self, record: dict) -> None:
+        """A registration's record rewritten whole (erasure of its contact's phone); it must exist."""
+        self.t.put({**keys.registration(record["id"]), "kind": "registration", **record},
+                   condition="attribute_exists(PK)", on_fail=errors.NotFound)
+
+    def erase_contacts(self, before: Entry, after: Entry) -> None:
+        """`after`: `before` without its contact data (domain/contacts.py). The phone index follows (transition)
+        and the person items that still hold a place for these phones in the event go with them."""
+        mine = [keys.person_in_event(before.event_id, phone_hash(p)) for p in sorted({m.phone for m in before.members
+                                                                                   if m.phone})]
+        owned = [k for k, item in zip(mine, self.t.get_many(mine) if mine else []) if item and item.get("entry_id") == before.id]
+        self.transition(before, after, take_place=False, extra=[
+            Op.delete(k, condition="entry_id = :e", values={":e": before.id}, on_fail=errors.VersionConflict) for k in owned])
 
     def update_registration(self, reg_id: str, expr: str, values: dict) -> None:
         self.t.update(keys.registration(reg_id), expr, values=values)
@@ -408,6 +463,7 @@ class EntryRepo:
             counters = [self._counter_op(after.event_id, counter_delta(before, None), take_place, shard=before.shard),
                         self._counter_op(after.event_id, counter_delta(None, after), take_place, shard=after.shard)]
         ops.extend(c for c in counters if c)
+        ops.extend(phone_index_moves(before, after))
         ops.extend(extra)
         self.t.transact(ops)
 
@@ -439,6 +495,7 @@ class EntryRepo:
                                    shard=new_entry.shard)
         if counter:
             ops.append(counter)
+        ops.extend(phone_index_ops(new_entry))
         self.t.transact(ops)
 
 

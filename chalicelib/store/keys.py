@@ -320,6 +320,8 @@ def player_session(token_hash: str) -> dict:
 def payment_account(oid: str, provider: str) -> dict:
     """An organiser's merchant account at one provider (issue 40): under the organiser, one per provider."""
     return {"PK": f"ORG#{oid}", "SK": f"PAYACCT#{provider}"}
+
+
 # -- retention (issue 41 item 4): a tournament whose participants' contact data is still held, in the sparse GSI1
 # partition RETENTION by the day it is due for erasure (the tournament's META item carries it until erased)
 RETENTION_PARTITION = "RETENTION"
@@ -327,3 +329,19 @@ RETENTION_PARTITION = "RETENTION"
 
 def retention_index(erase_on: str, tid: str) -> dict:
     return {"GSI1PK": RETENTION_PARTITION, "GSI1SK": f"{erase_on}#{tid}"}
+# -- every registration and entry by the phone it was made with (api.md v1.3 "Players": "我的"), across tournaments
+# and organisers; the phone as its keyed hash (installation.lookup_hash("phone", …)), the same as the player's
+def phone_partition(phone_hash: str) -> str:
+    return f"PHONE#{phone_hash}"
+
+
+PHONE_ENTRY_PREFIX, PHONE_REG_PREFIX = "ENTRY#", "REG#"
+
+
+def phone_entry(phone_hash: str, entry_id: str) -> dict:
+    return {"PK": f"PHONE#{phone_hash}", "SK": f"{PHONE_ENTRY_PREFIX}{entry_id}"}
+
+
+def phone_registration(phone_hash: str, reg_id: str) -> dict:
+    """A day's registration by its contact's phone (the contact may play in none of its entries)."""
+    return {"PK": f"PHONE#{phone_hash}", "SK": f"{PHONE_REG_PREFIX}{reg_id}"}

@@ -88,3 +88,40 @@ def index_retention(table: Table) -> int:
         if "LastEvaluatedKey" not in resp:
             return done
         kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+
+
+def index_phones(table: Table) -> int:
+    """Entries and day registrations made before the phone index (api.md v1.3 "Players") indexed by their phones
+    (store/entries.phone_entry_item): each written only where it is missing, so it is safe beside live writers
+    (which write their own with the entry) and when run again. Returns how many index items were written."""
+    from .. import errors
+    from ..models import Entry
+    from .dynamo import Op
+    from .entries import phone_entry_item, phone_hash_of, phone_registration_item
+    wanted: list[dict] = []
+    kwargs = {"TableName": table.name, "FilterExpression": "#k = :e OR #k = :r", "ExpressionAttributeNames": {"#k": "kind"},
+              "ExpressionAttributeValues": {":e": {"S": "entry"}, ":r": {"S": "registration"}}}
+    while True:
+        resp = client().scan(**kwargs)
+        for raw in resp.get("Items", []):
+            item = from_item(raw)
+            if item["kind"] == "entry":
+                entry = Entry.model_validate_json(item["data"])
+                wanted += [phone_entry_item(phone_hash_of(p), entry) for p in {m.phone for m in entry.members if m.phone}]
+            elif (item.get("contact") or {}).get("phone"):
+                wanted.append(phone_registration_item(phone_hash_of(item["contact"]["phone"]), item))
+        if "LastEvaluatedKey" not in resp:
+            break
+        kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+    present = []
+    for batch in chunks(wanted, 100):
+        present += table.get_many([{"PK": w["PK"], "SK": w["SK"]} for w in batch])
+    written = 0
+    for item, there in zip(wanted, present):
+        if there is None:
+            try:
+                table.transact([Op.put(item, condition="attribute_not_exists(PK)")])
+                written += 1
+            except errors.Conflict:   # written meanwhile by the entry's own change
+                pass
+    return written

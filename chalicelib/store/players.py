@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .. import errors
 from . import keys
-from .dynamo import Table
+from .dynamo import Op, Table
 
 
 class _Gone(errors.DomainError):
@@ -71,3 +71,37 @@ class PlayerRepo:
 
     def by_phone_hash(self, phone_hash: str) -> dict | None:
         return self.t.get(keys.player(phone_hash))
+
+    # -- the player's profile (PATCH /players/me): stored on the player's item; `lang` is what messages use
+    PROFILE = ("name", "email", "lang", "notify")
+
+    def update_profile(self, phone_hash: str, changes: dict) -> dict:
+        """Sets the given profile fields (None removes one); the player must exist."""
+        sets = {k: v for k, v in changes.items() if k in self.PROFILE and v is not None}
+        gone = [k for k, v in changes.items() if k in self.PROFILE and v is None]
+        names = {f"#{k}": k for k in [*sets, *gone]}
+        expr = " ".join(filter(None, ["SET " + ", ".join(f"#{k} = :{k}" for k in sets) if sets else "",
+                                      "REMOVE " + ", ".join(f"#{k}" for k in gone) if gone else ""]))
+        if not expr:
+            return self.by_phone_hash(phone_hash) or {}
+        return self.t.update(keys.player(phone_hash), expr, names=names, values={f":{k}": v for k, v in sets.items()},
+                             condition="attribute_exists(PK)",
+                             on_fail=lambda: errors.Unauthorized("请先登录 · Sign in first."))
+
+    # -- the phone index (written by store/entries.py with each entry and day registration)
+    def holdings(self, phone_hash: str) -> list[dict]:
+        """Every entry and registration made with this phone: {"kind": "phone_entry" | "phone_registration",
+        entry_id / registration_id, event_id, tournament_id}, oldest first (their ids are ULIDs)."""
+        return [{k: v for k, v in i.items() if k not in ("PK", "SK")}
+                for i in self.t.query(keys.phone_partition(phone_hash))]
+
+    def forget(self, phone_hash: str, token_hash: str | None, entry_ids: list[str], registration_ids: list[str]) -> None:
+        """Erasure's last step: the index items of the entries and registrations erased (one made meanwhile keeps
+        its own), the player (name, e-mail, phone), its code and this session."""
+        ops = [Op.delete(keys.player(phone_hash)), Op.delete(keys.player_code(phone_hash))]
+        ops += [Op.delete(keys.phone_entry(phone_hash, x)) for x in entry_ids]
+        ops += [Op.delete(keys.phone_registration(phone_hash, x)) for x in registration_ids]
+        if token_hash:
+            ops.append(Op.delete(keys.player_session(token_hash)))
+        for k in range(0, len(ops), 90):
+            self.t.transact(ops[k:k + 90])

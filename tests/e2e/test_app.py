@@ -178,7 +178,8 @@ def pages_of(stack, day, with_console: bool):
            ("entry", f"/entry.html?id={eid}#token={mt}", "[data-testid=status]"),
            ("my-day", f"/entry.html?reg={rid}#token={rt}", "[data-testid=receipt]"),
            ("table", f"/score.html?e={gd.id}&r=1&t=1&c={code}", "[data-testid=seat-N]"),
-           ("table-code", f"/score.html?e={gd.id}&r=1&t=2", "[data-testid=code-form]")]   # opened without its code
+           ("table-code", f"/score.html?e={gd.id}&r=1&t=2", "[data-testid=code-form]"),   # opened without its code
+           ("me", "/me.html", "[data-testid=sign-in]")]                                     # 我的, not signed in
     if with_console:
         out += [("console", "/organiser.html", "[data-testid=entries] [data-entry]")]
     return out

@@ -47,10 +47,12 @@ export function newKey() {
   return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 }
 
-// Who the request acts as: a side's table code, an entry's manage token, or the signed-in organiser/staff.
+// Who the request acts as: a side's table code, an entry's manage token, the signed-in player ("我的"), or the
+// signed-in organiser/staff.
 function credentials(as) {
   if (as && as.tableCode !== undefined) return { "X-Table-Code": as.tableCode };
   if (as && as.manageToken !== undefined) return { "X-Manage-Token": as.manageToken };
+  if (as && as.playerToken !== undefined) return { "X-Player-Token": as.playerToken };
   const token = localStorage.getItem("organiserToken");
   return token ? { Authorization: `Bearer ${token}` } : {};
 }

@@ -1,0 +1,4 @@
+import { mountPage } from "../../shared/mount.js";
+import MePage from "./MePage.vue";
+
+mountPage(MePage);
