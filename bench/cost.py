@@ -129,6 +129,7 @@ class Meter:
         self.on = True
         self.units: dict = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
         self.calls: dict = defaultdict(int)
+        self.items: dict = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
 
     def __getattr__(self, name):
         return getattr(self.inner, name)
@@ -141,10 +142,13 @@ class Meter:
         finally:
             self.on = was
 
-    def _add(self, pk: str, rcu: float = 0.0, wcu: float = 0.0) -> None:
+    def _add(self, pk: str, rcu: float = 0.0, wcu: float = 0.0, sk: str = "?") -> None:
         u = self.units[self.phase][pk]
         u[0] += rcu
         u[1] += wcu
+        what = self.items[self.phase][_pk_kind(pk) + " " + _sk_kind(sk)]   # which items of a key the units are
+        what[0] += rcu
+        what[1] += wcu
 
     def _size(self, table: str, key: dict) -> int:
         from chalicelib.store.parts import item_size
@@ -173,7 +177,7 @@ class Meter:
             old_g, new_g = (i.get("GSI1PK") if i else None for i in (old, new))
             if old_g or new_g:   # the index's copy written (twice when it moves from one index key to another)
                 w += write_units(size) * (2 if old_g and new_g and (old_g, old.get("GSI1SK")) != (new_g, new.get("GSI1SK")) else 1)
-            self._add(key["PK"]["S"], wcu=w)
+            self._add(key["PK"]["S"], wcu=w, sk=key["SK"]["S"])
             self.calls[self.phase] += 1
 
     def put_item(self, **kw):
@@ -194,10 +198,10 @@ class Meter:
                 if "PutRequest" in r:
                     item = r["PutRequest"]["Item"]
                     self._add(item["PK"]["S"], wcu=write_units(max(item_size(item), self._size(table, self._key(item))))
-                              * (2 if "GSI1PK" in item else 1))
+                              * (2 if "GSI1PK" in item else 1), sk=item["SK"]["S"])
                 else:
                     key = r["DeleteRequest"]["Key"]
-                    self._add(key["PK"]["S"], wcu=write_units(self._size(table, key)))
+                    self._add(key["PK"]["S"], wcu=write_units(self._size(table, key)), sk=key["SK"]["S"])
         self.calls[self.phase] += 1
         return self.inner.batch_write_item(**kw)
 
@@ -222,7 +226,7 @@ class Meter:
                 w = write_units(size, transactional=True)
                 if kind != "ConditionCheck" and ((old and "GSI1PK" in old) or (new and "GSI1PK" in new)):
                     w += write_units(size)
-                self._add(key["PK"]["S"], wcu=w)
+                self._add(key["PK"]["S"], wcu=w, sk=key["SK"]["S"])
             self.calls[self.phase] += 1
 
     def get_item(self, **kw):
@@ -230,7 +234,7 @@ class Meter:
         if self.on:
             size = self._size(kw["TableName"], kw["Key"]) if "ProjectionExpression" in kw else \
                 (self._item_size(out.get("Item")))
-            self._add(kw["Key"]["PK"]["S"], rcu=read_units(size, kw.get("ConsistentRead", False)))
+            self._add(kw["Key"]["PK"]["S"], rcu=read_units(size, kw.get("ConsistentRead", False)), sk=kw["Key"]["SK"]["S"])
             self.calls[self.phase] += 1
         return out
 
@@ -246,7 +250,8 @@ class Meter:
                 for key in req["Keys"]:
                     if key in out.get("UnprocessedKeys", {}).get(table, {}).get("Keys", []):
                         continue
-                    self._add(key["PK"]["S"], rcu=read_units(self._size(table, key), req.get("ConsistentRead", False)))
+                    self._add(key["PK"]["S"], rcu=read_units(self._size(table, key), req.get("ConsistentRead", False)),
+                              sk=key["SK"]["S"])
             self.calls[self.phase] += 1
         return out
 
@@ -266,7 +271,8 @@ class Meter:
             consistent = kw.get("ConsistentRead", False) and "IndexName" not in kw
             pk = kw["ExpressionAttributeValues"].get(":pk", {"S": "?"}).get("S", "?")
             pk = ("GSI:" + pk) if "IndexName" in kw else pk
-            self._add(pk, rcu=query_units([self._item_size(i) for i in items], consistent))
+            sk = next((v.get("S", "?") for k, v in kw["ExpressionAttributeValues"].items() if k != ":pk"), "?")
+            self._add(pk, rcu=query_units([self._item_size(i) for i in items], consistent), sk="query " + sk)
             self.calls[self.phase] += 1
         return out
 
@@ -321,7 +327,14 @@ class Day:
         rcu, wcu, by_pk = self.units(name)
         return {"n": n, "rcu": rcu / n, "wcu": wcu / n, "ms": sum(self.ms[name]) / n, "puts": self.sink.puts[name] / n,
                 "live_puts": self.sink.live_puts[name] / n, "bytes": self.sink.bytes[name] / n,
-                "by_pk": {_pk_kind(pk): [u[0] / n, u[1] / n] for pk, u in by_pk.items()}}
+                "by_pk": {_pk_kind(pk): [u[0] / n, u[1] / n] for pk, u in by_pk.items()},
+                "by_item": {what: [u[0] / n, u[1] / n] for what, u in self.meter.items.get(name, {}).items()}}
+
+
+def _sk_kind(sk: str) -> str:
+    """A sort key's kind: its words without ids and numbers (ROUND#0#003#TABLES#012#0245 → ROUND TABLES)."""
+    words = [w for w in sk.replace("query ", "query#").split("#") if w and not w[:1].isdigit() and not w.startswith("01")]
+    return " ".join(w for w in words if w.isupper() or w == "query") or "?"
 
 
 def _pk_kind(pk: str) -> str:
@@ -561,6 +574,9 @@ def report(measured: dict, entries: int) -> dict:
     for kind, x in m.items():
         pks = ", ".join(f"{pk} {r:.1f}/{w:.1f}" for pk, (r, w) in sorted(x["by_pk"].items()))
         print(f"  {kind:16} {x['n']:>4} {x['rcu']:>8.1f} {x['wcu']:>8.1f} {x['ms']:>7.0f} {x['puts']:>7.0f}  {pks}")
+    for kind in ("open", "result", "confirm"):   # what the busiest requests read and write, by item
+        print(f"  {kind} by item (RRU/WRU): " + ", ".join(
+            f"{what} {r:.1f}/{w:.1f}" for what, (r, w) in sorted(m[kind]["by_item"].items(), key=lambda x: -sum(x[1]))))
     print(f"  a table's API answer {measured['open_bytes'] / 1024:.1f} KiB; its live JSON {measured['live_bytes'] / 1024:.1f} "
           f"KiB ({measured['live_bytes_gz'] / 1024:.1f} KiB gzipped); a spectator's feed poll "
           f"{measured['spectator_bytes'] / 1024:.1f} KiB gzipped")

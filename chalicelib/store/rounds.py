@@ -372,17 +372,26 @@ class RoundRepo:
         return parts.unpack(head, [blobs[sk] for sk in want] if want else None, parts.merge_round)
 
     def get_table(self, eid: str, stage: int, n: int, t: int) -> tuple[dict | None, dict | None]:
-        """The round's document and one of its tables in one round trip (a phone's poll reads just these). For a
-        round too long for one item the document comes without its long fields (byes, notes, bracket)."""
-        data, _ = keys.table_attrs(t)
-        doc, pack, written = self.t.get_many(   # the round's document, the one table of its pack, its table item
-            [keys.round_(eid, stage, n), keys.table_pack(eid, stage, n, keys.table_pack_no(t)),
-             keys.table_item(eid, stage, n, t)], projection=["data", data, "gone"])
+        """The round's document and one of its tables (a phone's poll reads just these). For a round too long for one
+        item the document comes without its long fields (byes, notes, bracket). The round head and the table's own
+        item first, in one round trip; its pack only for a table nothing was written to since the draw — read
+        eventually consistent (a pack never changes after its draw), strongly only if that finds no table (a draw
+        a moment ago): a pack is 10–20 times a table item's size, and a result's request reads its table several
+        times."""
+        doc, written = self.t.get_many([keys.round_(eid, stage, n), keys.table_item(eid, stage, n, t)],
+                                       projection=["data", "gone"])
+        if doc is None:
+            return None, None
         if written:
             table = None if written.get("gone") else written["data"]
         else:
+            data, _ = keys.table_attrs(t)
+            pack_key = keys.table_pack(eid, stage, n, keys.table_pack_no(t))
+            pack = self.t.get(pack_key, consistent=False, projection=[data])
+            if not (pack and data in pack):
+                pack = self.t.get(pack_key, projection=[data])
             table = pack.get(data) if pack else None
-        return (json.loads(doc["data"]) if doc else None), (json.loads(table) if table else None)
+        return json.loads(doc["data"]), (json.loads(table) if table else None)
 
     def close_round(self, eid: str, round_doc: dict, state: dict, expected_version: int,
                     totals: dict | None = None) -> None:
