@@ -91,6 +91,7 @@ PHONES_PER_TABLE = 2                  # each side's phone opens its table once a
 OPEN_WINDOW_S = 2 * 60                # …within the first two minutes of the round
 LIVE_HEADER_BYTES = 400               # a phone poll's response headers (CloudFront bills them as bytes out)
 KB = 1024
+PARTITION_RCU, PARTITION_WCU = 3000, 1000   # one partition's read and write units a second (DynamoDB)
 
 
 # ---------------------------------------------------------------- the billing rules (tests/unit/test_cost_model.py)
@@ -543,10 +544,14 @@ def model(measured: dict, entries: int) -> dict:
     result_rate = 2 * tables / RESULTS_WINDOW_S
     rcu_s: dict = defaultdict(float)
     wcu_s: dict = defaultdict(float)
+    item_s: dict = defaultdict(lambda: [0.0, 0.0])   # the same by item kind (which items make a key hot)
     for kind, rate in (("open", open_rate), ("result", result_rate / 2), ("confirm", result_rate / 2)):
         for pk, (r, w) in m[kind]["by_pk"].items():
             rcu_s[pk] += r * rate
             wcu_s[pk] += w * rate
+        for what, (r, w) in m[kind].get("by_item", {}).items():
+            item_s[what][0] += r * rate
+            item_s[what][1] += w * rate
     bursts = {}
     for kind in ("draw", "close"):   # a draw's or close's units over its own duration (this machine's speed)
         secs = max(1e-3, m[kind]["ms"] / 1000)
@@ -561,8 +566,22 @@ def model(measured: dict, entries: int) -> dict:
                   * p["cf_gb"] + steady / 1000 * p["s3_get_per_k"] + live_puts / 1000 * p["s3_put_per_k"])
     return {"lines": lines, "usd": usd, "counts": counts, "live_polls": live_polls, "phones_usd": phones_usd, "steady_usd": steady_usd,
             "peak_api_rate": peak_api_rate, "api_requests": api_requests, "puts_close": puts_close, "puts_draw": puts_draw,
-            "rcu_s": dict(rcu_s), "wcu_s": dict(wcu_s), "bursts": bursts, "max_r": max_r, "max_w": max_w,
+            "rcu_s": dict(rcu_s), "wcu_s": dict(wcu_s), "item_s": dict(item_s), "bursts": bursts, "max_r": max_r, "max_w": max_w,
             "result_publishes": result_publishes, "http_api_usd": api_requests / 1e6 * p["apigw_http_per_m"]}
+
+
+def hot_keys(out: dict) -> dict[str, int]:
+    """Partition keys whose modelled load (steady or a draw's or close's burst) is over one partition's limits, with
+    the number of partition keys that load would need (DynamoDB's per-partition limits, developer guide: "Partitions
+    and data distribution" — 3,000 read units and 1,000 write units a second)."""
+    need: dict[str, int] = {}
+    loads = [(pk, out["rcu_s"].get(pk, 0), out["wcu_s"].get(pk, 0)) for pk in out["rcu_s"]]
+    loads += [(pk, r, w) for b in out["bursts"].values() for pk, (r, w) in b.items()]
+    for pk, r, w in loads:
+        keys_ = max(math.ceil(r / PARTITION_RCU), math.ceil(w / PARTITION_WCU))
+        if keys_ > 1:
+            need[pk] = max(need.get(pk, 0), keys_)
+    return need
 
 
 def report(measured: dict, entries: int) -> dict:
@@ -605,6 +624,13 @@ def report(measured: dict, entries: int) -> dict:
     for kind, b in out["bursts"].items():
         print(f"  {kind} (units over its measured duration, this machine): "
               + ", ".join(f"{pk} {r:,.0f} RRU/{w:,.0f} WRU per s" for pk, (r, w) in sorted(b.items())))
+    top = sorted(out["item_s"].items(), key=lambda x: -(x[1][0] / PARTITION_RCU + x[1][1] / PARTITION_WCU))[:6]
+    print("  by item, steady: " + ", ".join(f"{what} {r:,.0f}/{w:,.0f}" for what, (r, w) in top))
+    for pk, need in hot_keys(out).items():
+        print(f"  {pk} is over one partition's {PARTITION_RCU:,} RRU/s or {PARTITION_WCU:,} WRU/s: its load needs "
+              f"{need} partition keys (write/read sharding of its busiest items above, not built)")
+    if not hot_keys(out):
+        print(f"  every partition key under one partition's {PARTITION_RCU:,} RRU/s and {PARTITION_WCU:,} WRU/s")
     summary = {"entries": entries, "usd_per_day": round(out["usd"], 2), "usd_per_entry": round(out["usd"] / entries, 5),
                "api_requests": out["api_requests"], "s3_puts_per_close": round(out["puts_close"]),
                "max_partition_rcu_per_s": round(out["max_r"]), "max_partition_wcu_per_s": round(out["max_w"])}
