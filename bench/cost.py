@@ -91,6 +91,7 @@ PHONES_PER_TABLE = 2                  # each side's phone opens its table once a
 OPEN_WINDOW_S = 2 * 60                # …within the first two minutes of the round
 LIVE_HEADER_BYTES = 400               # a phone poll's response headers (CloudFront bills them as bytes out)
 KB = 1024
+PARTITION_RCU, PARTITION_WCU = 3000, 1000   # one partition's read and write units a second (DynamoDB)
 
 
 # ---------------------------------------------------------------- the billing rules (tests/unit/test_cost_model.py)
@@ -129,6 +130,7 @@ class Meter:
         self.on = True
         self.units: dict = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
         self.calls: dict = defaultdict(int)
+        self.items: dict = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
 
     def __getattr__(self, name):
         return getattr(self.inner, name)
@@ -141,10 +143,13 @@ class Meter:
         finally:
             self.on = was
 
-    def _add(self, pk: str, rcu: float = 0.0, wcu: float = 0.0) -> None:
+    def _add(self, pk: str, rcu: float = 0.0, wcu: float = 0.0, sk: str = "?") -> None:
         u = self.units[self.phase][pk]
         u[0] += rcu
         u[1] += wcu
+        what = self.items[self.phase][_pk_kind(pk) + " " + _sk_kind(sk)]   # which items of a key the units are
+        what[0] += rcu
+        what[1] += wcu
 
     def _size(self, table: str, key: dict) -> int:
         from chalicelib.store.parts import item_size
@@ -173,7 +178,7 @@ class Meter:
             old_g, new_g = (i.get("GSI1PK") if i else None for i in (old, new))
             if old_g or new_g:   # the index's copy written (twice when it moves from one index key to another)
                 w += write_units(size) * (2 if old_g and new_g and (old_g, old.get("GSI1SK")) != (new_g, new.get("GSI1SK")) else 1)
-            self._add(key["PK"]["S"], wcu=w)
+            self._add(key["PK"]["S"], wcu=w, sk=key["SK"]["S"])
             self.calls[self.phase] += 1
 
     def put_item(self, **kw):
@@ -194,10 +199,10 @@ class Meter:
                 if "PutRequest" in r:
                     item = r["PutRequest"]["Item"]
                     self._add(item["PK"]["S"], wcu=write_units(max(item_size(item), self._size(table, self._key(item))))
-                              * (2 if "GSI1PK" in item else 1))
+                              * (2 if "GSI1PK" in item else 1), sk=item["SK"]["S"])
                 else:
                     key = r["DeleteRequest"]["Key"]
-                    self._add(key["PK"]["S"], wcu=write_units(self._size(table, key)))
+                    self._add(key["PK"]["S"], wcu=write_units(self._size(table, key)), sk=key["SK"]["S"])
         self.calls[self.phase] += 1
         return self.inner.batch_write_item(**kw)
 
@@ -222,7 +227,7 @@ class Meter:
                 w = write_units(size, transactional=True)
                 if kind != "ConditionCheck" and ((old and "GSI1PK" in old) or (new and "GSI1PK" in new)):
                     w += write_units(size)
-                self._add(key["PK"]["S"], wcu=w)
+                self._add(key["PK"]["S"], wcu=w, sk=key["SK"]["S"])
             self.calls[self.phase] += 1
 
     def get_item(self, **kw):
@@ -230,7 +235,7 @@ class Meter:
         if self.on:
             size = self._size(kw["TableName"], kw["Key"]) if "ProjectionExpression" in kw else \
                 (self._item_size(out.get("Item")))
-            self._add(kw["Key"]["PK"]["S"], rcu=read_units(size, kw.get("ConsistentRead", False)))
+            self._add(kw["Key"]["PK"]["S"], rcu=read_units(size, kw.get("ConsistentRead", False)), sk=kw["Key"]["SK"]["S"])
             self.calls[self.phase] += 1
         return out
 
@@ -246,7 +251,8 @@ class Meter:
                 for key in req["Keys"]:
                     if key in out.get("UnprocessedKeys", {}).get(table, {}).get("Keys", []):
                         continue
-                    self._add(key["PK"]["S"], rcu=read_units(self._size(table, key), req.get("ConsistentRead", False)))
+                    self._add(key["PK"]["S"], rcu=read_units(self._size(table, key), req.get("ConsistentRead", False)),
+                              sk=key["SK"]["S"])
             self.calls[self.phase] += 1
         return out
 
@@ -266,7 +272,8 @@ class Meter:
             consistent = kw.get("ConsistentRead", False) and "IndexName" not in kw
             pk = kw["ExpressionAttributeValues"].get(":pk", {"S": "?"}).get("S", "?")
             pk = ("GSI:" + pk) if "IndexName" in kw else pk
-            self._add(pk, rcu=query_units([self._item_size(i) for i in items], consistent))
+            sk = next((v.get("S", "?") for k, v in kw["ExpressionAttributeValues"].items() if k != ":pk"), "?")
+            self._add(pk, rcu=query_units([self._item_size(i) for i in items], consistent), sk="query " + sk)
             self.calls[self.phase] += 1
         return out
 
@@ -321,7 +328,14 @@ class Day:
         rcu, wcu, by_pk = self.units(name)
         return {"n": n, "rcu": rcu / n, "wcu": wcu / n, "ms": sum(self.ms[name]) / n, "puts": self.sink.puts[name] / n,
                 "live_puts": self.sink.live_puts[name] / n, "bytes": self.sink.bytes[name] / n,
-                "by_pk": {_pk_kind(pk): [u[0] / n, u[1] / n] for pk, u in by_pk.items()}}
+                "by_pk": {_pk_kind(pk): [u[0] / n, u[1] / n] for pk, u in by_pk.items()},
+                "by_item": {what: [u[0] / n, u[1] / n] for what, u in self.meter.items.get(name, {}).items()}}
+
+
+def _sk_kind(sk: str) -> str:
+    """A sort key's kind: its words without ids and numbers (ROUND#0#003#TABLES#012#0245 → ROUND TABLES)."""
+    words = [w for w in sk.replace("query ", "query#").split("#") if w and not w[:1].isdigit() and not w.startswith("01")]
+    return " ".join(w for w in words if w.isupper() or w == "query") or "?"
 
 
 def _pk_kind(pk: str) -> str:
@@ -530,10 +544,14 @@ def model(measured: dict, entries: int) -> dict:
     result_rate = 2 * tables / RESULTS_WINDOW_S
     rcu_s: dict = defaultdict(float)
     wcu_s: dict = defaultdict(float)
+    item_s: dict = defaultdict(lambda: [0.0, 0.0])   # the same by item kind (which items make a key hot)
     for kind, rate in (("open", open_rate), ("result", result_rate / 2), ("confirm", result_rate / 2)):
         for pk, (r, w) in m[kind]["by_pk"].items():
             rcu_s[pk] += r * rate
             wcu_s[pk] += w * rate
+        for what, (r, w) in m[kind].get("by_item", {}).items():
+            item_s[what][0] += r * rate
+            item_s[what][1] += w * rate
     bursts = {}
     for kind in ("draw", "close"):   # a draw's or close's units over its own duration (this machine's speed)
         secs = max(1e-3, m[kind]["ms"] / 1000)
@@ -548,8 +566,22 @@ def model(measured: dict, entries: int) -> dict:
                   * p["cf_gb"] + steady / 1000 * p["s3_get_per_k"] + live_puts / 1000 * p["s3_put_per_k"])
     return {"lines": lines, "usd": usd, "counts": counts, "live_polls": live_polls, "phones_usd": phones_usd, "steady_usd": steady_usd,
             "peak_api_rate": peak_api_rate, "api_requests": api_requests, "puts_close": puts_close, "puts_draw": puts_draw,
-            "rcu_s": dict(rcu_s), "wcu_s": dict(wcu_s), "bursts": bursts, "max_r": max_r, "max_w": max_w,
+            "rcu_s": dict(rcu_s), "wcu_s": dict(wcu_s), "item_s": dict(item_s), "bursts": bursts, "max_r": max_r, "max_w": max_w,
             "result_publishes": result_publishes, "http_api_usd": api_requests / 1e6 * p["apigw_http_per_m"]}
+
+
+def hot_keys(out: dict) -> dict[str, int]:
+    """Partition keys whose modelled load (steady or a draw's or close's burst) is over one partition's limits, with
+    the number of partition keys that load would need (DynamoDB's per-partition limits, developer guide: "Partitions
+    and data distribution" — 3,000 read units and 1,000 write units a second)."""
+    need: dict[str, int] = {}
+    loads = [(pk, out["rcu_s"].get(pk, 0), out["wcu_s"].get(pk, 0)) for pk in out["rcu_s"]]
+    loads += [(pk, r, w) for b in out["bursts"].values() for pk, (r, w) in b.items()]
+    for pk, r, w in loads:
+        keys_ = max(math.ceil(r / PARTITION_RCU), math.ceil(w / PARTITION_WCU))
+        if keys_ > 1:
+            need[pk] = max(need.get(pk, 0), keys_)
+    return need
 
 
 def report(measured: dict, entries: int) -> dict:
@@ -561,6 +593,9 @@ def report(measured: dict, entries: int) -> dict:
     for kind, x in m.items():
         pks = ", ".join(f"{pk} {r:.1f}/{w:.1f}" for pk, (r, w) in sorted(x["by_pk"].items()))
         print(f"  {kind:16} {x['n']:>4} {x['rcu']:>8.1f} {x['wcu']:>8.1f} {x['ms']:>7.0f} {x['puts']:>7.0f}  {pks}")
+    for kind in ("open", "result", "confirm"):   # what the busiest requests read and write, by item
+        print(f"  {kind} by item (RRU/WRU): " + ", ".join(
+            f"{what} {r:.1f}/{w:.1f}" for what, (r, w) in sorted(m[kind]["by_item"].items(), key=lambda x: -sum(x[1]))))
     print(f"  a table's API answer {measured['open_bytes'] / 1024:.1f} KiB; its live JSON {measured['live_bytes'] / 1024:.1f} "
           f"KiB ({measured['live_bytes_gz'] / 1024:.1f} KiB gzipped); a spectator's feed poll "
           f"{measured['spectator_bytes'] / 1024:.1f} KiB gzipped")
@@ -589,6 +624,13 @@ def report(measured: dict, entries: int) -> dict:
     for kind, b in out["bursts"].items():
         print(f"  {kind} (units over its measured duration, this machine): "
               + ", ".join(f"{pk} {r:,.0f} RRU/{w:,.0f} WRU per s" for pk, (r, w) in sorted(b.items())))
+    top = sorted(out["item_s"].items(), key=lambda x: -(x[1][0] / PARTITION_RCU + x[1][1] / PARTITION_WCU))[:6]
+    print("  by item, steady: " + ", ".join(f"{what} {r:,.0f}/{w:,.0f}" for what, (r, w) in top))
+    for pk, need in hot_keys(out).items():
+        print(f"  {pk} is over one partition's {PARTITION_RCU:,} RRU/s or {PARTITION_WCU:,} WRU/s: its load needs "
+              f"{need} partition keys (write/read sharding of its busiest items above, not built)")
+    if not hot_keys(out):
+        print(f"  every partition key under one partition's {PARTITION_RCU:,} RRU/s and {PARTITION_WCU:,} WRU/s")
     summary = {"entries": entries, "usd_per_day": round(out["usd"], 2), "usd_per_entry": round(out["usd"] / entries, 5),
                "api_requests": out["api_requests"], "s3_puts_per_close": round(out["puts_close"]),
                "max_partition_rcu_per_s": round(out["max_r"]), "max_partition_wcu_per_s": round(out["max_w"])}

@@ -203,6 +203,8 @@ def run() -> None:
     from chalicelib.store import migrations
     if moved := migrations.pack_tables(dynamo.Table(TABLE)):   # data of an earlier version, before the API serves
         print(f"Moved {moved} tables into this version's layout.")
+    if written := migrations.written_tables_out_of_packs(dynamo.Table(TABLE)):   # results kept in packs (sessions 5-7)
+        print(f"Gave {written} tables with results their own items (issue 43).")
     if chained := migrations.chain_audit(dynamo.Table(TABLE)):   # audit records of before the hash chain
         print(f"Chained {chained} earlier audit records (docs/audit-chain.md).")
     if indexed := migrations.index_retention(dynamo.Table(TABLE)):   # tournaments of before retention (issue 41)

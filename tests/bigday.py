@@ -57,7 +57,8 @@ def results_for_round(repos, event, n: int, *, seed: int = 1) -> int:
                                                                      Side(b, tuple(t["sides"][1]["seats"]))], scoring)
         done.append({**t, "status": "confirmed", "version": t["version"] + 2, "points": score.points,
                      "outcome": score.outcome, "winner": score.winner, "details": {}})
-    repos.rounds._batch_put(repos.rounds.table_items(event.id, ref["stage"], n, done))
+    # as results are written: each table's own item (keys.table_item), the round's rev moved
+    repos.rounds._batch_put(repos.rounds.written_items(event.id, ref["stage"], n, done))
     repos.table.update({"PK": f"EVENT#{event.id}", "SK": f"ROUND#{ref['stage']}#{n:03d}"}, "ADD rev :one",
                        values={":one": 1})
     return len(tables)

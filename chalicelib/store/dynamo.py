@@ -218,8 +218,12 @@ class Table:
         self.name = name
 
     # -- reads
-    def get(self, key: dict, consistent: bool = True) -> dict | None:
-        resp = client().get_item(TableName=self.name, Key=to_item(key), ConsistentRead=consistent)
+    def get(self, key: dict, consistent: bool = True, projection: Sequence[str] | None = None) -> dict | None:
+        kwargs: dict[str, Any] = {"TableName": self.name, "Key": to_item(key), "ConsistentRead": consistent}
+        if projection:
+            kwargs["ProjectionExpression"] = ", ".join(f"#p{k}" for k in range(len(projection)))
+            kwargs["ExpressionAttributeNames"] = {f"#p{k}": x for k, x in enumerate(projection)}
+        resp = client().get_item(**kwargs)
         item = resp.get("Item")
         return from_item(item) if item else None
 

@@ -170,9 +170,34 @@ def table_pack(eid: str, stage: int, number: int, pack_no: int) -> dict:
 
 
 def pack_no_of(sk: str) -> int | None:
-    """The pack number of a table pack's sort key; None for any other key."""
+    """The pack number of a table pack's sort key (or of a table item's, keyed after its pack); None for any other."""
     _, mark, k = sk.partition(TABLE_PACK_MARK)
+    k = k.split("#", 1)[0]
     return int(k) if mark and k.isdigit() else None
+
+
+# What is written to a table after its draw (a result, a confirmation, a pairing edit) goes to an item of that
+# table alone, keyed right after its pack (a round's query and its ranges cut at packs read them together), and wins
+# over the pack's copy: a result writes ~1 KB instead of its pack's 10–16 KB, and twenty results of one pack touch
+# twenty items. A pack is written by the draw only, its tables at version 0 (store/rounds.py says why that matters).
+def table_item(eid: str, stage: int, number: int, table_no: int) -> dict:
+    return {"PK": f"EVENT#{eid}",
+            "SK": f"ROUND#{stage}#{number:03d}{TABLE_PACK_MARK}{table_pack_no(table_no):03d}#{table_no:04d}"}
+
+
+# A round's `rev` (moved by every write to one of its tables: publishing's and the running totals' cache key) is the
+# round head's own `rev` (moved by pairing edits) plus REV_SHARDS counters beside it, a table's writes adding to the
+# counter of its pack modulo REV_SHARDS: results of one round do not all add to one item.
+REV_SHARDS = 16
+REV_MARK = "#REV#"
+
+
+def round_rev(eid: str, stage: int, number: int, table_no: int) -> dict:
+    return {"PK": f"EVENT#{eid}", "SK": f"ROUND#{stage}#{number:03d}{REV_MARK}{table_pack_no(table_no) % REV_SHARDS:02d}"}
+
+
+def round_rev_shards(eid: str, stage: int, number: int) -> list[dict]:
+    return [{"PK": f"EVENT#{eid}", "SK": f"ROUND#{stage}#{number:03d}{REV_MARK}{k:02d}"} for k in range(REV_SHARDS)]
 
 
 def table_attrs(table_no: int) -> tuple[str, str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ..errors import Conflict
 from .dynamo import Table, chunks, client, from_item, to_item
 
 
@@ -34,11 +35,45 @@ def pack_tables(table: Table) -> int:
             for attr, value in (there or {}).items():   # a table already packed (a draw after the upgrade) stays
                 if attr[:1] in ("t", "v") and attr[1:].isdigit():
                     pack[attr] = value
-        repo._batch_put(packs)
+        kept = [json.loads(v) for pack in packs for attr, v in pack.items() if attr[:1] == "t" and attr[1:].isdigit()]
+        repo._batch_put([*packs, *repo.written_items(eid, stage, n, kept)])   # tables past version 0: their items too
         for batch in chunks([{"DeleteRequest": {"Key": to_item({"PK": i["PK"], "SK": i["SK"]})}} for i in items], 25):
             repo._write_batch(batch)
     return sum(len(v) for v in old.values())
 
+
+def written_tables_out_of_packs(table: Table) -> int:
+    """Tables whose results were written into their pack (the layout of sessions 5–7: a result updated its pack's
+    attributes and the round head's `rev`) given their own table item (keys.table_item), so that the rule a result's
+    write relies on holds: a pack's copy of a table with no table item is at version 0 (store/rounds.py,
+    _written_condition). Each item is written only where none exists (one there was written since, and is newer);
+    the pack is left as it is (its copy is shadowed). Until this has run such a round still reads the same; only a
+    write to one of those tables is refused as stale. Safe beside live writers and when run again. Returns how many
+    table items were written."""
+    from .keys import TABLE_PACK_MARK
+    from .rounds import RoundRepo, tables_of_pack
+    kwargs = {"TableName": table.name, "FilterExpression": "#k = :t", "ExpressionAttributeNames": {"#k": "kind"},
+              "ExpressionAttributeValues": {":t": {"S": "tables"}}}
+    done = 0
+    while True:
+        resp = client().scan(**kwargs)
+        for raw in resp.get("Items", []):
+            written = [t for t in tables_of_pack(raw) if t.get("version", 0) != 0]
+            if not written:
+                continue
+            round_sk = raw["SK"]["S"].split(TABLE_PACK_MARK)[0]
+            _, stage, n = round_sk.split("#")
+            eid = raw["PK"]["S"].split("#", 1)[1]
+            for item in RoundRepo.written_items(eid, int(stage), int(n), written):
+                try:
+                    table.put(item, condition="attribute_not_exists(PK)")
+                    done += 1
+                except Conflict:
+                    pass
+        if "LastEvaluatedKey" not in resp:
+            break
+        kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+    return done
 
 
 def chain_audit(table: Table) -> int:

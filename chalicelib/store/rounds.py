@@ -40,8 +40,39 @@ def tables_of_pack(item: dict) -> list[dict]:
     return json.loads("[" + ",".join(v["S"] for k, v in item.items() if _is_table_attr(k)) + "]")   # one parse a pack
 
 
-def _stamp(head_item: dict) -> list:
-    return [int(head_item.get("rev", 0)), json.loads(head_item["data"]).get("drawn_at")]
+def _stamp(head_item: dict, shards_rev: int = 0) -> list:
+    return [int(head_item.get("rev", 0)) + shards_rev, json.loads(head_item["data"]).get("drawn_at")]
+
+
+def _table_no(sk: str) -> int:
+    return int(sk.rsplit("#", 1)[1])
+
+
+def with_written(tables: list[dict], written: list[dict]) -> list[dict]:
+    """A round's tables as its packs hold them (as drawn) with its table items (raw: what was written to a table
+    since, keys.table_item) put over them; a table item marked `gone` is a table a pairing edit removed."""
+    if not written:
+        return tables
+    by_no = {t["number"]: t for t in tables}
+    for item in written:
+        number = _table_no(item["SK"]["S"])
+        if "gone" in item:
+            by_no.pop(number, None)
+        else:
+            by_no[number] = json.loads(item["data"]["S"])
+    return list(by_no.values())
+
+
+_WRITTEN_NAMES = {"#g": "gone", "#ver": "version"}
+
+
+def _written_condition(expected_version: int) -> tuple[str, dict]:
+    """A table item's condition for a write expecting the table at `expected_version`. Without a table item the
+    table is as its pack holds it, at version 0 (a draw writes packs only with tables at version 0, and a table item
+    for any other: RoundRepo.table_items; store/migrations.written_tables_out_of_packs for packs of before): so a
+    missing table item is version 0, and only a write expecting 0 may be the first."""
+    live = "#ver = :ev AND attribute_not_exists(#g)"
+    return (f"attribute_not_exists(PK) OR ({live})" if expected_version == 0 else live), {":ev": expected_version}
 
 
 class RoundRepo:
@@ -106,7 +137,7 @@ class RoundRepo:
         key = keys.round_(eid, stage, n)
         head, round_parts = parts.pack(key, round_doc, parts.split_round)
         state_parts, state_op = self._state_ops(eid, state, expected_version)
-        table_items = self.table_items(eid, stage, n, tables)
+        table_items = [*self.table_items(eid, stage, n, tables), *self.written_items(eid, stage, n, tables)]
         self._remove_leftovers(eid, stage, n, {i["SK"] for i in [*table_items, *round_parts]})
         self._batch_put([*round_parts, *state_parts, *table_items, *self.code_items(eid, n, tables)])
         ops = [
@@ -140,8 +171,11 @@ class RoundRepo:
         state_parts, state_op = self._state_ops(eid, state, expected_version)
         self._batch_put(state_parts)
         self.t.transact([Op.delete(keys.round_(eid, stage, n)), state_op])
-        packs = sorted({keys.table_pack_no(t["number"]) for t in tables})
-        self._batch_write([{"DeleteRequest": {"Key": to_item(keys.table_pack(eid, stage, n, k))}} for k in packs])
+        # its packs, table items and rev counters (one keys-only query; parts stay, as everywhere)
+        found = self.t.query(keys.event_partition(eid), keys.round_prefix(stage, n) + "#", raw=True, projection="SK")
+        gone = [{"PK": keys.event_partition(eid), "SK": i["SK"]["S"]} for i in found
+                if keys.TABLE_PACK_MARK in i["SK"]["S"] or keys.REV_MARK in i["SK"]["S"]]
+        self._batch_write([{"DeleteRequest": {"Key": to_item(k)}} for k in gone])
 
     def edit_round(self, eid: str, round_doc: dict, changed: list[tuple[dict, int | None]], removed: list[tuple[int, int]],
                    state: dict, expected_version: int, audit: dict) -> None:
@@ -150,31 +184,32 @@ class RoundRepo:
         the state (fixed tables; a draw or close meanwhile fails it) and the audit record."""
         stage, n = round_doc["stage"], round_doc["number"]
         stale = lambda: errors.VersionConflict("桌次在编排调整时被修改，请刷新 · A table changed meanwhile; reload.")
-        by_pack: dict[int, list[tuple[int, dict | None, int | None]]] = {}
+        new = [t["number"] for t, version in changed if version is None]
+        # a new table's number is free when no table item holds it (but a removed table's mark, as read) and its
+        # pack does not hold it: a condition on each, the packs' in one check a pack
+        was = dict(zip(new, self.t.get_many([keys.table_item(eid, stage, n, k) for k in new]))) if new else {}
+        ops, pack_checks = [], {}
         for table, version in changed:
-            by_pack.setdefault(keys.table_pack_no(table["number"]), []).append((table["number"], table, version))
+            item = {**keys.table_item(eid, stage, n, table["number"]), "kind": "table_item",
+                    "data": json.dumps(table, ensure_ascii=False, default=str), "version": table.get("version", 0)}
+            if version is not None:
+                condition, values = _written_condition(version)
+            elif was.get(table["number"]) is not None:
+                condition, values = "attribute_exists(#g) AND #ver = :ev", {":ev": int(was[table["number"]]["version"])}
+            else:
+                condition, values = "attribute_not_exists(PK)", {}
+                pack_checks.setdefault(keys.table_pack_no(table["number"]), []).append(table["number"])
+            ops.append(Op.put(item, condition=condition, names=_WRITTEN_NAMES if values else None, values=values,
+                              on_fail=stale))
         for number, version in removed:
-            by_pack.setdefault(keys.table_pack_no(number), []).append((number, None, version))
-        ops = []
-        for k, writes in sorted(by_pack.items()):   # one update a pack: a transaction names an item once
-            sets, removes, conditions = ["#kind = :kind"], [], []
-            names, values = {"#kind": "kind"}, {":kind": "tables"}
-            for i, (number, table, version) in enumerate(writes):
-                names[f"#t{i}"], names[f"#v{i}"] = keys.table_attrs(number)
-                if version is None:      # a new table only where the number is free
-                    conditions.append(f"attribute_not_exists(#v{i})")
-                else:                    # a changed or removed one only if nobody wrote it since it was read
-                    conditions.append(f"#v{i} = :v{i}")
-                    values[f":v{i}"] = version
-                if table is None:
-                    removes += [f"#t{i}", f"#v{i}"]
-                else:
-                    sets += [f"#t{i} = :t{i}", f"#v{i} = :nv{i}"]
-                    values[f":t{i}"] = json.dumps(table, ensure_ascii=False, default=str)
-                    values[f":nv{i}"] = table.get("version", 0)
-            expr = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
-            ops.append(Op.update(keys.table_pack(eid, stage, n, k), expr, names=names, values=values,
-                                 condition=" AND ".join(conditions), on_fail=stale))
+            condition, values = _written_condition(version)
+            ops.append(Op.put({**keys.table_item(eid, stage, n, number), "kind": "table_item", "gone": True,
+                               "version": version + 1}, condition=condition, names=_WRITTEN_NAMES, values=values,
+                              on_fail=stale))
+        for k, numbers in sorted(pack_checks.items()):
+            names = {f"#v{i}": keys.table_attrs(number)[1] for i, number in enumerate(numbers)}
+            ops.append(Op.check(keys.table_pack(eid, stage, n, k), " AND ".join(f"attribute_not_exists({a})" for a in names),
+                                names=names, on_fail=stale))
         key = keys.round_(eid, stage, n)
         head, round_parts = parts.pack(key, round_doc, parts.split_round)
         state_parts, state_op = self._state_ops(eid, state, expected_version)
@@ -207,6 +242,14 @@ class RoundRepo:
             item[data] = json.dumps(table, ensure_ascii=False, default=str)
             item[version] = table.get("version", 0)
         return list(packs.values())
+
+    @staticmethod
+    def written_items(eid: str, stage: int, n: int, tables: list[dict]) -> list[dict]:
+        """Table items for the tables not at version 0 (a pack's copy of a table counts as version 0: see
+        _written_condition)."""
+        return [{**keys.table_item(eid, stage, n, t["number"]), "kind": "table_item",
+                 "data": json.dumps(t, ensure_ascii=False, default=str), "version": t.get("version", 0)}
+                for t in tables if t.get("version", 0) != 0]
 
     @staticmethod
     def code_items(eid: str, n: int, tables: list[dict]) -> list[dict]:
@@ -266,7 +309,7 @@ class RoundRepo:
                 top = (keys.pack_no_of(tail[0]["SK"]["S"]) or 0) + 1 if tail else 1
                 first = keys.pack_no_of(last) or 0
                 items += self._packs_at_once(eid, stage, n, last, first, top)   # `last` is read twice: kept once below
-        head, tables, blobs, seen = None, [], {}, set()
+        head, tables, written, blobs, seen, revs = None, [], [], {}, set(), 0
         for item in items:   # raw items: the generic deserialiser is most of the time of 5,000 tables
             kind, sk = item["kind"]["S"], item["SK"]["S"]
             if sk in seen:
@@ -276,11 +319,16 @@ class RoundRepo:
                 head = from_item(item)
             elif kind == "tables":
                 tables.extend(tables_of_pack(item))
+            elif kind == "table_item":
+                written.append(item)
+            elif kind == "rev":
+                revs += int(item["rev"]["N"])
             elif kind == "part":
                 blobs[item["SK"]["S"]] = item["blob"]["B"]
         if head is None:   # tables without their round: a crashed draw's, which its retry cleans
             return None, [], None
-        return self._round_doc(head, blobs), sorted(tables, key=lambda t: t["number"]), _stamp(head)
+        tables = with_written(tables, written)
+        return self._round_doc(head, blobs), sorted(tables, key=lambda t: t["number"]), _stamp(head, revs)
 
     def _packs_at_once(self, eid: str, stage: int, n: int, low: str, first: int, top: int) -> list[dict]:
         """Raw items from `low` to the end of the round, by READERS queries at once cut at packs first … top."""
@@ -295,10 +343,24 @@ class RoundRepo:
         """Round number → [rev, drawn_at] of each round named (small head items, one batch read): `rev` moves
         with every table written after the draw, `drawn_at` with a redraw; a summary stamped with them is
         current exactly while they are unchanged."""
-        items = []
+        return {r["n"]: _stamp(item, revs) for r, (item, revs) in zip(refs, self._heads_and_revs(eid, refs)) if item}
+
+    def _heads_and_revs(self, eid: str, refs: list[dict]) -> list[tuple[dict | None, int]]:
+        """Each round's head item (batch reads) and the sum of its rev counters (keys.round_rev_shards): a query a
+        round, the rounds at once — a query is billed on the size of all it read (16 counters: one read unit), a
+        batch read per item (16 units a round, even for counters never written)."""
+        heads = []
         for batch in chunks([keys.round_(eid, r["stage"], r["n"]) for r in refs], 100):
-            items.extend(self.t.get_many(batch))
-        return {r["n"]: _stamp(item) for r, item in zip(refs, items) if item}
+            heads.extend(self.t.get_many(batch))
+
+        def revs(ref: dict) -> int:
+            first, *_, last = keys.round_rev_shards(eid, ref["stage"], ref["n"])
+            return sum(int(i["rev"]["N"]) for i in self.t.query(keys.event_partition(eid), between=(first["SK"], last["SK"]),
+                                                                   raw=True, projection="rev"))
+        live = [r for r, head in zip(refs, heads) if head]
+        with ThreadPoolExecutor(max_workers=max(1, min(READERS, len(live)))) as pool:
+            sums = dict(zip((id(r) for r in live), pool.map(revs, live)))
+        return [(head, sums.get(id(r), 0)) for r, head in zip(refs, heads)]
 
     # -- a stage's running totals (services/running_totals.py): moved only by a close's transaction
     def totals(self, eid: str, stage: int) -> dict | None:
@@ -316,13 +378,26 @@ class RoundRepo:
         return parts.unpack(head, [blobs[sk] for sk in want] if want else None, parts.merge_round)
 
     def get_table(self, eid: str, stage: int, n: int, t: int) -> tuple[dict | None, dict | None]:
-        """The round's document and one of its tables in one round trip (a phone's poll reads just these). For a
-        round too long for one item the document comes without its long fields (byes, notes, bracket)."""
-        data, _ = keys.table_attrs(t)
-        doc, pack = self.t.get_many([keys.round_(eid, stage, n), keys.table_pack(eid, stage, n, keys.table_pack_no(t))],
-                                    projection=["data", data])   # the one table of its pack, the round's document
-        table = pack.get(data) if pack else None
-        return (json.loads(doc["data"]) if doc else None), (json.loads(table) if table else None)
+        """The round's document and one of its tables (a phone's poll reads just these). For a round too long for one
+        item the document comes without its long fields (byes, notes, bracket). The round head and the table's own
+        item first, in one round trip; its pack only for a table nothing was written to since the draw — read
+        eventually consistent (a pack never changes after its draw), strongly only if that finds no table (a draw
+        a moment ago): a pack is 10–20 times a table item's size, and a result's request reads its table several
+        times."""
+        doc, written = self.t.get_many([keys.round_(eid, stage, n), keys.table_item(eid, stage, n, t)],
+                                       projection=["data", "gone"])
+        if doc is None:
+            return None, None
+        if written:
+            table = None if written.get("gone") else written["data"]
+        else:
+            data, _ = keys.table_attrs(t)
+            pack_key = keys.table_pack(eid, stage, n, keys.table_pack_no(t))
+            pack = self.t.get(pack_key, consistent=False, projection=[data])
+            if not (pack and data in pack):
+                pack = self.t.get(pack_key, projection=[data])
+            table = pack.get(data) if pack else None
+        return json.loads(doc["data"]), (json.loads(table) if table else None)
 
     def close_round(self, eid: str, round_doc: dict, state: dict, expected_version: int,
                     totals: dict | None = None) -> None:
@@ -347,16 +422,13 @@ class RoundRepo:
         refs = state.get("rounds", [])
         if not refs:
             return []
-        items = []
-        for batch in chunks([keys.round_(eid, r["stage"], r["n"]) for r in refs], 100):
-            items.extend(self.t.get_many(batch))
         out: list = []
         misses = []
-        for ref, item in zip(refs, items):
+        for ref, (item, revs) in zip(refs, self._heads_and_revs(eid, refs)):
             if not item:
                 continue
             key = (self.t.name, eid, ref["stage"], ref["n"])
-            stamp = (int(item.get("rev", 0)), item["data"], item.get("digest"))
+            stamp = (int(item.get("rev", 0)) + revs, item["data"], item.get("digest"))
             hit = _ROUND_CACHE.get(key)
             if hit and hit[0] == stamp:
                 out.append((hit[1], hit[2]))
@@ -378,17 +450,14 @@ class RoundRepo:
     def round_revs(self, eid: str, refs: list[dict]) -> dict[tuple[int, int], tuple[int, str]]:
         """Each round's `rev` (moved by every table write) and document, in one batch read: a publisher holding
         the rounds tells from them which rounds had writes it was not told about."""
-        out = {}
-        for batch in chunks(refs, 100):
-            for ref, item in zip(batch, self.t.get_many([keys.round_(eid, r["stage"], r["n"]) for r in batch])):
-                if item:
-                    out[(ref["stage"], ref["n"])] = (int(item.get("rev", 0)), item["data"])
-        return out
+        return {(ref["stage"], ref["n"]): (int(item.get("rev", 0)) + revs, item["data"])
+                for ref, (item, revs) in zip(refs, self._heads_and_revs(eid, refs)) if item}
 
     def all_rounds(self, eid: str) -> list[tuple[dict, list[dict]]]:
         """Every round with its tables, in order (one query of the event partition's ROUND# range)."""
         heads: dict[tuple[int, int], dict] = {}
         tables: dict[tuple[int, int], list[dict]] = {}
+        written: dict[tuple[int, int], list[dict]] = {}
         blobs: dict[str, bytes] = {}
         # Raw items: skipping the generic deserialiser matters for events with thousands of tables.
         for item in self.t.query(keys.event_partition(eid), keys.ROUND_PREFIX, raw=True):
@@ -400,23 +469,27 @@ class RoundRepo:
                 heads[key] = from_item(item)
             elif kind == "tables":
                 tables.setdefault(key, []).extend(tables_of_pack(item))
+            elif kind == "table_item":
+                written.setdefault(key, []).append(item)
             elif kind == "part":
                 blobs[sk] = item["blob"]["B"]
-        return [(self._round_doc(heads[k], blobs), sorted(tables.get(k, []), key=lambda t: t["number"]))
+        return [(self._round_doc(heads[k], blobs),
+                 sorted(with_written(tables.get(k, []), written.get(k, [])), key=lambda t: t["number"]))
                 for k in sorted(heads, key=lambda k: k[1])]
 
     # -- results
     def save_table(self, eid: str, stage: int, n: int, table: dict, expected_version: int, audit: dict) -> None:
         """A table's new result and its audit record, only if nobody changed the table since `expected_version`."""
-        data, version = keys.table_attrs(table["number"])
+        condition, values = _written_condition(expected_version)
         self._audited(eid, audit, [
-            Op.update(keys.table_pack(eid, stage, n, keys.table_pack_no(table["number"])), "SET #t = :t, #v = :nv",
-                      names={"#t": data, "#v": version}, condition="#v = :v",
-                      values={":t": json.dumps(table, ensure_ascii=False, default=str),
-                              ":nv": table.get("version", 0), ":v": expected_version},
-                      on_fail=lambda: errors.VersionConflict(
-                          f"The result was changed by someone else (now version {expected_version + 1} or later); reload.")),
-            Op.update(keys.round_(eid, stage, n), "ADD rev :one", values={":one": 1})])   # publishing's cache key
+            Op.put({**keys.table_item(eid, stage, n, table["number"]), "kind": "table_item",
+                    "data": json.dumps(table, ensure_ascii=False, default=str), "version": table.get("version", 0)},
+                   condition=condition, names=_WRITTEN_NAMES, values=values,
+                   on_fail=lambda: errors.VersionConflict(
+                       f"The result was changed by someone else (now version {expected_version + 1} or later); reload.")),
+            # publishing's cache key, one of the round's REV_SHARDS counters (keys.round_rev)
+            Op.update(keys.round_rev(eid, stage, n, table["number"]), "SET #k = :k ADD rev :one",
+                      names={"#k": "kind"}, values={":k": "rev", ":one": 1})])
 
     def _audited(self, eid: str, record: dict, ops: list[Op]) -> None:
         """`ops` and the audit record of what they change, in one transaction that appends the record to the

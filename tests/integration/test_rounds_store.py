@@ -113,3 +113,71 @@ def test_tables_stored_one_to_an_item_by_an_earlier_version_move_into_packs(any_
     repo.save_table("E8", 0, 1, dict(tables[10], version=3), 2, {"id": "01M1", "action": "x", "who": "x", "at": "t"})
     assert repo.get_table("E8", 0, 1, 11)[1]["version"] == 3
     assert migrations.pack_tables(any_repos.table) == 0
+    assert migrations.written_tables_out_of_packs(any_repos.table) == 0   # what pack_tables moved has its items
+
+
+def test_results_kept_in_packs_by_the_previous_layout_read_the_same_and_move_to_table_items(any_repos):
+    """Rounds whose results were written into their packs (a pack's attributes at versions past 0, the round head's
+    `rev`) read as before; store/migrations.written_tables_out_of_packs gives those tables their own items, after
+    which their results take writes again; a second run finds nothing to do."""
+    import json
+
+    from chalicelib.store import keys, migrations
+    repo = any_repos.rounds
+    state = {"rounds": [{"n": 1, "stage": 0, "stage_round": 1}], "open_round": 1, "stage": 0, "plans": {"0": {"rounds": 3}}}
+    repo.create_round("E9", _round(1), _tables(25), state, 0)
+    done = dict(_tables(25)[21], status="confirmed", version=2, points={"a22": {"level_points": 3}})
+    data, version = keys.table_attrs(22)           # as the previous layout's result wrote it
+    any_repos.table.update(keys.table_pack("E9", 0, 1, 1), "SET #t = :t, #v = :v", names={"#t": data, "#v": version},
+                           values={":t": json.dumps(done), ":v": 2})
+    any_repos.table.update(keys.round_("E9", 0, 1), "ADD rev :one", values={":one": 2})
+    doc, tables, stamp = repo.get_round_stamped("E9", 0, 1)
+    assert tables[21] == done and repo.get_table("E9", 0, 1, 22)[1] == done and stamp[0] == 2
+    with pytest.raises(errors.VersionConflict):    # before the migration: refused as stale, never written wrong
+        repo.save_table("E9", 0, 1, dict(done, version=3), 2, {"id": "01N1", "action": "x", "who": "x", "at": "t"})
+    assert migrations.written_tables_out_of_packs(any_repos.table) == 1
+    assert repo.get_round("E9", 0, 1)[1] == tables
+    repo.save_table("E9", 0, 1, dict(done, version=3), 2, {"id": "01N2", "action": "x", "who": "x", "at": "t"})
+    assert repo.get_table("E9", 0, 1, 22)[1]["version"] == 3 and repo.round_stamps("E9", state["rounds"])[1][0] == 3
+    assert migrations.written_tables_out_of_packs(any_repos.table) == 0
+
+
+def test_a_result_writes_its_own_table_item_and_one_rev_counter(any_repos):
+    """A result rewrites neither its pack nor the round head (issue 43): only its table's item and one of the
+    round's rev counters, beside the audit chain; twenty results of one pack land on twenty items and spread over
+    rev counters; the round's rev still counts every write; a table removed by a pairing edit takes no result and
+    its number can be given to a new table again."""
+    from chalicelib.store import keys
+    repo = any_repos.rounds
+    state = {"rounds": [{"n": 1, "stage": 0, "stage_round": 1}], "open_round": 1, "stage": 0, "plans": {"0": {"rounds": 3}}}
+    repo.create_round("E10", _round(1), _tables(45), state, 0)
+    before = {i["SK"]: i for i in any_repos.table.query("EVENT#E10", "ROUND#0#001")}
+    for k in range(20, 40):
+        repo.save_table("E10", 0, 1, dict(_tables(45)[k - 1], status="entered", version=1), 0,
+                        {"id": f"01W{k:02d}", "action": "result_entered", "who": "x", "at": "t"})
+    after = {i["SK"]: i for i in any_repos.table.query("EVENT#E10", "ROUND#0#001")}
+    assert all(after[sk] == item for sk, item in before.items())          # packs and head untouched
+    new = {sk: i for sk, i in after.items() if sk not in before}
+    assert sorted(i["kind"] for i in new.values()).count("table_item") == 20
+    revs = [i for i in new.values() if i["kind"] == "rev"]
+    assert len(revs) == 1 and revs[0]["rev"] == 20                       # pack 1's results: its one counter
+    repo.save_table("E10", 0, 1, dict(_tables(45)[44], status="entered", version=1), 0,
+                    {"id": "01W45", "action": "result_entered", "who": "x", "at": "t"})
+    assert repo.round_stamps("E10", state["rounds"])[1][0] == 21 == repo.round_revs("E10", state["rounds"])[(0, 1)][0]
+    _, tables = repo.get_round("E10", 0, 1)
+    assert [t["status"] for t in tables].count("entered") == 21
+    assert keys.pack_no_of(keys.table_item("E10", 0, 1, 45)["SK"]) == 2
+
+    doc, state = _round(1), repo.state("E10")
+    audit = {"id": "01E2", "action": "pairing_edited", "who": "x", "at": "t"}
+    repo.edit_round("E10", doc, [], [(21, 1)], state, state["version"], audit)      # table 21 removed
+    assert repo.get_table("E10", 0, 1, 21)[1] is None and 21 not in [t["number"] for t in repo.get_round("E10", 0, 1)[1]]
+    with pytest.raises(errors.VersionConflict):
+        repo.save_table("E10", 0, 1, dict(_tables(45)[20], version=2), 1, {"id": "01W99", "action": "x", "who": "x", "at": "t"})
+    state = repo.state("E10")
+    repo.edit_round("E10", doc, [({**_tables(1)[0], "number": 21, "home": "n21"}, None)], [], state, state["version"],
+                    {**audit, "id": "01E3"})                                         # its number given again
+    assert repo.get_table("E10", 0, 1, 21)[1]["home"] == "n21"
+    state = repo.state("E10")
+    repo.delete_round("E10", 0, 1, repo.get_round("E10", 0, 1)[1], {**state, "rounds": [], "open_round": 0}, state["version"])
+    assert [i["SK"] for i in any_repos.table.query("EVENT#E10", "ROUND#0#001", projection="SK")] == []

@@ -98,3 +98,12 @@ def test_the_model_polls_at_the_table_pages_cadence():
     found = re.search(r"CADENCE_MS = \{([^}]*)\}", js).group(1)
     page = {k: int(v) / 1000 for k, v in re.findall(r"(\w+): (\d+)", found)}
     assert page == CADENCE_S
+
+
+def test_hot_keys_are_those_over_a_partitions_limits_with_the_keys_their_load_needs():
+    from bench.cost import _sk_kind, hot_keys
+    out = {"rcu_s": {"EVENT": 7269.0, "TOURN": 191.0}, "wcu_s": {"EVENT": 1000.0, "TOURN": 0.0},
+           "bursts": {"close": {"EVENT": (1015.0, 93.0)}, "draw": {"TABLECODE": (10.0, 2500.0)}}}
+    assert hot_keys(out) == {"EVENT": 3, "TABLECODE": 3}   # 7,269 / 3,000 read units; 2,500 / 1,000 write units
+    assert hot_keys({"rcu_s": {"EVENT": 3000.0}, "wcu_s": {"EVENT": 1000.0}, "bursts": {}}) == {}   # at, not over
+    assert _sk_kind("ROUND#0#003#TABLES#012#0245") == "ROUND TABLES" and _sk_kind("AUDIT#01KBQ8Z4T3M2") == "AUDIT"
