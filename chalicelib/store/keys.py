@@ -162,18 +162,30 @@ def table_pack_no(table_no: int) -> int:
 
 
 TABLE_PACK_MARK = "#TABLES#"   # between a round's sort key and a pack's number
+WIDE = ":"                     # sorts right after "9": a number past its key's width (below)
+
+
+def sortable(n: int, width: int) -> str:
+    """A number in a sort key that sorts by value however large: `width` digits as stored since the packs began,
+    and past them ":" and twelve digits (after every `width`-digit key, so stored keys need no migration). A
+    100,000-entry round has 1,250 packs of twenty tables: "1000" would sort before "999"."""
+    return f"{n:0{width}d}" if n < 10 ** width else f"{WIDE}{n:012d}"
+
+
+def unsortable(text: str) -> int | None:
+    digits = text[1:] if text.startswith(WIDE) else text
+    return int(digits) if digits.isdigit() else None
 
 
 def table_pack(eid: str, stage: int, number: int, pack_no: int) -> dict:
     """The item holding tables pack_no × TABLES_PER_ITEM … + TABLES_PER_ITEM - 1 of a round."""
-    return {"PK": f"EVENT#{eid}", "SK": f"ROUND#{stage}#{number:03d}{TABLE_PACK_MARK}{pack_no:03d}"}
+    return {"PK": f"EVENT#{eid}", "SK": f"ROUND#{stage}#{number:03d}{TABLE_PACK_MARK}{sortable(pack_no, 3)}"}
 
 
 def pack_no_of(sk: str) -> int | None:
     """The pack number of a table pack's sort key (or of a table item's, keyed after its pack); None for any other."""
     _, mark, k = sk.partition(TABLE_PACK_MARK)
-    k = k.split("#", 1)[0]
-    return int(k) if mark and k.isdigit() else None
+    return unsortable(k.split("#", 1)[0]) if mark else None
 
 
 # What is written to a table after its draw (a result, a confirmation, a pairing edit) goes to an item of that
@@ -182,7 +194,7 @@ def pack_no_of(sk: str) -> int | None:
 # twenty items. A pack is written by the draw only, its tables at version 0 (store/rounds.py says why that matters).
 def table_item(eid: str, stage: int, number: int, table_no: int) -> dict:
     return {"PK": f"EVENT#{eid}",
-            "SK": f"ROUND#{stage}#{number:03d}{TABLE_PACK_MARK}{table_pack_no(table_no):03d}#{table_no:04d}"}
+            "SK": f"ROUND#{stage}#{number:03d}{TABLE_PACK_MARK}{sortable(table_pack_no(table_no), 3)}#{sortable(table_no, 4)}"}
 
 
 # A round's `rev` (moved by every write to one of its tables: publishing's and the running totals' cache key) is the

@@ -28,7 +28,7 @@ def _between_packs(prefix: str, low: str, high: str) -> str | None:
     a, b = number(low), number(high)
     if a is None or b is None or b - a < 2:
         return None
-    return prefix + keys.TABLE_PACK_MARK + f"{(a + b) // 2:03d}"
+    return prefix + keys.TABLE_PACK_MARK + keys.sortable((a + b) // 2, 3)
 
 
 def _is_table_attr(name: str) -> bool:
