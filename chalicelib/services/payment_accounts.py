@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .. import errors
@@ -125,6 +126,11 @@ def list_accounts(deps: Deps, organiser_id: str) -> dict:
 
 def put_account(deps: Deps, organiser_id: str, provider: str, body: dict) -> dict:
     account = account_from(organiser_id, provider, body)
+    if not account.id and (provider, account.mode) in _ID_LEARNED:
+        old = deps.repos.payment_accounts.get(organiser_id, provider)
+        if old is not None and old.mode == account.mode and old.id and old.secrets == account.secrets:
+            # the same token sent again names the same app: keep the id its open orders were opened on
+            account = replace(account, id=old.id)
     saved = deps.repos.payment_accounts.put(account, deps.clock().isoformat())
     log.info("payment account %s of organiser %s set (%s): unchecked", provider, organiser_id, saved.mode)
     return answer(saved)

@@ -102,6 +102,11 @@ def test_the_check_says_in_words_what_is_wrong_and_learns_the_alipay_app_id(chal
     shown = {x["provider"]: x for x in a.get("/organiser/payment-accounts").data["accounts"]}
     assert (shown["alipay"]["id"], shown["alipay"]["state"]) == ("2021000000000101", "ok")
     assert token not in str(shown)
+    # The same token sent again keeps the id it named (its open orders were opened on it); another token does not
+    assert a.put("/organiser/payment-accounts/alipay", {"mode": "app_auth", "app_auth_token": token}).data["id"] \
+        == "2021000000000101"
+    other = ali.authorise("2021000000000102")
+    assert a.put("/organiser/payment-accounts/alipay", {"mode": "app_auth", "app_auth_token": other}).data["id"] == ""
     # A typed id the token does not belong to: failed, in words, and the typed id is kept (not overwritten)
     typed = connect(a, "alipay", {"mode": "app_auth", "auth_app_id": "2021000000000199", "app_auth_token": token},
                     state="failed")
