@@ -29,7 +29,8 @@ class AccountIn(Strict):
     private_key: str | None = Field(default=None, max_length=_KEY, description="secret (write-only)")
     public_key: str | None = Field(default=None, max_length=_KEY)
     public_key_id: str | None = Field(default=None, max_length=80)
-    auth_app_id: str | None = Field(default=None, max_length=20, description="Alipay app_auth: the chamber's APPID")
+    auth_app_id: str | None = Field(default=None, max_length=20, description="Alipay app_auth: the chamber's APPID "
+                                    "(optional: the check learns it from the token; a different one fails the check)")
     app_auth_token: str | None = Field(default=None, max_length=200, description="secret (write-only)")
     app_private_key: str | None = Field(default=None, max_length=_KEY, description="secret (write-only)")
     alipay_public_key: str | None = Field(default=None, max_length=_KEY)
@@ -58,6 +59,8 @@ class CheckOut(Out):
     checked_at: str
     code: str | None = None
     message: str = ""
+    id: str | None = Field(default=None, description="the account's id as stored (Alipay app_auth: the auth_app_id "
+                           "the token query named, when the organiser left it out)")
 
 
 class Deleted(Out):

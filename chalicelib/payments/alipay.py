@@ -246,9 +246,12 @@ class AlipayGateway:
             if answer.get("status", "valid") != "valid":
                 return _check_words({"sub_code": "aop.invalid-app-auth-token"}, app_auth=True)
             named = answer.get("auth_app_id")
-            if account.id and account.id not in (named, answer.get("user_id")):
+            # the account's id is the app id notifications name (auth_app_id), never the merchant's PID (user_id)
+            if account.id and account.id != named:
                 return AccountCheck("failed", "account_mismatch",
-                                    f"授权令牌属于另一个支付宝应用（{named}），不是 {account.id}。", id=named)
+                                    f"授权令牌属于另一个支付宝应用（{named}），不是 {account.id}"
+                                    + ("（这是商户的 PID，请填写 APPID 或留空）" if account.id == answer.get("user_id") else "")
+                                    + "。", id=named)
             methods = answer.get("auth_methods")
             if isinstance(methods, list) and not any(m in methods for m in PAY_METHODS):
                 return AccountCheck("failed", "product_not_enabled",

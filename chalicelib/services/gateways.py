@@ -100,6 +100,28 @@ def _organiser_of(deps: Deps, payment: Payment) -> str | None:
     return tournament.organiser_id if tournament is not None else None
 
 
+def organiser_of(deps: Deps, payment: Payment) -> str | None:
+    """The organiser whose tournament the payment is for (None: its event is gone)."""
+    return _organiser_of(deps, payment)
+
+
+def for_organiser_notifications(deps: Deps, organiser_id: str, provider: str) -> Provider | None:
+    """The adapter that verifies what the provider posts to the URL naming this organiser (`notify_url_for`: a
+    direct account's notifications, signed and encrypted with the chamber's own keys): the one bound to its
+    account now, whatever the account's state (an order already open is still paid and refunded). None: the
+    organiser has no account there (nothing of its can be verified)."""
+    gw = online(deps, provider)
+    if gw is None or provider not in ACCOUNT_PROVIDERS or not isinstance(gw, AccountAware):
+        return None
+    acct = account(deps, organiser_id, provider)
+    if acct is None:
+        return None
+    try:
+        return gw.for_account(acct)
+    except errors.InvalidRequest:   # an account missing what its mode needs: nothing can be verified with it
+        return None
+
+
 def for_payment_account(deps: Deps, payment: Payment) -> tuple[Provider | None, str | None]:
     """(adapter, account id) of a payment's order: the registry's for the desk; an order already opened goes
     through the account it was opened on (no adapter when its organiser has since changed or removed that

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .. import errors
@@ -34,7 +35,7 @@ _FIELDS: dict[tuple[str, str], tuple[tuple[str, str, re.Pattern | None, str], ..
         ("private_key", "secret", re.compile(r"-----BEGIN (RSA )?PRIVATE KEY-----"), "商户 API 私钥（apiclient_key.pem）"),
     ),
     ("alipay", "app_auth"): (
-        ("auth_app_id", "id", re.compile(r"^\d{16}$"), "授权商户的 APPID"),
+        ("auth_app_id", "id", re.compile(r"^\d{16}$"), "授权商户的 APPID"),   # optional: the check learns it
         ("app_auth_token", "secret", re.compile(r"^[0-9A-Za-z._-]{16,128}$"), "app_auth_token（应用授权令牌）"),
     ),
     ("alipay", "direct"): (
@@ -48,6 +49,9 @@ _FIELDS: dict[tuple[str, str], tuple[tuple[str, str, re.Pattern | None, str], ..
 _OPTIONAL_PUBLIC = {("wechat_pay", "partner"): ("sub_appid",), ("wechat_pay", "direct"): ("public_key_id",),
                     ("alipay", "direct"): ("sandbox",), ("alipay", "app_auth"): (), ("stripe", "connect"): ()}
 _OPTIONAL_SECRET = {("wechat_pay", "direct"): ("public_key",)}
+# Modes whose id the provider tells the check (AccountCheck.id): the organiser may leave it out. Alipay's token query
+# names the app that authorised the platform (auth_app_id), which is what every notification of the account names.
+_ID_LEARNED = {("alipay", "app_auth")}
 
 
 def _invalid(field: str, reason: str, zh: str, en: str) -> errors.PaymentAccountInvalid:
@@ -80,6 +84,8 @@ def account_from(organiser_id: str, provider: str, body: dict) -> PaymentAccount
     ident, public, secrets = "", {}, {}
     for name, where, pattern, words in spec:
         value = body.get(name)
+        if where == "id" and (provider, mode) in _ID_LEARNED and value in (None, ""):
+            continue   # learned by the check, stored then
         if not isinstance(value, str) or not value.strip():
             raise _invalid(name, "missing", f"请填写{words}", f"{name} is required in mode {mode}")
         value = value.strip()
@@ -120,6 +126,11 @@ def list_accounts(deps: Deps, organiser_id: str) -> dict:
 
 def put_account(deps: Deps, organiser_id: str, provider: str, body: dict) -> dict:
     account = account_from(organiser_id, provider, body)
+    if not account.id and (provider, account.mode) in _ID_LEARNED:
+        old = deps.repos.payment_accounts.get(organiser_id, provider)
+        if old is not None and old.mode == account.mode and old.id and old.secrets == account.secrets:
+            # the same token sent again names the same app: keep the id its open orders were opened on
+            account = replace(account, id=old.id)
     saved = deps.repos.payment_accounts.put(account, deps.clock().isoformat())
     log.info("payment account %s of organiser %s set (%s): unchecked", provider, organiser_id, saved.mode)
     return answer(saved)
@@ -150,12 +161,28 @@ def check_account(deps: Deps, organiser_id: str, provider: str) -> dict:
         except errors.PaymentError:
             check = AccountCheck("failed", "provider_unreachable", "暂时连不上支付渠道，请稍后再检查 · The provider "
                                  "cannot be reached now: check again later.")
+    check = _same_account(account, check)
+    # the id the provider named, stored when the organiser left it to the check (Alipay app_auth: auth_app_id)
+    learned = check.id if check.id and not account.id else None
     now = deps.clock().isoformat()
-    recorded = repo.record_check(organiser_id, provider, version, check, now)
+    recorded = repo.record_check(organiser_id, provider, version, check, now, learned_id=learned)
     log.info("payment account %s of organiser %s checked: %s %s", provider, organiser_id, check.state, check.code or "")
     out = {"state": check.state if recorded else "unchecked", "checked_at": now, "message": check.message}
     if check.code:
         out["code"] = check.code
+    if recorded and (learned or account.id):
+        out["id"] = learned or account.id
     if not recorded:   # changed while it was checked: that change is what stands, unchecked
         out["code"], out["message"] = "changed", "检查期间账户被修改，请重新检查 · The account changed meanwhile: check again."
     return out
+
+
+def _same_account(account: PaymentAccount, check: AccountCheck) -> AccountCheck:
+    """An account whose id the provider names otherwise than the organiser typed is not usable: notifications name
+    the provider's id (`account_of`), so a payment opened on it would never match its own notifications."""
+    if not check.id or not account.id or check.id == account.id:
+        return check
+    return AccountCheck("failed", "account_mismatch",
+                        f"支付渠道说这个账户是 {check.id}，与填写的 {account.id} 不一致：请核对，或留空由检查自动获取 · "
+                        f"The provider names this account {check.id}, not {account.id}: correct it, or leave it empty "
+                        "for the check to fill in.", id=check.id)

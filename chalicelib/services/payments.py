@@ -235,20 +235,33 @@ def _release_without_payment(deps: Deps, entry: Entry) -> int:
 # Deduplicated by the provider's notification id (prefixed but Stripe's, recorded in the transaction of the
 # change); all go through the same confirm(), holds, waitlist and refunds.
 
-def handle_provider_notification(deps: Deps, provider: str, headers: dict, body: bytes) -> dict:
-    gw = gateways.gateway(deps, provider)
+def handle_provider_notification(deps: Deps, provider: str, headers: dict, body: bytes,
+                                 organiser_id: str | None = None) -> dict:
+    """A provider's notification, verified by the platform's adapter — or, posted to the URL naming an organiser
+    (`organiser_id`: a direct account's, in the chamber's own keys), by the adapter bound to that organiser's
+    account; then it touches only that organiser's payments."""
+    if organiser_id is None:
+        gw = gateways.gateway(deps, provider)
+    else:
+        gw = gateways.for_organiser_notifications(deps, organiser_id, provider)
+        if gw is None:   # no such organiser, or none of its accounts there: this URL names nothing
+            raise errors.NotFound(f"No account of this organiser at {provider} takes notifications here.")
     if gw is None:
         raise errors.PaymentsOff(f"{provider} is not configured: no notification is expected.")
     note = gw.verify_notification(headers, body, deps.clock())
+    return _handle_verified(deps, provider, note, organiser_id)
+
+
+def _handle_verified(deps: Deps, provider: str, note, organiser_id: str | None) -> dict:
     if deps.repos.payments.stripe_event_seen(note.id):
         return {"status": "duplicate"}
     try:
         if note.kind == "paid":
-            return _provider_paid(deps, provider, note)
+            return _provider_paid(deps, provider, note, organiser_id)
         if note.kind == "refund":
-            return _provider_refund(deps, provider, note)
+            return _provider_refund(deps, provider, note, organiser_id)
         if note.kind == "closed":
-            return _provider_closed(deps, provider, note)
+            return _provider_closed(deps, provider, note, organiser_id)
         return {"status": "ignored", "type": note.raw_type}
     except (errors.RuleViolation, errors.SessionMismatch, errors.NotFound, errors.EntryClosed,
             errors.NotHoldingPlace, errors.AccountMismatch) as exc:
@@ -261,13 +274,18 @@ def handle_provider_notification(deps: Deps, provider: str, headers: dict, body:
         raise
 
 
-def _provider_payment(deps: Deps, provider: str, note) -> Payment | None:
+def _provider_payment(deps: Deps, provider: str, note, organiser_id: str | None = None) -> Payment | None:
     payment = deps.repos.payments.get(note.payment_id) if note.payment_id else None
     if payment is None:
         deps.repos.payments.mark_stripe_event(*_seen(deps, note.id))
         return None
     if payment.provider != provider:
         raise errors.SessionMismatch("The notification's order is not this provider's payment.")
+    if organiser_id is not None and gateways.organiser_of(deps, payment) != organiser_id:
+        # verified with one organiser's keys, about another organiser's payment: never that one's to change
+        log.error("%s notification %s on organiser %s's URL names another organiser's payment %s", provider,
+                  note.id, organiser_id, payment.id)
+        raise errors.AccountMismatch()
     if not gateways.notification_account_matches(deps, payment, note):
         log.error("%s notification %s names another account than payment %s's organiser's", provider, note.id,
                   payment.id)
@@ -275,8 +293,8 @@ def _provider_payment(deps: Deps, provider: str, note) -> Payment | None:
     return payment
 
 
-def _provider_paid(deps: Deps, provider: str, note) -> dict:
-    payment = _provider_payment(deps, provider, note)
+def _provider_paid(deps: Deps, provider: str, note, organiser_id: str | None = None) -> dict:
+    payment = _provider_payment(deps, provider, note, organiser_id)
     if payment is None:
         return {"status": "ignored", "reason": "unknown payment"}
     if note.reference and payment.session_id and note.reference != payment.session_id:
@@ -300,8 +318,8 @@ def _provider_paid(deps: Deps, provider: str, note) -> dict:
     return {"status": confirm(deps, payment, note.transaction_id, seen=note.id)}
 
 
-def _provider_refund(deps: Deps, provider: str, note) -> dict:
-    payment = _provider_payment(deps, provider, note)
+def _provider_refund(deps: Deps, provider: str, note, organiser_id: str | None = None) -> dict:
+    payment = _provider_payment(deps, provider, note, organiser_id)
     if payment is None:
         return {"status": "ignored"}
     total = note.refunded or 0
@@ -314,9 +332,9 @@ def _provider_refund(deps: Deps, provider: str, note) -> dict:
     return _apply_refund(deps, payment, total, note.whole or total >= payment.amount, note.id)
 
 
-def _provider_closed(deps: Deps, provider: str, note) -> dict:
+def _provider_closed(deps: Deps, provider: str, note, organiser_id: str | None = None) -> dict:
     """The trade timed out or was closed unpaid: like an expired Stripe session."""
-    payment = _provider_payment(deps, provider, note)
+    payment = _provider_payment(deps, provider, note, organiser_id)
     if payment is None or payment.state not in ("created", "pending"):
         deps.repos.payments.mark_stripe_event(*_seen(deps, note.id))
         return {"status": "ignored"}

@@ -48,14 +48,18 @@ class PaymentAccountRepo:
         return [self._account(oid, item, with_secrets=False)
                 for item in self.t.query(keys.organiser_partition(oid), PREFIX)]
 
-    def record_check(self, oid: str, provider: str, version: int, check: AccountCheck, now_iso: str) -> bool:
-        """The check's outcome on the account it checked; False (nothing written) when the account changed or
-        went meanwhile."""
+    def record_check(self, oid: str, provider: str, version: int, check: AccountCheck, now_iso: str,
+                     learned_id: str | None = None) -> bool:
+        """The check's outcome on the account it checked (with the account id the provider named, when the
+        organiser left it to the check); False (nothing written) when the account changed or went meanwhile."""
         try:
             code = {":c": check.code} if check.code else {}
+            ident = {":id": learned_id} if learned_id else {}
             self.t.update(keys.payment_account(oid, provider),
-                          "SET #s = :s, checked_at = :at" + (", code = :c" if code else " REMOVE code"),
-                          names={"#s": "state"}, values={":s": check.state, ":at": now_iso, ":v": version, **code},
+                          "SET #s = :s, checked_at = :at" + (", code = :c" if code else "")
+                          + (", account_id = :id" if ident else "") + ("" if code else " REMOVE code"),
+                          names={"#s": "state"},
+                          values={":s": check.state, ":at": now_iso, ":v": version, **code, **ident},
                           condition="version = :v", on_fail=errors.VersionConflict)
         except errors.VersionConflict:
             return False

@@ -61,6 +61,22 @@ def test_a_change_resets_the_state_and_a_stale_check_is_not_recorded(any_repos):
     assert repo.get("org1", "stripe") is None and repo.list("org1") == []
 
 
+def test_a_check_stores_the_id_the_provider_named_only_on_the_version_it_checked(any_repos):
+    """Alipay app_auth: the organiser sends only the token; the check's token query names the app (auth_app_id),
+    stored as the account's id — the id every notification of the account names."""
+    repo = any_repos.payment_accounts
+    repo.put(PaymentAccount("org1", "alipay", "app_auth", "", secrets={"app_auth_token": "202612BBtoken0001"}), "t1")
+    v1 = repo.version("org1", "alipay")
+    named = AccountCheck("ok", None, "支付宝授权有效。", id="2021000000000101")
+    assert repo.record_check("org1", "alipay", v1, named, "t2", learned_id=named.id)
+    got = repo.get("org1", "alipay")
+    assert (got.id, got.state, got.code, got.secrets) == ("2021000000000101", "ok", None,
+                                                          {"app_auth_token": "202612BBtoken0001"})
+    repo.put(PaymentAccount("org1", "alipay", "app_auth", "", secrets={"app_auth_token": "202612BBtoken0002"}), "t3")
+    assert not repo.record_check("org1", "alipay", v1, named, "t4", learned_id="2021000000000999")
+    assert (repo.get("org1", "alipay").id, repo.get("org1", "alipay").state) == ("", "unchecked")
+
+
 def test_kms_wraps_each_data_key_and_binds_it_to_the_organiser(moto_repos):
     import boto3
     kms = boto3.client("kms", region_name="ap-east-1")
