@@ -130,7 +130,7 @@ def promote(entry: Entry, now: datetime, *, hold: datetime | None, notice: str) 
     owes = entry.amount_due > 0 and entry.amount_paid < entry.amount_due
     after = _moved(entry, now, status=EntryStatus.PENDING_PAYMENT if owes else EntryStatus.CONFIRMED,
                    waitlist_key=None, hold_expires_at=hold, notices=[*entry.notices, notice])
-    return after, [WaitlistPromoted(entry.event_id, entry.id, hold)]
+    return after, [WaitlistPromoted(entry.event_id, entry.id, hold, entry.tournament_id)]
 
 
 def pay(entry: Entry, amount: int, payment_id: str, now: datetime, *, registration_id: str | None = None) -> Result:

@@ -18,6 +18,7 @@ PARAMS: dict[str, tuple[str, ...]] = {
     "draw": ("event", "round", "table", "seat", "time"),
     "confirm_result": ("event", "round", "table", "link"),
     "appeal_decided": ("event", "decision"),
+    "dispute_settled": ("event", "round", "table", "link"),
     "schedule_changed": ("event", "when"),
     "final_place": ("event", "place"),
     "prize": ("event", "prize"),
@@ -85,6 +86,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "{event}: your appeal has been decided: {decision}",
         "vi": "{event}: khiếu nại của bạn đã được quyết định: {decision}",
     },
+    "dispute_settled": {
+        "zh-CN": "{event}第 {round} 轮桌 {table}：裁判长已裁定争议成绩，结果及理由：{link}",
+        "en": "{event} round {round}, table {table}: the director settled the disputed result. Result and reason: {link}",
+        "vi": "{event} vòng {round}, bàn {table}: tổng trọng tài đã phân xử kết quả tranh chấp. Kết quả và lý do: {link}",
+    },
     "schedule_changed": {
         "zh-CN": "{event}赛程调整：{when}",
         "en": "{event} schedule change: {when}",
@@ -112,6 +118,11 @@ SEATS = {"zh-CN": {"N": "北", "E": "东", "S": "南", "W": "西"},
          "vi": {"N": "Bắc", "E": "Đông", "S": "Nam", "W": "Tây"}}
 
 LANGS = ("zh-CN", "en", "vi")
+
+# An appeal's outcome as the appellant reads it (domain/appeal.py's outcomes)
+OUTCOMES = {"zh-CN": {"upheld": "申诉成立", "rejected": "申诉驳回"},
+            "en": {"upheld": "upheld", "rejected": "rejected"},
+            "vi": {"upheld": "được chấp nhận", "rejected": "bị bác"}}
 
 
 def language(lang: str | None) -> str:

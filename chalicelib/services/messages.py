@@ -14,7 +14,8 @@ LIVE = (EntryStatus.CONFIRMED, EntryStatus.PENDING_PAYMENT, EntryStatus.WAITLIST
 
 def list_messages(deps: Deps, organiser: Organiser, tid: str) -> list[MessageView]:
     own_tournament(deps, organiser, tid)
-    found = sorted(deps.repos.messages.for_tournament(tid), key=lambda m: (m.created_at, m.id), reverse=True)
+    found = sorted((m for m in deps.repos.messages.for_tournament(tid) if m.channel != "job"),   # fan-outs: no message
+                   key=lambda m: (m.created_at, m.id), reverse=True)
     return [MessageView(id=m.id, channel=m.channel, to=masked(m.to), template=m.kind, lang=m.lang, state=m.state,
                         tries=m.tries, at=m.created_at, next_at=m.next_at if m.state == "queued" else None,
                         sent_at=m.sent_at, error=m.error, tournament_id=m.tournament_id) for m in found]

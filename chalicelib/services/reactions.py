@@ -57,6 +57,12 @@ def ask_to_confirm(deps, event: ev.ResultEntered) -> None:
                              event.version)
 
 
+def tell_draw(deps, event: ev.RoundDrawn) -> None:
+    """Each player's table, seat and start time (issue 41's messages: once per round and player), queued by the
+    outbox's worker from one job item written here."""
+    outbox.queue_draw(deps, event.tournament_id, event.event_id, event.stage, event.round_no)
+
+
 HANDLERS: dict[type[ev.Event], list] = {
     ev.ResultEntered: [live_table, ask_to_confirm],
     ev.SideConfirmed: [live_table],
@@ -67,16 +73,22 @@ HANDLERS: dict[type[ev.Event], list] = {
     ev.LineupAnnounced: [live_table],
     ev.ArrivalRecorded: [live_table],
     ev.AppealLodged: [live_appeal],
-    ev.AppealDecided: [live_appeal],
+    ev.AppealDecided: [live_appeal, outbox.on_appeal_decided],
     ev.ResultConfirmed: [publish_table, rate_table],
     ev.ResultCorrected: [publish_table, rate_table],
-    ev.DisputeSettled: [publish_table, rate_table],
+    ev.DisputeSettled: [publish_table, rate_table, outbox.on_dispute_settled],
     ev.ForfeitRecorded: [publish_table],
     ev.TeamMatchConfirmed: [publish_tournament, rate_table],
-    ev.RoundDrawn: [publish_tournament],
+    ev.RoundDrawn: [publish_tournament, tell_draw],
     ev.RoundClosed: [publish_tournament, publish_rankings],
     ev.RoundEdited: [publish_tournament],
     ev.HallChanged: [publish_hall],
+    # issue 41's messages, each queued once per cause (the registration's own manage link and a refund the
+    # platform sends are written in their change's transaction; these handlers find them there and add nothing)
+    ev.WaitlistPromoted: [outbox.on_waitlist_promoted],
+    ev.RegistrationConfirmed: [outbox.on_registration_confirmed],
+    ev.PaymentFailed: [outbox.on_payment_failed],
+    ev.PaymentRefunded: [outbox.on_payment_refunded],
 }
 for _event_type, _handlers in HANDLERS.items():
     register(_event_type, *_handlers)

@@ -53,9 +53,9 @@ def test_promote_holds_for_payment_or_confirms():
     after, events = en.promote(entry("waitlisted", waitlist_key="N1"), NOW, hold=LATER, notice="转正")
     assert (after.status, after.waitlist_key, after.hold_expires_at, after.version, after.updated_at) == \
         ("pending_payment", None, LATER, 4, NOW)
-    assert after.notices == ["转正"] and events == [WaitlistPromoted("E1", "N1", LATER)]
+    assert after.notices == ["转正"] and events == [WaitlistPromoted("E1", "N1", LATER, "T1")]
     free, events = en.promote(entry("waitlisted", amount_due=0), NOW, hold=None, notice="转正")
-    assert free.status == "confirmed" and events == [WaitlistPromoted("E1", "N1", None)]
+    assert free.status == "confirmed" and events == [WaitlistPromoted("E1", "N1", None, "T1")]
     with pytest.raises(errors.Conflict):
         en.promote(entry("confirmed"), NOW, hold=None, notice="")
 
