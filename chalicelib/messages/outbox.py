@@ -275,9 +275,11 @@ def _run_job(deps, job: Message):
 
 def queue_draw(deps, tournament_id: str, event_id: str, stage: int, round_no: int) -> bool:
     """RoundDrawn: one job in the outbox (the worker queues each player's table from it), so the draw's request
-    writes one item however many play; once per round."""
+    writes one item however many play."""
     return queue(deps, record.new(
-        id=new_id(), cause=f"drawn:{event_id}:{stage}:{round_no}", kind="draw_round", channel="job", to="",
+        # a redrawn round is drawn again (services/rounds.redraw): each draw its own job, and its messages are
+        # keyed by the draw's time (on_round_drawn), so the new tables are told and no draw twice
+        id=new_id(), cause=f"drawn:{event_id}:{stage}:{round_no}:{new_id()}", kind="draw_round", channel="job", to="",
         now=deps.clock(), params={"event_id": event_id, "stage": stage, "round": round_no},
         tournament_id=tournament_id))
 
@@ -310,7 +312,8 @@ def on_round_drawn(deps, tournament_id: str, event_id: str, stage: int, round_no
                     continue
                 lang = player_language(deps, entry, member.phone)
                 message = record.new(
-                    id=new_id(), cause=f"draw:{event_id}:{stage}:{round_no}:{entry.id}:{address_tag(member.phone)}",
+                    id=new_id(), cause=f"draw:{event_id}:{stage}:{round_no}:{doc.get('drawn_at', '')}:{entry.id}:"
+                                       f"{address_tag(member.phone)}",
                     kind="draw", channel="sms", to=member.phone, now=now, lang=lang, tournament_id=tournament_id,
                     tz=tz, params={"event": event.config.name, "round": round_no,
                                    "table": table["number"], "seat": SEATS[lang].get(seat, seat), "time": starts})
