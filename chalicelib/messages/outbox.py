@@ -153,8 +153,9 @@ def player_language(deps, entry, address: str | None = None) -> str:
     players = getattr(deps.repos, "players", None)
     if not lang and address and "@" not in address and hasattr(players, "by_phone_hash"):
         from ..installation import lookup_hash
-        try:
-            lang = (players.by_phone_hash(lookup_hash("phone", address)) or {}).get("lang")
+        from ..phones import key_form
+        try:   # the sign-in's key: the number in its key form (services/players.py)
+            lang = (players.by_phone_hash(lookup_hash("phone", key_form(address))) or {}).get("lang")
         except Exception:   # noqa: BLE001 — a language is a nicety: never worth a message lost
             lang = None
     return language(lang)

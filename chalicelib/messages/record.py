@@ -20,9 +20,11 @@ FIRST_RETRY_S, LAST_RETRY_S = 30, 3600
 QUIET_FROM, QUIET_UNTIL = 21, 8    # the tournament's local hours in which nothing non-urgent is sent
 
 # What must reach a player at once whatever the hour: a code, their place's deadline, their table, a result
-# that waits for them, the link they just asked for, the director's notice on the day. The rest waits for morning.
+# that waits for them, the link they just asked for. The rest — the director's notices, a refund, a decided
+# appeal, a prize — waits for the morning in the tournament's zone (a notice for the next day still arrives
+# before play; one on the day is sent in daytime anyway).
 URGENT = frozenset({"sign_in_code", "registration_received", "waitlist_promoted", "hold_ending", "draw",
-                    "confirm_result", "notice", "payment_failed", "draw_round"})
+                    "confirm_result", "payment_failed", "draw_round"})
 
 
 class Message(BaseModel):
