@@ -267,6 +267,9 @@ def _run_job(deps, job: Message):
     try:
         if job.kind == "draw_round":
             on_round_drawn(deps, job.tournament_id or "", p["event_id"], int(p["stage"]), int(p["round"]))
+        elif job.kind == "final_places":
+            from ..services.messages import tell_final_places   # the standings and prizes are the services'
+            tell_final_places(deps, p["event_id"])
         else:
             return Outcome("job", error="unknown_job", permanent=True)
     except Exception as exc:   # noqa: BLE001 — tried again after the back-off, like a provider's failure
@@ -283,6 +286,14 @@ def queue_draw(deps, tournament_id: str, event_id: str, stage: int, round_no: in
         id=new_id(), cause=f"drawn:{event_id}:{stage}:{round_no}:{new_id()}", kind="draw_round", channel="job", to="",
         now=deps.clock(), params={"event_id": event_id, "stage": stage, "round": round_no},
         tournament_id=tournament_id))
+
+
+def queue_final_check(deps, tournament_id: str, event_id: str, why: str) -> bool:
+    """A round closed or an appeal decided: the worker looks whether the event is over and its places final
+    (no appeal open), and then tells each entry its place and prize (queue_prize: once per entry)."""
+    return queue(deps, record.new(
+        id=new_id(), cause=f"final-check:{event_id}:{why}:{new_id()}", kind="final_places", channel="job", to="",
+        now=deps.clock(), params={"event_id": event_id}, tournament_id=tournament_id))
 
 
 def on_round_drawn(deps, tournament_id: str, event_id: str, stage: int, round_no: int) -> int:
@@ -377,12 +388,18 @@ def queue_schedule_changed(deps, entries: list, event, change_id: str, when: str
                                 {"event": event.config.name, "when": when}, tz=tz) for e in entries)
 
 
-def queue_prize(deps, entry, event, place: int, prize: str, tz: str = "Asia/Shanghai") -> int:
-    """The final place, and the prize when there is one."""
-    cause = f"final:{event.id}:{entry.id}"
-    if prize:
-        return _queue_for_entry(deps, entry, cause, "prize", {"event": event.config.name, "prize": prize}, tz=tz)
-    return _queue_for_entry(deps, entry, cause, "final_place", {"event": event.config.name, "place": place}, tz=tz)
+def queue_prize(deps, entry, event, place: int, label: str, amount: int, currency: str, tz: str) -> int:
+    """The final place, or the prize when there is one (its label, and its amount in whole units as prize tables
+    state them, written as the published pages write it); once per entry and event."""
+    from ..publish.money_text import money_text
+    cause, now, written = f"final:{event.id}:{entry.id}", deps.clock(), 0
+    if not (label or amount):
+        return _queue_for_entry(deps, entry, cause, "final_place", {"event": event.config.name, "place": place}, tz=tz)
+    for m in entry_messages(deps, entry, cause, "prize", {"event": event.config.name, "prize": label}, now, tz):
+        worth = money_text(amount, currency, m.lang.split("-")[0]) if amount else ""   # prize tables: whole units
+        prize = f"{label}（{worth}）" if label and worth else label or worth
+        written += queue(deps, m.model_copy(update={"params": {**m.params, "prize": prize}}))
+    return written
 
 
 def queue_notice(deps, tournament, entries: list, text: str, idem_key: str | None) -> int:

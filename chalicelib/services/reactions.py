@@ -63,6 +63,12 @@ def tell_draw(deps, event: ev.RoundDrawn) -> None:
     outbox.queue_draw(deps, event.tournament_id, event.event_id, event.stage, event.round_no)
 
 
+def check_final(deps, event: ev.RoundClosed | ev.AppealDecided) -> None:
+    """The last round closed, or the last open appeal decided: each entry's final place and prize (issue 41),
+    looked at by the outbox's worker."""
+    outbox.queue_final_check(deps, event.tournament_id, event.event_id, type(event).__name__)
+
+
 HANDLERS: dict[type[ev.Event], list] = {
     ev.ResultEntered: [live_table, ask_to_confirm],
     ev.SideConfirmed: [live_table],
@@ -73,14 +79,14 @@ HANDLERS: dict[type[ev.Event], list] = {
     ev.LineupAnnounced: [live_table],
     ev.ArrivalRecorded: [live_table],
     ev.AppealLodged: [live_appeal],
-    ev.AppealDecided: [live_appeal, outbox.on_appeal_decided],
+    ev.AppealDecided: [live_appeal, outbox.on_appeal_decided, check_final],
     ev.ResultConfirmed: [publish_table, rate_table],
     ev.ResultCorrected: [publish_table, rate_table],
     ev.DisputeSettled: [publish_table, rate_table, outbox.on_dispute_settled],
     ev.ForfeitRecorded: [publish_table],
     ev.TeamMatchConfirmed: [publish_tournament, rate_table],
     ev.RoundDrawn: [publish_tournament, tell_draw],
-    ev.RoundClosed: [publish_tournament, publish_rankings],
+    ev.RoundClosed: [publish_tournament, publish_rankings, check_final],
     ev.RoundEdited: [publish_tournament],
     ev.HallChanged: [publish_hall],
     # issue 41's messages, each queued once per cause (the registration's own manage link and a refund the

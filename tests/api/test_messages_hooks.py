@@ -6,7 +6,8 @@ from __future__ import annotations
 from chalicelib import bootstrap
 from chalicelib.messages import outbox
 from chalicelib.messages.outbox import deliver_due
-from tests.api.play import draw, enter_and_confirm, people, setup_event
+from chalicelib.domain.events import RoundClosed
+from tests.api.play import close, draw, enter_and_confirm, people, setup_event
 from tests.api.test_appeals_hold_results import DDZ
 from tests.api.test_registration import make_event, register, webhook
 from tests.factories import tournament_body
@@ -31,18 +32,25 @@ def test_the_fee_paid_is_told_once_even_when_the_provider_notifies_twice(api, wi
                                 if m.kind == "paid"]
 
 
-def test_the_appellant_is_told_the_decision(api, wired):
+def test_the_appellant_is_told_the_decision_and_everyone_their_final_place_once_it_is_final(api, wired):
     tid, eid, ids = setup_event(api, DDZ, people(3))
+    phone = {e: f"+86139{ids.index(e):04d}0000" for e in ids}
     rnd = draw(api, eid)
     a, b, c = (s["entry_id"] for s in rnd["tables"][0]["sides"])
     ap = api.post(f"/events/{eid}/rounds/1/tables/1/appeals", {"entry_id": b, "text": "第三副记错"}).data
     enter_and_confirm(api, eid, rnd, rnd["tables"][0], {"final": {"small_points": {a: 12, b: -4, c: -8}}})
+    close(api, eid, 1)                                 # the last round: places final but for the open appeal
     api.post(f"/appeals/{ap['id']}/fee", {"method": "cash"})
-    assert _sent(wired, "appeal_decided") == []
+    assert _sent(wired, "appeal_decided") == [] and _sent(wired, "prize") + _sent(wired, "final_place") == []
     assert api.post(f"/appeals/{ap['id']}/decision", {"outcome": "rejected", "ruling": "维持原判"}).status_code == 200
     [sms] = _sent(wired, "appeal_decided")
-    assert sms["to"] == f"+86139{ids.index(b):04d}0000"
-    assert sms["params"] == {"event": "二打一", "decision": "申诉驳回：维持原判"}
+    assert sms["to"] == phone[b] and sms["params"] == {"event": "二打一", "decision": "申诉驳回：维持原判"}
+    prizes = {s["to"]: s["params"]["prize"] for s in _sent(wired, "prize")}
+    places = {s["to"]: s["params"]["place"] for s in _sent(wired, "final_place")}
+    assert (prizes[phone[a]], prizes[phone[b]]) == ("一等奖（¥500.00）", "二等奖（¥300.00）")
+    assert places == {phone[c]: "3"}
+    bootstrap.deps().dispatch([RoundClosed(tid, eid, 0, 1)])             # asked again: nothing new
+    assert len(_sent(wired, "prize")) == 2 and len(_sent(wired, "final_place")) == 1
 
 
 def test_a_draw_is_one_job_in_its_request_and_a_failed_fan_out_is_tried_again(api, wired, monkeypatch):
