@@ -259,6 +259,11 @@ def queue_holds_ending(deps, now: datetime) -> int:
     return written
 
 
+# Fan-out jobs whose work is the services' (the standings, the prizes): registered by services/reactions.py, so
+# this package never imports a service that imports it.
+JOBS: dict = {}
+
+
 def _run_job(deps, job: Message):
     """A fan-out job's work: its messages queued (each once per cause, so a job tried again adds only those a
     failed try left out)."""
@@ -267,9 +272,8 @@ def _run_job(deps, job: Message):
     try:
         if job.kind == "draw_round":
             on_round_drawn(deps, job.tournament_id or "", p["event_id"], int(p["stage"]), int(p["round"]))
-        elif job.kind == "final_places":
-            from ..services.messages import tell_final_places   # the standings and prizes are the services'
-            tell_final_places(deps, p["event_id"])
+        elif job.kind in JOBS:
+            JOBS[job.kind](deps, p)
         else:
             return Outcome("job", error="unknown_job", permanent=True)
     except Exception as exc:   # noqa: BLE001 — tried again after the back-off, like a provider's failure

@@ -10,6 +10,7 @@ from ..domain import events as ev
 from ..domain.bus import register
 from ..messages import outbox
 from . import live_tables, publish_requests, ranking_pages, rankings
+from .messages import tell_final_places
 from .publish_requests import HALL_CHANGE, table_change
 
 
@@ -98,3 +99,4 @@ HANDLERS: dict[type[ev.Event], list] = {
 }
 for _event_type, _handlers in HANDLERS.items():
     register(_event_type, *_handlers)
+outbox.JOBS["final_places"] = lambda deps, params: tell_final_places(deps, params["event_id"])
