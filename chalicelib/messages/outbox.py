@@ -136,13 +136,17 @@ def _append_local(path: str | None, message: Message, text: str, now: datetime) 
 
 # --------------------------------------------------------------------------- the causes
 def _contacts(entry) -> list[tuple[str, str]]:
-    """(channel, address) of an entry: each member's phone once (SMS), its e-mail if it has one."""
+    """(channel, address) of an entry: each member's phone once (SMS), its e-mail if it has one, and the WeChat
+    official account's openid when it registered inside WeChat (a template message in the chat beside the SMS:
+    the SMS still goes, as a player may not follow the account)."""
     seen, out = set(), []
     for member in entry.members:
         for channel, address in (("sms", getattr(member, "phone", None)), ("email", getattr(member, "email", None))):
             if address and address not in seen:
                 seen.add(address)
                 out.append((channel, address))
+    if getattr(entry, "wechat_openid", None):
+        out.append(("wechat", entry.wechat_openid))
     return out
 
 
@@ -334,6 +338,15 @@ def on_round_drawn(deps, tournament_id: str, event_id: str, stage: int, round_no
                     tz=tz, params={"event": event.config.name, "round": round_no,
                                    "table": table["number"], "seat": SEATS[lang].get(seat, seat), "time": starts})
                 written += queue(deps, message)
+            if getattr(entry, "wechat_openid", None):   # registered inside WeChat: the table in the chat too
+                lang = language(getattr(entry, "lang", None))
+                seat = (side.get("seats") or [""])[0]
+                written += queue(deps, record.new(
+                    id=new_id(), cause=f"draw:{event_id}:{stage}:{round_no}:{doc.get('drawn_at', '')}:{entry.id}",
+                    kind="draw", channel="wechat", to=entry.wechat_openid, now=now, lang=lang,
+                    tournament_id=tournament_id, tz=tz, params={
+                        "event": event.config.name, "round": round_no, "table": table["number"],
+                        "seat": SEATS[lang].get(seat, seat), "time": starts}))
     return written
 
 
