@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import errors
 from ..models.entries import Entry, refunded
-from .events import Event, RegistrationConfirmed, WaitlistPromoted
+from .events import Event, HoldReleased, RegistrationConfirmed, WaitlistPromoted
 
 
 class EntryStatus(StrEnum):
@@ -170,7 +170,7 @@ def release_hold(entry: Entry, now: datetime, *, notice: str, payment_id: str | 
         raise errors.Conflict(f"Entry status is {entry.status}: it holds no place waiting for this payment.")
     paid_state = {"payment_state": EntryPayment.UNPAID} if mark_unpaid else {}
     return _moved(entry, now, status=EntryStatus.CANCELLED, hold_expires_at=None, **paid_state,
-                  notices=[*entry.notices, notice]), []
+                  notices=[*entry.notices, notice]), [HoldReleased(entry.tournament_id, entry.event_id, entry.id)]
 
 
 def cancel(entry: Entry, now: datetime, *, status: EntryStatus = EntryStatus.CANCELLED,

@@ -223,3 +223,11 @@ class HoldExpiring(Event):
     event_id: str
     entry_id: str
     expires_at: datetime
+
+
+@dataclass(frozen=True)
+class HoldReleased(Event):
+    """The time to pay ran out: the held place is freed (the entry cancelled; a late payment may restore it)."""
+    tournament_id: str
+    event_id: str
+    entry_id: str

@@ -499,6 +499,15 @@ def on_payment_refunded(deps, event) -> int:
     return written
 
 
+def on_hold_released(deps, event) -> int:
+    """HoldReleased (the sweeper, or the provider said the order closed unpaid): the place went, once per entry."""
+    entry = deps.repos.entries.get(event.event_id, event.entry_id)
+    if entry is None:
+        return 0
+    return _queue_for_entry(deps, entry, f"released:{entry.id}", "hold_released",
+                            {"event": _event_name(deps, entry.event_id), "link": _entry_link(entry)})
+
+
 def on_appeal_decided(deps, event) -> int:
     entry = deps.repos.entries.get(event.event_id, event.entry_id) if event.entry_id else None
     found = deps.repos.events.get(event.event_id)

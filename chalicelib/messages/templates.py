@@ -13,6 +13,7 @@ PARAMS: dict[str, tuple[str, ...]] = {
     "waitlist_promoted": ("event", "deadline", "link"),
     "waitlist_confirmed": ("event",),
     "hold_ending": ("event", "deadline", "link"),
+    "hold_released": ("event", "link"),
     "withdrawn": ("event",),
     "refunded": ("event", "amount"),
     "draw": ("event", "round", "table", "seat", "time"),
@@ -60,6 +61,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh-CN": "{event}名额保留至 {deadline}，还有 10 分钟，请尽快付款：{link}",
         "en": "Your place in {event} is held until {deadline}, 10 minutes from now. Pay now: {link}",
         "vi": "Suất của bạn ở {event} được giữ đến {deadline}, còn 10 phút. Thanh toán ngay: {link}",
+    },
+    "hold_released": {
+        "zh-CN": "{event}付款时间已过，名额已释放。仍想参赛请重新报名或联系报名台：{link}",
+        "en": "The time to pay for {event} ran out: your place was released. Register again or ask the desk: {link}",
+        "vi": "Đã hết thời gian thanh toán {event}: suất của bạn đã được nhả. Đăng ký lại hoặc liên hệ bàn tiếp đón: {link}",
     },
     "withdrawn": {
         "zh-CN": "您已退出{event}。",

@@ -110,9 +110,10 @@ def release_hold(deps: Deps, payment: Payment, reason: str, seen: str | None = N
             entry = deps.repos.entries.get(part["event_id"], part["entry_id"])
             if entry is None or entry.status != EntryStatus.PENDING_PAYMENT or entry.payment_id != payment.id:
                 continue
-            after, _ = entry_status.release_hold(entry, now, notice=_RELEASED, payment_id=payment.id)
+            after, events = entry_status.release_hold(entry, now, notice=_RELEASED, payment_id=payment.id)
             from ..store.entries import release_person_ops
             deps.repos.entries.transition(entry, after, extra=([*extra] if not released else []) + release_person_ops(entry))
+            dispatch(deps, events)   # HoldReleased: its people told the place went (messages)
             released = True
             registration.promote_waitlist(deps, entry.event_id)
         if not released:
@@ -122,9 +123,10 @@ def release_hold(deps: Deps, payment: Payment, reason: str, seen: str | None = N
     if entry is None or entry.status != EntryStatus.PENDING_PAYMENT or entry.payment_id != payment.id:
         deps.repos.payments.save(payment, cancelled, stripe_event=_seen(deps, seen))
         return False
-    after, _ = entry_status.release_hold(entry, now, notice=_RELEASED, payment_id=payment.id)
+    after, events = entry_status.release_hold(entry, now, notice=_RELEASED, payment_id=payment.id)
     from ..store.entries import release_person_ops   # its people may register again, as after a cancellation
     deps.repos.entries.transition(entry, after, extra=[*extra, *release_person_ops(entry)])
+    dispatch(deps, events)
     registration.promote_waitlist(deps, entry.event_id)
     return True
 
@@ -220,13 +222,14 @@ def sweep_expired_holds(deps: Deps, limit: int = 200) -> dict:
 
 
 def _release_without_payment(deps: Deps, entry: Entry) -> int:
-    after, _ = entry_status.release_hold(entry, deps.clock(), notice="hold_released: 付款超时 · Payment time ran out",
-                                         mark_unpaid=False)
+    after, events = entry_status.release_hold(entry, deps.clock(), notice="hold_released: 付款超时 · Payment time ran out",
+                                              mark_unpaid=False)
     from ..store.entries import release_person_ops   # its people may register again, as after a cancellation
     try:
         deps.repos.entries.transition(entry, after, extra=release_person_ops(entry))
     except errors.Conflict:
         return 0
+    dispatch(deps, events)
     registration.promote_waitlist(deps, entry.event_id)
     return 1
 

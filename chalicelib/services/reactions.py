@@ -96,6 +96,7 @@ HANDLERS: dict[type[ev.Event], list] = {
     ev.RegistrationConfirmed: [outbox.on_registration_confirmed],
     ev.PaymentFailed: [outbox.on_payment_failed],
     ev.PaymentRefunded: [outbox.on_payment_refunded],
+    ev.HoldReleased: [outbox.on_hold_released],
 }
 for _event_type, _handlers in HANDLERS.items():
     register(_event_type, *_handlers)

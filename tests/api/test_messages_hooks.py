@@ -80,3 +80,16 @@ def test_a_draw_is_one_job_in_its_request_and_a_failed_fan_out_is_tried_again(ap
     assert len(_sent(wired, "draw")) == 3 and len(calls) == 2           # done: never fanned out again
     listed = api.get(f"/tournaments/{tid}/messages").data["messages"]
     assert sorted(m["template"] for m in listed) == ["draw"] * 3 + ["registration_received"] * 3   # no job shown
+
+
+def test_a_hold_that_runs_out_tells_its_people_the_place_went(api, wired, fake_stripe):
+    from chalicelib.api.jobs import sweep_holds
+    tid = api.post("/tournaments", tournament_body()).data["id"]
+    eid = make_event(api, tid)
+    r = register(api, eid, {"name": "队9", "members": [{"name": "甲", "phone": "13910000009"}, {"name": "乙"}]}).data
+    assert r["entry"]["status"] == "pending_payment"
+    bootstrap.deps().clock.advance(minutes=36)                       # past the 35-minute hold
+    assert sweep_holds()["released"] == 1
+    assert sweep_holds()["released"] == 0
+    [sms] = _sent(wired, "hold_released")
+    assert sms["to"] == "+8613910000009" and sms["params"]["link"].endswith(f"/entry.html?id={r['entry']['id']}")
