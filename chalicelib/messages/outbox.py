@@ -216,16 +216,27 @@ def _zone(deps, tournament_id: str | None) -> str:
     return tournament.timezone if tournament else "Asia/Shanghai"
 
 
-@after_the_fact
-def queue_waitlist_promoted(deps, entry, event, deadline: datetime | None, tz: str = "Asia/Shanghai") -> int:
-    """Off the waitlist: pay by the hold's deadline (in the tournament's time zone), or confirmed when free."""
+def waitlist_messages(deps, entry, event, deadline: datetime | None, tz: str, now: datetime) -> list[Message]:
+    """Off the waitlist: pay by the hold's deadline (in the tournament's time zone), or confirmed when free —
+    written in the promotion's own transaction (registration.promote_waitlist): a promoted player never told
+    would only see the hold run out."""
     from zoneinfo import ZoneInfo
     if deadline is None:
-        return _queue_for_entry(deps, entry, f"promoted:{entry.id}", "waitlist_confirmed",
-                                {"event": event.config.name}, tz=tz)
+        return entry_messages(deps, entry, f"promoted:{entry.id}", "waitlist_confirmed",
+                              {"event": event.config.name}, now, tz)
     when = deadline.astimezone(ZoneInfo(tz)).strftime("%m-%d %H:%M")
-    return _queue_for_entry(deps, entry, f"promoted:{entry.id}:{when}", "waitlist_promoted",
-                            {"event": event.config.name, "deadline": when, "link": _entry_link(entry)}, tz=tz)
+    return entry_messages(deps, entry, f"promoted:{entry.id}:{when}", "waitlist_promoted",
+                          {"event": event.config.name, "deadline": when, "link": _entry_link(entry)}, now, tz)
+
+
+def paid_messages(deps, entry, payment_id: str, now: datetime) -> list[Message]:
+    """The fee arrived and the place is confirmed: written in the payment's own transaction with the entry
+    (services/payments.py), keyed by entry and payment (a confirmation is written once: the payment's version)."""
+    event, tournament = deps.repos.events.get_with_tournament(entry.event_id)
+    if event is None:
+        return []
+    return entry_messages(deps, entry, f"paid:{entry.id}:{payment_id}", "paid", {"event": event.config.name}, now,
+                          tournament.timezone if tournament else "Asia/Shanghai")
 
 
 HOLD_WARNING = timedelta(minutes=10)
@@ -456,15 +467,6 @@ def address_tag(address: str) -> str:
 # Registered in services/reactions.py: each reads what its message needs and queues it under the cause's key, so a
 # dispatch run again (a retried request, a redelivered notification) queues nothing new.
 
-def on_waitlist_promoted(deps, event) -> int:
-    """WaitlistPromoted: pay by the hold's deadline, or confirmed when nothing is owed."""
-    entry = deps.repos.entries.get(event.event_id, event.entry_id)
-    found = deps.repos.events.get(event.event_id)
-    if entry is None or found is None:
-        return 0
-    return queue_waitlist_promoted(deps, entry, found, event.pay_by, _zone(deps, entry.tournament_id))
-
-
 def _entries(deps, entry_ids) -> list:
     return [e for e in (deps.repos.entries.find(i) for i in entry_ids) if e is not None]
 
@@ -472,12 +474,6 @@ def _entries(deps, entry_ids) -> list:
 def _event_name(deps, event_id: str) -> str:
     found = deps.repos.events.get(event_id)
     return found.config.name if found else ""
-
-
-def on_registration_confirmed(deps, event) -> int:
-    """RegistrationConfirmed (the fee arrived): each entry's people told their place is confirmed."""
-    return sum(_queue_for_entry(deps, e, f"paid:{e.id}", "paid", {"event": _event_name(deps, e.event_id)})
-               for e in _entries(deps, event.entry_ids))
 
 
 def on_payment_failed(deps, event) -> int:

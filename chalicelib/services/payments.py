@@ -19,6 +19,7 @@ from ..domain import entry as entry_status
 from ..domain.entry import HOLD_RELEASED, EntryPayment, EntryStatus
 from ..models import Entry, Payment
 from ..models.entries import refunded
+from ..messages import outbox
 from . import gateways, registration
 from .payment_events import dispatch
 
@@ -67,14 +68,14 @@ def _confirm_part(deps: Deps, payment: Payment, paid: Payment, part: dict, payme
     amount = part["amount"]
     if entry.holds_place:
         after, events = entry_status.pay(entry, amount, payment.id, now, registration_id=payment.registration_id)
-        deps.repos.entries.transition(entry, after, extra=extra)
+        deps.repos.entries.transition(entry, after, extra=[*extra, *_told_paid(deps, after, payment, events, now)])
         raised += events
         return "confirmed"
     # Out of order: the hold was released (or the entry cancelled) before the payment arrived.
     if entry_status.restorable(entry):
         after, events = entry_status.pay(entry, amount, payment.id, now, registration_id=payment.registration_id)
         try:
-            deps.repos.entries.transition(entry, after, extra=extra)
+            deps.repos.entries.transition(entry, after, extra=[*extra, *_told_paid(deps, after, payment, events, now)])
             raised += events
             return "confirmed_late"
         except errors.EventFull:
@@ -93,6 +94,14 @@ def _confirm_part(deps: Deps, payment: Payment, paid: Payment, part: dict, payme
     sent, _ = entry_status.refund_sent(fresh.model_copy(update=refunded(fresh, amount)), None, settles_owed=False)
     deps.repos.entries.transition(fresh, sent, take_place=False)
     return "refunded"
+
+
+def _told_paid(deps: Deps, entry: Entry, payment: Payment, events: list, now) -> list:
+    """The "fee received, place confirmed" message's outbox items, for the entry's own write (issue 41): only
+    when this payment confirmed the place (RegistrationConfirmed among its events)."""
+    if not events:
+        return []
+    return [deps.repos.messages.queue_op(m) for m in outbox.paid_messages(deps, entry, payment.id, now)]
 
 
 _RELEASED = f"{HOLD_RELEASED}: 付款超时，名额已释放 · Payment time ran out: place released"

@@ -90,10 +90,9 @@ HANDLERS: dict[type[ev.Event], list] = {
     ev.RoundClosed: [publish_tournament, publish_rankings, check_final],
     ev.RoundEdited: [publish_tournament],
     ev.HallChanged: [publish_hall],
-    # issue 41's messages, each queued once per cause (the registration's own manage link and a refund the
-    # platform sends are written in their change's transaction; these handlers find them there and add nothing)
-    ev.WaitlistPromoted: [outbox.on_waitlist_promoted],
-    ev.RegistrationConfirmed: [outbox.on_registration_confirmed],
+    # issue 41's messages, each queued once per cause. The manage link, a promotion's deadline, the fee paid and
+    # a refund the platform sends are written in their change's own transaction (registration.py, payments.py);
+    # PaymentRefunded's handler covers the provider's own reports (a refund sent already finds its message).
     ev.PaymentFailed: [outbox.on_payment_failed],
     ev.PaymentRefunded: [outbox.on_payment_refunded],
     ev.HoldReleased: [outbox.on_hold_released],

@@ -710,8 +710,9 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
                 local = hold.astimezone(ZoneInfo(tournament.timezone)).strftime("%H:%M" if online else "%m-%d %H:%M")
                 notice = notice.format(local, local)
             after, promoted_events = entry_status.promote(entry, now, hold=hold, notice=notice)
+            told = outbox.waitlist_messages(deps, after, event, hold, tournament.timezone, now)   # its deadline
             try:
-                deps.repos.entries.transition(entry, after)
+                deps.repos.entries.transition(entry, after, extra=[deps.repos.messages.queue_op(m) for m in told])
             except errors.EventFull:
                 if event.counters.shards == 1:
                     return promoted
@@ -720,7 +721,7 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
             except errors.Conflict:
                 continue  # changed meanwhile (cancelled, or promoted by someone else)
             promoted.append(entry_id)
-            dispatch(deps, promoted_events)   # WaitlistPromoted: the player told the hold's deadline (reactions)
+            dispatch(deps, promoted_events)
             moved = True
             break
         if not moved:

@@ -93,3 +93,21 @@ def test_a_hold_that_runs_out_tells_its_people_the_place_went(api, wired, fake_s
     assert sweep_holds()["released"] == 0
     [sms] = _sent(wired, "hold_released")
     assert sms["to"] == "+8613910000009" and sms["params"]["link"].endswith(f"/entry.html?id={r['entry']['id']}")
+
+
+def test_a_promotion_and_a_fee_paid_carry_their_messages_in_their_own_write(api, wired, fake_stripe, monkeypatch):
+    """Not left to a handler after the commit (a Lambda dying there would lose them): with the bus's handlers
+    off, the promoted player's deadline and the payer's confirmation are queued all the same."""
+    from chalicelib.domain.bus import MessageBus
+    monkeypatch.setattr(bootstrap.deps(), "bus", MessageBus({}))
+    tid = api.post("/tournaments", tournament_body()).data["id"]
+    eid = make_event(api, tid, capacity=1)
+    first = register(api, eid, {"name": "队1", "members": [{"name": "甲", "phone": "13910000001"}, {"name": "乙"}]}).data
+    waiting = register(api, eid, {"name": "队2", "members": [{"name": "丙", "phone": "13910000002"}, {"name": "丁"}]}).data
+    assert waiting["entry"]["status"] == "waitlisted"
+    assert webhook(api, "evt_p1", "checkout.session.completed",
+                   fake_stripe.pay(list(fake_stripe.sessions)[0], "pi_1")).status_code == 200
+    assert api.delete(f"/entries/{first['entry']['id']}", token=None,
+                      headers={"X-Manage-Token": first["manage_token"]}).status_code == 200
+    kinds = sorted(m.kind for m in bootstrap.deps().repos.messages.for_tournament(tid))
+    assert kinds == ["paid", "refunded", "registration_received", "registration_received", "waitlist_promoted"]
