@@ -26,10 +26,10 @@ _file_lock = threading.Lock()
 
 
 def after_the_fact(fn):
-    """A hook called by another service once its change is saved (registration, refund, result): a message that
-    cannot be queued must not fail that change — its request would answer 5xx for what was done, and its retry
-    would find it done. Logged (type only) and counted as nothing queued; the domain's outbox, written in the
-    cause's own transaction, closes this gap when the hooks move to the event bus."""
+    """A cause's messages queued after its change is saved (a bus handler): a message that cannot be queued must
+    not fail that change — its request would answer 5xx for what was done, and its retry would find it done.
+    Logged (type only) and counted as nothing queued. The causes that must not lose theirs (a registration, a
+    promotion, a payment, a refund) write them in their own transaction instead (docs/messages.md)."""
     @functools.wraps(fn)
     def hooked(deps, *args, **kw):
         try:
