@@ -262,6 +262,7 @@ class PlatformStack(cdk.Stack):
         put_pages = iam.PolicyStatement(actions=["s3:PutObject"], resources=[results_bucket.arn_for_objects("*")])
         api_role.add_to_principal_policy(put_pages)  # POST /tournaments/{tid}/publish publishes at once
         publisher_role.add_to_principal_policy(put_pages)
+        codes.grant_read(messages_role)   # the worker keys the messages it fans out by a keyed hash of the address
         for role in (api_role, sweeper_role):
             stripe.grant_read(role)
             codes.grant_read(role)
@@ -273,7 +274,7 @@ class PlatformStack(cdk.Stack):
         queue.grant_send_messages(sweeper_role)
         queue.grant_consume_messages(publisher_role)
         # The code secret reaches the functions as an ARN; they read it once per cold start.
-        for fn in ("APIHandler", "SweepHolds"):
+        for fn in ("APIHandler", "SweepHolds", "DeliverMessages"):
             self.api.add_environment_variable("TABLE_CODE_SECRET_ARN", codes.secret_arn, fn)
         for fn in ("APIHandler", "DeliverMessages"):
             self.api.add_environment_variable("MESSAGES_CONFIG_ARN", messages_config.secret_arn, fn)

@@ -6,6 +6,9 @@ is checked as the provider checks it.
   SmsSdkAppId, the signature name and an approved template id with as many parameters as the template has.
 - Aliyun SMS (SendSms, 2017-05-25): the ACS3-HMAC-SHA256 signature with the AccessKey secret, the same checks.
 - Amazon SNS (Publish to a phone number): answered as SNS's query API does (the signature is botocore's own).
+- WeChat official account (公众号): GET /cgi-bin/token (the app id and secret checked, a token given for 7200 s)
+  and POST /cgi-bin/message/template/send (the token, the template id, the openid: 43004 for one that does not
+  follow the account), as api.weixin.qq.com answers.
 - E-mail: an SMTP server (aiosmtpd).
 
 `fail_next(n)` makes the next n SMS calls answer as a provider that is down (HTTP 503 / InternalError), for the
@@ -31,6 +34,8 @@ from chalicelib.messages.templates import PARAMS  # noqa: E402 — the stand-ins
 
 TEMPLATE_IDS = {kind: str(2_000_000 + n) for n, kind in enumerate(sorted(PARAMS))}
 ALIYUN_TEMPLATES = {kind: f"SMS_{400_000_000 + n}" for n, kind in enumerate(sorted(PARAMS))}
+WECHAT = {"app_id": "wxlocalstandin0001", "app_secret": "local-standin-wechat-secret"}
+WECHAT_TEMPLATES = {kind: f"tmpl-{n:02d}-{kind}" for n, kind in enumerate(sorted(PARAMS))}
 
 
 def _hmac(key: bytes, text: str) -> bytes:
@@ -46,6 +51,9 @@ class Standins:
     def __init__(self):
         self.sms: list[dict] = []
         self.mail: list[dict] = []
+        self.wechat: list[dict] = []      # template messages received
+        self.wechat_tokens: list[str] = []   # tokens given (the last one valid), so a test can count the calls
+        self.not_following: set[str] = set()   # openids that do not follow the account (43004)
         self.refused: list[str] = []      # why requests were refused (a bad signature, an unknown template …)
         self.unreachable: set[str] = set()   # numbers whose SMS the carrier never delivers (a failed report)
         self._reports: list[dict] = []    # Tencent Cloud's delivery reports, until pulled
@@ -82,6 +90,7 @@ class Standins:
                {"provider": "aliyun", **ALIYUN, "endpoint_url": f"http://{self.http_address}",
                 "templates": ALIYUN_TEMPLATES})
         return {"sms": sms, "sns": {"region": "ap-southeast-1"},
+                "wechat": {**WECHAT, "api_base": f"http://{self.http_address}", "templates": WECHAT_TEMPLATES},
                 "email": {"provider": "smtp", "from": "noreply@cardgames.local", "host": "127.0.0.1",
                           "port": self._smtp.port},
                 **({"outbox_file": outbox_file} if outbox_file else {})}
@@ -205,6 +214,42 @@ class Standins:
                      f"<MessageId>{mid}</MessageId></PublishResult><ResponseMetadata><RequestId>{mid}</RequestId>"
                      "</ResponseMetadata></PublishResponse>")
 
+    def wechat_token(self, query: dict) -> dict:
+        if query.get("grant_type") != "client_credential" or query.get("appid") != WECHAT["app_id"]:
+            return {"errcode": 40013, "errmsg": "invalid appid"}
+        if query.get("secret") != WECHAT["app_secret"]:
+            return {"errcode": 40125, "errmsg": "invalid appsecret"}
+        token = secrets.token_hex(16)
+        with self._lock:
+            self.wechat_tokens.append(token)   # a new token: the one given before stops working (as at WeChat)
+        return {"access_token": token, "expires_in": 7200}
+
+    def expire_wechat_token(self) -> None:
+        """As when another process fetched a newer token: the last one given answers 40001 from now on."""
+        with self._lock:
+            self.wechat_tokens.append("")
+
+    def wechat_send(self, query: dict, body: bytes) -> dict:
+        if self._failing():
+            return {"errcode": -1, "errmsg": "system error"}
+        with self._lock:
+            valid = self.wechat_tokens[-1] if self.wechat_tokens else None
+        if not valid or query.get("access_token") != valid:
+            return {"errcode": 40001, "errmsg": "invalid credential, access_token is invalid or not latest"}
+        req = json.loads(body)
+        kind = {v: k for k, v in WECHAT_TEMPLATES.items()}.get(req.get("template_id"))
+        if kind is None:
+            self.refused.append("40037")
+            return {"errcode": 40037, "errmsg": "invalid template_id"}
+        if not req.get("touser") or req["touser"] in self.not_following:
+            self.refused.append("43004")
+            return {"errcode": 43004, "errmsg": "require subscribe"}
+        msgid = int.from_bytes(secrets.token_bytes(6), "big")
+        with self._lock:
+            self.wechat.append({"to": req["touser"], "kind": kind, "url": req.get("url"), "id": str(msgid),
+                                "data": {k: v["value"] for k, v in (req.get("data") or {}).items()}})
+        return {"errcode": 0, "errmsg": "ok", "msgid": msgid}
+
     def _keep(self, item: dict) -> None:
         with self._lock:
             self.sms.append(item)
@@ -217,11 +262,22 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):   # quiet: the requests carry phone numbers
         pass
 
+    def do_GET(self):
+        url = urlsplit(self.path)
+        if url.path == "/cgi-bin/token":
+            answer = self.standins.wechat_token(dict(parse_qsl(url.query)))
+            self._send(200, json.dumps(answer), "application/json")
+        else:
+            self._send(404, "{}", "application/json")
+
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         headers = {k.lower(): v for k, v in self.headers.items()}
         url = urlsplit(self.path)
-        if "x-tc-action" in headers:
+        if url.path == "/cgi-bin/message/template/send":
+            answer = self.standins.wechat_send(dict(parse_qsl(url.query)), body)
+            self._send(200, json.dumps(answer, ensure_ascii=False), "application/json")
+        elif "x-tc-action" in headers:
             status, answer = self.standins.tencent(headers, url.path or "/", body)
             self._send(status, json.dumps(answer), "application/json")
         elif "x-acs-action" in headers:

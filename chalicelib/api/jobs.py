@@ -32,6 +32,7 @@ def erase_due_contacts() -> dict | None:
 
 def deliver_messages(event=None) -> dict:
     """The outbox's worker (chalicelib/messages/outbox.py): what is due, tried once each."""
+    from .. import services  # noqa: F401 — registers the outbox's jobs the services do (final places: reactions.py)
     from ..bootstrap import deps
     from ..messages.outbox import collect_reports, deliver_due, queue_holds_ending
     d = deps()

@@ -116,4 +116,5 @@ class Appeal(Record):
             fee_status = FeeStatus.REFUNDED if outcome == "upheld" and refund_if_upheld else FeeStatus.KEPT
         after = self._next(status=AppealStatus.DECIDED, outcome=outcome, ruling=ruling, fee_status=fee_status,
                            decided_at=now.isoformat(), decided_by=actor.ident)
-        return after, [after._event(ev.AppealDecided, tournament_id, outcome=outcome, fee_status=str(after.fee_status))]
+        return after, [after._event(ev.AppealDecided, tournament_id, outcome=outcome, fee_status=str(after.fee_status),
+                                    entry_id=self.entry_id, ruling=ruling)]

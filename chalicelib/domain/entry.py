@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import errors
 from ..models.entries import Entry, refunded
-from .events import Event, RegistrationConfirmed, WaitlistPromoted
+from .events import Event, HoldReleased, RegistrationConfirmed, WaitlistPromoted
 
 
 class EntryStatus(StrEnum):
@@ -130,7 +130,7 @@ def promote(entry: Entry, now: datetime, *, hold: datetime | None, notice: str) 
     owes = entry.amount_due > 0 and entry.amount_paid < entry.amount_due
     after = _moved(entry, now, status=EntryStatus.PENDING_PAYMENT if owes else EntryStatus.CONFIRMED,
                    waitlist_key=None, hold_expires_at=hold, notices=[*entry.notices, notice])
-    return after, [WaitlistPromoted(entry.event_id, entry.id, hold)]
+    return after, [WaitlistPromoted(entry.event_id, entry.id, hold, entry.tournament_id)]
 
 
 def pay(entry: Entry, amount: int, payment_id: str, now: datetime, *, registration_id: str | None = None) -> Result:
@@ -170,7 +170,7 @@ def release_hold(entry: Entry, now: datetime, *, notice: str, payment_id: str | 
         raise errors.Conflict(f"Entry status is {entry.status}: it holds no place waiting for this payment.")
     paid_state = {"payment_state": EntryPayment.UNPAID} if mark_unpaid else {}
     return _moved(entry, now, status=EntryStatus.CANCELLED, hold_expires_at=None, **paid_state,
-                  notices=[*entry.notices, notice]), []
+                  notices=[*entry.notices, notice]), [HoldReleased(entry.tournament_id, entry.event_id, entry.id)]
 
 
 def cancel(entry: Entry, now: datetime, *, status: EntryStatus = EntryStatus.CANCELLED,

@@ -158,6 +158,8 @@ class AppealFeePaid(AppealEvent):
 class AppealDecided(AppealEvent):
     outcome: str = ""
     fee_status: str = ""
+    entry_id: str = ""       # who lodged it: the one told the decision (issue 41's messages)
+    ruling: str = ""
 
 
 # --------------------------------------------------------------------------- the hall
@@ -198,6 +200,7 @@ class PaymentRefunded(Event):
     total_refunded: int      # refunded so far
     full: bool               # the whole payment is back
     currency: str = ""
+    entry_ids: tuple[str, ...] = ()   # whose money it was (a day's payment refunded in part: that entry only)
 
 
 @dataclass(frozen=True)
@@ -212,6 +215,7 @@ class WaitlistPromoted(Event):
     event_id: str
     entry_id: str
     pay_by: datetime | None = None   # None: the place is confirmed (nothing to pay)
+    tournament_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -219,3 +223,11 @@ class HoldExpiring(Event):
     event_id: str
     entry_id: str
     expires_at: datetime
+
+
+@dataclass(frozen=True)
+class HoldReleased(Event):
+    """The time to pay ran out: the held place is freed (the entry cancelled; a late payment may restore it)."""
+    tournament_id: str
+    event_id: str
+    entry_id: str

@@ -135,8 +135,10 @@ class Payment(BaseModel):
             self._refuse("be voided")
         return self._moved(now, state=PaymentState.CANCELLED, failure=reason), []
 
-    def refund(self, amount: int, now: datetime, reason: str | None = None) -> tuple[Payment, Events]:
-        """We send `amount` back: part of it keeps the payment confirmed; the rest makes it refunded."""
+    def refund(self, amount: int, now: datetime, reason: str | None = None, part: str | None = None
+               ) -> tuple[Payment, Events]:
+        """We send `amount` back: part of it keeps the payment confirmed; the rest makes it refunded. `part`: the
+        entry whose share of a day's payment this is (its event names only that entry)."""
         if self.state != PaymentState.CONFIRMED:
             self._refuse("be refunded")
         if not 0 < amount <= self.amount - self.amount_refunded:
@@ -146,7 +148,8 @@ class Payment(BaseModel):
         full = total >= self.amount
         after = self._moved(now, amount_refunded=total, failure=reason or self.failure,
                             state=PaymentState.REFUNDED if full else self.state)
-        return after, [PaymentRefunded(self.id, self.provider, amount, total, full, self.currency)]
+        return after, [PaymentRefunded(self.id, self.provider, amount, total, full, self.currency,
+                                       (part,) if part else self.entry_ids)]
 
     def refund_reported(self, total_refunded: int, full: bool, now: datetime) -> tuple[Payment, Events]:
         """The provider reports money sent back (its running total so far), whoever asked for it: recorded once."""
@@ -156,9 +159,10 @@ class Payment(BaseModel):
             total = max(self.amount_refunded, total_refunded)
             after = self._moved(now, state=PaymentState.REFUNDED, amount_refunded=total)
             return after, [PaymentRefunded(self.id, self.provider, total - self.amount_refunded, total, True,
-                                           self.currency)]
+                                           self.currency, self.entry_ids)]
         delta = total_refunded - self.amount_refunded
         if delta <= 0:
             return self, []
         after = self._moved(now, amount_refunded=total_refunded)
-        return after, [PaymentRefunded(self.id, self.provider, delta, total_refunded, False, self.currency)]
+        return after, [PaymentRefunded(self.id, self.provider, delta, total_refunded, False, self.currency,
+                                       self.entry_ids)]

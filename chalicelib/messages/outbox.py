@@ -26,10 +26,10 @@ _file_lock = threading.Lock()
 
 
 def after_the_fact(fn):
-    """A hook called by another service once its change is saved (registration, refund, result): a message that
-    cannot be queued must not fail that change — its request would answer 5xx for what was done, and its retry
-    would find it done. Logged (type only) and counted as nothing queued; the domain's outbox, written in the
-    cause's own transaction, closes this gap when the hooks move to the event bus."""
+    """A cause's messages queued after its change is saved (a bus handler): a message that cannot be queued must
+    not fail that change — its request would answer 5xx for what was done, and its retry would find it done.
+    Logged (type only) and counted as nothing queued. The causes that must not lose theirs (a registration, a
+    promotion, a payment, a refund) write them in their own transaction instead (docs/messages.md)."""
     @functools.wraps(fn)
     def hooked(deps, *args, **kw):
         try:
@@ -53,8 +53,17 @@ def deliver_due(deps, now: datetime | None = None, limit: int = 50) -> dict:
     senders = messaging(deps)
     worker = secrets.token_hex(8)
     counts = {"sent": 0, "retry": 0, "failed": 0, "skipped": 0}
-    for message, seen in deps.repos.messages.due(now or deps.clock(), limit):
-        counts[_try(deps, senders, message, seen, worker, now or deps.clock())] += 1
+    for _ in range(2):   # a fan-out job queues messages due now: they go in this pass's second look
+        jobs = 0
+        for message, seen in deps.repos.messages.due(now or deps.clock(), limit):
+            outcome = _try(deps, senders, message, seen, worker, now or deps.clock())
+            if message.channel == "job":
+                jobs += 1
+                if outcome == "sent":
+                    continue     # a job done is not a message sent
+            counts[outcome] += 1
+        if not jobs:
+            break
     return counts
 
 
@@ -93,12 +102,16 @@ def _try(deps, senders, message: Message, seen: str, worker: str, now: datetime)
     trying = record.tried(message, now)
     if not deps.repos.messages.claim(trying, seen, worker, now + LEASE):
         return "skipped"     # another worker has it
-    text = render(trying.kind, trying.lang, trying.params)
-    sender = senders.senders.get(trying.channel)
-    outcome = sender.send(trying, text) if sender else None
+    if trying.channel == "job":
+        text, outcome = "", _run_job(deps, trying)
+    else:
+        text = render(trying.kind, trying.lang, trying.params)
+        sender = senders.senders.get(trying.channel)
+        outcome = sender.send(trying, text) if sender else None
     if outcome is not None and outcome.ok:
         done = record.sent(trying, now, outcome.provider, outcome.provider_id)
-        _append_local(senders.outbox_file, trying, text, now)
+        if trying.channel != "job":
+            _append_local(senders.outbox_file, trying, text, now)
     else:
         error, permanent = (outcome.error, outcome.permanent) if outcome else ("no_sender", False)
         done = record.failed_try(trying, now, error, permanent=permanent)
@@ -123,52 +136,57 @@ def _append_local(path: str | None, message: Message, text: str, now: datetime) 
 
 # --------------------------------------------------------------------------- the causes
 def _contacts(entry) -> list[tuple[str, str]]:
-    """(channel, address) of an entry: each member's phone once (SMS), its e-mail if it has one."""
+    """(channel, address) of an entry: each member's phone once (SMS), its e-mail if it has one, and the WeChat
+    official account's openid when it registered inside WeChat (a template message in the chat beside the SMS:
+    the SMS still goes, as a player may not follow the account)."""
     seen, out = set(), []
     for member in entry.members:
         for channel, address in (("sms", getattr(member, "phone", None)), ("email", getattr(member, "email", None))):
             if address and address not in seen:
                 seen.add(address)
                 out.append((channel, address))
+    if getattr(entry, "wechat_openid", None):
+        out.append(("wechat", entry.wechat_openid))
     return out
 
 
-@after_the_fact
-def queue_registration(deps, answer, event, lang: str | None = None) -> int:
-    """Registration received: the manage link to each member's phone (and e-mail), once per entry whatever
-    retries the request had (a retried registration answers the same entry, and its messages' keys are the
-    entry's). `answer`: the registration's answer (its entry and manage token); `event`: its event."""
-    from ..services.links import site_url
-    entry = answer.entry
-    link = f"{site_url()}/entry.html?id={entry.id}#token={answer.manage_token}"
-    now = deps.clock()
-    written = 0
-    for channel, address in _contacts(entry):
-        message = record.new(id=new_id(), cause=f"registration:{entry.id}:{address_tag(address)}",
-                             kind="registration_received", channel=channel, to=address, now=now,
-                             lang=language(lang), params={"event": event.config.name, "link": link},
-                             secret_params=("link",), tournament_id=entry.tournament_id)
-        written += queue(deps, message)
-    return written
+def player_language(deps, entry, address: str | None = None) -> str:
+    """The language a participant reads: the entry's own, else the one their player record keeps (set in "我的"
+    by the phone's owner), else Chinese."""
+    lang = getattr(entry, "lang", None)
+    players = getattr(deps.repos, "players", None)
+    if not lang and address and "@" not in address and hasattr(players, "by_phone_hash"):
+        from ..installation import lookup_hash
+        from ..phones import key_form
+        try:   # the sign-in's key: the number in its key form (services/players.py)
+            lang = (players.by_phone_hash(lookup_hash("phone", key_form(address))) or {}).get("lang")
+        except Exception:   # noqa: BLE001 — a language is a nicety: never worth a message lost
+            lang = None
+    return language(lang)
 
 
-@after_the_fact
-def queue_day_registration(deps, answer) -> int:
-    """A day's registration (one checkout for several events): its manage link to the contact's phone, once per
-    registration however often the request was retried."""
-    from ..services.links import site_url
-    reg = answer.registration
-    stored = deps.repos.entries.registration(reg.id) or {}     # the answer names the contact without its phone
-    phone = (stored.get("contact") or {}).get("phone")
-    tournament = deps.repos.tournaments.get(reg.tournament_id)
-    if not phone or tournament is None:
-        return 0
-    message = record.new(id=new_id(), cause=f"day-registration:{reg.id}:{address_tag(phone)}",
-                         kind="registration_received", channel="sms", to=phone, now=deps.clock(),
-                         params={"event": tournament.name,
-                                 "link": f"{site_url()}/entry.html?reg={reg.id}#token={answer.manage_token}"},
-                         secret_params=("link",), tournament_id=reg.tournament_id, tz=tournament.timezone)
-    return int(queue(deps, message))
+def registration_messages(deps, entry, event_name: str, link: str, now: datetime, tz: str) -> list[Message]:
+    """Registration received: the manage link to each member's phone (and e-mail), keyed by the entry — built
+    before the entry is written, so they go in the entry's own transaction (registration.register): a retried
+    request replays the entry and writes none again, and a registration is never saved without them."""
+    return [record.new(id=new_id(), cause=f"registration:{entry.id}:{address_tag(address)}",
+                       kind="registration_received", channel=channel, to=address, now=now,
+                       # the entry's language only: a rush's registration is one write without a read (issue 16)
+                       lang=language(getattr(entry, "lang", None)), params={"event": event_name, "link": link},
+                       secret_params=("link",), tournament_id=entry.tournament_id, tz=tz)
+            for channel, address in _contacts(entry)]
+
+
+def day_registration_messages(deps, reg_id: str, tournament, phone: str | None, link: str, now: datetime
+                              ) -> list[Message]:
+    """A day's registration (one checkout for several events): its manage link to the contact's phone, keyed by
+    the registration, written in the registration's own transaction (day_registration.register_day)."""
+    if not phone:
+        return []
+    return [record.new(id=new_id(), cause=f"day-registration:{reg_id}:{address_tag(phone)}",
+                       kind="registration_received", channel="sms", to=phone, now=now,
+                       lang=language(None), params={"event": tournament.name, "link": link},
+                       secret_params=("link",), tournament_id=tournament.id, tz=tournament.timezone)]
 
 
 def _entry_link(entry) -> str:
@@ -178,28 +196,47 @@ def _entry_link(entry) -> str:
     return f"{site_url()}/entry.html?id={entry.id}"
 
 
-def _queue_for_entry(deps, entry, cause: str, kind: str, params: dict, *, tz: str = "Asia/Shanghai",
-                     lang: str | None = None) -> int:
-    """One message of `kind` to each of the entry's phones and e-mails, keyed by `cause` and the address."""
-    now, written = deps.clock(), 0
-    for channel, address in _contacts(entry):
-        message = record.new(id=new_id(), cause=f"{cause}:{address_tag(address)}", kind=kind, channel=channel,
-                             to=address, now=now, lang=language(lang or getattr(entry, "lang", None)),
-                             params=params, tournament_id=entry.tournament_id, tz=tz)
-        written += queue(deps, message)
-    return written
+def entry_messages(deps, entry, cause: str, kind: str, params: dict, now: datetime, tz: str,
+                   secret_params: tuple[str, ...] = ()) -> list[Message]:
+    """One message of `kind` to each of the entry's phones and e-mails, keyed by `cause` and the address, in
+    each one's language; due now, or when not urgent after the quiet hours of `tz` (the tournament's zone)."""
+    return [record.new(id=new_id(), cause=f"{cause}:{address_tag(address)}", kind=kind, channel=channel,
+                       to=address, now=now, lang=player_language(deps, entry, address), params=params,
+                       secret_params=secret_params, tournament_id=entry.tournament_id, tz=tz)
+            for channel, address in _contacts(entry)]
 
 
-@after_the_fact
-def queue_waitlist_promoted(deps, entry, event, deadline: datetime | None, tz: str = "Asia/Shanghai") -> int:
-    """Off the waitlist: pay by the hold's deadline (in the tournament's time zone), or confirmed when free."""
+def _queue_for_entry(deps, entry, cause: str, kind: str, params: dict, *, tz: str | None = None) -> int:
+    tz = tz or _zone(deps, entry.tournament_id)
+    return sum(queue(deps, m) for m in entry_messages(deps, entry, cause, kind, params, deps.clock(), tz))
+
+
+def _zone(deps, tournament_id: str | None) -> str:
+    tournament = deps.repos.tournaments.get(tournament_id) if tournament_id else None
+    return tournament.timezone if tournament else "Asia/Shanghai"
+
+
+def waitlist_messages(deps, entry, event, deadline: datetime | None, tz: str, now: datetime) -> list[Message]:
+    """Off the waitlist: pay by the hold's deadline (in the tournament's time zone), or confirmed when free —
+    written in the promotion's own transaction (registration.promote_waitlist): a promoted player never told
+    would only see the hold run out."""
     from zoneinfo import ZoneInfo
     if deadline is None:
-        return _queue_for_entry(deps, entry, f"promoted:{entry.id}", "waitlist_confirmed",
-                                {"event": event.config.name}, tz=tz)
+        return entry_messages(deps, entry, f"promoted:{entry.id}", "waitlist_confirmed",
+                              {"event": event.config.name}, now, tz)
     when = deadline.astimezone(ZoneInfo(tz)).strftime("%m-%d %H:%M")
-    return _queue_for_entry(deps, entry, f"promoted:{entry.id}:{when}", "waitlist_promoted",
-                            {"event": event.config.name, "deadline": when, "link": _entry_link(entry)}, tz=tz)
+    return entry_messages(deps, entry, f"promoted:{entry.id}:{when}", "waitlist_promoted",
+                          {"event": event.config.name, "deadline": when, "link": _entry_link(entry)}, now, tz)
+
+
+def paid_messages(deps, entry, payment_id: str, now: datetime) -> list[Message]:
+    """The fee arrived and the place is confirmed: written in the payment's own transaction with the entry
+    (services/payments.py), keyed by entry and payment (a confirmation is written once: the payment's version)."""
+    event, tournament = deps.repos.events.get_with_tournament(entry.event_id)
+    if event is None:
+        return []
+    return entry_messages(deps, entry, f"paid:{entry.id}:{payment_id}", "paid", {"event": event.config.name}, now,
+                          tournament.timezone if tournament else "Asia/Shanghai")
 
 
 HOLD_WARNING = timedelta(minutes=10)
@@ -237,6 +274,47 @@ def queue_holds_ending(deps, now: datetime) -> int:
     return written
 
 
+# Fan-out jobs whose work is the services' (the standings, the prizes): registered by services/reactions.py, so
+# this package never imports a service that imports it.
+JOBS: dict = {}
+
+
+def _run_job(deps, job: Message):
+    """A fan-out job's work: its messages queued (each once per cause, so a job tried again adds only those a
+    failed try left out)."""
+    from .port import Outcome
+    p = job.params
+    try:
+        if job.kind == "draw_round":
+            on_round_drawn(deps, job.tournament_id or "", p["event_id"], int(p["stage"]), int(p["round"]))
+        elif job.kind in JOBS:
+            JOBS[job.kind](deps, p)
+        else:
+            return Outcome("job", error="unknown_job", permanent=True)
+    except Exception as exc:   # noqa: BLE001 — tried again after the back-off, like a provider's failure
+        return Outcome("job", error=type(exc).__name__)
+    return Outcome("job")
+
+
+def queue_draw(deps, tournament_id: str, event_id: str, stage: int, round_no: int) -> bool:
+    """RoundDrawn: one job in the outbox (the worker queues each player's table from it), so the draw's request
+    writes one item however many play."""
+    return queue(deps, record.new(
+        # a redrawn round is drawn again (services/rounds.redraw): each draw its own job, and its messages are
+        # keyed by the draw's time (on_round_drawn), so the new tables are told and no draw twice
+        id=new_id(), cause=f"drawn:{event_id}:{stage}:{round_no}:{new_id()}", kind="draw_round", channel="job", to="",
+        now=deps.clock(), params={"event_id": event_id, "stage": stage, "round": round_no},
+        tournament_id=tournament_id))
+
+
+def queue_final_check(deps, tournament_id: str, event_id: str, why: str) -> bool:
+    """A round closed or an appeal decided: the worker looks whether the event is over and its places final
+    (no appeal open), and then tells each entry its place and prize (queue_prize: once per entry)."""
+    return queue(deps, record.new(
+        id=new_id(), cause=f"final-check:{event_id}:{why}:{new_id()}", kind="final_places", channel="job", to="",
+        now=deps.clock(), params={"event_id": event_id}, tournament_id=tournament_id))
+
+
 def on_round_drawn(deps, tournament_id: str, event_id: str, stage: int, round_no: int) -> int:
     """RoundDrawn: each player's table, seat and start — "桌 12 · 北 · 14:00" — to the phone of the member
     sitting there (a pair's two members have a seat each). Reads the round and the event's entries: a handler
@@ -263,13 +341,23 @@ def on_round_drawn(deps, tournament_id: str, event_id: str, stage: int, round_no
                 seat = side["seats"][k] if k < len(side.get("seats") or []) else ""
                 if not member.phone:
                     continue
-                lang = language(getattr(entry, "lang", None))
+                lang = player_language(deps, entry, member.phone)
                 message = record.new(
-                    id=new_id(), cause=f"draw:{event_id}:{stage}:{round_no}:{entry.id}:{address_tag(member.phone)}",
+                    id=new_id(), cause=f"draw:{event_id}:{stage}:{round_no}:{doc.get('drawn_at', '')}:{entry.id}:"
+                                       f"{address_tag(member.phone)}",
                     kind="draw", channel="sms", to=member.phone, now=now, lang=lang, tournament_id=tournament_id,
                     tz=tz, params={"event": event.config.name, "round": round_no,
                                    "table": table["number"], "seat": SEATS[lang].get(seat, seat), "time": starts})
                 written += queue(deps, message)
+            if getattr(entry, "wechat_openid", None):   # registered inside WeChat: the table in the chat too
+                lang = language(getattr(entry, "lang", None))
+                seat = (side.get("seats") or [""])[0]
+                written += queue(deps, record.new(
+                    id=new_id(), cause=f"draw:{event_id}:{stage}:{round_no}:{doc.get('drawn_at', '')}:{entry.id}",
+                    kind="draw", channel="wechat", to=entry.wechat_openid, now=now, lang=lang,
+                    tournament_id=tournament_id, tz=tz, params={
+                        "event": event.config.name, "round": round_no, "table": table["number"],
+                        "seat": SEATS[lang].get(seat, seat), "time": starts}))
     return written
 
 
@@ -297,21 +385,30 @@ def queue_confirm_result(deps, event, round_no: int, table_no: int, entries: lis
                                                    "table": table_no, "link": link}) for entry in entries)
 
 
-@after_the_fact
-def queue_refund(deps, entry, amount: int, refund_key: str) -> int:
+def refund_messages(deps, entry, event_name: str, amount: int, total_refunded: int, payment_id: str,
+                    now: datetime, tz: str) -> list[Message]:
     """Refunded: `amount` in minor units, in the player's language as the pages show money (money_text over
-    money()), once per refund (`refund_key`: the provider's refund or the payment and amount)."""
+    money()), once per refund: keyed by the payment and its refunded total after it — the same key whether the
+    refund's own write carries it (registration._refund) or the PaymentRefunded handler queues it."""
     from ..publish.money_text import money_minor_text
-    event = deps.repos.events.get(entry.event_id)
-    lang = language(getattr(entry, "lang", None))
-    text = money_minor_text(amount, entry.currency, lang.split("-")[0])   # its languages are "zh", "en", "vi"
-    return _queue_for_entry(deps, entry, f"refund:{refund_key}", "refunded",
-                            {"event": event.config.name if event else "", "amount": text}, lang=lang)
+    out = []
+    for m in entry_messages(deps, entry, f"refund:{payment_id}:{total_refunded}", "refunded",
+                            {"event": event_name, "amount": ""}, now, tz):
+        text = money_minor_text(amount, entry.currency, m.lang.split("-")[0])   # "zh", "en", "vi"
+        out.append(m.model_copy(update={"params": {**m.params, "amount": text}}))
+    return out
 
 
-def queue_appeal_decided(deps, entry, event, appeal_id: str, decision: str) -> int:
-    return _queue_for_entry(deps, entry, f"appeal:{appeal_id}:{entry.id}", "appeal_decided",
-                            {"event": event.config.name, "decision": decision})
+def queue_appeal_decided(deps, entry, event, appeal_id: str, outcome: str, ruling: str) -> int:
+    """The appellant is told the decision: its outcome in their language, and the ruling as the director wrote it."""
+    from .templates import OUTCOMES
+    now, tz, written = deps.clock(), _zone(deps, entry.tournament_id), 0
+    for m in entry_messages(deps, entry, f"appeal:{appeal_id}:{entry.id}", "appeal_decided",
+                            {"event": event.config.name, "decision": ""}, now, tz):
+        said = OUTCOMES[m.lang].get(outcome, outcome)
+        written += queue(deps, m.model_copy(update={"params": {**m.params,
+                                                               "decision": f"{said}：{ruling}" if ruling else said}}))
+    return written
 
 
 def queue_schedule_changed(deps, entries: list, event, change_id: str, when: str, tz: str = "Asia/Shanghai") -> int:
@@ -319,12 +416,18 @@ def queue_schedule_changed(deps, entries: list, event, change_id: str, when: str
                                 {"event": event.config.name, "when": when}, tz=tz) for e in entries)
 
 
-def queue_prize(deps, entry, event, place: int, prize: str, tz: str = "Asia/Shanghai") -> int:
-    """The final place, and the prize when there is one."""
-    cause = f"final:{event.id}:{entry.id}"
-    if prize:
-        return _queue_for_entry(deps, entry, cause, "prize", {"event": event.config.name, "prize": prize}, tz=tz)
-    return _queue_for_entry(deps, entry, cause, "final_place", {"event": event.config.name, "place": place}, tz=tz)
+def queue_prize(deps, entry, event, place: int, label: str, amount: int, currency: str, tz: str) -> int:
+    """The final place, or the prize when there is one (its label, and its amount in whole units as prize tables
+    state them, written as the published pages write it); once per entry and event."""
+    from ..publish.money_text import money_text
+    cause, now, written = f"final:{event.id}:{entry.id}", deps.clock(), 0
+    if not (label or amount):
+        return _queue_for_entry(deps, entry, cause, "final_place", {"event": event.config.name, "place": place}, tz=tz)
+    for m in entry_messages(deps, entry, cause, "prize", {"event": event.config.name, "prize": label}, now, tz):
+        worth = money_text(amount, currency, m.lang.split("-")[0]) if amount else ""   # prize tables: whole units
+        prize = f"{label}（{worth}）" if label and worth else label or worth
+        written += queue(deps, m.model_copy(update={"params": {**m.params, "prize": prize}}))
+    return written
 
 
 def queue_notice(deps, tournament, entries: list, text: str, idem_key: str | None) -> int:
@@ -340,7 +443,7 @@ def queue_notice(deps, tournament, entries: list, text: str, idem_key: str | Non
             seen.add(address)
             message = record.new(id=new_id(), cause=f"notice:{notice_id}:{address_tag(address)}", kind="notice",
                                  channel=channel, to=address, now=now,
-                                 lang=language(getattr(entry, "lang", None)),
+                                 lang=player_language(deps, entry, address),
                                  params={"tournament": tournament.name, "text": text},
                                  tournament_id=tournament.id, tz=tournament.timezone)
             written += queue(deps, message)
@@ -359,3 +462,67 @@ def address_tag(address: str) -> str:
     """Which member of a cause a message is for, in its key without the address itself (a keyed hash)."""
     from ..installation import lookup_hash
     return lookup_hash("message-to", address)[:16]
+
+
+# --------------------------------------------------------------------------- the bus's handlers
+# Registered in services/reactions.py: each reads what its message needs and queues it under the cause's key, so a
+# dispatch run again (a retried request, a redelivered notification) queues nothing new.
+
+def _entries(deps, entry_ids) -> list:
+    return [e for e in (deps.repos.entries.find(i) for i in entry_ids) if e is not None]
+
+
+def _event_name(deps, event_id: str) -> str:
+    found = deps.repos.events.get(event_id)
+    return found.config.name if found else ""
+
+
+def on_payment_failed(deps, event) -> int:
+    """PaymentFailed (the order could not be opened or the provider refused it): pay again from the entry's
+    page while the place is still held."""
+    return sum(_queue_for_entry(deps, e, f"payment-failed:{event.payment_id}", "payment_failed",
+                                {"event": _event_name(deps, e.event_id), "link": _entry_link(e)})
+               for e in _entries(deps, event.entry_ids) if e.status == "pending_payment")
+
+
+def on_payment_refunded(deps, event) -> int:
+    """PaymentRefunded, whoever asked for it (the player's withdrawal, the director, the provider's own report):
+    the amount back, once per refund — a refund whose write already carried its message queues nothing."""
+    now, written = deps.clock(), 0
+    for entry in _entries(deps, event.entry_ids):
+        for m in refund_messages(deps, entry, _event_name(deps, entry.event_id), event.amount, event.total_refunded,
+                                 event.payment_id, now, _zone(deps, entry.tournament_id)):
+            written += queue(deps, m)
+    return written
+
+
+def on_hold_released(deps, event) -> int:
+    """HoldReleased (the sweeper, or the provider said the order closed unpaid): the place went, once per entry."""
+    entry = deps.repos.entries.get(event.event_id, event.entry_id)
+    if entry is None:
+        return 0
+    return _queue_for_entry(deps, entry, f"released:{entry.id}", "hold_released",
+                            {"event": _event_name(deps, entry.event_id), "link": _entry_link(entry)})
+
+
+def on_appeal_decided(deps, event) -> int:
+    entry = deps.repos.entries.get(event.event_id, event.entry_id) if event.entry_id else None
+    found = deps.repos.events.get(event.event_id)
+    if entry is None or found is None:
+        return 0
+    return queue_appeal_decided(deps, entry, found, event.appeal_id, event.outcome, event.ruling)
+
+
+def on_dispute_settled(deps, event) -> int:
+    """DisputeSettled: both sides told the director's entry stands, with the table's page to read it."""
+    from ..services.links import site_url
+    found = deps.repos.events.get(event.event_id)
+    _, table = deps.repos.rounds.get_table(event.event_id, event.stage, event.round_no, event.table_no)
+    if found is None or table is None:
+        return 0
+    link = f"{site_url()}/score.html?e={event.event_id}&r={event.round_no}&t={event.table_no}"
+    entries = deps.repos.entries.get_many(event.event_id, [s["entry_id"] for s in table["sides"]])
+    return sum(_queue_for_entry(deps, e, f"settled:{event.event_id}:{event.stage}:{event.round_no}:"
+                                         f"{event.table_no}:{event.version}:{e.id}", "dispute_settled",
+                                {"event": found.config.name, "round": event.round_no, "table": event.table_no,
+                                 "link": link}) for e in entries if e is not None)

@@ -10,7 +10,9 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict
 
-Channel = Literal["sms", "email", "wechat"]
+# "job": not a message but the fan-out of one cause into its messages, done by the worker (a draw's hundreds of
+# players are too many writes for the draw's own request); queued, claimed and settled as a message is.
+Channel = Literal["sms", "email", "wechat", "job"]
 State = Literal["queued", "sent", "delivered", "failed"]
 
 MAX_TRIES = 5                      # then failed: the console shows it and the desk can help
@@ -18,9 +20,11 @@ FIRST_RETRY_S, LAST_RETRY_S = 30, 3600
 QUIET_FROM, QUIET_UNTIL = 21, 8    # the tournament's local hours in which nothing non-urgent is sent
 
 # What must reach a player at once whatever the hour: a code, their place's deadline, their table, a result
-# that waits for them, the link they just asked for, the director's notice on the day. The rest waits for morning.
+# that waits for them, the link they just asked for, the director's notice (sent now because it matters now: an
+# evening session's delay cannot wait for the morning). The rest — a refund, a decided appeal, a prize — waits for
+# the morning in the tournament's zone.
 URGENT = frozenset({"sign_in_code", "organiser_code", "registration_received", "waitlist_promoted", "hold_ending", "draw",
-                    "confirm_result", "notice", "payment_failed"})
+                    "confirm_result", "notice", "payment_failed", "draw_round"})
 
 
 class Message(BaseModel):

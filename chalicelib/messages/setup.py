@@ -5,6 +5,8 @@
              Aliyun: "access_key_id", "access_key_secret"; optional endpoint (the SDK's own setting)},
      "sns": {"region": "ap-southeast-1"}        numbers outside the mainland
      "email": {"provider": "ses" | "smtp", "from": "…", "region" | "host", "port"},
+     "wechat": {"app_id": "wx…", "app_secret": "…", "templates": {kind: id | {"id", "fields"}}}
+                                                players registered inside WeChat (messages/wechat_mp.py)
      "outbox_file": ".data/outbox.jsonl"}       locally: every message sent, one JSON object a line
 
 On AWS the stack's secret MESSAGES_CONFIG_ARN holds it. No configuration: nothing is sent (messages wait in the outbox and fail as "no_sender" after their tries)."""
@@ -44,6 +46,9 @@ def from_config(config: dict) -> Messaging:
     elif email and email.get("provider") == "smtp":
         from .smtp import SmtpEmail
         senders["email"] = SmtpEmail(email)
+    if config.get("wechat"):
+        from .wechat_mp import WechatTemplates
+        senders["wechat"] = WechatTemplates(config["wechat"])
     return Messaging(senders, config.get("outbox_file"))
 
 

@@ -14,11 +14,13 @@ PARAMS: dict[str, tuple[str, ...]] = {
     "waitlist_promoted": ("event", "deadline", "link"),
     "waitlist_confirmed": ("event",),
     "hold_ending": ("event", "deadline", "link"),
+    "hold_released": ("event", "link"),
     "withdrawn": ("event",),
     "refunded": ("event", "amount"),
     "draw": ("event", "round", "table", "seat", "time"),
     "confirm_result": ("event", "round", "table", "link"),
     "appeal_decided": ("event", "decision"),
+    "dispute_settled": ("event", "round", "table", "link"),
     "schedule_changed": ("event", "when"),
     "final_place": ("event", "place"),
     "prize": ("event", "prize"),
@@ -68,6 +70,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Your place in {event} is held until {deadline}, 10 minutes from now. Pay now: {link}",
         "vi": "Suất của bạn ở {event} được giữ đến {deadline}, còn 10 phút. Thanh toán ngay: {link}",
     },
+    "hold_released": {
+        "zh-CN": "{event}付款时间已过，名额已释放。仍想参赛请重新报名或联系报名台：{link}",
+        "en": "The time to pay for {event} ran out: your place was released. Register again or ask the desk: {link}",
+        "vi": "Đã hết thời gian thanh toán {event}: suất của bạn đã được nhả. Đăng ký lại hoặc liên hệ bàn tiếp đón: {link}",
+    },
     "withdrawn": {
         "zh-CN": "您已退出{event}。",
         "en": "You have withdrawn from {event}.",
@@ -92,6 +99,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh-CN": "{event}：您的申诉已裁决：{decision}",
         "en": "{event}: your appeal has been decided: {decision}",
         "vi": "{event}: khiếu nại của bạn đã được quyết định: {decision}",
+    },
+    "dispute_settled": {
+        "zh-CN": "{event}第 {round} 轮桌 {table}：裁判长已裁定争议成绩，结果及理由：{link}",
+        "en": "{event} round {round}, table {table}: the director settled the disputed result. Result and reason: {link}",
+        "vi": "{event} vòng {round}, bàn {table}: tổng trọng tài đã phân xử kết quả tranh chấp. Kết quả và lý do: {link}",
     },
     "schedule_changed": {
         "zh-CN": "{event}赛程调整：{when}",
@@ -120,6 +132,11 @@ SEATS = {"zh-CN": {"N": "北", "E": "东", "S": "南", "W": "西"},
          "vi": {"N": "Bắc", "E": "Đông", "S": "Nam", "W": "Tây"}}
 
 LANGS = ("zh-CN", "en", "vi")
+
+# An appeal's outcome as the appellant reads it (domain/appeal.py's outcomes)
+OUTCOMES = {"zh-CN": {"upheld": "申诉成立", "rejected": "申诉驳回"},
+            "en": {"upheld": "upheld", "rejected": "rejected"},
+            "vi": {"upheld": "được chấp nhận", "rejected": "bị bác"}}
 
 
 def language(lang: str | None) -> str:

@@ -98,6 +98,7 @@ class Entry(Loose):
     roster_history: list[dict] = Field(default_factory=list)   # substitutions: out, in, from_round, reason, by
     version: int = 1
     shard: int = 0      # which of the event's counter items holds its counts (store/counters.py)
+    wechat_openid: str | None = None   # registered inside WeChat: its openid at the platform's official account
 
     @property
     def holds_place(self) -> bool:

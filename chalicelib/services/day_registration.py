@@ -19,7 +19,7 @@ from ..domain.entry import EntryPayment, EntryStatus
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
 from ..ids import hash_secret, new_id, new_token
-from ..messages.outbox import queue_day_registration
+from ..messages import outbox
 from ..models import (
     CheckoutIn,
     DayItemOut,
@@ -53,8 +53,7 @@ def register_day_public(deps: Deps, tid: str, body: DayRegistrationIn, idem_key:
     asked = {item.event_id for item in body.items}
     phones = [body.contact.phone] + [m.phone for item in body.items for m in item.members]
     taken = limits.registration(deps, client_ip, phones, [e for e in events if e.id in asked])
-    answer = register_day(deps, tid, body, idem_key, client_ip=client_ip)
-    queue_day_registration(deps, answer)   # messages hook (issue 41): the lead moves it to RegistrationConfirmed
+    answer = register_day(deps, tid, body, idem_key, client_ip=client_ip)   # its manage link queued in its write
     for item in answer.registration.items:
         if item.entry.status == EntryStatus.WAITLISTED:
             limits.not_a_place(deps, taken, item.event_id)
@@ -157,6 +156,10 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
             club=item.club, note=item.note))
     idem = (idempotency_item(f"T{tid}", key_hash, reg_id, _body_hash(body), int((now + IDEMPOTENCY_TTL).timestamp()))
             if key_hash else None)
+    # The contact's manage link, written with the registration: a retry replays it and writes none again
+    from .links import site_url
+    told = outbox.day_registration_messages(deps, reg_id, tournament, body.contact.phone,
+                                            f"{site_url()}/entry.html?reg={reg_id}#token={token}", now)
     waitlisted: set[str] = set()
     # Each event's counters must still be as read: the config unedited and, as for a single registration, not
     # closed by a draw meanwhile (the first, or with late entries the last a late entry may join)
@@ -172,7 +175,8 @@ def register_day(deps: Deps, tid: str, body: DayRegistrationIn, idem_key: str | 
                   "payment_id": payment.id if payment else None, "manage_token_hash": hash_secret(token),
                   "created_at": now.isoformat(), "currency": tournament.currency}
         try:
-            deps.repos.entries.create_many(entries, record, idem=idem, payment=payment, expect=expect)
+            deps.repos.entries.create_many(entries, record, idem=idem, payment=payment, expect=expect,
+                                           extra=[deps.repos.messages.queue_op(m) for m in told])
             break
         except IdempotentReplay:
             return _replay(deps, tid, key_hash, idem_key, body)

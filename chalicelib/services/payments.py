@@ -19,6 +19,7 @@ from ..domain import entry as entry_status
 from ..domain.entry import HOLD_RELEASED, EntryPayment, EntryStatus
 from ..models import Entry, Payment
 from ..models.entries import refunded
+from ..messages import outbox
 from . import gateways, registration
 from .payment_events import dispatch
 
@@ -67,14 +68,14 @@ def _confirm_part(deps: Deps, payment: Payment, paid: Payment, part: dict, payme
     amount = part["amount"]
     if entry.holds_place:
         after, events = entry_status.pay(entry, amount, payment.id, now, registration_id=payment.registration_id)
-        deps.repos.entries.transition(entry, after, extra=extra)
+        deps.repos.entries.transition(entry, after, extra=[*extra, *_told_paid(deps, after, payment, events, now)])
         raised += events
         return "confirmed"
     # Out of order: the hold was released (or the entry cancelled) before the payment arrived.
     if entry_status.restorable(entry):
         after, events = entry_status.pay(entry, amount, payment.id, now, registration_id=payment.registration_id)
         try:
-            deps.repos.entries.transition(entry, after, extra=extra)
+            deps.repos.entries.transition(entry, after, extra=[*extra, *_told_paid(deps, after, payment, events, now)])
             raised += events
             return "confirmed_late"
         except errors.EventFull:
@@ -95,6 +96,14 @@ def _confirm_part(deps: Deps, payment: Payment, paid: Payment, part: dict, payme
     return "refunded"
 
 
+def _told_paid(deps: Deps, entry: Entry, payment: Payment, events: list, now) -> list:
+    """The "fee received, place confirmed" message's outbox items, for the entry's own write (issue 41): only
+    when this payment confirmed the place (RegistrationConfirmed among its events)."""
+    if not events:
+        return []
+    return [deps.repos.messages.queue_op(m) for m in outbox.paid_messages(deps, entry, payment.id, now)]
+
+
 _RELEASED = f"{HOLD_RELEASED}: 付款超时，名额已释放 · Payment time ran out: place released"
 
 
@@ -110,9 +119,10 @@ def release_hold(deps: Deps, payment: Payment, reason: str, seen: str | None = N
             entry = deps.repos.entries.get(part["event_id"], part["entry_id"])
             if entry is None or entry.status != EntryStatus.PENDING_PAYMENT or entry.payment_id != payment.id:
                 continue
-            after, _ = entry_status.release_hold(entry, now, notice=_RELEASED, payment_id=payment.id)
+            after, events = entry_status.release_hold(entry, now, notice=_RELEASED, payment_id=payment.id)
             from ..store.entries import release_person_ops
             deps.repos.entries.transition(entry, after, extra=([*extra] if not released else []) + release_person_ops(entry))
+            dispatch(deps, events)   # HoldReleased: its people told the place went (messages)
             released = True
             registration.promote_waitlist(deps, entry.event_id)
         if not released:
@@ -122,9 +132,10 @@ def release_hold(deps: Deps, payment: Payment, reason: str, seen: str | None = N
     if entry is None or entry.status != EntryStatus.PENDING_PAYMENT or entry.payment_id != payment.id:
         deps.repos.payments.save(payment, cancelled, stripe_event=_seen(deps, seen))
         return False
-    after, _ = entry_status.release_hold(entry, now, notice=_RELEASED, payment_id=payment.id)
+    after, events = entry_status.release_hold(entry, now, notice=_RELEASED, payment_id=payment.id)
     from ..store.entries import release_person_ops   # its people may register again, as after a cancellation
     deps.repos.entries.transition(entry, after, extra=[*extra, *release_person_ops(entry)])
+    dispatch(deps, events)
     registration.promote_waitlist(deps, entry.event_id)
     return True
 
@@ -220,13 +231,14 @@ def sweep_expired_holds(deps: Deps, limit: int = 200) -> dict:
 
 
 def _release_without_payment(deps: Deps, entry: Entry) -> int:
-    after, _ = entry_status.release_hold(entry, deps.clock(), notice="hold_released: 付款超时 · Payment time ran out",
-                                         mark_unpaid=False)
+    after, events = entry_status.release_hold(entry, deps.clock(), notice="hold_released: 付款超时 · Payment time ran out",
+                                              mark_unpaid=False)
     from ..store.entries import release_person_ops   # its people may register again, as after a cancellation
     try:
         deps.repos.entries.transition(entry, after, extra=release_person_ops(entry))
     except errors.Conflict:
         return 0
+    dispatch(deps, events)
     registration.promote_waitlist(deps, entry.event_id)
     return 1
 

@@ -10,6 +10,7 @@ from ..domain import events as ev
 from ..domain.bus import register
 from ..messages import outbox
 from . import live_tables, publish_requests, ranking_pages, rankings
+from .messages import tell_final_places
 from .publish_requests import HALL_CHANGE, table_change
 
 
@@ -57,6 +58,18 @@ def ask_to_confirm(deps, event: ev.ResultEntered) -> None:
                              event.version)
 
 
+def tell_draw(deps, event: ev.RoundDrawn) -> None:
+    """Each player's table, seat and start time (issue 41's messages: once per round and player), queued by the
+    outbox's worker from one job item written here."""
+    outbox.queue_draw(deps, event.tournament_id, event.event_id, event.stage, event.round_no)
+
+
+def check_final(deps, event: ev.RoundClosed | ev.AppealDecided) -> None:
+    """The last round closed, or the last open appeal decided: each entry's final place and prize (issue 41),
+    looked at by the outbox's worker."""
+    outbox.queue_final_check(deps, event.tournament_id, event.event_id, type(event).__name__)
+
+
 HANDLERS: dict[type[ev.Event], list] = {
     ev.ResultEntered: [live_table, ask_to_confirm],
     ev.SideConfirmed: [live_table],
@@ -67,16 +80,23 @@ HANDLERS: dict[type[ev.Event], list] = {
     ev.LineupAnnounced: [live_table],
     ev.ArrivalRecorded: [live_table],
     ev.AppealLodged: [live_appeal],
-    ev.AppealDecided: [live_appeal],
+    ev.AppealDecided: [live_appeal, outbox.on_appeal_decided, check_final],
     ev.ResultConfirmed: [publish_table, rate_table],
     ev.ResultCorrected: [publish_table, rate_table],
-    ev.DisputeSettled: [publish_table, rate_table],
+    ev.DisputeSettled: [publish_table, rate_table, outbox.on_dispute_settled],
     ev.ForfeitRecorded: [publish_table],
     ev.TeamMatchConfirmed: [publish_tournament, rate_table],
-    ev.RoundDrawn: [publish_tournament],
-    ev.RoundClosed: [publish_tournament, publish_rankings],
+    ev.RoundDrawn: [publish_tournament, tell_draw],
+    ev.RoundClosed: [publish_tournament, publish_rankings, check_final],
     ev.RoundEdited: [publish_tournament],
     ev.HallChanged: [publish_hall],
+    # issue 41's messages, each queued once per cause. The manage link, a promotion's deadline, the fee paid and
+    # a refund the platform sends are written in their change's own transaction (registration.py, payments.py);
+    # PaymentRefunded's handler covers the provider's own reports (a refund sent already finds its message).
+    ev.PaymentFailed: [outbox.on_payment_failed],
+    ev.PaymentRefunded: [outbox.on_payment_refunded],
+    ev.HoldReleased: [outbox.on_hold_released],
 }
 for _event_type, _handlers in HANDLERS.items():
     register(_event_type, *_handlers)
+outbox.JOBS["final_places"] = lambda deps, params: tell_final_places(deps, params["event_id"])

@@ -20,7 +20,7 @@ if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports th
 from ..domain import entry as entry_status
 from ..domain.entry import CLOSED, EntryPayment, EntryStatus
 from ..ids import hash_secret, new_id, new_token, same_secret
-from ..messages.outbox import queue_refund, queue_registration, queue_waitlist_promoted
+from ..messages import outbox
 from ..models.entries import normalise_phone, refunded
 from ..phones import key_form
 from ..publish.money_text import money_minor_text
@@ -291,6 +291,11 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
     if payment:
         entry.payment_id, entry.payment_state = payment.id, str(EntryPayment.PENDING)
     waiting = entry_status.to_waitlist(entry) if entry.holds_place else entry
+    # The desk's entries have their people at the desk; the public's are told their manage link (issue 41)
+    from .links import site_url
+    messages = [] if desk else outbox.registration_messages(
+        deps, entry, event.config.name, f"{site_url()}/entry.html?id={entry.id}#token={token}", now,
+        tournament.timezone)
     idem = None
     if key_hash:
         idem = idempotency_item(eid, key_hash, entry_id, _body_hash(body), int((now + IDEMPOTENCY_TTL).timestamp()))
@@ -305,7 +310,7 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
             raise errors.EventFull("名额已满 · The event is full.")
         try:
             entry, payment = _create(deps, event, waiting if wait else entry, None if wait else payment, idem=idem,
-                                     waits=wait, learn=not shards)
+                                     waits=wait, learn=not shards, messages=messages)
             break
         except CountersMoved as moved:
             if moved.counters["config_version"] != event.version:   # the event was edited: decide again on it
@@ -387,8 +392,7 @@ def register_public(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | 
     event = event_config(deps, eid)
     taken = limits.registration(deps, client, [m.phone for m in body.members],
                                 [] if body.partner_wanted else [event])
-    answer = register(deps, eid, body, idem_key)
-    queue_registration(deps, answer, event)   # messages hook (issue 41): the lead moves it to RegistrationConfirmed
+    answer = register(deps, eid, body, idem_key)   # its manage link is queued in the entry's own transaction
     if answer.entry.status == EntryStatus.WAITLISTED:
         limits.not_a_place(deps, taken, eid)
     return answer
@@ -438,18 +442,20 @@ def hold_until(deps: Deps, event: Event, tournament: Tournament, now: datetime) 
     return offline_hold_until(deps, event, now)
 
 
-def _create(deps: Deps, event: Event, entry: Entry, payment: Payment | None, *, idem, waits: bool, learn: bool
-            ) -> tuple[Entry, Payment | None]:
+def _create(deps: Deps, event: Event, entry: Entry, payment: Payment | None, *, idem, waits: bool, learn: bool,
+            messages: list = ()) -> tuple[Entry, Payment | None]:
     """One write of a new entry: a place (or, `waits`, a place in the waitlist's line, which checks that every
     place is still taken); it fails once a draw has closed registration (the first draw, or with late entries the
     last they may join). `learn`: the counters it moved become this process's cached ones."""
     closing = {"before_draw": not event.config.late_entries, "before_late_close": event.config.late_entries}
     c = event.counters
+    told = [deps.repos.messages.queue_op(m) for m in messages]   # the manage link's outbox items, in the same write
     if waits:
-        deps.repos.entries.create(entry, idem=idem, expect=Expect(event.version, full=True, **closing))
+        deps.repos.entries.create(entry, idem=idem, expect=Expect(event.version, full=True, **closing), extra=told)
         known = c.model_dump() | {"waitlisted": c.waitlisted + 1}
     else:
-        deps.repos.entries.create(entry, idem=idem, payment=payment, expect=Expect(event.version, **closing))
+        deps.repos.entries.create(entry, idem=idem, payment=payment, expect=Expect(event.version, **closing),
+                                  extra=told)
         known = c.model_dump() | {"taken": c.taken + int(entry.holds_place)}
     if learn:
         _learn_counters(event.id, event, known)
@@ -654,19 +660,23 @@ def _refund(deps: Deps, entry: Entry) -> Entry:
         if payment.items:   # one payment for several events: refund this entry's part only
             part = next((i["amount"] for i in payment.items if i["entry_id"] == entry.id), entry.amount_paid)
             back = min(part, owed, payment.refundable)
-            saved, events = payment.refund(back, deps.clock())   # refused before any money moves
+            saved, events = payment.refund(back, deps.clock(), part=entry.id)   # refused before any money moves
             gateways.refund(deps, payment, back, part=entry.id)
         else:
             back = min(owed, payment.refundable)
             saved, events = payment.refund(back, deps.clock())
             gateways.refund(deps, payment, back)
         after, _ = entry_status.refund_sent(entry.model_copy(update=refunded(entry, back)), deps.clock())
-        # The payment's record and the entry's in one write: never "refunded" on the payment while the entry
-        # still shows it owed (the desk would pay it again in cash). Failing, both stay as they were and the
-        # provider's refund notification records it (the provider's refund number is the same on a retry).
-        deps.repos.entries.transition(entry, after, extra=deps.repos.payments.ops(payment, saved))
+        # The payment's record, the entry's and the player's "refunded" message in one write: never "refunded"
+        # on the payment while the entry still shows it owed (the desk would pay it again in cash), nor a refund
+        # nobody is told of. Failing, all stay as they were and the provider's refund notification records it
+        # (the provider's refund number is the same on a retry; its PaymentRefunded handler queues the message).
+        event, tournament = _event_and_tournament(deps, entry.event_id)
+        told = outbox.refund_messages(deps, after, event.config.name, back, saved.amount_refunded, payment.id,
+                                      deps.clock(), tournament.timezone)
+        deps.repos.entries.transition(entry, after, extra=[*deps.repos.payments.ops(payment, saved),
+                                                           *(deps.repos.messages.queue_op(m) for m in told)])
         dispatch(deps, events)
-        queue_refund(deps, after, back, f"{payment.id}:{saved.amount_refunded}")   # messages hook (issue 41)
         return after
     return entry  # cash/transfer: 'refund_due' until the organiser hands it back
 
@@ -716,8 +726,9 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
                 local = hold.astimezone(ZoneInfo(tournament.timezone)).strftime("%H:%M" if online else "%m-%d %H:%M")
                 notice = notice.format(local, local)
             after, promoted_events = entry_status.promote(entry, now, hold=hold, notice=notice)
+            told = outbox.waitlist_messages(deps, after, event, hold, tournament.timezone, now)   # its deadline
             try:
-                deps.repos.entries.transition(entry, after)
+                deps.repos.entries.transition(entry, after, extra=[deps.repos.messages.queue_op(m) for m in told])
             except errors.EventFull:
                 if event.counters.shards == 1:
                     return promoted
@@ -727,7 +738,6 @@ def promote_waitlist(deps: Deps, eid: str, limit: int = 50) -> list[str]:
                 continue  # changed meanwhile (cancelled, or promoted by someone else)
             promoted.append(entry_id)
             dispatch(deps, promoted_events)
-            queue_waitlist_promoted(deps, after, event, hold, tournament.timezone)   # messages hook (issue 41)
             moved = True
             break
         if not moved:

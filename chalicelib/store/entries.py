@@ -399,7 +399,8 @@ class EntryRepo:
         return ops
 
     def create_many(self, entries: list[Entry], registration: dict, *, idem: dict | None = None,
-                    payment: Payment | None = None, expect: dict[str, Expect] | None = None) -> None:
+                    payment: Payment | None = None, expect: dict[str, Expect] | None = None,
+                    extra: Iterable[Op] = ()) -> None:
         """A day's registration: every entry (places under each event's condition), the registration record,
         its idempotency record and the one payment — all or nothing. `expect`: per event id, what its counters
         must still say (config version, not drawn): else CountersMoved, naming the event."""
@@ -415,6 +416,7 @@ class EntryRepo:
             ops.append(Op.put(phone_registration_item(phone_hash_of(contact), registration)))
         if payment:
             ops.append(Op.put(payment_item(payment), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
+        ops.extend(extra)   # its messages' outbox items (keyed by this new registration: never there before)
         self.t.transact(ops)
 
     def registration(self, reg_id: str) -> dict | None:
@@ -439,8 +441,9 @@ class EntryRepo:
         self.t.update(keys.registration(reg_id), expr, values=values)
 
     def create(self, entry: Entry, *, idem: dict | None = None, payment: Payment | None = None,
-               expect: Expect | None = None) -> None:
-        """Writes a new entry with its counters, pointer, idempotency record and payment: all or nothing.
+               expect: Expect | None = None, extra: Iterable[Op] = ()) -> None:
+        """Writes a new entry with its counters, pointer, idempotency record and payment, and `extra` (its
+        messages' outbox items): all or nothing.
         `expect`: the event's config version the caller worked from and, for a waitlisted entry, that the event
         is full; when the counters say otherwise nothing is written and `CountersMoved` carries them."""
         # the idempotency record first: a retry fails on it before anything else (its answer is the first one's)
@@ -448,6 +451,7 @@ class EntryRepo:
         ops.extend(self._entry_ops(entry, expect))
         if payment:
             ops.append(Op.put(payment_item(payment), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
+        ops.extend(extra)
         self.t.transact(ops)
 
     def transition(self, before: Entry, after: Entry, *, extra: Iterable[Op] = (), take_place: bool = True) -> None:

@@ -71,6 +71,6 @@ def standins():
 @pytest.fixture
 def wired(standins, moto_repos):
     """Messages on: Tencent Cloud SMS through its stand-in, the stand-ins' records cleared."""
-    standins.sms.clear(), standins.refused.clear(), standins.fail_next(0)
+    standins.sms.clear(), standins.refused.clear(), standins.fail_next(0), standins.wechat.clear()
     bootstrap.deps().extra["messaging"] = from_config(standins.config("tencent"))
     return standins

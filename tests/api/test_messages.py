@@ -119,18 +119,30 @@ def test_the_console_lists_the_tournaments_messages_masked_and_the_director_noti
     assert states == {"registration_received": "sent", "notice": "sent"}
 
 
-def test_a_message_that_cannot_be_queued_never_fails_the_registration(api, wired, monkeypatch, caplog):
-    _log_everything_ours(caplog)
+def test_the_manage_link_is_written_in_the_entrys_own_transaction(api, wired, monkeypatch):
+    """No entry saved without its message, nor a message for an entry never saved: when the outbox item's write
+    is refused, the whole registration is (and nothing of it stays)."""
+    from chalicelib import errors
+    from chalicelib.store.dynamo import Op
     tid = api.post("/tournaments", tournament_body()).data["id"]
     eid = make_event(api, tid, fee={"amount": 0})
+    repo = bootstrap.deps().repos.messages
+    real = repo.queue_op
 
-    def down(message):
-        raise ConnectionError("the store did not answer")
-    monkeypatch.setattr(bootstrap.deps().repos.messages, "queue", down)
+    def refused(message):
+        op = real(message)
+        return Op.put(op.item, condition="attribute_exists(PK)",
+                      on_fail=errors.DuplicateEntry)
+    monkeypatch.setattr(repo, "queue_op", refused)
     r = register(api, eid, _body(), key="retry-key-0000003")
-    assert r.status_code == 201 and r.data["entry"]["status"] == "confirmed"
-    assert "messages: queue_registration queued nothing (ConnectionError)" in caplog.text
-    _logs_hold_nothing_personal(caplog, PHONE, r.data["manage_token"])
+    assert r.status_code >= 400
+    assert api.get(f"/events/{eid}/entries").data["entries"] == []
+    assert repo.for_tournament(tid) == []
+    monkeypatch.setattr(repo, "queue_op", real)
+    r = register(api, eid, _body(), key="retry-key-0000003")
+    assert r.status_code == 201
+    [m] = repo.for_tournament(tid)
+    assert m.cause.startswith(f"registration:{r.data['entry']['id']}:") and m.kind == "registration_received"
 
 
 def test_delivery_reports_turn_sent_into_delivered_or_failed(api, wired, standins, clock):

@@ -43,11 +43,10 @@ def test_a_promotion_from_the_waitlist_sends_the_holds_deadline(api, wired):
 
 def test_a_draw_sends_each_player_their_table_and_seat_and_a_result_asks_the_other_side(api, wired):
     tid, eid, ids = setup_event(api, guandan(), [_pair(n) for n in range(1, 5)])
-    rnd = draw(api, eid)
-    assert on_round_drawn(bootstrap.deps(), tid, eid, 0, rnd["number"]) == 8
-    assert on_round_drawn(bootstrap.deps(), tid, eid, 0, rnd["number"]) == 0      # the handler run again: nothing new
+    rnd = draw(api, eid)                  # RoundDrawn's handler queues one job: the worker queues each player's
     got = {s["to"]: s["params"] for s in _sent(wired, "draw")}
-    assert len(got) == 8
+    assert len(got) == 8 and len(_sent(wired, "draw")) == 8
+    assert on_round_drawn(bootstrap.deps(), tid, eid, 0, rnd["number"]) == 0      # the fan-out run again: nothing new
     seat_words = {"N": "北", "E": "东", "S": "南", "W": "西"}
     for table in rnd["tables"]:
         for side in table["sides"]:

@@ -250,6 +250,8 @@ def test_the_messages_worker_runs_every_minute_alone_with_what_it_sends_through(
     assert "rate(1 minute)" in json.dumps(tpl["Resources"]).lower()
     assert "MESSAGES_CONFIG_ARN" in worker["Environment"]["Variables"]
     assert "MESSAGES_CONFIG_ARN" in by_handler["app.app"][1]["Environment"]["Variables"]
+    # the messages it fans out (a draw's) are keyed by a keyed hash of each address: the installation's secret
+    assert "TABLE_CODE_SECRET_ARN" in worker["Environment"]["Variables"]
     policies = resources(tpl, "AWS::IAM::Policy")
     for role in ("DeliverMessagesRole", "ApiHandlerRole"):
         granted = json.dumps([p for p in policies.values() if role in json.dumps(p["Properties"]["Roles"])])

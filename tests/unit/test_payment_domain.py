@@ -39,10 +39,10 @@ def test_start_fail_start_again_confirm_part_refund_then_the_rest():
     assert same is p and ev == []
     p, ev = p.refund(1500, now=at(6))
     assert (p.state, p.amount_refunded, p.refundable, p.version) == ("confirmed", 1500, 2500, 6)
-    assert ev == [PaymentRefunded("p1", "wechat_pay", 1500, 1500, False, "CNY")]
+    assert ev == [PaymentRefunded("p1", "wechat_pay", 1500, 1500, False, "CNY", ("e1",))]
     p, ev = p.refund(2500, now=at(7))
     assert (p.state, p.amount_refunded, p.refundable, p.version) == ("refunded", 4000, 0, 7)
-    assert ev == [PaymentRefunded("p1", "wechat_pay", 2500, 4000, True, "CNY")]
+    assert ev == [PaymentRefunded("p1", "wechat_pay", 2500, 4000, True, "CNY", ("e1",))]
     same, ev = p.confirm("4200001", now=at(8))   # a late resend of the payment notification: still counted once
     assert same is p and ev == []
 

@@ -46,7 +46,8 @@ def test_the_fee_is_paid_before_the_decision_then_refunded_or_kept():
         paid.pay_fee("cash", tournament_id="T1")
     upheld, events = paid.decide(DIRECTOR, "upheld", "成立", refund_if_upheld=True, now=NOW, tournament_id="T1")
     assert (upheld.status, upheld.fee_status, upheld.version, upheld.decided_by) == ("decided", "refunded", 3, "org-1")
-    assert events == [ev.AppealDecided("T1", "E1", "AP1", 2, 3, 3, outcome="upheld", fee_status="refunded")]
+    assert events == [ev.AppealDecided("T1", "E1", "AP1", 2, 3, 3, outcome="upheld", fee_status="refunded",
+                                                entry_id="B", ruling="成立")]
     with pytest.raises(errors.Conflict):
         upheld.decide(DIRECTOR, "rejected", "x", refund_if_upheld=True, now=NOW, tournament_id="T1")
     rejected, _ = paid.decide(DIRECTOR, "rejected", "不成立", refund_if_upheld=True, now=NOW, tournament_id="T1")

@@ -10,7 +10,7 @@ import pytest
 from chalicelib import errors
 from chalicelib.domain import entry as en
 from chalicelib.domain.entry import EntryPayment, EntryStatus
-from chalicelib.domain.events import RegistrationConfirmed, WaitlistPromoted
+from chalicelib.domain.events import HoldReleased, RegistrationConfirmed, WaitlistPromoted
 from chalicelib.models.entries import Entry
 from chalicelib.models.entries import EntryStatus as StoredStatus
 
@@ -53,9 +53,9 @@ def test_promote_holds_for_payment_or_confirms():
     after, events = en.promote(entry("waitlisted", waitlist_key="N1"), NOW, hold=LATER, notice="转正")
     assert (after.status, after.waitlist_key, after.hold_expires_at, after.version, after.updated_at) == \
         ("pending_payment", None, LATER, 4, NOW)
-    assert after.notices == ["转正"] and events == [WaitlistPromoted("E1", "N1", LATER)]
+    assert after.notices == ["转正"] and events == [WaitlistPromoted("E1", "N1", LATER, "T1")]
     free, events = en.promote(entry("waitlisted", amount_due=0), NOW, hold=None, notice="转正")
-    assert free.status == "confirmed" and events == [WaitlistPromoted("E1", "N1", None)]
+    assert free.status == "confirmed" and events == [WaitlistPromoted("E1", "N1", None, "T1")]
     with pytest.raises(errors.Conflict):
         en.promote(entry("confirmed"), NOW, hold=None, notice="")
 
@@ -87,9 +87,10 @@ def test_paid_too_late_keeps_the_money_to_send_back():
 
 
 def test_release_hold():
-    after, _ = en.release_hold(entry(payment_id="P1", payment_state="pending", hold_expires_at=LATER), NOW,
-                               notice="hold_released: x", payment_id="P1")
+    after, events = en.release_hold(entry(payment_id="P1", payment_state="pending", hold_expires_at=LATER), NOW,
+                                    notice="hold_released: x", payment_id="P1")
     assert (after.status, after.hold_expires_at, after.payment_state, after.version) == ("cancelled", None, "unpaid", 4)
+    assert events == [HoldReleased(after.tournament_id, after.event_id, after.id)] and after.event_id
     assert en.restorable(after)
     kept, _ = en.release_hold(entry(payment_state="none"), NOW, notice="hold_released: x", mark_unpaid=False)
     assert kept.payment_state == "none"
