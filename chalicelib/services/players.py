@@ -24,9 +24,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("cardgames.players")
 
-SESSION_DAYS = 30
-# the code's rules and limits are services/sms_codes.py's (shared with the organiser's password reset)
-CODE_MINUTES, MAX_WRONG, WRONG = sms_codes.CODE_MINUTES, sms_codes.MAX_WRONG, sms_codes.WRONG
+SESSION_DAYS = 30   # the code's rules and limits are services/sms_codes.py's (shared with the password reset)
 
 
 def _phone(raw: str) -> str:
@@ -68,8 +66,8 @@ def _signed_in(deps: Deps, token: str | None) -> tuple[dict, dict]:
     if session is None or int(session.get("expires_at", 0)) <= deps.clock().timestamp():
         raise errors.Unauthorized("请先登录 · Sign in first.")
     player = deps.repos.players.by_phone_hash(session["phone_hash"])
-    if player is None:
-        raise errors.Unauthorized("请先登录 · Sign in first.")
+    if player is None or session.get("player_id") != player["id"]:   # an erased player's other devices stay out,
+        raise errors.Unauthorized("请先登录 · Sign in first.")        # even once the phone signs in again
     return session, player
 
 
@@ -87,7 +85,7 @@ def entry_for_player(deps: Deps, entry_id: str, token: str | None) -> Entry:
     reg = deps.repos.entries.registration(entry.registration_id) if entry and entry.registration_id else None
     if reg is not None and same((reg.get("contact") or {}).get("phone"), player["phone"]):
         return entry
-    raise errors.NotFound("entry not found (check the link)")
+    raise errors.NotFound("找不到该报名，请检查链接 · Entry not found (check the link).")
 
 
 @dataclass
@@ -220,11 +218,28 @@ def export(deps: Deps, token: str | None) -> dict:
                                                                 "state", "amount_refunded", "created_at", "items"}))
     return {"exported_at": deps.clock().isoformat(),
             "player": {**_profile(player, held), "phone": player["phone"], "created_at": player.get("created_at")},
-            "entries": [{**e.model_dump(mode="json", exclude=secret),
+            "entries": [{**_others_masked(e.model_dump(mode="json", exclude=secret), player["phone"]),
                          "tournament": held.tournaments[e.tournament_id].name,
                          "event": held.events[e.event_id].config.name} for e in held.entries],
-            "registrations": [{k: v for k, v in r.items() if k not in secret} for r in held.registrations],
+            "registrations": [_others_masked({k: v for k, v in r.items() if k not in secret}, player["phone"])
+                              for r in held.registrations],
             "payments": payments, "messages": _messages(deps, held, player["phone"]), "history": _history(deps, held)}
+
+
+def _others_masked(record, phone: str):
+    """The record with everyone else's contact data masked (a partner's phone is theirs, not this player's to
+    download); the player's own stays as stored."""
+    if isinstance(record, list):
+        return [_others_masked(v, phone) for v in record]
+    if not isinstance(record, dict):
+        return record
+    out = {k: _others_masked(v, phone) for k, v in record.items()}
+    if out.get("phone") and not same(out["phone"], phone):
+        out["phone"] = masked(out["phone"])
+        out.update({k: None for k in ("email", "openid", "wechat_openid") if out.get(k)})
+    if "members" in out:
+        out.pop("wechat_openid", None)   # the entry's WeChat binding: an identifier, nothing the player gave
+    return out
 
 
 def _messages(deps: Deps, held: _Held, phone: str) -> list[dict]:

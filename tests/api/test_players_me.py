@@ -105,6 +105,7 @@ def _profile_export_and_erasure_after_the_end(api, me, ddz, won, pairs, answer, 
     assert data["player"]["phone"] == PHONE and data["player"]["email"] == "wang@example.com"
     assert sorted(e["event_id"] for e in data["entries"]) == sorted([ddz, pairs, pairs])   # withdrawn, again
     assert "manage_token_hash" not in str(data) and len(data["history"]) == 1
+    assert OTHER not in str(data) and OTHER[-4:] in str(data)      # the partner's phone is theirs: masked
     assert {m["template"] for m in data["messages"]} >= {"registration_received"}   # the SMS it was sent
     # erasure: refused while the pairs' tournament (20 December) is not over, even after the first one ended
     clock = bootstrap.deps().clock
@@ -116,6 +117,7 @@ def _profile_export_and_erasure_after_the_end(api, me, ddz, won, pairs, answer, 
     assert api.post(f"/tournaments/{tid}/publish").status_code == 200
     page = bootstrap.deps().publisher.files[f"t/{tid}/{ddz}/standings.html"]
     clock.advance(days=8)                                                # 21 December, Shanghai: both over
+    other_device = _signed_in(api, wired)                                # a second phone session of the player
     erased = api.delete("/players/me", token=None, headers=me)
     assert erased.status_code == 200 and erased.data["erased"] == 3
     repos = bootstrap.deps().repos
@@ -135,6 +137,7 @@ def _profile_export_and_erasure_after_the_end(api, me, ddz, won, pairs, answer, 
     again = _signed_in(api, wired)
     fresh = api.get("/players/me", token=None, headers=again).data
     assert fresh["registrations"] == [] and fresh["history"] == []
+    assert api.get("/players/me", token=None, headers=other_device).status_code == 401   # the erased player's
 
 
 def _tournament_of(eid: str) -> str:
