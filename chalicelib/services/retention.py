@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import UTC, timedelta
+from zoneinfo import ZoneInfo
 from typing import TYPE_CHECKING
 
 from .. import errors
-from ..domain.contacts import erase_contacts
+from ..domain.contacts import erase_contacts, erase_on
 from ..messages.record import Message
 from ..models import Entry
 
@@ -48,7 +50,9 @@ class _Run:
 
 def sweep_contacts(deps: Deps, budget: int = BUDGET, seconds: float = SECONDS) -> dict:
     """Erases what is due; answers counts: tournaments finished, records erased, and whether work is left."""
-    today = deps.clock().date().isoformat()
+    # erase_on is a date where the tournament is played: the index is asked with the date at UTC+14 (the first
+    # place a day begins), and each tournament found is checked against its own zone's date
+    today = (deps.clock().astimezone(UTC) + timedelta(hours=14)).date().isoformat()
     run = _Run(deps, budget, seconds)
     finished, left = 0, False
     for tid in deps.repos.retention.due(today):
@@ -67,6 +71,9 @@ def _erase_tournament(run: _Run, tid: str) -> bool:
     tournament, events = deps.repos.tournaments.get_with_events(tid)
     if tournament is None or tournament.contacts_erased_at is not None:
         return False
+    local_today = deps.clock().astimezone(ZoneInfo(tournament.timezone)).date()
+    if local_today < erase_on(tournament.ends_on, tournament.retention_days):
+        return False                      # due already east of here, not yet where it was played
     run.missed = False
     for event in sorted(events, key=lambda e: e.id):
         _erase_event(run, event.id, tid)

@@ -19,7 +19,7 @@ class ManageLinkRepo:
     def rotate(self, changes: list[tuple[Entry, Entry]], registration_id: str | None, token_hash: str,
                messages: list[Message]) -> None:
         ops = [Op.put(entry_item(after), condition="version = :v", values={":v": before.version},
-                      on_fail=lambda: errors.VersionConflict("An entry changed meanwhile; try again."))
+                      on_fail=lambda: errors.VersionConflict("报名刚被修改，请重试 · An entry changed meanwhile; try again."))
                for before, after in changes]
         if registration_id:
             ops.append(Op.update(keys.registration(registration_id), "SET manage_token_hash = :h",

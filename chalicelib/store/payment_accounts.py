@@ -29,10 +29,10 @@ class PaymentAccountRepo:
             item["sealed"] = self.sealer.seal(account.organiser_id, account.provider, dict(account.secrets))
         if old:
             self.t.put(item, condition="version = :v", values={":v": int(old["version"])},
-                       on_fail=lambda: errors.VersionConflict("The account changed meanwhile: try again."))
+                       on_fail=lambda: errors.VersionConflict("收款账户刚被修改，请重试 · The account changed meanwhile: try again."))
         else:
             self.t.put(item, condition="attribute_not_exists(PK)",
-                       on_fail=lambda: errors.VersionConflict("The account changed meanwhile: try again."))
+                       on_fail=lambda: errors.VersionConflict("收款账户刚被修改，请重试 · The account changed meanwhile: try again."))
         return self._account(account.organiser_id, item, with_secrets=False)
 
     def get(self, oid: str, provider: str, *, with_secrets: bool = True) -> PaymentAccount | None:

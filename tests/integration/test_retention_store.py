@@ -13,8 +13,8 @@ from chalicelib.models import Entry, Event, EventConfig, Member, Tournament
 from chalicelib.services import retention
 
 
-def _tournament(repos, clock, ends_on: date, retention_days: int) -> Event:
-    t = Tournament(id=new_id(), organiser_id="o1", name="赛", timezone="Asia/Shanghai", currency="CNY",
+def _tournament(repos, clock, ends_on: date, retention_days: int, tz: str = "Asia/Shanghai") -> Event:
+    t = Tournament(id=new_id(), organiser_id="o1", name="赛", timezone=tz, currency="CNY",
                    starts_on=ends_on, ends_on=ends_on, retention_days=retention_days, created_at=clock())
     repos.tournaments.create(t)
     cfg = EventConfig.model_validate({"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": 100,
@@ -86,3 +86,15 @@ def test_tournaments_stored_before_retention_are_indexed_by_the_migration(any_re
     assert migrations.index_retention(any_repos.table) == 1
     assert any_repos.retention.due(clock().date().isoformat()) == [e.tournament_id]
     assert migrations.index_retention(any_repos.table) == 0
+
+
+def test_a_tournament_is_due_by_the_date_where_it_was_played_not_the_servers(any_repos, clock):
+    deps = bootstrap.Deps(repos=any_repos, clock=clock)
+    assert clock().hour < 8                                     # UTC morning: still yesterday in Los Angeles
+    west = _tournament(any_repos, clock, clock().date() - timedelta(days=31), 30, tz="America/Los_Angeles")
+    entry = _entries(any_repos, clock, west, 1, 500, "R-west")[0]
+    assert retention.sweep_contacts(deps)["tournaments"] == 0   # due today in UTC, not yet in Los Angeles
+    assert any_repos.entries.get(west.id, entry.id).members[0].phone == entry.members[0].phone
+    clock.advance(hours=9)                                      # now the same date there too
+    assert retention.sweep_contacts(deps)["tournaments"] == 1
+    assert any_repos.entries.get(west.id, entry.id).members[0].phone is None
