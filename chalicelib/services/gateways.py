@@ -42,11 +42,25 @@ def platform_mode() -> bool:
     return get_settings().payment_accounts == "platform"
 
 
-def account(deps: Deps, organiser_id: str, provider: str) -> PaymentAccount | None:
-    """The organiser's account at `provider` (secrets opened, in memory only), or None."""
+def account(deps: Deps, organiser_id: str, provider: str, *, with_secrets: bool = True) -> PaymentAccount | None:
+    """The organiser's account at `provider` (secrets opened, in memory only, only when asked), or None."""
     if provider not in ACCOUNT_PROVIDERS:
         return None
-    return deps.repos.payment_accounts.get(organiser_id, provider)
+    return deps.repos.payment_accounts.get(organiser_id, provider, with_secrets=with_secrets)
+
+
+def takes_new_orders(deps: Deps, organiser_id: str, provider: str) -> bool:
+    """Whether an order at `provider` could be opened for this organiser now — decided without opening the
+    account's secrets (a public page's offers must not cost a KMS decrypt, nor break when a seal will not open)."""
+    gw = online(deps, provider)
+    if gw is None:
+        return False
+    if provider not in ACCOUNT_PROVIDERS:
+        return True
+    acct = account(deps, organiser_id, provider, with_secrets=False)
+    if acct is None:
+        return not platform_mode()
+    return acct.state == "ok" and isinstance(gw, AccountAware)
 
 
 def _bound_account(deps: Deps, organiser_id: str, provider: str, *, new_order: bool
@@ -80,7 +94,7 @@ def offerable(deps: Deps, organiser_id: str) -> list[str]:
     """What this organiser's tournaments may offer now: the desk's, the demo (local), and each online provider
     that would take a new order (its account ok; single-chamber: or the installation's keys, with no account)."""
     names = [n for n in _ALL if n in (deps.providers or {})]
-    return [n for n in names if not gateway(deps, n).online or _bound(deps, organiser_id, n, new_order=True) is not None]
+    return [n for n in names if not gateway(deps, n).online or takes_new_orders(deps, organiser_id, n)]
 
 
 def check_offered(deps: Deps, organiser_id: str, providers: list[str]) -> None:
@@ -95,14 +109,10 @@ def check_offered(deps: Deps, organiser_id: str, providers: list[str]) -> None:
                                         "account first.", {"providers": can, "missing": missing})
 
 
-def _organiser_of(deps: Deps, payment: Payment) -> str | None:
-    _, tournament = deps.repos.events.get_with_tournament(payment.event_id)
-    return tournament.organiser_id if tournament is not None else None
-
-
 def organiser_of(deps: Deps, payment: Payment) -> str | None:
     """The organiser whose tournament the payment is for (None: its event is gone)."""
-    return _organiser_of(deps, payment)
+    _, tournament = deps.repos.events.get_with_tournament(payment.event_id)
+    return tournament.organiser_id if tournament is not None else None
 
 
 def for_organiser_notifications(deps: Deps, organiser_id: str, provider: str) -> Provider | None:
@@ -131,7 +141,7 @@ def for_payment_account(deps: Deps, payment: Payment) -> tuple[Provider | None, 
         return gw, None
     if payment.session_id and payment.account is None:
         return gw, None   # opened on the platform's own keys (v1.2, a single chamber's installation)
-    oid = _organiser_of(deps, payment)
+    oid = organiser_of(deps, payment)
     if oid is None:
         return None, None
     bound, account_id = _bound_account(deps, oid, payment.provider, new_order=False)
@@ -153,8 +163,8 @@ def notification_account_matches(deps: Deps, payment: Payment, note: Notificatio
     named = gw.account_of(note) if isinstance(gw, AccountAware) else note.account
     if payment.session_id:
         return named == payment.account
-    oid = _organiser_of(deps, payment)
-    acct = account(deps, oid, payment.provider) if oid else None
+    oid = organiser_of(deps, payment)
+    acct = account(deps, oid, payment.provider, with_secrets=False) if oid else None
     return named == (acct.id if acct is not None else None)
 
 
@@ -168,7 +178,7 @@ def refund(deps: Deps, payment: Payment, amount: int, part: str = "") -> str:
 
 def offered_online(deps: Deps, tournament) -> list[str]:
     """The tournament's online providers that can take money here (chosen by the organiser and configured)."""
-    return [p for p in tournament.payments.providers if for_tournament(deps, tournament, p) is not None]
+    return [p for p in tournament.payments.providers if takes_new_orders(deps, tournament.organiser_id, p)]
 
 
 def offered_providers(deps: Deps, tournament) -> list[str]:
@@ -176,7 +186,7 @@ def offered_providers(deps: Deps, tournament) -> list[str]:
     may take them), in the organiser's order."""
     return [p for p in tournament.payments.providers
             if gateway(deps, p) is not None
-            and (not gateway(deps, p).online or for_tournament(deps, tournament, p) is not None)]
+            and (not gateway(deps, p).online or takes_new_orders(deps, tournament.organiser_id, p))]
 
 
 def hosted(deps: Deps, tournament) -> str | None:
