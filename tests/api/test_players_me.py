@@ -116,6 +116,9 @@ def _profile_export_and_erasure_after_the_end(api, me, ddz, won, pairs, answer, 
     assert api.post(f"/tournaments/{tid}/publish").status_code == 200
     page = bootstrap.deps().publisher.files[f"t/{tid}/{ddz}/standings.html"]
     clock.advance(days=8)                                                # 21 December, Shanghai: both over
+    from chalicelib.store import keys
+    repos = bootstrap.deps().repos
+    repos.table.update(keys.player(phone_hash_of(PHONE)), "SET wechat_openid = :o", values={":o": "oWANG"})
     erased = api.delete("/players/me", token=None, headers=me)
     assert erased.status_code == 200 and erased.data["erased"] == 3
     repos = bootstrap.deps().repos
@@ -125,6 +128,8 @@ def _profile_export_and_erasure_after_the_end(api, me, ddz, won, pairs, answer, 
     assert [e.members[0].phone for e in repos.entries.list(pairs)] == [None, None]
     assert [m.phone for m in pair.members] == [None, OTHER]               # the partner's phone is theirs to erase
     assert repos.players.holdings(phone_hash_of(PHONE)) == []
+    # the player's own record went whole: its e-mail and WeChat openid with its phone (issue 41 follow-up)
+    assert repos.table.query(keys.player(phone_hash_of(PHONE))["PK"]) == []
     assert api.get("/players/me", token=None, headers=me).status_code == 401   # the session went with the player
     assert api.get(f"/events/{ddz}/standings").data == standings           # names and results stay
     assert bootstrap.deps().publisher.files[f"t/{tid}/{ddz}/standings.html"] == page
