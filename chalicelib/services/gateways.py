@@ -123,6 +123,23 @@ def for_organiser_notifications(deps: Deps, organiser_id: str, provider: str) ->
         return None
 
 
+def notification_adapters(deps: Deps, organiser_id: str, provider: str) -> list[Provider]:
+    """What may verify a notification posted to the URL naming this organiser: the adapter bound to its account
+    now (`for_organiser_notifications`), then those bound to the accounts it replaced or deleted (an order opened
+    on one is still paid, closed or refunded, and told so in that account's keys)."""
+    gw = online(deps, provider)
+    if gw is None or provider not in ACCOUNT_PROVIDERS or not isinstance(gw, AccountAware):
+        return []
+    now = for_organiser_notifications(deps, organiser_id, provider)
+    out = [now] if now is not None else []
+    for acct in deps.repos.payment_accounts.retired_all(organiser_id, provider):
+        try:
+            out.append(gw.for_account(acct))
+        except errors.InvalidRequest:
+            continue
+    return out
+
+
 def for_payment_account(deps: Deps, payment: Payment) -> tuple[Provider | None, str | None]:
     """(adapter, account id) of a payment's order: the registry's for the desk; an order already opened goes
     through the account it was opened on — the organiser's now, or the one it replaced or deleted since, kept

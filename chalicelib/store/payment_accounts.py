@@ -98,6 +98,12 @@ class PaymentAccountRepo:
         item = self.t.get(keys.retired_payment_account(oid, provider, account_id))
         return self._account(oid, item, with_secrets=True) if item else None
 
+    def retired_all(self, oid: str, provider: str) -> list[PaymentAccount]:
+        """Every kept account of the organiser at `provider`, secrets opened, the last retired first."""
+        items = self.t.query(keys.organiser_partition(oid), f"{RETIRED_PREFIX}{provider}#")
+        return [self._account(oid, i, with_secrets=True)
+                for i in sorted(items, key=lambda i: str(i.get("retired_at", "")), reverse=True)]
+
     def retired_count(self, oid: str) -> int:
         """How many replaced or deleted accounts are kept (all the API says of them)."""
         return len(self.t.query(keys.organiser_partition(oid), RETIRED_PREFIX, projection="PK, SK"))
