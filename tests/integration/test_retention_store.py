@@ -130,3 +130,22 @@ def test_the_sweep_unlinks_the_phone_index_and_drops_a_player_left_with_nothing(
     assert any_repos.players.holdings(phone_hash_of("13900000001")) == []
     assert any_repos.table.query(keys.player(h)["PK"]) == []      # no e-mail, openid or code left under it
     assert retention.sweep_contacts(deps)["players"] == 0
+
+
+def test_index_items_left_by_earlier_sweeps_are_removed_by_the_migration(any_repos, clock):
+    """Sweeps run before the fix erased an entry's and a registration's phones and left their 我的 index items:
+    `migrations.unlink_erased_phones` deletes exactly those (once), and leaves an item whose record holds its phone."""
+    from chalicelib.store import keys, migrations
+    from chalicelib.store.entries import entry_item, phone_hash_of
+    e = _tournament(any_repos, clock, clock().date() - timedelta(days=200), retention_days=180)
+    erased, kept = _entries(any_repos, clock, e, 2, 700, "R-m")
+    blank = erased.model_copy(update={"members": [m.model_copy(update={"phone": None}) for m in erased.members],
+                                      "version": erased.version + 1})
+    any_repos.table.put(entry_item(blank))                     # as the sweep wrote it then: its index item stayed
+    any_repos.table.update(keys.registration("R-m"), "SET contact = :c", values={":c": {"name": "联系人", "phone": None}})
+    h_erased, h_kept = phone_hash_of(erased.members[0].phone), phone_hash_of(kept.members[0].phone)
+    assert len(any_repos.players.holdings(h_erased)) == 2       # its entry and the registration it was contact of
+    assert migrations.unlink_erased_phones(any_repos.table) == 2
+    assert any_repos.players.holdings(h_erased) == []
+    assert [r["entry_id"] for r in any_repos.players.holdings(h_kept)] == [kept.id]
+    assert migrations.unlink_erased_phones(any_repos.table) == 0
