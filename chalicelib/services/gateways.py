@@ -140,11 +140,11 @@ def notification_adapters(deps: Deps, organiser_id: str, provider: str) -> list[
     return out
 
 
-def for_payment_account(deps: Deps, payment: Payment) -> tuple[Provider | None, str | None]:
+def for_payment_account(deps: Deps, payment: Payment, *, retired: bool = True) -> tuple[Provider | None, str | None]:
     """(adapter, account id) of a payment's order: the registry's for the desk; an order already opened goes
     through the account it was opened on — the organiser's now, or the one it replaced or deleted since, kept
     sealed (never another account's: no adapter when that one is not kept); one not opened yet through its
-    organiser's account now."""
+    organiser's account now. `retired=False`: not through a retired account (an order is never opened on one)."""
     gw = gateway(deps, payment.provider)
     if gw is None or not gw.online or payment.provider not in ACCOUNT_PROVIDERS:
         return gw, None
@@ -155,6 +155,8 @@ def for_payment_account(deps: Deps, payment: Payment) -> tuple[Provider | None, 
         return None, None
     bound, account_id = _bound_account(deps, oid, payment.provider, new_order=False)
     if payment.session_id and account_id != payment.account:
+        if not retired:
+            return None, None
         return _retired(deps, gw, oid, payment.provider, payment.account), payment.account
     return bound, account_id
 
@@ -244,7 +246,7 @@ def start(deps: Deps, payment: Payment, *, description: str, lines: list[tuple[s
     """Opens the payment's order at its provider: (the provider's reference, what the payer's page needs, the
     organiser's account it was opened on — None: the platform's own keys).
     Raises errors.PaymentError when the provider cannot be reached (each adapter bounds its wait)."""
-    gw, account_id = for_payment_account(deps, payment)
+    gw, account_id = for_payment_account(deps, payment, retired=False)
     if gw is None:
         raise errors.PaymentsOff(f"{payment.provider} is not configured.")
     started = gw.start(payment_id=payment.id, amount=payment.amount, currency=payment.currency,
