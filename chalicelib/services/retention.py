@@ -52,7 +52,9 @@ class _Run:
 
     def unlinked(self, phones: list[str | None]) -> None:
         """These phones lost an entry or registration to the sweep: a phone left holding nothing at all loses its
-        player record too (phone, name, e-mail, WeChat openid); one still holding something elsewhere keeps it."""
+        player record too (phone, name, e-mail, WeChat openid); one still holding something elsewhere keeps it.
+        Not charged to the budget: a run stopped between an entry and this check would never come back to it
+        (the entry, erased, is skipped next time); at most one read and one write per phone erased."""
         from ..store.entries import phone_hash_of
         for h in sorted({phone_hash_of(p) for p in phones if p}):
             if self.deps.repos.players.drop_if_unheld(h):
