@@ -37,10 +37,14 @@ class PaymentAccountRepo:
             put = Op.put(item, condition="version = :v", values={":v": int(old["version"])},
                          on_fail=lambda: errors.VersionConflict("The account changed meanwhile: try again."))
             kept = [] if old.get("account_id") == account.id else self._retire_ops(account.organiser_id, old, now_iso)
-            self.t.transact([put, *kept])
         else:
-            self.t.put(item, condition="attribute_not_exists(PK)",
-                       on_fail=lambda: errors.VersionConflict("The account changed meanwhile: try again."))
+            put = Op.put(item, condition="attribute_not_exists(PK)",
+                         on_fail=lambda: errors.VersionConflict("The account changed meanwhile: try again."))
+            kept = []
+        # an account taken back is the account now: its retired copy (older keys) goes
+        back = [Op.delete(keys.retired_payment_account(account.organiser_id, account.provider, account.id))] \
+            if account.id else []
+        self.t.transact([put, *kept, *back])
         return self._account(account.organiser_id, item, with_secrets=False)
 
     def get(self, oid: str, provider: str, *, with_secrets: bool = True) -> PaymentAccount | None:

@@ -108,3 +108,6 @@ def test_a_replaced_or_deleted_account_is_kept_sealed_under_its_id(any_repos):
     assert [a.id for a in repo.retired_all("org1", "wechat_pay")] == ["1900000999", "1900000109"]   # last first
     assert repo.retired_count("org1") == 2 and repo.retired_count("org2") == 0
     assert repo.retired("org1", "wechat_pay", "nope") is None and repo.retired_all("org1", "alipay") == []
+    repo.put(_direct(), "t6")                                   # taken back: it is the account now, not retired
+    assert [a.id for a in repo.retired_all("org1", "wechat_pay")] == ["1900000999"]
+    assert repo.get("org1", "wechat_pay").secrets["private_key"] == SECRET
