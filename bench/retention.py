@@ -23,13 +23,14 @@ N = int(os.environ.get("RETENTION_BENCH_ENTRIES", "10000"))
 def main() -> None:
     folder = tempfile.mkdtemp(prefix="bench-retention-")
     os.environ.update(STORE="embedded", STORE_PATH=str(Path(folder) / "store.sqlite3"))
+    os.environ.setdefault("TABLE_CODE_SECRET", "bench-retention")   # the phone index's keyed hash (installation.py)
     from chalicelib import bootstrap
     from chalicelib.ids import new_id
     from chalicelib.models import Entry, Event, EventConfig, Member, Tournament
     from chalicelib.services import retention
     from chalicelib.store import dynamo, keys, schema
     from chalicelib.store.dynamo import chunks, to_item
-    from chalicelib.store.entries import entry_item, phone_hash
+    from chalicelib.store.entries import entry_item, phone_entry_item, phone_hash, phone_hash_of
     from chalicelib.store.repositories import Repos
     dynamo.reset_client()
     schema.ensure_table(dynamo.client(), "bench_retention")
@@ -50,11 +51,12 @@ def main() -> None:
                   created_at=now)
         items.append(entry_item(e))
         items.append({**keys.person_in_event(event.id, phone_hash(phone)), "kind": "person", "entry_id": e.id})
+        items += [phone_entry_item(phone_hash_of(m.phone), e) for m in e.members]   # its "我的" index items
     started = time.perf_counter()
     for batch in chunks(items, 25):
         dynamo.client().batch_write_item(RequestItems={"bench_retention": [{"PutRequest": {"Item": to_item(i)}}
                                                                            for i in batch]})
-    print(f"seeded {N} entries (and their person items) in {time.perf_counter() - started:.1f} s")
+    print(f"seeded {N} entries (and their person and phone index items) in {time.perf_counter() - started:.1f} s")
 
     started = time.perf_counter()
     listed = repos.entries.list(event.id)

@@ -211,6 +211,8 @@ def run() -> None:
         print(f"Indexed {indexed} earlier tournaments for the contact-data retention sweep.")
     if indexed := migrations.index_phones(dynamo.Table(TABLE)):   # entries of before the phone index ("我的")
         print(f"Indexed {indexed} earlier entries and registrations by phone.")
+    if unlinked := migrations.unlink_erased_phones(dynamo.Table(TABLE)):   # left by sweeps before issue 41's fix
+        print(f"Removed {unlinked} phone index items of erased entries and registrations.")
     start_messages()   # the SMS and e-mail providers' stand-ins, and the outbox's worker
     demo = load_demo()
     env = local_env()

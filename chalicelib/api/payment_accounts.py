@@ -52,6 +52,8 @@ class AccountList(Out):
     accounts: list[AccountOut]
     offerable: list[str] = Field(default=[], description="what this organiser's tournaments may offer now: the "
                                  "desk's, the demo (local), and providers whose account is ok")
+    retired: int = Field(default=0, description="accounts replaced or deleted but kept, sealed, for the refunds and "
+                         "queries of the orders opened on them (never listed)")
 
 
 class CheckOut(Out):

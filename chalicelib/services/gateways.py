@@ -6,8 +6,9 @@ here or in the services asks which provider it is: what differs is said by the a
 
 Each chamber's own merchant account (issue 40, payments/accounts.py): the registry holds the platform's adapter;
 a tournament's money goes through the adapter bound to its organiser's account at that provider (`for_account`).
-A new order needs that account in state ok; an order already open (query, close, refund) goes through whatever
-account the organiser has now. With no account of that provider, the installation's own keys take the money in
+A new order needs that account in state ok; an order already open (query, close, refund, notifications) goes
+through the account it was opened on: the organiser's account now, or — replaced or deleted since — that account
+as it was, kept sealed (store/payment_accounts.py `retired`). With no account of that provider, the installation's own keys take the money in
 a single-chamber installation (PAYMENT_ACCOUNTS=single, the v1.2 behaviour and the local default) and nothing
 does on a platform (PAYMENT_ACCOUNTS=platform, every AWS stage).
 """
@@ -132,10 +133,28 @@ def for_organiser_notifications(deps: Deps, organiser_id: str, provider: str) ->
         return None
 
 
-def for_payment_account(deps: Deps, payment: Payment) -> tuple[Provider | None, str | None]:
+def notification_adapters(deps: Deps, organiser_id: str, provider: str) -> list[Provider]:
+    """What may verify a notification posted to the URL naming this organiser: the adapter bound to its account
+    now (`for_organiser_notifications`), then those bound to the accounts it replaced or deleted (an order opened
+    on one is still paid, closed or refunded, and told so in that account's keys)."""
+    gw = online(deps, provider)
+    if gw is None or provider not in ACCOUNT_PROVIDERS or not isinstance(gw, AccountAware):
+        return []
+    now = for_organiser_notifications(deps, organiser_id, provider)
+    out = [now] if now is not None else []
+    for acct in deps.repos.payment_accounts.retired_all(organiser_id, provider):
+        try:
+            out.append(gw.for_account(acct))
+        except errors.InvalidRequest:
+            continue
+    return out
+
+
+def for_payment_account(deps: Deps, payment: Payment, *, retired: bool = True) -> tuple[Provider | None, str | None]:
     """(adapter, account id) of a payment's order: the registry's for the desk; an order already opened goes
-    through the account it was opened on (no adapter when its organiser has since changed or removed that
-    account: never another account's); one not opened yet through its organiser's account now."""
+    through the account it was opened on — the organiser's now, or the one it replaced or deleted since, kept
+    sealed (never another account's: no adapter when that one is not kept); one not opened yet through its
+    organiser's account now. `retired=False`: not through a retired account (an order is never opened on one)."""
     gw = gateway(deps, payment.provider)
     if gw is None or not gw.online or payment.provider not in ACCOUNT_PROVIDERS:
         return gw, None
@@ -146,8 +165,23 @@ def for_payment_account(deps: Deps, payment: Payment) -> tuple[Provider | None, 
         return None, None
     bound, account_id = _bound_account(deps, oid, payment.provider, new_order=False)
     if payment.session_id and account_id != payment.account:
-        return None, None
+        if not retired:
+            return None, None
+        return _retired(deps, gw, oid, payment.provider, payment.account), payment.account
     return bound, account_id
+
+
+def _retired(deps: Deps, gw: Provider, organiser_id: str, provider: str, account_id: str | None) -> Provider | None:
+    """The adapter bound to a replaced or deleted account of the organiser, kept for its orders; None if not kept."""
+    if not account_id or not isinstance(gw, AccountAware):
+        return None
+    acct = deps.repos.payment_accounts.retired(organiser_id, provider, account_id)
+    if acct is None:
+        return None
+    try:
+        return gw.for_account(acct)
+    except errors.InvalidRequest:
+        return None
 
 
 def for_payment(deps: Deps, payment: Payment) -> Provider | None:
@@ -222,7 +256,7 @@ def start(deps: Deps, payment: Payment, *, description: str, lines: list[tuple[s
     """Opens the payment's order at its provider: (the provider's reference, what the payer's page needs, the
     organiser's account it was opened on — None: the platform's own keys).
     Raises errors.PaymentError when the provider cannot be reached (each adapter bounds its wait)."""
-    gw, account_id = for_payment_account(deps, payment)
+    gw, account_id = for_payment_account(deps, payment, retired=False)
     if gw is None:
         raise errors.PaymentsOff(f"{payment.provider} is not configured.")
     started = gw.start(payment_id=payment.id, amount=payment.amount, currency=payment.currency,

@@ -121,7 +121,9 @@ def answer(account: PaymentAccount, message: str | None = None) -> dict:
 def list_accounts(deps: Deps, organiser_id: str) -> dict:
     """The accounts, and what a tournament of this organiser may offer now (the console's choice of providers)."""
     return {"accounts": [answer(a) for a in deps.repos.payment_accounts.list(organiser_id)],
-            "offerable": gateways.offerable(deps, organiser_id)}
+            "offerable": gateways.offerable(deps, organiser_id),
+            # replaced or deleted accounts kept sealed for their orders' refunds: only how many
+            "retired": deps.repos.payment_accounts.retired_count(organiser_id)}
 
 
 def put_account(deps: Deps, organiser_id: str, provider: str, body: dict) -> dict:
@@ -137,7 +139,7 @@ def put_account(deps: Deps, organiser_id: str, provider: str, body: dict) -> dic
 
 
 def delete_account(deps: Deps, organiser_id: str, provider: str) -> None:
-    if not deps.repos.payment_accounts.delete(organiser_id, _provider(provider)):
+    if not deps.repos.payment_accounts.delete(organiser_id, _provider(provider), deps.clock().isoformat()):
         raise errors.NotFound("还没有接入这个渠道 · No account of this provider.")
     log.info("payment account %s of organiser %s deleted", provider, organiser_id)
 

@@ -254,13 +254,22 @@ def handle_provider_notification(deps: Deps, provider: str, headers: dict, body:
     account; then it touches only that organiser's payments."""
     if organiser_id is None:
         gw = gateways.gateway(deps, provider)
+        if gw is None:
+            raise errors.PaymentsOff(f"{provider} is not configured: no notification is expected.")
+        return _handle_verified(deps, provider, gw.verify_notification(headers, body, deps.clock()), organiser_id)
+    # the organiser's account now, then the ones it replaced or deleted (their orders' notifications, in their keys)
+    adapters = gateways.notification_adapters(deps, organiser_id, provider)
+    if not adapters:   # no such organiser, or none of its accounts there: this URL names nothing
+        raise errors.NotFound(f"No account of this organiser at {provider} takes notifications here.")
+    *earlier, last = adapters
+    for gw in earlier:
+        try:
+            note = gw.verify_notification(headers, body, deps.clock())
+            break
+        except errors.InvalidSignature:
+            continue
     else:
-        gw = gateways.for_organiser_notifications(deps, organiser_id, provider)
-        if gw is None:   # no such organiser, or none of its accounts there: this URL names nothing
-            raise errors.NotFound(f"No account of this organiser at {provider} takes notifications here.")
-    if gw is None:
-        raise errors.PaymentsOff(f"{provider} is not configured: no notification is expected.")
-    note = gw.verify_notification(headers, body, deps.clock())
+        note = last.verify_notification(headers, body, deps.clock())   # its refusal is the answer
     return _handle_verified(deps, provider, note, organiser_id)
 
 

@@ -10,7 +10,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from .. import errors
-from ..domain.contacts import erase_contacts, tournament_ended
+from ..domain.contacts import ERASED_ADDRESS, erase_contacts, tournament_ended
 from ..domain.entry import CLOSED, EntryStatus
 from ..ids import hash_secret, new_id, new_token
 from ..installation import lookup_hash
@@ -255,6 +255,22 @@ def _messages(deps: Deps, held: _Held, phone: str) -> list[dict]:
     return out
 
 
+def _unaddress_messages(deps: Deps, held: _Held, player: dict) -> int:
+    """The outbox's records of the messages sent to this player — to its phone, its own e-mail or WeChat openid —
+    keep their kind and state for the console, not the address (as the retention sweep leaves them)."""
+    mine = {a for a in (player.get("email"), player.get("wechat_openid")) if a}
+    count = 0
+    for tid in held.tournaments:
+        for m in deps.repos.messages.for_tournament(tid):
+            if m.to and ((m.channel == "sms" and same(m.to, player["phone"])) or m.to in mine):
+                try:
+                    deps.repos.retention.erase_message(m.model_copy(update={"to": ERASED_ADDRESS}))
+                except errors.NotFound:
+                    continue
+                count += 1
+    return count
+
+
 def erase(deps: Deps, token: str | None) -> dict:
     """DELETE /players/me: the phone (and the e-mail, openid where they sit with it) erased from every entry and
     day registration made with it — all of them in tournaments that have ended, or already out with nothing owed;
@@ -287,6 +303,7 @@ def erase(deps: Deps, token: str | None) -> dict:
         if blank != r:
             deps.repos.entries.replace_registration(blank)
             erased += 1
+    erased += _unaddress_messages(deps, held, player)
     deps.repos.players.forget(session["phone_hash"], hash_secret(token.strip()), [e.id for e in held.entries],
                               [r["id"] for r in held.registrations])
     log.info("player erased: %d records", erased)

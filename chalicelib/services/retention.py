@@ -5,7 +5,12 @@ WeChat openids, the outbox's addresses — is erased once the tournament has end
 Run by the hold sweeper's schedule (api/jobs.py: every 5 minutes on AWS, scripts/dev.py's loop locally). It is
 paged (PAGE records a read) and bounded per run (`budget` writes): a tournament of 10,000 entries is finished over
 a few runs, each re-reading only to skip what is already erased, so a run cut short loses nothing and a record
-erased twice is written once. A tournament leaves the sweep's index only when all of it is erased. Progress is
+erased twice is written once. A tournament leaves the sweep's index only when all of it is erased.
+
+An erased entry or registration is nobody's any more: its items in the phones' "我的" index go in the same
+transaction (it leaves "我的" and the export: anonymous, as on the published pages). The player's own record (its
+phone, name, e-mail, WeChat openid) stays while the phone still holds anything else in the index — another
+tournament, finished or not, not yet due — and goes with the last of them (the phone signs in again as new). Progress is
 logged by tournament and event ids and counts: never a name, phone or address."""
 from __future__ import annotations
 
@@ -38,7 +43,7 @@ class _Run:
     def __init__(self, deps: Deps, budget: int, seconds: float):
         self.deps, self.left = deps, budget
         self.until = time.monotonic() + seconds
-        self.counts = {"entries": 0, "registrations": 0, "messages": 0}
+        self.counts = {"entries": 0, "registrations": 0, "messages": 0, "players": 0}
         self.missed = False   # a record changed under the sweep: its tournament stays in the index for the next run
 
     def spend(self, kind: str) -> None:
@@ -46,6 +51,16 @@ class _Run:
             raise _Spent
         self.left -= 1
         self.counts[kind] += 1
+
+    def unlinked(self, phones: list[str | None]) -> None:
+        """These phones lost an entry or registration to the sweep: a phone left holding nothing at all loses its
+        player record too (phone, name, e-mail, WeChat openid); one still holding something elsewhere keeps it.
+        Not charged to the budget: a run stopped between an entry and this check would never come back to it
+        (the entry, erased, is skipped next time); at most one read and one write per phone erased."""
+        from ..store.entries import phone_hash_of
+        for h in sorted({phone_hash_of(p) for p in phones if p}):
+            if self.deps.repos.players.drop_if_unheld(h):
+                self.counts["players"] += 1
 
 
 def sweep_contacts(deps: Deps, budget: int = BUDGET, seconds: float = SECONDS) -> dict:
@@ -104,6 +119,8 @@ def _erase_event(run: _Run, eid: str, tid: str) -> None:
                     repo.erase_entry(entry, erased)
                 except errors.VersionConflict:
                     run.missed = True   # changed meanwhile: read again next run
+                    continue
+                run.unlinked([m.phone for m in entry.members])
         pages += 1
         if pages % 10 == 0:
             log.info("retention: tournament %s event %s: %d pages read", tid, eid, pages)
@@ -114,9 +131,10 @@ def _erase_event(run: _Run, eid: str, tid: str) -> None:
         if record and record.get("contact") and erase_contacts(record["contact"]) != record["contact"]:
             run.spend("registrations")
             try:
-                repo.erase_registration(reg_id, erase_contacts(record["contact"]))
+                repo.erase_registration(reg_id, record["contact"], erase_contacts(record["contact"]))
             except errors.NotFound:
-                pass
+                continue
+            run.unlinked([record["contact"].get("phone")])
 
 
 def _erased_entry(entry: Entry) -> Entry | None:

@@ -359,6 +359,12 @@ def payment_account(oid: str, provider: str) -> dict:
     return {"PK": f"ORG#{oid}", "SK": f"PAYACCT#{provider}"}
 
 
+def retired_payment_account(oid: str, provider: str, account_id: str) -> dict:
+    """An account the organiser replaced or deleted, kept sealed for the orders opened on it (their refunds,
+    queries and notifications): one per account id a payment may name."""
+    return {"PK": f"ORG#{oid}", "SK": f"PAYRETIRED#{provider}#{account_id}"}
+
+
 # -- retention (issue 41 item 4): a tournament whose participants' contact data is still held, in the sparse GSI1
 # partition RETENTION by the day it is due for erasure (the tournament's META item carries it until erased)
 RETENTION_PARTITION = "RETENTION"

@@ -160,3 +160,43 @@ def index_phones(table: Table) -> int:
             except errors.Conflict:   # written meanwhile by the entry's own change
                 pass
     return written
+
+
+def unlink_erased_phones(table: Table) -> int:
+    """Phone index items ("我的") left pointing at an entry or day registration that no longer holds that phone:
+    the retention sweeps run before it removed the index with the entry (issue 41 follow-up) erased the phone and
+    left the item. Each such item is deleted (a hash of a phone is still the phone); an item whose record still
+    holds its phone stays, so it is safe beside live writers and when run again. Returns how many were deleted."""
+    from . import keys
+    from .entries import phone_hash_of
+    kwargs = {"TableName": table.name, "FilterExpression": "#k = :e OR #k = :r", "ExpressionAttributeNames": {"#k": "kind"},
+              "ExpressionAttributeValues": {":e": {"S": "phone_entry"}, ":r": {"S": "phone_registration"}}}
+    found: list[dict] = []
+    while True:
+        resp = client().scan(**kwargs)
+        found += [from_item(raw) for raw in resp.get("Items", [])]
+        if "LastEvaluatedKey" not in resp:
+            break
+        kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+
+    def record_key(item: dict) -> dict:
+        if item["kind"] == "phone_entry":
+            return keys.entry(item["event_id"], item["entry_id"])
+        return keys.registration(item["registration_id"])
+
+    def phones(record: dict | None) -> set[str]:
+        if record is None:
+            return set()
+        if record.get("kind") == "entry":
+            return {m["phone"] for m in json.loads(record["data"]).get("members", []) if m.get("phone")}
+        return {p for p in [(record.get("contact") or {}).get("phone")] if p}
+
+    deleted = 0
+    for batch in chunks(found, 100):
+        records = table.get_many([record_key(i) for i in batch])
+        for item, record in zip(batch, records):
+            h = item["PK"].removeprefix(keys.phone_partition(""))
+            if h not in {phone_hash_of(p) for p in phones(record)}:
+                table.delete({"PK": item["PK"], "SK": item["SK"]})
+                deleted += 1
+    return deleted

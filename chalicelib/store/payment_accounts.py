@@ -1,16 +1,22 @@
 """Organisers' merchant accounts (issue 40, api.md v1.3): one item per organiser and provider, its secrets sealed
 (store/sealed.py: the table holds neither a key nor a secret in clear). Every change of the account writes it
 `unchecked` with a new version; a check's outcome is recorded only on the version it checked, so a check that
-raced with a change never marks the new account ok."""
+raced with a change never marks the new account ok.
+
+An account replaced by another (a different account id) or deleted is not forgotten: the orders opened on it are
+still refunded, queried and notified through it (issue 40 follow-up), so its item is copied, sealed as it was, to
+a `retired` item under its account id in the same transaction. Nothing in the API answers a retired account but
+their count; a new order never goes through one."""
 from __future__ import annotations
 
 from .. import errors
 from ..payments.accounts import AccountCheck, PaymentAccount
 from . import keys
-from .dynamo import Table
+from .dynamo import Op, Table
 from .sealed import Sealer
 
 PREFIX = "PAYACCT#"
+RETIRED_PREFIX = "PAYRETIRED#"
 
 
 class PaymentAccountRepo:
@@ -28,11 +34,17 @@ class PaymentAccountRepo:
         if account.secrets:
             item["sealed"] = self.sealer.seal(account.organiser_id, account.provider, dict(account.secrets))
         if old:
-            self.t.put(item, condition="version = :v", values={":v": int(old["version"])},
-                       on_fail=lambda: errors.VersionConflict("收款账户刚被修改，请重试 · The account changed meanwhile: try again."))
+            put = Op.put(item, condition="version = :v", values={":v": int(old["version"])},
+                         on_fail=lambda: errors.VersionConflict("收款账户刚被修改，请重试 · The account changed meanwhile: try again."))
+            kept = [] if old.get("account_id") == account.id else self._retire_ops(account.organiser_id, old, now_iso)
         else:
-            self.t.put(item, condition="attribute_not_exists(PK)",
-                       on_fail=lambda: errors.VersionConflict("收款账户刚被修改，请重试 · The account changed meanwhile: try again."))
+            put = Op.put(item, condition="attribute_not_exists(PK)",
+                         on_fail=lambda: errors.VersionConflict("收款账户刚被修改，请重试 · The account changed meanwhile: try again."))
+            kept = []
+        # an account taken back is the account now: its retired copy (older keys) goes
+        back = [Op.delete(keys.retired_payment_account(account.organiser_id, account.provider, account.id))] \
+            if account.id else []
+        self.t.transact([put, *kept, *back])
         return self._account(account.organiser_id, item, with_secrets=False)
 
     def get(self, oid: str, provider: str, *, with_secrets: bool = True) -> PaymentAccount | None:
@@ -65,13 +77,40 @@ class PaymentAccountRepo:
             return False
         return True
 
-    def delete(self, oid: str, provider: str) -> bool:
-        try:
-            self.t.delete(keys.payment_account(oid, provider), condition="attribute_exists(PK)",
-                          on_fail=errors.NotFound)
-        except errors.NotFound:
+    def delete(self, oid: str, provider: str, now_iso: str | None = None) -> bool:
+        old = self.t.get(keys.payment_account(oid, provider))
+        if old is None:
             return False
+        try:
+            self.t.transact([Op.delete(keys.payment_account(oid, provider), condition="version = :v",
+                                       values={":v": int(old["version"])}, on_fail=errors.NotFound),
+                             *self._retire_ops(oid, old, now_iso or str(old.get("updated_at", "")))])
+        except errors.NotFound:
+            return False   # changed or deleted meanwhile: the organiser looks again
         return True
+
+    def _retire_ops(self, oid: str, old: dict, now_iso: str) -> list[Op]:
+        """The account leaving, kept under its id (an account never given an id opened no order: nothing kept)."""
+        if not old.get("account_id"):
+            return []
+        kept = {k: v for k, v in old.items() if k not in ("PK", "SK")}
+        return [Op.put({**keys.retired_payment_account(oid, old["provider"], old["account_id"]), **kept,
+                        "kind": "payment_account_retired", "retired_at": now_iso})]
+
+    def retired(self, oid: str, provider: str, account_id: str) -> PaymentAccount | None:
+        """The replaced or deleted account with this id, secrets opened (in memory only), or None."""
+        item = self.t.get(keys.retired_payment_account(oid, provider, account_id))
+        return self._account(oid, item, with_secrets=True) if item else None
+
+    def retired_all(self, oid: str, provider: str) -> list[PaymentAccount]:
+        """Every kept account of the organiser at `provider`, secrets opened, the last retired first."""
+        items = self.t.query(keys.organiser_partition(oid), f"{RETIRED_PREFIX}{provider}#")
+        return [self._account(oid, i, with_secrets=True)
+                for i in sorted(items, key=lambda i: str(i.get("retired_at", "")), reverse=True)]
+
+    def retired_count(self, oid: str) -> int:
+        """How many replaced or deleted accounts are kept (all the API says of them)."""
+        return len(self.t.query(keys.organiser_partition(oid), RETIRED_PREFIX, projection="PK, SK"))
 
     def _account(self, oid: str, item: dict, *, with_secrets: bool) -> PaymentAccount:
         secrets = self.sealer.open(oid, item["provider"], item["sealed"]) if with_secrets and item.get("sealed") else {}

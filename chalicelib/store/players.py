@@ -97,11 +97,31 @@ class PlayerRepo:
 
     def forget(self, phone_hash: str, token_hash: str | None, entry_ids: list[str], registration_ids: list[str]) -> None:
         """Erasure's last step: the index items of the entries and registrations erased (one made meanwhile keeps
-        its own), the player (name, e-mail, phone), its code and this session."""
-        ops = [Op.delete(keys.player(phone_hash)), Op.delete(keys.player_code(phone_hash))]
+        its own), the player — every item of its partition: name, e-mail, phone, WeChat openid, its code — and
+        this session."""
+        ops = [Op.delete(k) for k in self._player_keys(phone_hash)]
         ops += [Op.delete(keys.phone_entry(phone_hash, x)) for x in entry_ids]
         ops += [Op.delete(keys.phone_registration(phone_hash, x)) for x in registration_ids]
         if token_hash:
             ops.append(Op.delete(keys.player_session(token_hash)))
         for k in range(0, len(ops), 90):
             self.t.transact(ops[k:k + 90])
+
+    def _player_keys(self, phone_hash: str) -> list[dict]:
+        """The player's own items (its record, its code, whatever else sign-in keeps under the player), by key."""
+        pk = keys.player(phone_hash)["PK"]
+        found = {i["SK"] for i in self.t.query(pk, projection="PK, SK")}
+        return [{"PK": pk, "SK": sk} for sk in sorted(found | {keys.player(phone_hash)["SK"],
+                                                               keys.player_code(phone_hash)["SK"]})]
+
+    def drop_if_unheld(self, phone_hash: str) -> bool:
+        """The retention sweep's step after a phone's last entry and registration lost it: with nothing left in its
+        "我的" index, the player's record (phone, name, e-mail, WeChat openid, code) goes too — True when it did.
+        A player who still holds an entry anywhere keeps it: it is theirs (DELETE /players/me erases it).
+        Deleting what is already gone writes nothing wrong: a second sweep is harmless."""
+        if self.t.query(keys.phone_partition(phone_hash), limit=1, projection="PK, SK"):
+            return False
+        if self.by_phone_hash(phone_hash) is None:
+            return False
+        self.t.transact([Op.delete(k) for k in self._player_keys(phone_hash)])
+        return True

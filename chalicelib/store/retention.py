@@ -10,7 +10,7 @@ from ..models import Entry
 from ..phones import MAINLAND_MOBILE
 from . import keys
 from .dynamo import Op, Table
-from .entries import entry_item, phone_hash
+from .entries import entry_item, phone_hash, phone_hash_of
 
 
 class RetentionRepo:
@@ -44,15 +44,22 @@ class RetentionRepo:
         ops += [Op.delete(keys.person_in_event(before.event_id, phone_hash(p)),
                           condition="attribute_not_exists(PK) OR entry_id = :e", values={":e": before.id},
                           on_fail=errors.VersionConflict) for p in phones]
+        # and its items in the phones' "我的" index: an erased entry is nobody's any more (the delete of an item
+        # already gone is no error, so the write stays idempotent)
+        ops += [Op.delete(keys.phone_entry(h, before.id)) for h in sorted({phone_hash_of(m.phone) for m in before.members if m.phone})]
         self.t.transact(ops)
 
     def registration(self, reg_id: str) -> dict | None:
         item = self.t.get(keys.registration(reg_id))
         return {k: v for k, v in item.items() if k not in ("PK", "SK", "kind")} if item else None
 
-    def erase_registration(self, reg_id: str, contact: dict) -> None:
-        self.t.update(keys.registration(reg_id), "SET #c = :c", names={"#c": "contact"}, values={":c": contact},
-                      condition="attribute_exists(PK)", on_fail=errors.NotFound)
+    def erase_registration(self, reg_id: str, before: dict, contact: dict) -> None:
+        """The registration's contact erased, and its item in the contact phone's "我的" index with it."""
+        ops = [Op.update(keys.registration(reg_id), "SET #c = :c", names={"#c": "contact"}, values={":c": contact},
+                         condition="attribute_exists(PK)", on_fail=errors.NotFound)]
+        if before.get("phone"):
+            ops.append(Op.delete(keys.phone_registration(phone_hash_of(before["phone"]), reg_id)))
+        self.t.transact(ops)
 
     def messages_page(self, tid: str, after_sk: str | None, limit: int) -> tuple[list[Message], str | None]:
         pk = keys.messages_partition(tid)

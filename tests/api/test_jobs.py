@@ -31,7 +31,7 @@ def test_sweep_holds_handler_runs_the_sweeper(chalice_client, api, fake_stripe, 
         source="aws.events", detail_type="Scheduled Event", detail={}, resources=[]))
     assert result.payload == {"released": 1, "confirmed": 0, "failed": 0,   # and the retention sweep's (nothing due)
                               "retention": {"tournaments": 0, "entries": 0, "registrations": 0, "messages": 0,
-                                            "more": False}}
+                                            "players": 0, "more": False}}
     assert api.get(f"/events/{eid}").data["counters"]["taken"] == 0
 
 

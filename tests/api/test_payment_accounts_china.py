@@ -203,3 +203,41 @@ def test_a_direct_accounts_notifications_come_to_its_organisers_own_route(chalic
     assert [(r["mchid"], r["account"]) for r in wx.requests if r["path"] == "/v3/refund/domestic/refunds"] \
         == [(m.mchid, m.mchid)]
     assert [r["account"] for r in ali.refunds] == ["2021000000000201"]
+
+
+def test_an_order_opened_on_a_replaced_or_deleted_account_is_notified_and_refunded_through_that_account(
+        chalice_client, china, clock):
+    """Issue 40 follow-up: the organiser replaces its WeChat Pay merchant and deletes its Alipay app after orders
+    were opened on them; the old accounts are kept sealed (a count, never listed): the late notification in the old
+    keys confirms the entry, and each refund reaches the OLD account, not the new one."""
+    wx, ali = china
+    oid, api = organiser(chalice_client, "梧州商会")
+    old = wx.add_merchant("1900000401", "wx0000000000000401")
+    connect(api, "wechat_pay", {"mode": "direct", "mchid": old.mchid, **old.values()})
+    connect(api, "alipay", {"mode": "direct", "appid": "2021000000000401", **ali.add_app("2021000000000401")})
+    eid = china_event(api)
+    wx_entry, ali_entry = registered(api, eid, "梧州微信队"), registered(api, eid, "梧州支付宝队")
+    wx_pay = pay_with(api, eid, *wx_entry, "wechat_pay", "native")[0]
+    ali_pay, answer = pay_with(api, eid, *ali_entry, "alipay", "wap")
+    ali.open_trade(answer["pay_url"])
+    wx.pay(wx_pay), ali.pay(ali_pay)
+    wx_note, ali_note = wx.notification(wx_pay, clock()), ali.notification(ali_pay, clock())
+
+    new = wx.add_merchant("1900000402", "wx0000000000000402")
+    connect(api, "wechat_pay", {"mode": "direct", "mchid": new.mchid, **new.values()})
+    assert api.delete("/organiser/payment-accounts/alipay").status_code == 200
+    listed = api.get("/organiser/payment-accounts").data
+    assert [a["id"] for a in listed["accounts"]] == [new.mchid] and listed["retired"] == 2
+    # the notifications signed with the old keys still reach the payments opened on them
+    assert wx_post(api, wx_note, oid).data == {"code": "SUCCESS", "message": "confirmed"}
+    assert ali_post(api, ali_note, oid).status_code == 200
+    assert status(api, *wx_entry) == status(api, *ali_entry) == ("confirmed", "paid")
+    for entry_id, manage in (wx_entry, ali_entry):
+        out = api.delete(f"/entries/{entry_id}", token=None, headers=manage)
+        assert out.status_code == 200 and out.data["payment_state"] == "refunded", out.data
+    assert [(r["mchid"], r["account"]) for r in wx.requests if r["path"] == "/v3/refund/domestic/refunds"] \
+        == [(old.mchid, old.mchid)]
+    assert [r["account"] for r in ali.refunds] == ["2021000000000401"]
+    # a new order goes through the account the organiser has now
+    again = registered(api, eid, "梧州新队")
+    assert wx.orders[pay_with(api, eid, *again, "wechat_pay", "native")[0]]["account"] == new.mchid

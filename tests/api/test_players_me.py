@@ -118,8 +118,11 @@ def _profile_export_and_erasure_after_the_end(api, me, ddz, won, pairs, answer, 
     page = bootstrap.deps().publisher.files[f"t/{tid}/{ddz}/standings.html"]
     clock.advance(days=8)                                                # 21 December, Shanghai: both over
     other_device = _signed_in(api, wired)                                # a second phone session of the player
+    from chalicelib.store import keys
+    repos = bootstrap.deps().repos
+    repos.table.update(keys.player(phone_hash_of(PHONE)), "SET wechat_openid = :o", values={":o": "oWANG"})
     erased = api.delete("/players/me", token=None, headers=me)
-    assert erased.status_code == 200 and erased.data["erased"] == 3
+    assert erased.status_code == 200 and erased.data["erased"] >= 3
     repos = bootstrap.deps().repos
     mine = repos.entries.get(ddz, won)
     assert mine.name == "王五" and all(m.phone is None for m in mine.members)
@@ -127,6 +130,12 @@ def _profile_export_and_erasure_after_the_end(api, me, ddz, won, pairs, answer, 
     assert [e.members[0].phone for e in repos.entries.list(pairs)] == [None, None]
     assert [m.phone for m in pair.members] == [None, OTHER]               # the partner's phone is theirs to erase
     assert repos.players.holdings(phone_hash_of(PHONE)) == []
+    # the player's own record went whole: its e-mail and WeChat openid with its phone (issue 41 follow-up)
+    assert repos.table.query(keys.player(phone_hash_of(PHONE))["PK"]) == []
+    # and the outbox's records of what was sent to that phone keep their kind, not the address
+    sent = [m for t in (tid, _tournament_of(pairs)) for m in repos.messages.for_tournament(t)]
+    assert sent and all(PHONE not in m.to for m in sent)
+    assert any(m.kind == "registration_received" and m.to == "" for m in sent)
     assert api.get("/players/me", token=None, headers=me).status_code == 401   # the session went with the player
     assert api.get(f"/events/{ddz}/standings").data == standings           # names and results stay
     assert bootstrap.deps().publisher.files[f"t/{tid}/{ddz}/standings.html"] == page

@@ -54,7 +54,7 @@ def test_the_sweep_erases_phones_and_leaves_the_published_standings_as_they_were
     # the final places — are addressed to nobody)
     queued = [m for m in d.repos.messages.for_tournament(tid) if m.channel != "job"]
     assert len(queued) >= 6 and swept == {"tournaments": 1, "entries": 6, "registrations": 0,
-                                          "messages": len(queued), "more": False}
+                                          "messages": len(queued), "players": 0, "more": False}
     assert {m.to for m in d.repos.messages.for_tournament(tid)} == {""}
     listed = api.get(f"/events/{eid}/entries").data["entries"]
     assert [m["phone"] for e in listed for m in e["members"]] == [None] * 12
@@ -68,3 +68,35 @@ def test_the_sweep_erases_phones_and_leaves_the_published_standings_as_they_were
     for key in standings:
         assert after.files[key] == before.files[key], key
     assert not any(p in caplog.text for p in phones) and "队0" not in caplog.text
+
+
+def test_after_the_sweep_the_erased_tournament_leaves_me_and_the_export_the_player_stays(api, wired, clock):
+    """Issue 41 follow-up: an entry whose contact data the sweep erased is linked to no phone any more (anonymous,
+    as on the published pages): it leaves the player's "我的" and export; the player, who still holds an entry in
+    another tournament, keeps its account (name, e-mail)."""
+    from tests.api.test_players_me import _signed_in
+    phone = "13712345678"
+    entries = {}
+    for name, ends, days in (("早赛", "2026-12-12", 30), ("晚赛", "2027-03-20", 180)):
+        tid = api.post("/tournaments", tournament_body(name=name, starts_on=ends, ends_on=ends,
+                                                       retention_days=days)).data["id"]
+        eid = api.post(f"/tournaments/{tid}/events", CFG).data["id"]
+        made = api.post(f"/events/{eid}/entries", {"name": "队", "members": [{"name": "甲", "phone": phone},
+                                                                            {"name": "乙"}]}, token=None)
+        assert made.status_code == 201, made.data
+        entries[name] = made.data["entry"]["id"]
+    me = _signed_in(api, wired, phone)
+    assert api.patch("/players/me", {"email": "jia@example.com"}, token=None, headers=me).status_code == 200
+    listed = api.get("/players/me", token=None, headers=me).data["registrations"]
+    assert sorted(r["tournament"] for r in listed) == ["早赛", "晚赛"]
+
+    clock.advance(days=42)                         # the early one ended more than 30 days ago; the late one not yet
+    swept = jobs.sweep_holds()["retention"]
+    assert swept["tournaments"] == 1 and swept["entries"] == 1 and swept["players"] == 0
+    me = _signed_in(api, wired, phone)             # the session of 42 days ago has expired
+    got = api.get("/players/me", token=None, headers=me)
+    assert got.status_code == 200 and got.data["email"] == "jia@example.com"
+    assert [r["entry_id"] for r in got.data["registrations"]] == [entries["晚赛"]]
+    exported = api.get("/players/me/export", token=None, headers=me).data
+    assert [e["id"] for e in exported["entries"]] == [entries["晚赛"]]
+    assert {m["tournament_id"] for m in exported["messages"]} <= {e["tournament_id"] for e in exported["entries"]}

@@ -87,3 +87,27 @@ def test_kms_wraps_each_data_key_and_binds_it_to_the_organiser(moto_repos):
     assert Sealer(KmsKeys(key_id, client=kms)).open("org1", "alipay", sealed) == {"app_auth_token": "202612BBsecrettoken"}
     with pytest.raises(errors.Misconfigured):   # KMS refuses the wrapped key under another organiser's context
         Sealer(KmsKeys(key_id, client=kms)).open("org2", "alipay", sealed)
+
+
+def test_a_replaced_or_deleted_account_is_kept_sealed_under_its_id(any_repos):
+    """Issue 40 follow-up: the account a payment's order was opened on outlives its replacement and deletion,
+    sealed as it was; a put of the same account id keeps nothing (it is the account now)."""
+    repo = any_repos.payment_accounts
+    repo.put(_direct(), "t1")
+    repo.put(_direct(), "t2")                                   # the same merchant again: nothing retired
+    assert repo.retired_count("org1") == 0
+    repo.put(PaymentAccount("org1", "wechat_pay", "direct", "1900000999", public={"appid": "wx9999999999999999"},
+                            secrets={"private_key": "other", "cert_serial_no": "AA", "apiv3_key": APIV3}), "t3")
+    kept = repo.retired("org1", "wechat_pay", "1900000109")
+    assert kept.secrets["private_key"] == SECRET and kept.public == {"appid": "wx8888888888888888"}
+    raw = any_repos.table.get(keys.retired_payment_account("org1", "wechat_pay", "1900000109"))
+    assert SECRET not in json.dumps(raw) and APIV3 not in json.dumps(raw)   # still sealed
+    assert [a.id for a in repo.list("org1")] == ["1900000999"]             # never listed
+    assert repo.delete("org1", "wechat_pay", "t4") and not repo.delete("org1", "wechat_pay", "t5")
+    assert repo.get("org1", "wechat_pay") is None and repo.list("org1") == []
+    assert [a.id for a in repo.retired_all("org1", "wechat_pay")] == ["1900000999", "1900000109"]   # last first
+    assert repo.retired_count("org1") == 2 and repo.retired_count("org2") == 0
+    assert repo.retired("org1", "wechat_pay", "nope") is None and repo.retired_all("org1", "alipay") == []
+    repo.put(_direct(), "t6")                                   # taken back: it is the account now, not retired
+    assert [a.id for a in repo.retired_all("org1", "wechat_pay")] == ["1900000999"]
+    assert repo.get("org1", "wechat_pay").secrets["private_key"] == SECRET

@@ -53,7 +53,8 @@ def test_the_sweep_erases_contacts_of_finished_tournaments_only_paged_and_once(a
     assert first["more"] is True and first["entries"] == 5 and first["tournaments"] == 0
     assert any_repos.retention.due(today.isoformat()) == [old.tournament_id]
     second = retention.sweep_contacts(deps, budget=5)          # the other 2 entries, the registration, the message
-    assert second == {"tournaments": 1, "entries": 2, "registrations": 1, "messages": 1, "more": False}
+    assert second == {"tournaments": 1, "entries": 2, "registrations": 1, "messages": 1, "players": 0,
+                      "more": False}
 
     for before in old_entries:
         after = any_repos.entries.get(old.id, before.id)
@@ -71,7 +72,8 @@ def test_the_sweep_erases_contacts_of_finished_tournaments_only_paged_and_once(a
     assert any_repos.retention.registration("R-new")["contact"]["phone"] == "13000000900"
 
     again = retention.sweep_contacts(deps)
-    assert again == {"tournaments": 0, "entries": 0, "registrations": 0, "messages": 0, "more": False}
+    assert again == {"tournaments": 0, "entries": 0, "registrations": 0, "messages": 0, "players": 0,
+                     "more": False}
     clock.advance(days=1)                                       # now the other one is due
     assert retention.sweep_contacts(deps, seconds=0)["more"] is True   # out of time before its first write
     assert retention.sweep_contacts(deps)["tournaments"] == 1
@@ -98,3 +100,64 @@ def test_a_tournament_is_due_by_the_date_where_it_was_played_not_the_servers(any
     clock.advance(hours=9)                                      # now the same date there too
     assert retention.sweep_contacts(deps)["tournaments"] == 1
     assert any_repos.entries.get(west.id, entry.id).members[0].phone is None
+
+
+def test_the_sweep_unlinks_the_phone_index_and_drops_a_player_left_with_nothing(any_repos, clock):
+    """Issue 41 follow-up: an erased entry and registration leave the phone's "我的" index in the same write; the
+    player (phone, name, e-mail, WeChat openid) stays while the phone holds an entry of another tournament, and
+    goes with the last one."""
+    from chalicelib.store import keys
+    from chalicelib.store.entries import phone_hash_of
+    deps = bootstrap.Deps(repos=any_repos, clock=clock)
+    today = clock().date()
+    old = _tournament(any_repos, clock, today - timedelta(days=31), retention_days=30)
+    later = _tournament(any_repos, clock, today - timedelta(days=20), retention_days=30)   # due in 11 days
+    old_entries = _entries(any_repos, clock, old, 3, 500, "R-a")      # the phone 13000000500 is the contact too
+    phone = old_entries[0].members[0].phone
+    kept = Entry(id=new_id(), event_id=later.id, tournament_id=later.tournament_id, name="队", status="confirmed",
+                 members=[Member(name="甲", phone=phone), Member(name="乙", phone="13900000001")], created_at=clock())
+    any_repos.entries.create(kept)
+    h = phone_hash_of(phone)
+    any_repos.players.get_or_create(h, "P1", phone, clock().isoformat())
+    any_repos.players.update_profile(h, {"email": "jia@example.com", "name": "甲"})
+    any_repos.table.update(keys.player(h), "SET wechat_openid = :o", values={":o": "oPENID-1"})
+    held = {(r["kind"], r.get("entry_id") or r.get("registration_id")) for r in any_repos.players.holdings(h)}
+    assert held == {("phone_entry", old_entries[0].id), ("phone_registration", "R-a"), ("phone_entry", kept.id)}
+
+    swept = retention.sweep_contacts(deps)
+    assert swept["tournaments"] == 1 and swept["players"] == 0
+    # the old tournament's entries and registration are nobody's: only the later entry is left in the index
+    assert [r["entry_id"] for r in any_repos.players.holdings(h)] == [kept.id]
+    for e in old_entries:
+        assert not any_repos.players.holdings(phone_hash_of(e.members[0].phone)) or e is old_entries[0]
+    player = any_repos.players.by_phone_hash(h)
+    assert player["email"] == "jia@example.com" and player["wechat_openid"] == "oPENID-1"   # still theirs
+    assert retention.sweep_contacts(deps) == {"tournaments": 0, "entries": 0, "registrations": 0, "messages": 0,
+                                              "players": 0, "more": False}
+
+    clock.advance(days=11)                        # the later tournament is due: the phone holds nothing after it
+    swept = retention.sweep_contacts(deps)
+    assert swept["tournaments"] == 1 and swept["players"] == 1
+    assert any_repos.players.holdings(h) == [] and any_repos.players.by_phone_hash(h) is None
+    assert any_repos.players.holdings(phone_hash_of("13900000001")) == []
+    assert any_repos.table.query(keys.player(h)["PK"]) == []      # no e-mail, openid or code left under it
+    assert retention.sweep_contacts(deps)["players"] == 0
+
+
+def test_index_items_left_by_earlier_sweeps_are_removed_by_the_migration(any_repos, clock):
+    """Sweeps run before the fix erased an entry's and a registration's phones and left their 我的 index items:
+    `migrations.unlink_erased_phones` deletes exactly those (once), and leaves an item whose record holds its phone."""
+    from chalicelib.store import keys, migrations
+    from chalicelib.store.entries import entry_item, phone_hash_of
+    e = _tournament(any_repos, clock, clock().date() - timedelta(days=200), retention_days=180)
+    erased, kept = _entries(any_repos, clock, e, 2, 700, "R-m")
+    blank = erased.model_copy(update={"members": [m.model_copy(update={"phone": None}) for m in erased.members],
+                                      "version": erased.version + 1})
+    any_repos.table.put(entry_item(blank))                     # as the sweep wrote it then: its index item stayed
+    any_repos.table.update(keys.registration("R-m"), "SET contact = :c", values={":c": {"name": "联系人", "phone": None}})
+    h_erased, h_kept = phone_hash_of(erased.members[0].phone), phone_hash_of(kept.members[0].phone)
+    assert len(any_repos.players.holdings(h_erased)) == 2       # its entry and the registration it was contact of
+    assert migrations.unlink_erased_phones(any_repos.table) == 2
+    assert any_repos.players.holdings(h_erased) == []
+    assert [r["entry_id"] for r in any_repos.players.holdings(h_kept)] == [kept.id]
+    assert migrations.unlink_erased_phones(any_repos.table) == 0
