@@ -82,8 +82,8 @@ WECHAT_TICKET_MINUTES = 10
 
 
 def _official_account(deps: Deps):
-    gw = gateways.gateway(deps, "wechat_pay")
-    if gw is None or not getattr(gw, "oauth", False):
+    gw = gateways.wechat_oauth(deps)
+    if gw is None:
         raise errors.WeChatSignInOff()
     return gw
 
