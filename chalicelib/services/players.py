@@ -55,12 +55,12 @@ def sign_in(deps: Deps, raw_phone: str, code: str, binding_ticket: str | None = 
     phone = _phone(raw_phone)
     phone_hash = lookup_hash("phone", phone)
     now = deps.clock()
-    wechat = _ticket(deps, binding_ticket, phone_hash, now) if binding_ticket else None
+    wechat = _ticket(deps, binding_ticket, phone_hash, now) if binding_ticket else None   # (openid, hash, stale)
     sms_codes.use(deps, phone_hash, code)
     player = deps.repos.players.get_or_create(phone_hash, new_id(), phone, now.isoformat())
     if wechat is not None:
         deps.repos.players.bind_wechat(phone_hash, wechat[1], wechat[0], hash_secret(binding_ticket.strip()),
-                                       int(now.timestamp()))
+                                       int(now.timestamp()), stale=wechat[2])
         log.info("player %s bound to a WeChat openid", player["id"])
     return _session(deps, player, phone_hash, now)
 
@@ -105,21 +105,27 @@ def sign_in_wechat(deps: Deps, wechat_code: str) -> dict:
                                {"binding_ticket": ticket, "expires_at": expires.isoformat()})
 
 
-def _ticket(deps: Deps, ticket: str, phone_hash: str, now) -> tuple[str, str]:
-    """(openid, its keyed hash) of a fresh ticket, when it may be bound to this phone's player."""
+def _ticket(deps: Deps, ticket: str, phone_hash: str, now) -> tuple[str, str, str | None]:
+    """(openid, its keyed hash, a stale binding's phone hash) of a fresh ticket, when it may be bound to this
+    phone's player. A binding whose player is gone, or no longer holds this openid, binds no one: replaceable."""
     held = deps.repos.players.wechat_ticket(hash_secret(ticket.strip()))
     if held is None or int(held.get("expires_at", 0)) <= now.timestamp():
         raise errors.BindingTicketInvalid()
     openid_hash = lookup_hash("wechat", held["openid"])
     binding = deps.repos.players.by_wechat(openid_hash)
+    stale = None
     if binding is not None and binding["phone_hash"] != phone_hash:
+        holder = deps.repos.players.by_phone_hash(binding["phone_hash"])
+        if holder is None or holder.get("wechat_hash") != openid_hash:
+            stale = binding["phone_hash"]
+    if binding is not None and binding["phone_hash"] != phone_hash and stale is None:
         raise errors.WeChatAlreadyBound("这个微信已绑定另一个手机号 · This WeChat is bound to another phone.",
                                         {"reason": "wechat_bound_to_another_phone"})
     player = deps.repos.players.by_phone_hash(phone_hash)
     if player is not None and player.get("wechat_hash") not in (None, openid_hash):
         raise errors.WeChatAlreadyBound("这个手机号已绑定另一个微信 · This phone is bound to another WeChat.",
                                         {"reason": "phone_bound_to_another_wechat"})
-    return held["openid"], openid_hash
+    return held["openid"], openid_hash, stale
 
 
 # --------------------------------------------------------------------------- "我的": the signed-in player
@@ -281,7 +287,8 @@ def export(deps: Deps, token: str | None) -> dict:
             payments.append(p.model_dump(mode="json", include={"id", "provider", "channel", "amount", "currency",
                                                                 "state", "amount_refunded", "created_at", "items"}))
     return {"exported_at": deps.clock().isoformat(),
-            "player": {**_profile(player, held), "phone": player["phone"], "created_at": player.get("created_at")},
+            "player": {**_profile(player, held), "phone": player["phone"], "created_at": player.get("created_at"),
+                       "wechat_bound": bool(player.get("wechat_hash"))},
             "entries": [{**e.model_dump(mode="json", exclude=secret),
                          "tournament": held.tournaments[e.tournament_id].name,
                          "event": held.events[e.event_id].config.name} for e in held.entries],

@@ -102,17 +102,20 @@ class PlayerRepo:
         """The binding ({"phone_hash"}) of an openid's keyed hash, or None."""
         return self.t.get(keys.wechat_binding(openid_hash), consistent=True)
 
-    def bind_wechat(self, phone_hash: str, openid_hash: str, openid: str, ticket_hash: str, now: int) -> None:
+    def bind_wechat(self, phone_hash: str, openid_hash: str, openid: str, ticket_hash: str, now: int,
+                    stale: str | None = None) -> None:
         """All or nothing: the ticket used (fresh, once), the openid bound to this phone's player unless it is
         another's, and the player given the openid unless it has another (WeChatAlreadyBound; binding the same
-        pair again is a no-op that still uses the ticket)."""
+        pair again is a no-op that still uses the ticket). `stale`: the phone hash of a binding left behind by a
+        player who is gone (erased by a path that kept it), which this one may replace."""
         def bound(reason: str):
             return lambda: errors.WeChatAlreadyBound(details={"reason": reason})
         self.t.transact([
             Op.delete(keys.wechat_ticket(ticket_hash), condition="attribute_exists(PK) AND expires_at > :now",
                       values={":now": now}, on_fail=errors.BindingTicketInvalid),
             Op.put({**keys.wechat_binding(openid_hash), "kind": "wechat_binding", "phone_hash": phone_hash},
-                   condition="attribute_not_exists(PK) OR phone_hash = :p", values={":p": phone_hash},
+                   condition="attribute_not_exists(PK) OR phone_hash = :p OR phone_hash = :stale",
+                   values={":p": phone_hash, ":stale": stale or phone_hash},
                    on_fail=bound("wechat_bound_to_another_phone")),
             Op.update(keys.player(phone_hash), "SET wechat_openid = :o, wechat_hash = :h",
                       condition="attribute_exists(PK) AND (attribute_not_exists(wechat_hash) OR wechat_hash = :h)",

@@ -154,3 +154,15 @@ def test_the_draw_goes_to_the_bound_openid_and_not_to_an_unbound_one(api, wired,
     assert api.post(f"/tournaments/{tid}/messages", {"text": "13:00 开赛", "to": "all"}).status_code in (200, 202)
     deliver_due(deps, deps.clock())
     assert [w for w in wired.wechat if w["kind"] == "notice"] == []
+
+
+def test_erasure_forgets_the_binding_and_the_wechat_may_bind_again(api, wired, oauth):
+    bound = _bind(api, wired, _wechat(api, oauth, "oPlayerOne").data["details"]["binding_ticket"])
+    token = bound.data["token"]
+    exported = api.get("/players/me/export", token=None, headers={"X-Player-Token": token}).data
+    assert exported["player"]["wechat_bound"] is True and "oPlayerOne" not in json.dumps(exported)
+    assert api.delete("/players/me", token=None, headers={"X-Player-Token": token}).status_code == 200
+    again = _wechat(api, oauth, "oPlayerOne")
+    assert again.status_code == 409 and again.data["code"] == "wechat_phone_required"   # bound to no one now
+    assert _bind(api, wired, again.data["details"]["binding_ticket"], OTHER).status_code == 200
+    assert _wechat(api, oauth, "oPlayerOne").data["player"]["phone_masked"] == "139****4321"
