@@ -22,8 +22,8 @@ def send_sign_in_code(ctx):
 
 
 @route(bp, "/players/sign-in", "POST", summary="Sign in with the phone and its code, or inside WeChat with the "
-       "official account's authorisation code (bound to a phone once: 409 wechat_phone_required gives the binding ticket "
-       "to send with the phone and code): a 30-day player session", body=PlayerSignInIn, response=PlayerSession,
+       "official account's authorisation code (bound to a phone once: 409 wechat_phone_required gives the binding "
+       "ticket to send with the phone and code): a 30-day player session", body=PlayerSignInIn, response=PlayerSession,
        tag=TAG, errors_=("unauthorized", "wechat_phone_required", "binding_ticket_invalid", "wechat_already_bound",
                          "wechat_code_invalid", "wechat_sign_in_off", "payment_unavailable", "rate_limited"))
 def player_sign_in(ctx):

@@ -1,8 +1,8 @@
 """Inside WeChat, JSAPI pays with the payer's openid: the page sends the payer through WeChat's web
 authorisation (silent, snsapi_base) and hands the returned one-use `code` here for the openid. The openid must be
 of the AppID the order is placed with: given the tournament, a chamber's direct account authorises at its own
-AppID (its AppSecret); otherwise the platform's official account does (partner mode's sp_openid). The player page
-(我的) reuses the same redirect, without a tournament, to sign in by WeChat (POST /players/sign-in {"wechat_code"})."""
+AppID (its AppSecret); otherwise the platform's official account does (partner mode's sp_openid). The player
+page (我的) reuses the same redirect, without a tournament, to sign in (POST /players/sign-in {"wechat_code"})."""
 from __future__ import annotations
 
 import secrets

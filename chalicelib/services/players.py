@@ -49,9 +49,9 @@ def send_code(deps: Deps, raw_phone: str, client: str | None, lang: str | None =
 
 
 def sign_in(deps: Deps, raw_phone: str, code: str, binding_ticket: str | None = None) -> dict:
-    """The phone and its SMS code; with a `binding_ticket` (a WeChat sign-in answered wechat_phone_required) the ticket's
-    openid is bound to this phone's player too, for good — refused before the code is spent when either is
-    already another's."""
+    """The phone and its SMS code; with a `binding_ticket` (a WeChat sign-in answered wechat_phone_required) the
+    ticket's openid is bound to this phone's player too, for good — refused before the code is spent when either
+    is already another's."""
     phone = _phone(raw_phone)
     phone_hash = lookup_hash("phone", phone)
     now = deps.clock()
@@ -101,8 +101,8 @@ def sign_in_wechat(deps: Deps, wechat_code: str) -> dict:
     ticket = new_token("wt")
     expires = now + timedelta(minutes=WECHAT_TICKET_MINUTES)
     deps.repos.players.put_wechat_ticket(hash_secret(ticket), openid, int(expires.timestamp()))
-    raise errors.WeChatPhoneRequired("请验证一次手机号，之后微信内直接登录 · Confirm your phone once; then WeChat signs you in.",
-                               {"binding_ticket": ticket, "expires_at": expires.isoformat()})
+    raise errors.WeChatPhoneRequired("请验证一次手机号，之后微信内直接登录 · Confirm your phone once; then WeChat "
+                                     "signs you in.", {"binding_ticket": ticket, "expires_at": expires.isoformat()})
 
 
 def _ticket(deps: Deps, ticket: str, phone_hash: str, now) -> tuple[str, str, str | None]:
