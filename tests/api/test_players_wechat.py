@@ -147,7 +147,10 @@ def test_the_draw_goes_to_the_bound_openid_and_not_to_an_unbound_one(api, wired,
     assert repos.entries.get(eid, ids[0]).wechat_openid is None                   # never copied onto the entry
     listed = api.get(f"/tournaments/{tid}/messages").data["messages"]
     assert "oBoundPlayer" not in json.dumps(listed)
-    # the player turns WeChat messages off: the director's notice goes by SMS only
+    # the director's notice reaches the chat too; once the player turns WeChat messages off, by SMS only
+    assert api.post(f"/tournaments/{tid}/messages", {"text": "12:30 报到", "to": "all"}).status_code in (200, 202)
+    deliver_due(deps, deps.clock())
+    assert [w["to"] for w in wired.wechat if w["kind"] == "notice"] == ["oBoundPlayer"]
     api.patch("/players/me", {"notify": {"sms": True, "email": True, "wechat": False}}, token=None,
               headers={"X-Player-Token": signed.data["token"]})
     wired.wechat.clear()
