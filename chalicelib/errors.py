@@ -330,6 +330,27 @@ class WeChatCodeInvalid(DomainError):
     code, status, default_message = "wechat_code_invalid", 400, "WeChat did not accept this authorisation code: authorise again."
 
 
+class WeChatSignInOff(Conflict):
+    """No official account here to ask WeChat who the player is (the platform's WeChat Pay AppID + AppSecret)."""
+    code, default_message = "wechat_sign_in_off", "Signing in with WeChat is not available here: sign in by phone."
+
+
+class WeChatPhoneRequired(Conflict):
+    """A WeChat openid not yet bound to a player: the details carry a short-lived `binding_ticket` to send with a
+    phone and its SMS code, once (api.md v1.3 "Players"). Not `phone_required` (a registration's contact rule)."""
+    code, default_message = "wechat_phone_required", "Confirm your phone once to sign in with WeChat."
+
+
+class BindingTicketInvalid(DomainError):
+    code, status, default_message = ("binding_ticket_invalid", 400,
+                                     "The WeChat sign-in has expired or was used: sign in with WeChat again.")
+
+
+class WeChatAlreadyBound(Conflict):
+    """One openid, one player, for good: this WeChat is another phone's, or this phone is another WeChat's."""
+    code, default_message = "wechat_already_bound", "This WeChat or this phone is already bound to another."
+
+
 class CheckoutInProgress(Conflict):
     # The catalogs' generic "conflict" wording, until the front end words a code of its own.
     default_message = "The previous checkout may still be paid; try again in a minute."

@@ -204,7 +204,8 @@ class FakeWeChatPay:
             self.orders[no] = {"out_trade_no": no, "trade_state": "NOTPAY", "amount": data["amount"], "kind": kind,
                                "notify_url": data["notify_url"], "time_expire": data.get("time_expire"),
                                "transaction_id": None, "account": account, "partner": partner,
-                               "sp_mchid": caller.mchid if partner else None}
+                               "sp_mchid": caller.mchid if partner else None, "payer": data.get("payer"),
+                               "appid": data.get("sp_appid") if partner else data.get("appid")}
             answer = {"native": {"code_url": f"weixin://wxpay/bizpayurl?pr={no[-8:]}"},
                       "jsapi": {"prepay_id": f"wx{no[-10:]}"},
                       "h5": {"h5_url": f"https://wx.tenpay.com/cgi-bin/mmpayweb-bin/checkmweb?prepay_id=wx{no[-10:]}"}}

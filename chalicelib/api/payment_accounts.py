@@ -29,6 +29,8 @@ class AccountIn(Strict):
     private_key: str | None = Field(default=None, max_length=_KEY, description="secret (write-only)")
     public_key: str | None = Field(default=None, max_length=_KEY)
     public_key_id: str | None = Field(default=None, max_length=80)
+    app_secret: str | None = Field(default=None, max_length=64, description="WeChat direct: the official "
+                                   "account's AppSecret, for JSAPI's openid at its AppID (optional; write-only)")
     auth_app_id: str | None = Field(default=None, max_length=20, description="Alipay app_auth: the chamber's APPID "
                                     "(optional: the check learns it from the token; a different one fails the check)")
     app_auth_token: str | None = Field(default=None, max_length=200, description="secret (write-only)")

@@ -5,12 +5,14 @@ from __future__ import annotations
 from chalice import Blueprint
 
 from ..models.players import CodeIn, CodeSent, Erased, PlayerMe, PlayerPatch, PlayerSession, PlayerSignInIn
+from ..services import limits
 from ..services import players as svc
 from .routing import route
 
 bp = Blueprint(__name__)
 TAG = "players"
 TOKEN = ("X-Player-Token",)
+WECHAT_SIGN_IN_PER_MINUTE = 30   # per client address, as the JSAPI openid's (api/wechat_oauth.py)
 
 
 @route(bp, "/players/codes", "POST", summary="Send a 6-digit sign-in code by SMS (10 minutes, once)", body=CodeIn,
@@ -19,10 +21,18 @@ def send_sign_in_code(ctx):
     return CodeSent(**svc.send_code(ctx.deps, ctx.body.phone, ctx.client, ctx.body.lang))
 
 
-@route(bp, "/players/sign-in", "POST", summary="Sign in with the phone and its code: a 30-day player session",
-       body=PlayerSignInIn, response=PlayerSession, tag=TAG, errors_=("unauthorized",))
+@route(bp, "/players/sign-in", "POST", summary="Sign in with the phone and its code, or inside WeChat with the "
+       "official account's authorisation code (bound to a phone once: 409 wechat_phone_required gives the binding "
+       "ticket to send with the phone and code): a 30-day player session", body=PlayerSignInIn, response=PlayerSession,
+       tag=TAG, errors_=("unauthorized", "wechat_phone_required", "binding_ticket_invalid", "wechat_already_bound",
+                         "wechat_code_invalid", "wechat_sign_in_off", "payment_unavailable", "rate_limited"))
 def player_sign_in(ctx):
-    return PlayerSession(**svc.sign_in(ctx.deps, ctx.body.phone, ctx.body.code))
+    body = ctx.body
+    if body.wechat_code is not None:
+        # each call spends one of the official account's API calls at WeChat: limited like /wechat-pay/openid
+        limits.per_client(ctx.deps, "wechat-sign-in", ctx.client, WECHAT_SIGN_IN_PER_MINUTE)
+        return PlayerSession(**svc.sign_in_wechat(ctx.deps, body.wechat_code))
+    return PlayerSession(**svc.sign_in(ctx.deps, body.phone, body.code, body.binding_ticket))
 
 
 @route(bp, "/players/me", "GET", summary="我的: the player, every registration and entry of its phone (any "

@@ -10,6 +10,7 @@ import functools
 import json
 import logging
 import os
+import re
 import secrets
 import threading
 from datetime import datetime, timedelta
@@ -135,33 +136,56 @@ def _append_local(path: str | None, message: Message, text: str, now: datetime) 
 
 
 # --------------------------------------------------------------------------- the causes
-def _contacts(entry) -> list[tuple[str, str]]:
-    """(channel, address) of an entry: each member's phone once (SMS), its e-mail if it has one, and the WeChat
-    official account's openid when it registered inside WeChat (a template message in the chat beside the SMS:
-    the SMS still goes, as a player may not follow the account)."""
+def _contacts(entry, deps=None) -> list[tuple[str, str]]:
+    """(channel, address) of an entry: each member's phone once (SMS), its e-mail if it has one, and — given
+    `deps` — the WeChat openid its player bound by signing in inside WeChat (a template message in the chat beside
+    the SMS: the SMS still goes, as a player may not follow the account). The openid comes only from that
+    verified binding, found by the member's phone; it is never copied onto the entry."""
     seen, out = set(), []
     for member in entry.members:
         for channel, address in (("sms", getattr(member, "phone", None)), ("email", getattr(member, "email", None))):
             if address and address not in seen:
                 seen.add(address)
                 out.append((channel, address))
-    if getattr(entry, "wechat_openid", None):
-        out.append(("wechat", entry.wechat_openid))
+    if deps is not None:
+        for member in entry.members:
+            openid = bound_openid(deps, getattr(member, "phone", None))
+            if openid and openid not in seen:
+                seen.add(openid)
+                out.append(("wechat", openid))
     return out
 
 
-def player_language(deps, entry, address: str | None = None) -> str:
+_PHONE_LIKE = re.compile(r"[+\d][\d\s()-]{4,}")   # an SMS address, not an e-mail or an openid
+
+
+def _player_of(deps, phone: str | None) -> dict:
+    """The player record of a phone (the sign-in's key: the number in its key form), or {}."""
+    players = getattr(deps.repos, "players", None)
+    if not phone or not _PHONE_LIKE.fullmatch(phone) or not hasattr(players, "by_phone_hash"):
+        return {}
+    from ..installation import lookup_hash
+    from ..phones import key_form
+    try:
+        return players.by_phone_hash(lookup_hash("phone", key_form(phone))) or {}
+    except Exception:   # noqa: BLE001 — a language or a second channel is a nicety: never worth a message lost
+        return {}
+
+
+def bound_openid(deps, phone: str | None, player: dict | None = None) -> str | None:
+    """The openid the phone's player bound (services/players.sign_in_wechat), unless it turned WeChat off."""
+    player = _player_of(deps, phone) if player is None else player
+    if (player.get("notify") or {}).get("wechat") is False:
+        return None
+    return player.get("wechat_openid") or None
+
+
+def player_language(deps, entry, address: str | None = None, player: dict | None = None) -> str:
     """The language a participant reads: the entry's own, else the one their player record keeps (set in "我的"
     by the phone's owner), else Chinese."""
     lang = getattr(entry, "lang", None)
-    players = getattr(deps.repos, "players", None)
-    if not lang and address and "@" not in address and hasattr(players, "by_phone_hash"):
-        from ..installation import lookup_hash
-        from ..phones import key_form
-        try:   # the sign-in's key: the number in its key form (services/players.py)
-            lang = (players.by_phone_hash(lookup_hash("phone", key_form(address))) or {}).get("lang")
-        except Exception:   # noqa: BLE001 — a language is a nicety: never worth a message lost
-            lang = None
+    if not lang and address:
+        lang = (_player_of(deps, address) if player is None else player).get("lang")
     return language(lang)
 
 
@@ -203,7 +227,7 @@ def entry_messages(deps, entry, cause: str, kind: str, params: dict, now: dateti
     return [record.new(id=new_id(), cause=f"{cause}:{address_tag(address)}", kind=kind, channel=channel,
                        to=address, now=now, lang=player_language(deps, entry, address), params=params,
                        secret_params=secret_params, tournament_id=entry.tournament_id, tz=tz)
-            for channel, address in _contacts(entry)]
+            for channel, address in _contacts(entry, deps)]
 
 
 def _queue_for_entry(deps, entry, cause: str, kind: str, params: dict, *, tz: str | None = None) -> int:
@@ -341,23 +365,21 @@ def on_round_drawn(deps, tournament_id: str, event_id: str, stage: int, round_no
                 seat = side["seats"][k] if k < len(side.get("seats") or []) else ""
                 if not member.phone:
                     continue
-                lang = player_language(deps, entry, member.phone)
+                player = _player_of(deps, member.phone)   # one read: the language and the WeChat binding
+                lang = player_language(deps, entry, member.phone, player)
+                params = {"event": event.config.name, "round": round_no, "table": table["number"],
+                          "seat": SEATS[lang].get(seat, seat), "time": starts}
+                cause = f"draw:{event_id}:{stage}:{round_no}:{doc.get('drawn_at', '')}:{entry.id}:"
                 message = record.new(
-                    id=new_id(), cause=f"draw:{event_id}:{stage}:{round_no}:{doc.get('drawn_at', '')}:{entry.id}:"
-                                       f"{address_tag(member.phone)}",
+                    id=new_id(), cause=cause + address_tag(member.phone),
                     kind="draw", channel="sms", to=member.phone, now=now, lang=lang, tournament_id=tournament_id,
-                    tz=tz, params={"event": event.config.name, "round": round_no,
-                                   "table": table["number"], "seat": SEATS[lang].get(seat, seat), "time": starts})
+                    tz=tz, params=params)
                 written += queue(deps, message)
-            if getattr(entry, "wechat_openid", None):   # registered inside WeChat: the table in the chat too
-                lang = language(getattr(entry, "lang", None))
-                seat = (side.get("seats") or [""])[0]
-                written += queue(deps, record.new(
-                    id=new_id(), cause=f"draw:{event_id}:{stage}:{round_no}:{doc.get('drawn_at', '')}:{entry.id}",
-                    kind="draw", channel="wechat", to=entry.wechat_openid, now=now, lang=lang,
-                    tournament_id=tournament_id, tz=tz, params={
-                        "event": event.config.name, "round": round_no, "table": table["number"],
-                        "seat": SEATS[lang].get(seat, seat), "time": starts}))
+                openid = bound_openid(deps, member.phone, player)
+                if openid:   # signed in inside WeChat: the table in the chat too
+                    written += queue(deps, record.new(
+                        id=new_id(), cause=cause + address_tag(openid), kind="draw", channel="wechat", to=openid,
+                        now=now, lang=lang, tournament_id=tournament_id, tz=tz, params=params))
     return written
 
 
@@ -437,7 +459,7 @@ def queue_notice(deps, tournament, entries: list, text: str, idem_key: str | Non
     notice_id = lookup_hash("notice", f"{tournament.id}:{idem_key}")[:20] if idem_key else new_id()
     now, written, seen = deps.clock(), 0, set()
     for entry in entries:
-        for channel, address in _contacts(entry):
+        for channel, address in _contacts(entry, deps):
             if address in seen:
                 continue
             seen.add(address)

@@ -98,7 +98,9 @@ class Entry(Loose):
     roster_history: list[dict] = Field(default_factory=list)   # substitutions: out, in, from_round, reason, by
     version: int = 1
     shard: int = 0      # which of the event's counter items holds its counts (store/counters.py)
-    wechat_openid: str | None = None   # registered inside WeChat: its openid at the platform's official account
+    # Never set (stored records may hold one, erased by retention): the WeChat channel is the openid a player bound
+    # by signing in inside WeChat, looked up by phone (messages/outbox.bound_openid), not a field of the entry
+    wechat_openid: str | None = None
 
     @property
     def holds_place(self) -> bool:

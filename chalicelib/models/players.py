@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from .base import Out, Strict
 
@@ -19,8 +19,21 @@ class CodeSent(Out):
 
 
 class PlayerSignInIn(Strict):
-    phone: str = Field(min_length=1, max_length=30)
-    code: str = Field(pattern=r"^\s*\d{6}\s*$")
+    """{"phone", "code"} (+ "binding_ticket": bind the WeChat sign-in that answered phone_required), or
+    {"wechat_code"} alone (inside WeChat: the official account's web authorisation code)."""
+    phone: str | None = Field(default=None, min_length=1, max_length=30)
+    code: str | None = Field(default=None, pattern=r"^\s*\d{6}\s*$")
+    binding_ticket: str | None = Field(default=None, min_length=1, max_length=100)
+    wechat_code: str | None = Field(default=None, min_length=1, max_length=256)
+
+    @model_validator(mode="after")
+    def _one_way(self):
+        if self.wechat_code is not None:
+            if self.phone is not None or self.code is not None or self.binding_ticket is not None:
+                raise ValueError("wechat_code comes alone")
+        elif self.phone is None or self.code is None:
+            raise ValueError("phone and code, or wechat_code")
+        return self
 
 
 class PlayerOut(Out):

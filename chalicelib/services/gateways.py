@@ -87,6 +87,21 @@ def for_tournament(deps: Deps, tournament, provider: str) -> Provider | None:
     return _bound(deps, tournament.organiser_id, provider, new_order=True)
 
 
+def wechat_oauth(deps: Deps, tournament_id: str | None = None) -> Provider | None:
+    """The WeChat Pay adapter whose official account authorises a payer (JSAPI's openid) or a player: the
+    platform's, or — for a tournament — the one its new orders go through, since a JSAPI order's openid must be
+    of the appid the order is placed with: a direct account's own AppID (+ its AppSecret), the platform's for a
+    partner one (sp_openid). None when that account cannot authorise (no AppSecret)."""
+    if tournament_id is None:
+        gw = gateway(deps, "wechat_pay")
+    else:
+        tournament = deps.repos.tournaments.get(tournament_id)
+        if tournament is None:
+            raise errors.NotFound("tournament not found")
+        gw = for_tournament(deps, tournament, "wechat_pay")
+    return gw if gw is not None and getattr(gw, "oauth", False) else None
+
+
 # What a tournament may name (models.tournaments.ProviderName), in the order the console lists them
 _ALL = ("wechat_pay", "alipay", "stripe", "demo", "offline")
 

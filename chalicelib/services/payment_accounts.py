@@ -48,7 +48,8 @@ _FIELDS: dict[tuple[str, str], tuple[tuple[str, str, re.Pattern | None, str], ..
 # Optional, non-secret settings answered back as they were sent
 _OPTIONAL_PUBLIC = {("wechat_pay", "partner"): ("sub_appid",), ("wechat_pay", "direct"): ("public_key_id",),
                     ("alipay", "direct"): ("sandbox",), ("alipay", "app_auth"): (), ("stripe", "connect"): ()}
-_OPTIONAL_SECRET = {("wechat_pay", "direct"): ("public_key",)}
+# app_secret: the chamber's official account's AppSecret, for JSAPI's openid at its own AppID (wechat_pay.oauth)
+_OPTIONAL_SECRET = {("wechat_pay", "direct"): ("public_key", "app_secret")}
 # Modes whose id the provider tells the check (AccountCheck.id): the organiser may leave it out. Alipay's token query
 # names the app that authorised the platform (auth_app_id), which is what every notification of the account names.
 _ID_LEARNED = {("alipay", "app_auth")}

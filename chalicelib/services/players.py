@@ -17,7 +17,7 @@ from ..installation import lookup_hash
 from ..messages.record import masked
 from ..models import Entry, Event, Tournament
 from ..phones import normalise, same
-from . import registration, sms_codes
+from . import gateways, registration, sms_codes
 
 if TYPE_CHECKING:
     from ..bootstrap import Deps
@@ -46,16 +46,84 @@ def send_code(deps: Deps, raw_phone: str, client: str | None, lang: str | None =
     return {"retry_after": int(sms_codes.PHONE_MINUTE[1])}
 
 
-def sign_in(deps: Deps, raw_phone: str, code: str) -> dict:
+def sign_in(deps: Deps, raw_phone: str, code: str, binding_ticket: str | None = None) -> dict:
+    """The phone and its SMS code; with a `binding_ticket` (a WeChat sign-in answered wechat_phone_required) the
+    ticket's openid is bound to this phone's player too, for good — refused before the code is spent when either
+    is already another's."""
     phone = _phone(raw_phone)
     phone_hash = lookup_hash("phone", phone)
-    sms_codes.use(deps, phone_hash, code)
     now = deps.clock()
+    wechat = _ticket(deps, binding_ticket, phone_hash, now) if binding_ticket else None   # (openid, hash, stale)
+    sms_codes.use(deps, phone_hash, code)
     player = deps.repos.players.get_or_create(phone_hash, new_id(), phone, now.isoformat())
+    if wechat is not None:
+        deps.repos.players.bind_wechat(phone_hash, wechat[1], wechat[0], hash_secret(binding_ticket.strip()),
+                                       int(now.timestamp()), stale=wechat[2])
+        log.info("player %s bound to a WeChat openid", player["id"])
+    return _session(deps, player, phone_hash, now)
+
+
+def _session(deps: Deps, player: dict, phone_hash: str, now) -> dict:
     token = new_token("pt")
     expires = now + timedelta(days=SESSION_DAYS)
     deps.repos.players.add_session(hash_secret(token), player["id"], phone_hash, int(expires.timestamp()))
-    return {"token": token, "expires_at": expires, "player": {"id": player["id"], "phone_masked": masked(phone)}}
+    return {"token": token, "expires_at": expires,
+            "player": {"id": player["id"], "phone_masked": masked(player["phone"])}}
+
+
+# --------------------------------------------------------------------------- inside WeChat: web authorisation
+# The page sends the player through the official account's silent authorisation (snsapi_base: the same redirect
+# as JSAPI's, POST /wechat-pay/authorize) and hands the one-use code here. The openid is the platform's official
+# account's (its AppID + AppSecret: the platform's WeChat Pay adapter), the one its template messages go to. It
+# never leaves the server: not in an answer, not in a log line; only its keyed hash names the binding.
+WECHAT_TICKET_MINUTES = 10
+
+
+def _official_account(deps: Deps):
+    gw = gateways.wechat_oauth(deps)
+    if gw is None:
+        raise errors.WeChatSignInOff()
+    return gw
+
+
+def sign_in_wechat(deps: Deps, wechat_code: str) -> dict:
+    """A bound openid signs in alone; one not yet bound is 409 wechat_phone_required with a ticket (10 minutes) to send
+    once with a phone and its SMS code (sign_in)."""
+    openid = _official_account(deps).openid(wechat_code.strip())
+    openid_hash = lookup_hash("wechat", openid)
+    now = deps.clock()
+    binding = deps.repos.players.by_wechat(openid_hash)
+    player = deps.repos.players.by_phone_hash(binding["phone_hash"]) if binding else None
+    if player is not None and player.get("wechat_hash") == openid_hash:
+        return _session(deps, player, binding["phone_hash"], now)
+    ticket = new_token("wt")
+    expires = now + timedelta(minutes=WECHAT_TICKET_MINUTES)
+    deps.repos.players.put_wechat_ticket(hash_secret(ticket), openid, int(expires.timestamp()))
+    raise errors.WeChatPhoneRequired("请验证一次手机号，之后微信内直接登录 · Confirm your phone once; then WeChat "
+                                     "signs you in.", {"binding_ticket": ticket, "expires_at": expires.isoformat()})
+
+
+def _ticket(deps: Deps, ticket: str, phone_hash: str, now) -> tuple[str, str, str | None]:
+    """(openid, its keyed hash, a stale binding's phone hash) of a fresh ticket, when it may be bound to this
+    phone's player. A binding whose player is gone, or no longer holds this openid, binds no one: replaceable."""
+    held = deps.repos.players.wechat_ticket(hash_secret(ticket.strip()))
+    if held is None or int(held.get("expires_at", 0)) <= now.timestamp():
+        raise errors.BindingTicketInvalid()
+    openid_hash = lookup_hash("wechat", held["openid"])
+    binding = deps.repos.players.by_wechat(openid_hash)
+    stale = None
+    if binding is not None and binding["phone_hash"] != phone_hash:
+        holder = deps.repos.players.by_phone_hash(binding["phone_hash"])
+        if holder is None or holder.get("wechat_hash") != openid_hash:
+            stale = binding["phone_hash"]
+    if binding is not None and binding["phone_hash"] != phone_hash and stale is None:
+        raise errors.WeChatAlreadyBound("这个微信已绑定另一个手机号 · This WeChat is bound to another phone.",
+                                        {"reason": "wechat_bound_to_another_phone"})
+    player = deps.repos.players.by_phone_hash(phone_hash)
+    if player is not None and player.get("wechat_hash") not in (None, openid_hash):
+        raise errors.WeChatAlreadyBound("这个手机号已绑定另一个微信 · This phone is bound to another WeChat.",
+                                        {"reason": "phone_bound_to_another_wechat"})
+    return held["openid"], openid_hash, stale
 
 
 # --------------------------------------------------------------------------- "我的": the signed-in player
@@ -217,7 +285,8 @@ def export(deps: Deps, token: str | None) -> dict:
             payments.append(p.model_dump(mode="json", include={"id", "provider", "channel", "amount", "currency",
                                                                 "state", "amount_refunded", "created_at", "items"}))
     return {"exported_at": deps.clock().isoformat(),
-            "player": {**_profile(player, held), "phone": player["phone"], "created_at": player.get("created_at")},
+            "player": {**_profile(player, held), "phone": player["phone"], "created_at": player.get("created_at"),
+                       "wechat_bound": bool(player.get("wechat_hash"))},
             "entries": [{**_others_masked(e.model_dump(mode="json", exclude=secret), player["phone"]),
                          "tournament": held.tournaments[e.tournament_id].name,
                          "event": held.events[e.event_id].config.name} for e in held.entries],
@@ -305,6 +374,6 @@ def erase(deps: Deps, token: str | None) -> dict:
             erased += 1
     erased += _unaddress_messages(deps, held, player)
     deps.repos.players.forget(session["phone_hash"], hash_secret(token.strip()), [e.id for e in held.entries],
-                              [r["id"] for r in held.registrations])
+                              [r["id"] for r in held.registrations], wechat_hash=player.get("wechat_hash"))
     log.info("player erased: %d records", erased)
     return {"erased": erased}

@@ -354,6 +354,16 @@ def player_session(token_hash: str) -> dict:
     return {"PK": f"PSESSION#{token_hash}", "SK": "META"}
 
 
+def wechat_binding(openid_hash: str) -> dict:
+    """Which player (phone hash) a WeChat openid at the platform's official account signs in as: one, for good."""
+    return {"PK": f"WECHAT#{openid_hash}", "SK": "BINDING"}
+
+
+def wechat_ticket(ticket_hash: str) -> dict:
+    """A WeChat sign-in waiting for its phone (10 minutes, used once): holds the openid, never answered."""
+    return {"PK": f"WXTICKET#{ticket_hash}", "SK": "META"}
+
+
 def payment_account(oid: str, provider: str) -> dict:
     """An organiser's merchant account at one provider (issue 40): under the organiser, one per provider."""
     return {"PK": f"ORG#{oid}", "SK": f"PAYACCT#{provider}"}

@@ -88,6 +88,40 @@ class PlayerRepo:
                              condition="attribute_exists(PK)",
                              on_fail=lambda: errors.Unauthorized("请先登录 · Sign in first."))
 
+    # -- WeChat (api.md v1.3 `{"wechat_code"}`): the openid at the platform's official account, bound to one player
+    # once — on the player's item (messages' WeChat channel: outbox looks it up by phone) and under its keyed hash
+    # (who signs in with it). A sign-in not yet bound waits for its phone under a ticket (10 minutes, used once).
+    def put_wechat_ticket(self, ticket_hash: str, openid: str, expires_at: int) -> None:
+        self.t.put({**keys.wechat_ticket(ticket_hash), "kind": "wechat_ticket", "openid": openid,
+                    "expires_at": expires_at})
+
+    def wechat_ticket(self, ticket_hash: str) -> dict | None:
+        return self.t.get(keys.wechat_ticket(ticket_hash), consistent=True)
+
+    def by_wechat(self, openid_hash: str) -> dict | None:
+        """The binding ({"phone_hash"}) of an openid's keyed hash, or None."""
+        return self.t.get(keys.wechat_binding(openid_hash), consistent=True)
+
+    def bind_wechat(self, phone_hash: str, openid_hash: str, openid: str, ticket_hash: str, now: int,
+                    stale: str | None = None) -> None:
+        """All or nothing: the ticket used (fresh, once), the openid bound to this phone's player unless it is
+        another's, and the player given the openid unless it has another (WeChatAlreadyBound; binding the same
+        pair again is a no-op that still uses the ticket). `stale`: the phone hash of a binding left behind by a
+        player who is gone (erased by a path that kept it), which this one may replace."""
+        def bound(reason: str):
+            return lambda: errors.WeChatAlreadyBound(details={"reason": reason})
+        self.t.transact([
+            Op.delete(keys.wechat_ticket(ticket_hash), condition="attribute_exists(PK) AND expires_at > :now",
+                      values={":now": now}, on_fail=errors.BindingTicketInvalid),
+            Op.put({**keys.wechat_binding(openid_hash), "kind": "wechat_binding", "phone_hash": phone_hash},
+                   condition="attribute_not_exists(PK) OR phone_hash = :p OR phone_hash = :stale",
+                   values={":p": phone_hash, ":stale": stale or phone_hash},
+                   on_fail=bound("wechat_bound_to_another_phone")),
+            Op.update(keys.player(phone_hash), "SET wechat_openid = :o, wechat_hash = :h",
+                      condition="attribute_exists(PK) AND (attribute_not_exists(wechat_hash) OR wechat_hash = :h)",
+                      values={":o": openid, ":h": openid_hash}, on_fail=bound("phone_bound_to_another_wechat")),
+        ])
+
     # -- the phone index (written by store/entries.py with each entry and day registration)
     def holdings(self, phone_hash: str) -> list[dict]:
         """Every entry and registration made with this phone: {"kind": "phone_entry" | "phone_registration",
@@ -95,11 +129,14 @@ class PlayerRepo:
         return [{k: v for k, v in i.items() if k not in ("PK", "SK")}
                 for i in self.t.query(keys.phone_partition(phone_hash))]
 
-    def forget(self, phone_hash: str, token_hash: str | None, entry_ids: list[str], registration_ids: list[str]) -> None:
+    def forget(self, phone_hash: str, token_hash: str | None, entry_ids: list[str], registration_ids: list[str],
+               wechat_hash: str | None = None) -> None:
         """Erasure's last step: the index items of the entries and registrations erased (one made meanwhile keeps
-        its own), the player — every item of its partition: name, e-mail, phone, WeChat openid, its code — and
-        this session."""
+        its own), the player — every item of its partition: name, e-mail, phone, WeChat openid, its code — its
+        WeChat binding, and this session."""
         ops = [Op.delete(k) for k in self._player_keys(phone_hash)]
+        if wechat_hash:
+            ops.append(Op.delete(keys.wechat_binding(wechat_hash)))
         ops += [Op.delete(keys.phone_entry(phone_hash, x)) for x in entry_ids]
         ops += [Op.delete(keys.phone_registration(phone_hash, x)) for x in registration_ids]
         if token_hash:

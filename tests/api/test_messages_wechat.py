@@ -7,12 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from chalicelib import bootstrap
 from chalicelib.messages import record, wechat_mp
-from chalicelib.messages.outbox import deliver_due
 from chalicelib.messages.setup import from_config
-from tests.api.play import draw, people, setup_event
-from tests.api.test_appeals_hold_results import DDZ
 
 NOW = datetime(2026, 12, 1, 2, 0, tzinfo=UTC)
 
@@ -56,19 +52,4 @@ def test_what_a_retry_cannot_change_fails_at_once_and_a_wechat_outage_is_tried_a
     assert wrong.send(_message(), "").permanent                                   # 40125: the secret is wrong
 
 
-def test_a_player_registered_inside_wechat_gets_the_draw_in_the_chat_too(api, wired, sender):
-    tid, eid, ids = setup_event(api, DDZ, people(3))
-    repos = bootstrap.deps().repos
-    entry = repos.entries.get(eid, ids[0])
-    repos.entries.transition(entry, entry.model_copy(update={"wechat_openid": "oPlayerZero",
-                                                              "version": entry.version + 1}))
-    rnd = draw(api, eid)
-    deliver_due(bootstrap.deps(), bootstrap.deps().clock())
-    deliver_due(bootstrap.deps(), bootstrap.deps().clock())
-    [chat] = [w for w in wired.wechat if w["kind"] == "draw"]
-    side = next(s for s in rnd["tables"][0]["sides"] if s["entry_id"] == ids[0])
-    assert chat["to"] == "oPlayerZero" and chat["data"]["table"] == "1" and chat["data"]["round"] == "1"
-    assert chat["data"]["seat"] in {"北", "东", "南", "西"} and side["seats"]
-    assert len([s for s in wired.sms if s["kind"] == "draw"]) == 3               # the SMS goes all the same
-    listed = api.get(f"/tournaments/{tid}/messages").data["messages"]
-    assert {m["channel"] for m in listed if m["template"] == "draw"} == {"sms", "wechat"}
+# A player's draw in the chat, to the openid bound by its WeChat sign-in: tests/api/test_players_wechat.py

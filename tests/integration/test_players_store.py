@@ -28,3 +28,38 @@ def test_one_player_per_phone_and_sessions_by_hash(any_repos):
     repo.add_session("tok-hash", "P1", "ph2", expires_at=5_000)
     assert repo.session("tok-hash")["player_id"] == "P1" and repo.session("other") is None
     assert repo.by_phone_hash("ph2")["phone"] == "13800000000"
+
+
+def test_a_wechat_binding_uses_its_ticket_once_and_one_openid_is_one_players(any_repos):
+    from chalicelib import errors
+    repo = any_repos.players
+    for ph in ("ph3", "ph4"):
+        repo.get_or_create(ph, f"P-{ph}", "1380000000" + ph[-1], "2026-12-01T00:00:00+00:00")
+
+    def refused(*args, **kw) -> str:
+        try:
+            repo.bind_wechat(*args, **kw)
+        except errors.DomainError as exc:
+            return exc.code
+        return ""
+    repo.put_wechat_ticket("t1", "oOne", expires_at=1_000)
+    assert repo.wechat_ticket("t1")["openid"] == "oOne"
+    assert refused("ph3", "h-one", "oOne", "t1", now=1_000) == "binding_ticket_invalid"   # expired at 1000
+    repo.bind_wechat("ph3", "h-one", "oOne", "t1", now=999)
+    assert repo.by_wechat("h-one")["phone_hash"] == "ph3" and repo.wechat_ticket("t1") is None
+    assert repo.by_phone_hash("ph3")["wechat_openid"] == "oOne"
+    assert refused("ph3", "h-one", "oOne", "t1", now=999) == "binding_ticket_invalid"     # used
+    repo.put_wechat_ticket("t2", "oOne", expires_at=2_000)
+    assert refused("ph4", "h-one", "oOne", "t2", now=1_500) == "wechat_already_bound"     # the openid is ph3's
+    assert repo.wechat_ticket("t2") is not None                                            # nothing half written
+    assert "wechat_hash" not in repo.by_phone_hash("ph4")
+    repo.put_wechat_ticket("t3", "oTwo", expires_at=2_000)
+    assert refused("ph3", "h-two", "oTwo", "t3", now=1_500) == "wechat_already_bound"     # ph3 has another
+    assert repo.by_wechat("h-two") is None
+    # a binding left by a player who is gone may be replaced, when the caller says so
+    repo.forget("ph3", None, [], [])                                                       # (kept the binding)
+    assert refused("ph4", "h-one", "oOne", "t2", now=1_500) == "wechat_already_bound"
+    repo.bind_wechat("ph4", "h-one", "oOne", "t2", now=1_500, stale="ph3")
+    assert repo.by_wechat("h-one")["phone_hash"] == "ph4"
+    repo.forget("ph4", None, [], [], wechat_hash="h-one")
+    assert repo.by_wechat("h-one") is None and repo.by_phone_hash("ph4") is None
