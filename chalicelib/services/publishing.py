@@ -298,10 +298,8 @@ def publish_latest(deps: Deps, tid: str, *, force: bool = False, wait_seconds: f
 
 
 def _event_ids(deps: Deps, tid: str) -> list[str]:
-    tournament, events = deps.repos.tournaments.get_with_events(tid)
-    if tournament is None:
-        raise errors.NotFound("tournament not found")
-    return [e.id for e in events]
+    """(No tournament: none, and the tournament-wide publish says it is not found.)"""
+    return [e.id for e in deps.repos.tournaments.get_with_events(tid)[1]]
 
 
 def _publish_scope(deps: Deps, tid: str, scope: str, force: bool, deadline: float, wait_seconds: float,
@@ -318,10 +316,11 @@ def _publish_scope(deps: Deps, tid: str, scope: str, force: bool, deadline: floa
             return None, False
         time.sleep(0.2)
     stats, wide, more = _publish_while_asked(deps, tid, scope, me, force, once=once)
-    if more:   # still holding the lease: the further rounds in a thread
+    if more:   # still holding the lease: the further rounds in a thread, which the ask is left to
         import threading
         threading.Thread(target=_publish_while_asked, args=(deps, tid, scope, me, False), kwargs={"background": True},
                          daemon=True, name=f"publish-{tid}-{scope or 'wide'}").start()
+        return None, wide
     return stats, wide
 
 
@@ -470,9 +469,9 @@ def _joined(made: list[dict]) -> dict:
         for k, v in (s.get("timing") or {}).items():
             timing[k] = timing.get(k, 0.0) + v
     partial = [s["by_event"] for s in made if "by_event" in s]
-    return {"files": sum(s["files"] for s in made), "written": sum(s["written"] for s in made),
-            "bytes": sum(s["bytes"] for s in made),
-            "largest": list(max((s["largest"] for s in made), key=lambda x: x[1], default=("", 0))),
+    return {"files": sum(s.get("files", 0) for s in made), "written": sum(s.get("written", 0) for s in made),
+            "bytes": sum(s.get("bytes", 0) for s in made),
+            "largest": list(max((s.get("largest", ("", 0)) for s in made), key=lambda x: x[1])),
             "timing": timing, "scopes": len(made),
             "by_event": None if any(p is None for p in partial) else sorted(set().union(*partial))}
 
