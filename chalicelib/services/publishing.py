@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 import os
+import threading
 import time
 from zoneinfo import ZoneInfo
 
@@ -317,7 +318,6 @@ def _publish_scope(deps: Deps, tid: str, scope: str, force: bool, deadline: floa
         time.sleep(0.2)
     stats, wide, more = _publish_while_asked(deps, tid, scope, me, force, once=once)
     if more:   # still holding the lease: the further rounds in a thread, which the ask is left to
-        import threading
         threading.Thread(target=_publish_while_asked, args=(deps, tid, scope, me, False), kwargs={"background": True},
                          daemon=True, name=f"publish-{tid}-{scope or 'wide'}").start()
         return None, wide
@@ -372,7 +372,6 @@ class _LeaseKept:
     stuck stops after LEASE_RENEWED_FOR_S: its lease runs out LEASE_SECONDS later, as before."""
 
     def __init__(self, deps: Deps, tid: str, me: str, scope: str = WIDE):
-        import threading
         self.deps, self.tid, self.me, self.scope = deps, tid, me, scope
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._renew, daemon=True, name=f"lease-{tid}-{scope or 'wide'}")
@@ -499,11 +498,15 @@ def _tables_asked(current: int | None, asked, eid: str) -> list[tuple[int, int, 
     return out
 
 
+_WARM_LOCK = threading.Lock()   # two events' first publishes in one process share one tournament's state
+
+
 def _warm(deps: Deps, tid: str, sink) -> TournamentCache:
-    warm = deps.publish_cache.tournament(tid)
-    if warm is None or warm.sink is not sink:   # another sink: nothing cached holds for it
-        warm = deps.publish_cache.fresh(tid, sink)
-    return warm
+    with _WARM_LOCK:
+        warm = deps.publish_cache.tournament(tid)
+        if warm is None or warm.sink is not sink:   # another sink: nothing cached holds for it
+            warm = deps.publish_cache.fresh(tid, sink)
+        return warm
 
 
 def _no_pages() -> dict:
