@@ -23,8 +23,6 @@ class TournamentCache:
     # per event: (its lease's ask count when read, its data) as its publisher last published it — the
     # tournament-wide pages are built from it while no ask for the event came in since
     published: dict[str, tuple[int, dict]] = field(default_factory=dict)
-    # per event: what the tournament-wide publisher read itself when no current data of the event's was here
-    wide_reads: dict[str, dict] = field(default_factory=dict)
     wide_memo: dict = field(default_factory=dict)   # services/publishing.wide_digest's, per event
     hall_tables: dict = field(default_factory=dict)                # services/hall.hall_data's memo
     draw_keys: dict = field(default_factory=dict)                  # who sits where, per event and table
@@ -62,8 +60,6 @@ class PublishCache:
         if scope:
             warm.events.pop(scope, None)
             warm.published.pop(scope, None)
-        else:
-            warm.wide_reads.clear()
 
     def forget(self) -> None:
         """As a new publisher process (a cold Lambda container) starts."""

@@ -594,8 +594,9 @@ def _publish_wide(deps: Deps, tid: str, *, force: bool, asked, fresh: dict | Non
             data = fresh[event.id]
         elif kept is not None and kept[0] == counts.get(event.id):
             data = kept[1]
-        else:   # read here, into a cache of its own: the event's publisher may be using its own beside this one
-            data = event_site_data(deps, event, tournament, warm.wide_reads.setdefault(event.id, {}))
+        else:   # read here, into a cache of its own (the event's publisher may be using its own beside this one),
+            # not kept: a second copy of a big event's state would double the publisher's memory
+            data = event_site_data(deps, event, tournament, {})
         datas.append((event, data))
     run = _site_run(deps, tournament, datas, warm)
     read = time.perf_counter() - t0

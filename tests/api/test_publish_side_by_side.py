@@ -80,3 +80,23 @@ def test_two_events_publish_at_once_and_one_event_takes_turns_losing_nothing(api
     page = sink.files[f"t/{tid}/{a_eid}/round-1.html"].decode()
     assert "已确认" in page.split(f'<td class="n">{t1["number"]}</td>')[1].split("</tr>")[0]
     assert d.repos.publish_leases.holder(tid, scope=a_eid) is None and d.repos.publish_leases.holder(tid) is None
+
+
+def test_the_tournament_wide_pages_read_an_event_again_once_it_was_asked_for_elsewhere(api, moto_repos, monkeypatch):
+    """The board is built from each event's data as its publisher here last published it — only while no ask for
+    the event came in since (another container's, say); then the event is read again."""
+    from chalicelib.services import publish_requests
+    with monkeypatch.context() as m:
+        m.setattr(publish_requests, "request_publish", lambda *a, **k: None)
+        tid, eid, ids = setup_event(api, CFG, people(8, 2, "甲队"))
+        draw(api, eid)
+    d = bootstrap.deps()
+    d.publisher = sink = Recording()
+    publishing.publish_latest(d, tid)
+    before = d.repos.entries.get(eid, ids[0])
+    d.repos.entries.transition(before, before.model_copy(update={"name": "改名队"}), take_place=False)
+    publishing.publish_tournament(d, tid, scope=publishing.WIDE)
+    assert "改名队" not in sink.files[f"t/{tid}/hall.html"].decode()   # its data here is current by the count
+    d.repos.publish_leases.ask(tid, ["*"], scope=eid)                 # asked elsewhere: not current any more
+    publishing.publish_tournament(d, tid, scope=publishing.WIDE)
+    assert "改名队" in sink.files[f"t/{tid}/hall.html"].decode()
