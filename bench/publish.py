@@ -11,6 +11,9 @@ same number of raw writes to the same sink, and the publisher's peak memory (a c
 
     PUBLISH_N=10000 PUBLISH_ROUNDS=9 .venv/bin/python bench/publish.py      (smaller: PUBLISH_N=1000)
     .venv/bin/python bench/publish.py --entries 100000 --rounds 3           (the arguments override the variables)
+
+Issue 43, publishing by event: two events of one tournament (PUBLISH_PAIR_N entries each) published at once against
+one after the other, same run (`--pair`: only that; PUBLISH_PAIR=0: not that).
 """
 from __future__ import annotations
 
@@ -233,6 +236,8 @@ def run() -> None:
           f"until written)")
     if os.environ.get("PUBLISH_S3", "1") != "0":
         _to_s3(t.id, {str(rel): (Path(out_dir) / rel).read_bytes() for rel in kept})
+    if os.environ.get("PUBLISH_PAIR", "1") != "0":
+        two_events(repos, clock)
 
 
 LEAN_FROM = int(os.environ.get("PUBLISH_LEAN_FROM", "50000"))   # entries from which only the lean figures are made
@@ -377,18 +382,21 @@ def alone(table: str, tid: str, target: str) -> None:
                       "self_mib": me.ru_maxrss / 1024, "child_mib": kids.ru_maxrss / 1024}))
 
 
-def seed(repos, clock, n_entries: int, rounds: int, new_id):
+def seed(repos, clock, n_entries: int, rounds: int, new_id, tournament=None, name: str = "掼蛋公开赛"):
     """A Guandan pairs event of `n_entries` confirmed entries and `rounds` Swiss rounds of results, the last one
-    still open (seeded through the repositories; `new_id` makes the ids: tests/publish_golden.py passes a counter)."""
+    still open (seeded through the repositories; `new_id` makes the ids: tests/publish_golden.py passes a counter).
+    `tournament`: another event of that tournament (a new tournament otherwise)."""
     from chalicelib.engine.games import game
     from chalicelib.engine.types import Side
     from chalicelib.models import Entry, Event, EventConfig, Member, Tournament
     from chalicelib.store.entries import entry_item
     N, ROUNDS = n_entries, rounds  # noqa: N806
-    t = Tournament(id=new_id(), organiser_id="bench", name="联合会年度掼蛋大赛", venue="南宁", timezone="Asia/Shanghai",
-                   currency="CNY", starts_on=date(2026, 12, 12), ends_on=date(2026, 12, 13), created_at=clock())
-    repos.tournaments.create(t)
-    cfg = EventConfig.model_validate({"name": "掼蛋公开赛", "game": "guandan", "entry": "pair", "capacity": N,
+    t = tournament
+    if t is None:
+        t = Tournament(id=new_id(), organiser_id="bench", name="联合会年度掼蛋大赛", venue="南宁", timezone="Asia/Shanghai",
+                       currency="CNY", starts_on=date(2026, 12, 12), ends_on=date(2026, 12, 13), created_at=clock())
+        repos.tournaments.create(t)
+    cfg = EventConfig.model_validate({"name": name, "game": "guandan", "entry": "pair", "capacity": N,
                                       "stages": [{"format": "swiss", "rounds": ROUNDS, "scoring": {"method": "match_points"}}]})
     ev = Event(id=new_id(), tournament_id=t.id, organiser_id="bench", config=cfg, created_at=clock())
     repos.events.create(ev)
@@ -428,6 +436,94 @@ def seed(repos, clock, n_entries: int, rounds: int, new_id):
     return t, ev, cfg, ids, rules
 
 
+PAIR_N = int(os.environ.get("PUBLISH_PAIR_N", "3000"))   # each of the two events' entries (issue 43's pair)
+
+
+def two_events(repos, clock) -> None:
+    """Issue 43: two events of one tournament, each published with force through its own lease, at once against
+    one after the other, in the same run on the same seeded store: as two publisher processes (two containers:
+    a process each, interpreter and imports included) and as two threads of one process (the venue's server)."""
+    import json
+    import subprocess
+    from chalicelib import bootstrap
+    from chalicelib.ids import new_id
+    from chalicelib.publish.sinks import LocalSink
+    from chalicelib.services import publishing
+    from chalicelib.services.publish_requests import event_change
+    t0 = time.perf_counter()
+    t, ev_a, *_ = seed(repos, clock, PAIR_N, ROUNDS, new_id, name="掼蛋甲组")
+    _, ev_b, *_ = seed(repos, clock, PAIR_N, ROUNDS, new_id, tournament=t, name="掼蛋乙组")
+    eids = (ev_a.id, ev_b.id)
+    folder = tempfile.mkdtemp(prefix="publish-pair-")
+    print(f"two events of {PAIR_N:,} entries × {ROUNDS} rounds seeded in one tournament in "
+          f"{time.perf_counter() - t0:.0f} s; load average {os.getloadavg()[0]:.1f}")
+
+    def start(eid: str):
+        return subprocess.Popen([sys.executable, __file__, "event", "bench_publish", t.id, eid, folder],
+                                stdout=subprocess.PIPE, text=True)
+
+    def finish(proc) -> dict:
+        out, _ = proc.communicate()
+        if proc.returncode != 0:
+            raise RuntimeError(f"an event's publisher process failed ({proc.returncode})")
+        return json.loads(out.strip().splitlines()[-1])
+    for eid in eids:   # the first publish of each (places worked out and stored beside the pages): not measured
+        finish(start(eid))
+    d = bootstrap.Deps(repos=repos, clock=clock, publisher=LocalSink(tempfile.mkdtemp(prefix="publish-pair-t-")))
+    bootstrap.override(d)
+
+    def in_thread(eid: str, got: list) -> None:
+        got.append(publishing.publish_latest(d, t.id, changes=[event_change(eid)], force=True))
+    for eid in eids:
+        in_thread(eid, [])
+    procs_seq, procs_par, threads_seq, threads_par, each = [], [], [], [], []
+    for _ in range(REPEAT):
+        t0 = time.perf_counter()
+        each += [finish(start(eid))["seconds"] for eid in eids]
+        procs_seq.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        running = [start(eid) for eid in eids]
+        each += [finish(p)["seconds"] for p in running]
+        procs_par.append(time.perf_counter() - t0)
+        for order, out in ((False, threads_seq), (True, threads_par)):
+            publishing.forget_warm(d)   # cold, as the processes are
+            got: list = []
+            t0 = time.perf_counter()
+            if order:
+                threads = [threading.Thread(target=in_thread, args=(eid, got)) for eid in eids]
+                for th in threads:
+                    th.start()
+                for th in threads:
+                    th.join()
+            else:
+                for eid in eids:
+                    in_thread(eid, got)
+            out.append(time.perf_counter() - t0)
+            if any(g is None for g in got):
+                raise RuntimeError("an event's publish was left to another publisher: the leases serialised them")
+    print(f"two events published with force, two publisher processes: at once {_span(procs_par)}, one after the "
+          f"other {_span(procs_seq)} (each process's own publish {_span(each)}); two threads of one process: at once "
+          f"{_span(threads_par)}, one after the other {_span(threads_seq)} (2 cores shared, load "
+          f"{os.getloadavg()[0]:.1f})")
+
+
+def event_alone(table: str, tid: str, eid: str, target: str) -> None:
+    """One event's publisher in this process (a cold container), through its event's lease: one JSON line."""
+    import json
+    from chalicelib import bootstrap
+    from chalicelib.publish.sinks import LocalSink
+    from chalicelib.services import publishing
+    from chalicelib.services.publish_requests import event_change
+    d = bootstrap.Deps(repos=repos_on(table), publisher=LocalSink(target),
+                       clock=lambda: datetime(2026, 12, 12, 10, tzinfo=UTC))
+    bootstrap.override(d)
+    t0 = time.perf_counter()
+    stats = publishing.publish_latest(d, tid, changes=[event_change(eid)], force=True)
+    if stats is None:
+        raise SystemExit("the event's lease was held: its publish was left to the holder")
+    print(json.dumps({"seconds": time.perf_counter() - t0, "files": stats["written"]}))
+
+
 def _timing(stats: dict) -> str:
     tm = stats.get("timing") or {}
     return ", ".join(f"{k} {v:.2f} s" for k, v in tm.items())
@@ -436,5 +532,9 @@ def _timing(stats: dict) -> str:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["alone"]:   # the endpoint of the DynamoDB Local started by the parent is in the environment
         alone(*sys.argv[2:5])
+    elif sys.argv[1:2] == ["event"]:
+        event_alone(*sys.argv[2:6])
+    elif "--pair" in sys.argv:   # only the two events' figures
+        on_ddb_local(lambda: two_events(repos_on("bench_publish"), lambda: datetime(2026, 12, 12, 10, tzinfo=UTC)))
     else:
         main()

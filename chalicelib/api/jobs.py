@@ -63,7 +63,7 @@ def publish_from_queue(event) -> dict:
         # one publisher per tournament (several functions may run); an exception returns the batch to the
         # queue, then to the DLQ — raised without its message or chain, which the Lambda runtime would log
         try:
-            if "*" in tournaments[tid]:   # the phones' live JSON of a round-wide change (issue 43; a table's: by its request)
+            if any(c == "*" or c.startswith("event:") for c in tournaments[tid]):   # the phones' live JSON of a round-wide change (issue 43; a table's: by its request)
                 on_tournament_changed(deps(), tid)
             publish_latest(deps(), tid, changes=tournaments[tid])
         except Exception as exc:   # noqa: BLE001 — any failure returns the batch to the queue, logged without its chain

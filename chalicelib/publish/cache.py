@@ -16,8 +16,14 @@ class TournamentCache:
     # standings, the audit records kept for the corrections page, its page data and its pages' inputs
     # (services/publishing.py and publish/site_data.py say which key is what)
     events: dict[str, dict] = field(default_factory=dict)
-    manifests: dict[str, dict] = field(default_factory=dict)       # per language, as this process last wrote it
-    asked: int | None = None   # the lease's ask count this cache is current with (None: unknown, read everything)
+    # per scope (an event's id, or "" for the tournament-wide pages) and language, as this process last wrote it
+    manifests: dict[tuple[str, str], dict] = field(default_factory=dict)
+    # per scope: the lease's ask count this cache is current with (absent: unknown, read everything)
+    asked: dict[str, int] = field(default_factory=dict)
+    # per event: (its lease's ask count when read, its data) as its publisher last published it — the
+    # tournament-wide pages are built from it while no ask for the event came in since
+    published: dict[str, tuple[int, dict]] = field(default_factory=dict)
+    wide_memo: dict = field(default_factory=dict)   # services/publishing.wide_digest's, per event
     hall_tables: dict = field(default_factory=dict)                # services/hall.hall_data's memo
     draw_keys: dict = field(default_factory=dict)                  # who sits where, per event and table
     input_digests: dict[str, dict] = field(default_factory=dict)   # per language: page → (its inputs, their digest)
@@ -41,9 +47,19 @@ class PublishCache:
         self.tournaments[tid] = TournamentCache(sink=sink)
         return self.tournaments[tid]
 
-    def drop(self, tid: str) -> None:
-        """A publish failed half way: the next one reads everything."""
-        self.tournaments.pop(tid, None)
+    def drop(self, tid: str, scope: str | None = None) -> None:
+        """A publish failed half way: the next one (of that scope: an event's, "" the tournament-wide pages') reads
+        everything. Another scope's publish running beside it keeps what it holds."""
+        warm = self.tournaments.get(tid)
+        if scope is None or warm is None:
+            self.tournaments.pop(tid, None)
+            return
+        warm.asked.pop(scope, None)
+        for key in [k for k in warm.manifests if k[0] == scope]:
+            warm.manifests.pop(key, None)
+        if scope:
+            warm.events.pop(scope, None)
+            warm.published.pop(scope, None)
 
     def forget(self) -> None:
         """As a new publisher process (a cold Lambda container) starts."""

@@ -171,8 +171,10 @@ def other_pages(lang: str, tid: str, page: str) -> list[tuple[str, str]]:
     return [(x, f"/{lang_prefix(x)}t/{tid}/{page}") for x in LANGS if x != lang]
 
 
-def render_language(lang: str, out: PageOut, run: SiteRun) -> None:
-    """Every page of one language (and, with Chinese, the feeds that both languages' pages poll)."""
+def render_tournament_language(lang: str, out: PageOut, run: SiteRun) -> None:
+    """The tournament-wide pages of one language — the index, the board, find-my-table, the day's prizes — (and,
+    with Chinese, the tournament's feed that every language's pages poll), from every event's data (`run.datas`).
+    Each event's own pages are render_event_language's: events publish side by side (issue 43)."""
     tournament, tid = run.tournament, run.tid
     prefix = f"{lang_prefix(lang)}t/{tid}/"
     for asset in ASSETS:
@@ -191,10 +193,22 @@ def render_language(lang: str, out: PageOut, run: SiteRun) -> None:
                                              events_prizes=day_prizes, currency=tournament.currency,
                                              other_lang=other("prizes.html"), feed_url="feed.json",
                                              feed_version=run.t_version))
-    for event, data in run.datas:
+    if lang == "zh":
+        _write_tournament_feed(out, run)
+
+
+def render_event_language(lang: str, out: PageOut, run: SiteRun, event, data: dict | None) -> None:
+    """One event's pages of one language (`data` None: only its feed, the clock or announcements moved) and, with
+    Chinese, its feed in every language. Its entry pages carry the event's own link card: they are its pages."""
+    prefix = f"{lang_prefix(lang)}t/{run.tid}/"
+    if data is not None:
+        share = results_card(share_card(run, prefix, None, event), [data], lang)
+        base = {"tournament": run.tournament, "updated": run.updated, "share": share}
         _EventPages(lang, out, run, event, data, base, prefix).render()
     if lang == "zh":
-        _write_feeds(out, run)
+        for ev, ev_data in run.all_datas:
+            if ev.id == event.id:
+                _write_event_feed(out, run, ev, ev_data)
 
 
 class _EventPages:
@@ -322,27 +336,32 @@ class _EventPages:
             self.out.write(key, chunk_body(drawn))
 
 
-def _write_feeds(out: PageOut, run: SiteRun) -> None:
-    """Every event's feed, also those whose pages were left (the clock), and the tournament's, for every
-    language's pages (written with the Chinese ones)."""
-    hall, tid = run.hall, run.tid
-    for event, data in run.all_datas or run.datas:
-        ev_hall = next(h for h in hall["events"] if h["id"] == event.id)
-        feed = {"version": data["version"], "updated": run.updated, "event_id": event.id,
-                "name": event.config.name, "game": event.config.game, "clock": ev_hall["clock"],
-                "announcements": hall["announcements"],
-                "rounds": [{"number": r["number"], "status": r["status"]} for r in data["rounds"]],
-                "open_round": data["open_round"],
-                "top": list(islice(({"rank": r["rank"], "name": r["name"], "points": r["points"]}
-                                     for r in data["standings"] if r["rank"] is not None), 10))}
-        for x in LANGS:   # every language's pages poll the feed beside them
-            out.write(f"{lang_prefix(x)}t/{tid}/{event.id}/feed.json", json.dumps(feed, ensure_ascii=False))
+def _write_event_feed(out: PageOut, run: SiteRun, event, data: dict) -> None:
+    """An event's feed (its version, clock, rounds and top ten, the announcements), beside every language's
+    pages of the event (written with the Chinese ones)."""
+    hall = run.hall
+    ev_hall = next(h for h in hall["events"] if h["id"] == event.id)
+    feed = {"version": data["version"], "updated": run.updated, "event_id": event.id,
+            "name": event.config.name, "game": event.config.game, "clock": ev_hall["clock"],
+            "announcements": hall["announcements"],
+            "rounds": [{"number": r["number"], "status": r["status"]} for r in data["rounds"]],
+            "open_round": data["open_round"],
+            "top": list(islice(({"rank": r["rank"], "name": r["name"], "points": r["points"]}
+                                 for r in data["standings"] if r["rank"] is not None), 10))}
+    for x in LANGS:   # every language's pages poll the feed beside them
+        out.write(f"{lang_prefix(x)}t/{run.tid}/{event.id}/feed.json", json.dumps(feed, ensure_ascii=False))
+
+
+def _write_tournament_feed(out: PageOut, run: SiteRun) -> None:
+    """The tournament's feed, for every language's tournament-wide pages (written with the Chinese ones). Its
+    events' versions are as of the tournament-wide pages' last publish (each event's own feed has its latest)."""
+    hall = run.hall
     tfeed = json.dumps({"version": run.t_version, "hall_version": hall["version"], "updated": run.updated,
                         "events": [{"id": s["id"], "version": s["version"], "name": h["name"], "game": h["game"],
                                     "clock": h["clock"]} for s, h in zip(run.summaries, hall["events"], strict=True)],
                         "announcements": hall["announcements"]}, ensure_ascii=False)
     for x in LANGS:
-        out.write(f"{lang_prefix(x)}t/{tid}/feed.json", tfeed)
+        out.write(f"{lang_prefix(x)}t/{run.tid}/feed.json", tfeed)
 
 
 def write_chain(out: PageOut, tid: str, eid: str, ep: str, chain: dict) -> None:

@@ -172,6 +172,18 @@ def current_round(data: dict) -> dict | None:
     return next((r for r in data["rounds"] if r["number"] == data["open_round"]), data["rounds"][-1])
 
 
+def event_hall(deps: Deps, tid: str, event, data: dict) -> dict:
+    """What one event's feed carries of the hall (its clock, the tournament's announcements), as hall_data has it,
+    without the board's tables: an event publishing on its own (issue 43) reads only these."""
+    r = current_round(data)
+    clock = None
+    if r and r["status"] == "open":
+        clock = public_clock(event.id, r["number"], deps.repos.hall.clocks([(event.id, r["number"])])[0],
+                             {"starts_at": r.get("starts_at"), "ends_at": r.get("ends_at")})
+    return {"events": [{"id": event.id, "clock": clock}],
+            "announcements": [public_announcement(a) for a in deps.repos.hall.announcements(tid)]}
+
+
 def hall_data(deps: Deps, tid: str, datas: list, memo: dict | None = None) -> dict:
     """Each event's current round with names, clubs, members and initials (the board, find.html), its clock,
     and the tournament's announcements: read once a publish, for every language. `memo` (the publisher's, kept

@@ -116,7 +116,7 @@ def on_publish_asked(deps: Deps, tournament_id: str, change: str | None, queued:
     if change and change.startswith("table:"):
         _, eid, stage, n, t = change.split(":")
         on_table_changed(deps, tournament_id, eid, int(stage), int(n), int(t))
-    elif change is None and not queued:
+    elif (change is None or change.startswith("event:")) and not queued:   # a draw or close is an event's change
         on_tournament_changed(deps, tournament_id)
 
 

@@ -17,11 +17,17 @@ def table_change(eid: str, stage: int, n: int, t: int) -> str:
     return f"table:{eid}:{stage}:{n}:{t}"
 
 
+def event_change(eid: str) -> str:
+    """A change to one event only (its draw, its close, a round edited): that event's pages read again, and the
+    tournament-wide pages when what they show of it moved (issue 43: events publish side by side)."""
+    return f"event:{eid}"
+
+
 HALL_CHANGE = "hall"   # the round clock or the announcements changed: the feeds and the board, no event's pages
 
 
 def request_publish(deps: Deps, tid: str, change: str | None = None) -> None:
-    """`change`: what changed (table_change, HALL_CHANGE); None when anything may have (a draw, a close, an entry)."""
+    """`change`: what changed (table_change, event_change, HALL_CHANGE); None when anything may have."""
     # the phones' live JSON (issue 43): a table's change now; a round-wide one here inline, by the queue's worker in AWS
     on_publish_asked(deps, tid, change, queued=not deps.publish_queue.inline)
     try:

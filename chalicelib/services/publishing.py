@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 import os
+import threading
 import time
 from zoneinfo import ZoneInfo
 
@@ -32,9 +33,10 @@ from ..publish.manifest import load_manifest, save_manifest
 from .beside import Beside
 from .charts_data import places_by_round
 from .gc_pause import gc_paused
-from .hall import hall_data
+from .hall import event_hall, hall_data
 from .links import site_url
 from .prizes import event_prizes
+from .publish_requests import event_change
 from .reads import entries_known
 from .standings import bonuses, event_standings
 
@@ -236,70 +238,131 @@ LEASE_SECONDS = 60   # renewed while a publish runs (_LeaseKept) and before each
 
 LEASE_RENEWED_FOR_S = 600   # at most: a publish still running then is stuck (one of 10,000 entries to S3: ~1 min)
 
+WIDE = ""   # the lease scope of the tournament-wide pages (index, prizes, hall, find, the tournament's feed)
+
+
+def scoped_asks(changes: list[str] | None, event_ids) -> dict[str, list[str]]:
+    """Which leases a request asks, with what (issue 43: publishing by event): a table's or an event's change
+    its event's (whose publisher asks for the tournament-wide pages when what they show of the event moved); the
+    clock or the announcements every event's (their feeds) and the tournament-wide pages'; anything else ("*")
+    every one's. `event_ids`: called for the tournament's events, only when needed."""
+    out: dict[str, list[str]] = {}
+    every: list[str] | None = None
+    for c in changes or ["*"]:
+        kind, _, rest = c.partition(":")
+        if kind == "table":
+            out.setdefault(rest.rsplit(":", 3)[0], []).append(c)
+        elif kind == "event":
+            out.setdefault(rest, []).append("*")
+        else:   # "hall" or "*"
+            every = list(event_ids()) if every is None else every
+            for eid in every:
+                out.setdefault(eid, []).append(c)
+            out.setdefault(WIDE, []).append(c)
+    return out
+
 
 def publish_latest(deps: Deps, tid: str, *, force: bool = False, wait_seconds: float = 0.0,
                    then_in_background: bool = False, changes: list[str] | None = None) -> dict | None:
-    """Publishes the tournament as it is now, one publisher at a time: asks that arrive while another publishes
-    only count themselves, and that publisher publishes again before it stops if any came in — so the last
-    pages written always come from data read after the last ask, and a hall of phones confirming at once costs
-    a publish or two, not one each (concurrent publishes could also write older pages over newer ones).
-    Returns the stats of the publish made here, or None when another publisher took the ask over.
-    `wait_seconds`: how long to wait for the lease (on demand); otherwise leave the ask to the holder.
-    `then_in_background`: publish once here, and any further rounds in a thread (a request must not wait on a
-    hall's worth of them; the queue consumers in AWS keep them in line).
-    `changes`: what changed (publish_requests.table_change; None or "*": anything may have)."""
-    import time
+    """Publishes the tournament as it is now: each event under a lease of its own, and the tournament-wide pages
+    under theirs, so two events' publishes run side by side (issue 43) while each scope has one publisher at a
+    time: asks that arrive while another publishes it only count themselves, and that publisher publishes again
+    before it stops if any came in — so the last pages written always come from data read after the last ask,
+    and a hall of phones confirming at once costs a publish or two, not one each (concurrent publishes of one
+    scope could also write older pages over newer ones).
+    Returns the stats of the publishes made here, or None when other publishers took every ask over.
+    `wait_seconds`: how long to wait for each lease (on demand); otherwise leave the ask to the holder.
+    `then_in_background`: publish each scope once here, and any further rounds in a thread (a request must not
+    wait on a hall's worth of them; the queue consumers in AWS keep them in line).
+    `changes`: what changed (publish_requests.table_change, event_change; None or "*": anything may have)."""
+    leases = deps.repos.publish_leases
+    asks = scoped_asks(changes, lambda: _event_ids(deps, tid))
+    for scope, asked in asks.items():
+        leases.ask(tid, asked, scope=scope)
+    deadline = time.monotonic() + wait_seconds
+    made: list[dict] = []
+    wide = WIDE in asks
+    for scope in sorted(s for s in asks if s != WIDE):
+        stats, asked_wide = _publish_scope(deps, tid, scope, force, deadline, wait_seconds, then_in_background)
+        wide = wide or asked_wide
+        if stats is not None:
+            made.append(stats)
+    if wide:   # after the events: built from what they just published
+        stats, _ = _publish_scope(deps, tid, WIDE, force, deadline, wait_seconds, then_in_background)
+        if stats is not None:
+            made.append(stats)
+    if not made:
+        return None
+    out = _joined(made)
+    deps.publish_cache.last_stats[tid] = out
+    return out
+
+
+def _event_ids(deps: Deps, tid: str) -> list[str]:
+    """(No tournament: none, and the tournament-wide publish says it is not found.)"""
+    return [e.id for e in deps.repos.tournaments.get_with_events(tid)[1]]
+
+
+def _publish_scope(deps: Deps, tid: str, scope: str, force: bool, deadline: float, wait_seconds: float,
+                   once: bool) -> tuple[dict | None, bool]:
+    """One scope's publish through its lease: (the stats of the publish made here, or None when its holder took
+    the ask over; whether the tournament-wide pages were asked for by it)."""
     from ..ids import new_id
     leases = deps.repos.publish_leases
     me = new_id()
-    leases.ask(tid, changes) if changes and changes != ["*"] else leases.ask(tid)
-    deadline = time.monotonic() + wait_seconds
-    while not leases.acquire(tid, me, _epoch(deps), LEASE_SECONDS):
+    while not leases.acquire(tid, me, _epoch(deps), LEASE_SECONDS, scope=scope):
         if time.monotonic() >= deadline:
             if wait_seconds:
                 raise errors.Conflict("正在发布，请稍后再试 · The results are being published; try again in a moment.")
-            return None
+            return None, False
         time.sleep(0.2)
-    stats = _publish_while_asked(deps, tid, me, force, once=then_in_background)
-    if stats is _MORE:
-        import threading
-        threading.Thread(target=_publish_while_asked, args=(deps, tid, me, False), kwargs={"background": True},
-                         daemon=True, name=f"publish-{tid}").start()
-        return None
-    return stats
+    stats, wide, more = _publish_while_asked(deps, tid, scope, me, force, once=once)
+    if more:   # still holding the lease: the further rounds in a thread, which the ask is left to
+        threading.Thread(target=_publish_while_asked, args=(deps, tid, scope, me, False), kwargs={"background": True},
+                         daemon=True, name=f"publish-{tid}-{scope or 'wide'}").start()
+        return None, wide
+    return stats, wide
 
 
-_MORE = object()
-
-
-def _publish_while_asked(deps: Deps, tid: str, me: str, force: bool, once: bool = False,
+def _publish_while_asked(deps: Deps, tid: str, scope: str, me: str, force: bool, once: bool = False,
                          background: bool = False):
-    """The lease holder's loop: publish, then stop if no ask came in since the count was read. With `once`,
-    returns _MORE instead of publishing a second time, still holding the lease (the caller hands the loop on).
-    In the background a failure is logged (the lease is given back; the next ask publishes again)."""
+    """The lease holder's loop: publish, then stop if no ask came in since the count was read. With `once`, stops
+    instead of publishing a second time, still holding the lease (the caller hands the loop on: `more`).
+    In the background a failure is logged (the lease is given back; the next ask publishes again), and the
+    tournament-wide pages an event's publish asked for are published after it.
+    Returns (the last publish's stats, whether the tournament-wide pages were asked for, more)."""
     leases = deps.repos.publish_leases
-    stats = None
+    stats, wide = None, False
     try:
         while True:
             if once and stats is not None:
-                return _MORE
-            seen, taken = leases.take(tid)
-            with _LeaseKept(deps, tid, me):
-                stats = publish_tournament(deps, tid, force=force, asked=(seen, taken))
-            if leases.release(tid, me, seen):
-                return stats
-            if not leases.acquire_again(tid, me, _epoch(deps), LEASE_SECONDS):   # expired and taken: theirs now
-                return stats
+                return stats, wide, True
+            seen, taken = leases.take(tid, scope)
+            with _LeaseKept(deps, tid, me, scope):
+                stats = publish_tournament(deps, tid, force=force, asked=(seen, taken), scope=scope, holder=me)
+            wide = wide or bool(stats.get("wide_asked"))
+            if background:
+                deps.publish_cache.last_stats[tid] = stats
+            if leases.release(tid, me, seen, scope=scope):
+                break
+            if not leases.acquire_again(tid, me, _epoch(deps), LEASE_SECONDS, scope=scope):   # expired, taken
+                break
             force = False   # asks came in meanwhile: publish what changed since
     except BaseException as exc:
         try:
-            leases.release(tid, me)
+            leases.release(tid, me, scope=scope)
         except Exception:   # noqa: BLE001 — the store is down too: the lease expires by itself
             pass
         if background:
             log_failure(tid, exc)
-            return None
+            return None, False, False
         raise
+    if background and wide and scope != WIDE:
+        try:
+            _publish_scope(deps, tid, WIDE, False, 0.0, 0.0, once=False)
+        except Exception as exc:   # noqa: BLE001 — logged; the lease is given back and the next ask publishes
+            log_failure(tid, exc)
+    return stats, wide, False
 
 
 class _LeaseKept:
@@ -308,14 +371,12 @@ class _LeaseKept:
     would let a second publisher write older pages over newer ones. A publisher that dies stops renewing, and one
     stuck stops after LEASE_RENEWED_FOR_S: its lease runs out LEASE_SECONDS later, as before."""
 
-    def __init__(self, deps: Deps, tid: str, me: str):
-        import threading
-        self.deps, self.tid, self.me = deps, tid, me
+    def __init__(self, deps: Deps, tid: str, me: str, scope: str = WIDE):
+        self.deps, self.tid, self.me, self.scope = deps, tid, me, scope
         self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._renew, daemon=True, name=f"lease-{tid}")
+        self.thread = threading.Thread(target=self._renew, daemon=True, name=f"lease-{tid}-{scope or 'wide'}")
 
     def _renew(self) -> None:
-        import time
         leases = self.deps.repos.publish_leases
         until = time.monotonic() + LEASE_RENEWED_FOR_S
         while not self.stop.wait(LEASE_SECONDS / 3):
@@ -324,7 +385,7 @@ class _LeaseKept:
                           LEASE_RENEWED_FOR_S)
                 return
             try:
-                if not leases.acquire_again(self.tid, self.me, _epoch(self.deps), LEASE_SECONDS):
+                if not leases.acquire_again(self.tid, self.me, _epoch(self.deps), LEASE_SECONDS, scope=self.scope):
                     log.error("publishing tournament %s: the lease was taken by another publisher", self.tid)
                     return
             except Exception as exc:   # noqa: BLE001 — the store did not answer: tried again a third of a lease later
@@ -345,8 +406,8 @@ def _epoch(deps: Deps) -> int:
 
 # The publisher's own state between publishes in this process (issue 29) is `deps.publish_cache`
 # (publish/cache.py), per tournament: each event's data and the cache it was worked out from, the manifests, and
-# the ask count it is current with. A result's publish uses it only when the asks taken since are exactly the ones
-# after that count and all name tables (see `_by_event`).
+# per scope the ask count it is current with. A result's publish uses it only when the asks taken since are
+# exactly the ones after that count and all name tables (see `_tables_asked`).
 
 def forget_warm(deps: Deps) -> None:
     """As a new publisher process (a cold Lambda container) starts."""
@@ -354,77 +415,217 @@ def forget_warm(deps: Deps) -> None:
 
 
 def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600, force: bool = False,
-                       asked: tuple[int, list[str]] | None = None) -> dict:
-    """Renders the tournament's pages in every language and writes those that changed (`force`: all).
-    Big tournaments render the other languages in forked processes beside Chinese (two cores) when the sink
-    writes outside memory. `asked`: the lease's ask count and the changes taken with it (publish_latest): when
-    they are all table results, only the events they name are read again and published (by event)."""
-    import time
+                       asked: tuple[int, list[str]] | None = None, scope: str | None = None,
+                       holder: str | None = None) -> dict:
+    """Renders pages in every language and writes those that changed (`force`: all). `scope`: one event's pages
+    (its id) or the tournament-wide ones (""), as the holder of that scope's lease (`holder`) publishes them;
+    None: every event's and then the tournament-wide ones, here, without the leases (a whole publish).
+    Big events render the other languages in forked processes beside Chinese (two cores) when the sink writes
+    outside memory. `asked`: the lease's ask count and the changes taken with it (publish_latest): when they are
+    all the event's table results, only those tables are read again (by event)."""
     t0 = time.perf_counter()
     with gc_paused():   # a publish allocates tens of thousands of short-lived dicts (services/gc_pause.py)
-        try:
-            stats = _publish(deps, tid, fork_over=fork_over, force=force, asked=asked)
-        except BaseException:
-            deps.publish_cache.drop(tid)   # half-updated: the next publish reads everything
-            raise
+        if scope is None:
+            stats = _publish_whole(deps, tid, fork_over=fork_over, force=force)
+        else:
+            try:
+                stats = (_publish_wide(deps, tid, force=force, asked=asked) if scope == WIDE else
+                         _publish_event(deps, tid, scope, fork_over=fork_over, force=force, asked=asked,
+                                        holder=holder))
+            except BaseException:
+                deps.publish_cache.drop(tid, scope)   # half-updated: that scope's next publish reads everything
+                raise
     stats["timing"] = {**stats.get("timing", {}), "total": time.perf_counter() - t0}
-    deps.publish_cache.last_stats[tid] = stats
+    if scope is None:
+        deps.publish_cache.last_stats[tid] = stats
     return stats
 
 
-def _by_event(warm: TournamentCache | None, asked) -> dict[str, list[tuple[int, int, int]]] | None:
-    """{event id: [(stage, round, table)…]} when the publisher's cache plus the changes taken are the whole
-    story since it was filled; None when anything may have changed (read everything again)."""
-    if warm is None or asked is None or warm.asked is None:
+def _publish_whole(deps: Deps, tid: str, *, fork_over: int, force: bool) -> dict:
+    """Every event's pages, then the tournament-wide pages from the data just read (no lease: the caller's)."""
+    _, events = deps.repos.tournaments.get_with_events(tid)
+    made, fresh = [], {}
+    for event in sorted(events, key=lambda e: e.id):
+        try:
+            made.append(_publish_event(deps, tid, event.id, fork_over=fork_over, force=force, asked=None,
+                                       holder=None, fresh=fresh))
+        except BaseException:
+            deps.publish_cache.drop(tid, event.id)
+            raise
+    try:
+        made.append(_publish_wide(deps, tid, force=force, asked=None, fresh=fresh))
+    except BaseException:
+        deps.publish_cache.drop(tid, WIDE)
+        raise
+    return _joined(made)
+
+
+def _joined(made: list[dict]) -> dict:
+    """Several scopes' publishes as one's figures: summed, the largest page, and `by_event` None when any event
+    was read whole, else the events read by table ([]: only feeds)."""
+    timing: dict[str, float] = {}
+    for s in made:
+        for k, v in (s.get("timing") or {}).items():
+            timing[k] = timing.get(k, 0.0) + v
+    partial = [s["by_event"] for s in made if "by_event" in s]
+    return {"files": sum(s.get("files", 0) for s in made), "written": sum(s.get("written", 0) for s in made),
+            "bytes": sum(s.get("bytes", 0) for s in made),
+            "largest": list(max((s.get("largest", ("", 0)) for s in made), key=lambda x: x[1])),
+            "timing": timing, "scopes": len(made),
+            "by_event": None if any(p is None for p in partial) else sorted(set().union(*partial))}
+
+
+def _tables_asked(current: int | None, asked, eid: str) -> list[tuple[int, int, int]] | None:
+    """[(stage, round, table)…] of this event's changes taken, when the publisher's cache plus those changes are
+    the whole story since it was filled ([]: only the clock or the announcements); None when anything may have
+    changed (read the event again)."""
+    if current is None or asked is None:
         return None
     seen, changes = asked
-    if warm.asked + len(changes) != seen:   # someone else published meanwhile, or a publisher crashed
+    if current + len(changes) != seen:   # someone else published meanwhile, or a publisher crashed
         return None
-    out: dict[str, list[tuple[int, int, int]]] = {}
+    out = []
     for c in changes:
         kind, _, rest = c.partition(":")
-        if kind == "hall":   # the clock or the announcements: read with every publish, no event's data
+        if kind == "hall":   # the clock or the announcements: the feed, no data of the event's
             continue
         if kind != "table":
             return None
-        eid, stage, n, t = rest.rsplit(":", 3)
-        out.setdefault(eid, []).append((int(stage), int(n), int(t)))
+        owner, stage, n, t = rest.rsplit(":", 3)
+        if owner != eid:
+            return None
+        out.append((int(stage), int(n), int(t)))
     return out
 
 
-def _publish(deps: Deps, tid: str, *, fork_over: int, force: bool, asked=None) -> dict:
-    """Reads what changed (by event when the asks say so), works out every event's data and the hall's, and
-    writes each language's pages (the other languages in forked children for a big tournament's full publish)."""
+_WARM_LOCK = threading.Lock()   # two events' first publishes in one process share one tournament's state
+
+
+def _warm(deps: Deps, tid: str, sink) -> TournamentCache:
+    with _WARM_LOCK:
+        warm = deps.publish_cache.tournament(tid)
+        if warm is None or warm.sink is not sink:   # another sink: nothing cached holds for it
+            warm = deps.publish_cache.fresh(tid, sink)
+        return warm
+
+
+def _no_pages() -> dict:
+    return {"files": 0, "written": 0, "bytes": 0, "largest": ("", 0), "timing": {}, "by_event": []}
+
+
+def _publish_event(deps: Deps, tid: str, eid: str, *, fork_over: int, force: bool, asked, holder: str | None,
+                   fresh: dict | None = None) -> dict:
+    """One event's pages and its feed (the event's folder, its own manifest). After a table's result only that
+    table is read again (from this process's cache, when the lease's count says nothing else happened). Then, as
+    the lease's holder, notes what the tournament-wide pages show of the event and asks for them when it moved."""
     t0 = time.perf_counter()
     tournament, events = deps.repos.tournaments.get_with_events(tid)
     if tournament is None:
         raise errors.NotFound("tournament not found")
+    event = next((e for e in events if e.id == eid), None)
+    if event is None:   # an event no longer there: nothing of its own to publish
+        return _no_pages()
     sink = _sink(deps)
-    warm = deps.publish_cache.tournament(tid)
-    by_event = _by_event(warm, asked)
-    if warm is None or warm.sink is not sink:   # another sink: nothing cached holds for it
-        warm = deps.publish_cache.fresh(tid, sink)
-        by_event = None
-    warm.asked = None   # until this publish is through
-    datas, skip = _event_datas(deps, tournament, events, warm, by_event, force)
-    run = _site_run(deps, tournament, datas, skip, warm)
-    pages = sum(len(d["entries"]) + len(d["rounds"]) + 5 for e, d in run.datas)
+    warm = _warm(deps, tid, sink)
+    tables = _tables_asked(warm.asked.get(eid), asked, eid)
+    warm.asked.pop(eid, None)   # until this publish is through
+    ev_warm = warm.events.setdefault(eid, {})
+    feed_only = tables == [] and "data" in ev_warm and not force
+    if feed_only:
+        data = ev_warm["data"]
+    else:
+        try:
+            data = event_site_data(deps, event, tournament, ev_warm, tables or None)
+        except _Stale:
+            data, tables = event_site_data(deps, event, tournament, ev_warm), None
+        ev_warm["data"] = data
+        data["page_inputs"] = site_data.page_inputs(tournament, event, data, ev_warm, page_rows())
+    if fresh is not None:
+        fresh[eid] = data
+    hall = event_hall(deps, tid, event, data)
+    run = _run(deps, tournament, [] if feed_only else [(event, data)], [(event, data)], [], "", hall, warm)
     read = time.perf_counter() - t0
-    many = pages > fork_over and by_event is None   # a publish of every page of a big tournament
+    pages = len(data["entries"]) + len(data["rounds"]) + 5
+    many = pages > fork_over and not tables and not feed_only   # every page of a big event
 
     def one_language(lang: str) -> dict:
-        return _write_language(sink, lang, run, warm, skip, force=force, by_event=by_event is not None, many=many)
+        def render(out: site_pages.PageOut) -> None:
+            if feed_only:
+                out.keep_folder(f"{lang_prefix(lang)}t/{tid}/{eid}/")
+            site_pages.render_event_language(lang, out, run, event, None if feed_only else data)
+        return _write_language(sink, lang, f"{lang_prefix(lang)}t/{tid}/{eid}/.manifest.json", eid, render, warm,
+                               force=force, kept_ok=bool(tables) or feed_only, many=many)
 
     forked = getattr(sink, "forkable", False) and many and hasattr(os, "fork")
     if forked:
         parts = _run_forked(one_language)
         for lang in LANGS[1:]:   # written by the children: read from the sink next time
-            warm.manifests.pop(lang, None)
+            warm.manifests.pop((eid, lang), None)
     else:
         parts = [one_language(lang) for lang in LANGS]
+    stats = {**_sum_stats(parts, forked, read), "by_event": [] if feed_only else [eid] if tables else None}
     if asked is not None:
-        warm.asked = asked[0]   # current with every ask up to this count
-    return {**_sum_stats(parts, forked, read), "by_event": sorted(by_event) if by_event is not None else None}
+        warm.published[eid] = (asked[0], data)   # before the tournament-wide pages are asked: they read it
+        warm.asked[eid] = asked[0]   # current with every ask up to this count
+    if holder is not None:
+        leases = deps.repos.publish_leases
+        if leases.show(tid, eid, holder, wide_digest(event, data, warm.wide_memo)):
+            leases.ask(tid, [event_change(eid)], scope=WIDE)
+            stats["wide_asked"] = True
+    return stats
+
+
+def _publish_wide(deps: Deps, tid: str, *, force: bool, asked, fresh: dict | None = None) -> dict:
+    """The tournament-wide pages (index, prizes, the board, find-my-table, the tournament's feed) from each event's
+    data: as its publisher in this process last published it while no ask for the event came in since (the
+    leases' counts, one read), else read here (`fresh`: the data a whole publish just read)."""
+    t0 = time.perf_counter()
+    tournament, events = deps.repos.tournaments.get_with_events(tid)
+    if tournament is None:
+        raise errors.NotFound("tournament not found")
+    sink = _sink(deps)
+    warm = _warm(deps, tid, sink)
+    warm.asked.pop(WIDE, None)
+    counts = deps.repos.publish_leases.asked_by_scope(tid) if fresh is None else {}
+    datas = []
+    for event in sorted(events, key=lambda e: e.id):
+        kept = warm.published.get(event.id)
+        if fresh is not None and event.id in fresh:
+            data = fresh[event.id]
+        elif kept is not None and kept[0] == counts.get(event.id):
+            data = kept[1]
+        else:   # read here, into a cache of its own (the event's publisher may be using its own beside this one),
+            # not kept: a second copy of a big event's state would double the publisher's memory
+            data = event_site_data(deps, event, tournament, {})
+        datas.append((event, data))
+    run = _site_run(deps, tournament, datas, warm)
+    read = time.perf_counter() - t0
+    parts = [_write_language(sink, lang, f"{lang_prefix(lang)}t/{tid}/.manifest.json", WIDE,
+                             lambda out, lang=lang: site_pages.render_tournament_language(lang, out, run), warm,
+                             force=force, kept_ok=False, many=False) for lang in LANGS]
+    if asked is not None:
+        warm.asked[WIDE] = asked[0]
+    return _sum_stats(parts, False, read)
+
+
+def wide_digest(event, data: dict, memo: dict) -> str:
+    """What the tournament-wide pages show of an event (its line on the index, the board's round and standings,
+    find-my-table's seats, names, clubs and members, its prizes, the link card's leaders): a result that moves
+    none of it publishes only the event's pages. `memo`: the entries' part by event, kept while they are the same
+    object (after a result: not 10,000 entries again)."""
+    from .hall import current_round
+    r = current_round(data)
+    seats = None if r is None else (r["number"], r["status"], [[(s["entry_id"], s["name"], s["seats"]) for s in t["sides"]]
+                                                             for t in r["tables"]],
+                                    [(b["entry_id"], b["name"]) for b in r["byes"]])
+    hit = memo.get(event.id)
+    if hit is None or hit[0] is not data["entries"]:
+        hit = memo[event.id] = (data["entries"], hashlib.sha1(repr(
+            [(e, x.get("club"), x.get("members")) for e, x in data["entries"].items()]).encode()).hexdigest())
+    shown = [event.config.name, event.config.game, data["playing"], len(data["rounds"]),
+             data["rounds"][-1]["status"] if data["rounds"] else "open", data["withdrawn"], data["final"],
+             data["point_names"], data["event"], data["standings"][:30], data["prizes"], seats, hit[1]]
+    return hashlib.sha1(repr(shown).encode()).hexdigest()
 
 
 def _sum_stats(parts: list[dict], forked: bool, read: float) -> dict:
@@ -439,38 +640,25 @@ def _sum_stats(parts: list[dict], forked: bool, read: float) -> dict:
             "largest": list(max((p["largest"] for p in parts), key=lambda x: x[1])), "timing": timing}
 
 
-def _event_datas(deps: Deps, tournament, events, warm: TournamentCache, by_event, force: bool) -> tuple[list, set[str]]:
-    """Every event's page data ([(event, data)] by id) and the events nothing changed in (by event): their
-    data is the cache's and their pages are left as they are."""
-    datas, skip = [], set()
-    for event in sorted(events, key=lambda e: e.id):
-        ev_warm = warm.events.setdefault(event.id, {})
-        if by_event is not None and event.id not in by_event and "data" in ev_warm and not force:
-            skip.add(event.id)
-        else:
-            try:
-                ev_warm["data"] = event_site_data(deps, event, tournament, ev_warm,
-                                                  by_event.get(event.id) if by_event is not None else None)
-            except _Stale:
-                ev_warm["data"] = event_site_data(deps, event, tournament, ev_warm)
-        datas.append((event, ev_warm["data"]))
-    return datas, skip
+def _run(deps: Deps, tournament, datas: list, all_datas: list, summaries: list, t_version: str, hall: dict,
+         warm: TournamentCache) -> site_pages.SiteRun:
+    updated = deps.clock().astimezone(ZoneInfo(tournament.timezone)).strftime("%Y-%m-%d %H:%M")
+    return site_pages.SiteRun(tournament=tournament, datas=datas, all_datas=all_datas, summaries=summaries,
+                              updated=updated, t_version=t_version, hall=hall, ev_caches=warm.events,
+                              rows=page_rows(), site=site_url(), find_inline=get_settings().publish_find_inline)
 
 
-def _site_run(deps: Deps, tournament, datas: list, skip: set[str], warm: TournamentCache) -> site_pages.SiteRun:
-    """What every language renders: the events' lines, the pages' inputs, the hall (the board, find.html and the
-    clock and announcements in the feeds)."""
+def _site_run(deps: Deps, tournament, datas: list, warm: TournamentCache) -> site_pages.SiteRun:
+    """What every language renders of the tournament-wide pages: the events' lines, the hall (the board,
+    find.html and the clock and announcements in the feeds)."""
     summaries = [{"id": event.id, "name": event.config.name, "game": event.config.game,
                   "entries": data["playing"], "rounds": len(data["rounds"]),
                   "round_status": data["rounds"][-1]["status"] if data["rounds"] else "open",
                   "leaders": [{"name": r["name"], "points": r["points"], "point_names": data["point_names"]}
                               for r in data["standings"][:3]], "version": data["version"],
                   "withdrawn": data["withdrawn"]} for event, data in datas]
-    t_version = hashlib.sha1("".join(s["version"] for s in summaries).encode()).hexdigest()[:16]
-    rows = page_rows()
-    for event, data in datas:
-        if event.id not in skip:
-            data["page_inputs"] = site_data.page_inputs(tournament, event, data, warm.events[event.id], rows)
+    # the tournament's feed moves (and its index reloads) when what these pages show moves, not on every result
+    t_version = hashlib.sha1("".join(wide_digest(e, d, warm.wide_memo) for e, d in datas).encode()).hexdigest()[:16]
     hall = hall_data(deps, tournament.id, datas, warm.hall_tables)
     # The board reloads when what it shows moves (the draw, the standings it shows), not on every result in a
     # 5,000-table round; its clock and announcements it updates from the feed without reloading.
@@ -479,27 +667,21 @@ def _site_run(deps: Deps, tournament, datas: list, skip: set[str], warm: Tournam
     hall["version"] = hashlib.sha1(repr([find_inputs, [(ev["id"], ev.get("standings"), ev.get("point_names"))
                                                        for ev in hall["events"]]]).encode()).hexdigest()[:16]
     hall["find_inputs"] = hashlib.sha1(find_inputs.encode()).hexdigest()
-    hall["pages_of"] = {event.id: rows for event, _ in datas}
-    updated = deps.clock().astimezone(ZoneInfo(tournament.timezone)).strftime("%Y-%m-%d %H:%M")
-    return site_pages.SiteRun(tournament=tournament, datas=[(e, d) for e, d in datas if e.id not in skip],
-                              all_datas=datas, summaries=summaries, updated=updated, t_version=t_version, hall=hall,
-                              ev_caches=warm.events, rows=rows, site=site_url(),
-                              find_inline=get_settings().publish_find_inline)
+    hall["pages_of"] = {event.id: page_rows() for event, _ in datas}
+    return _run(deps, tournament, datas, datas, summaries, t_version, hall, warm)
 
 
-def _write_language(sink, lang: str, run: site_pages.SiteRun, warm: TournamentCache, skip: set[str], *, force: bool,
-                    by_event: bool, many: bool) -> dict:
-    """One language's pages out, then its manifest (last, once every page is out: a crash before leaves the old
-    manifest, so pages are rewritten)."""
-    manifest_key = f"{lang_prefix(lang)}t/{run.tid}/.manifest.json"
-    kept = warm.manifests.get(lang)   # by event, nobody else published since: what this process wrote last
-    old_manifest = {} if force else kept if (by_event and kept) else load_manifest(sink, manifest_key)
+def _write_language(sink, lang: str, manifest_key: str, scope: str, render, warm: TournamentCache, *,
+                    force: bool, kept_ok: bool, many: bool) -> dict:
+    """One language's pages of one scope out (`render(out)`), then the scope's manifest (last, once every page is
+    out: a crash before leaves the old manifest, so pages are rewritten). `kept_ok`: the manifest this process
+    wrote last is the sink's (nobody else published the scope since)."""
+    kept = warm.manifests.get((scope, lang))
+    old_manifest = {} if force else kept if (kept_ok and kept) else load_manifest(sink, manifest_key)
     out = site_pages.PageOut(sink, lang, old_manifest, warm.input_digests.setdefault(lang, {}), many)
-    for eid in skip:   # an event nothing changed in: its pages stay as they are
-        out.keep_folder(f"{lang_prefix(lang)}t/{run.tid}/{eid}/")
     t1 = time.perf_counter()
     try:
-        site_pages.render_language(lang, out, run)
+        render(out)
     except BaseException:
         out.abandon()
         raise
@@ -507,7 +689,7 @@ def _write_language(sink, lang: str, run: site_pages.SiteRun, warm: TournamentCa
     out.close()   # raises if a file was not written
     manifest = out.manifest()
     save_manifest(sink, manifest_key, manifest, old_manifest)
-    warm.manifests[lang] = manifest
+    warm.manifests[(scope, lang)] = manifest
     return {**out.stats, "timing": {"render": t2 - t1, "write": time.perf_counter() - t2}}
 
 

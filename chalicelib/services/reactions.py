@@ -11,7 +11,7 @@ from ..domain.bus import register
 from ..messages import outbox
 from . import live_tables, publish_requests, ranking_pages, rankings
 from .messages import tell_final_places
-from .publish_requests import HALL_CHANGE, table_change
+from .publish_requests import HALL_CHANGE, event_change, table_change
 
 
 def publish_table(deps, event: ev.TableEvent) -> None:
@@ -20,8 +20,9 @@ def publish_table(deps, event: ev.TableEvent) -> None:
 
 
 def publish_tournament(deps, event) -> None:
-    """A change that may show anywhere in the tournament (a draw, a close, an edit, a team match scored)."""
-    publish_requests.request_publish(deps, event.tournament_id)
+    """A change to one event's pages (a draw, a close, an edit, a team match scored): that event's publish, and the
+    tournament-wide pages' when what they show of it moved (issue 43)."""
+    publish_requests.request_publish(deps, event.tournament_id, event_change(event.event_id))
 
 
 def publish_hall(deps, event: ev.HallChanged) -> None:

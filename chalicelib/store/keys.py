@@ -107,9 +107,14 @@ def table_code(code_hash: str) -> dict:
     return {"PK": f"TABLECODE#{code_hash}", "SK": "META"}
 
 
-def publish_lease(tid: str) -> dict:
-    """One per tournament: who is publishing it now, and how many publishes were asked for."""
-    return {"PK": f"PUBLISH#{tid}", "SK": "LEASE"}
+def publish_lease(tid: str, scope: str = "") -> dict:
+    """One per event of a tournament (`scope`: the event id) and one for its tournament-wide pages (scope ""):
+    who is publishing them now, and how many publishes were asked for (issue 43: events publish side by side)."""
+    return {"PK": f"PUBLISH#{tid}", "SK": f"LEASE#{scope}" if scope else "LEASE"}
+
+
+def publish_leases_of(tid: str) -> str:
+    return f"PUBLISH#{tid}"
 
 
 def rate_counter(scope: str, key: str, window: int) -> dict:

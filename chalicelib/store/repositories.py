@@ -264,18 +264,20 @@ class _Paced(errors.DomainError):
 
 
 class PublishLeaseRepo:
-    """One publisher per tournament at a time, and none of the asks lost: every ask counts itself (`asked`), and
-    the lease holder releases only when no ask came in since it read the count (else it publishes again)."""
+    """One publisher at a time per scope — each event of a tournament (scope: its id) and the tournament-wide pages
+    (scope "") — and none of the asks lost: every ask counts itself (`asked`), and the lease holder releases only
+    when no ask came in since it read the count (else it publishes again). Two events' scopes are two items: their
+    publishers never wait on each other (issue 43)."""
 
     def __init__(self, table: Table):
         self.t = table
 
     MAX_CHANGES = 400   # what a publisher has not taken yet; beyond it the asks only say "everything"
 
-    def ask(self, tid: str, changes: list[str] | tuple[str, ...] = ("*",)) -> int:
+    def ask(self, tid: str, changes: list[str] | tuple[str, ...] = ("*",), scope: str = "") -> int:
         """Counts the ask (one per change) and keeps what changed ("*": anything may have), for the publisher
         to publish only that (issue 29); a long backlog of changes becomes one "*"."""
-        key = keys.publish_lease(tid)
+        key = keys.publish_lease(tid, scope)
         try:
             item = self.t.update(key, "ADD asked :k SET changes = list_append(if_not_exists(changes, :none), :c)",
                                  values={":k": len(changes), ":c": list(changes), ":none": [], ":max": self.MAX_CHANGES},
@@ -284,47 +286,68 @@ class PublishLeaseRepo:
             item = self.t.update(key, "ADD asked :k SET changes = :all", values={":k": len(changes), ":all": ["*"]})
         return int(item["asked"])
 
-    def take(self, tid: str) -> tuple[int, list[str]]:
+    def take(self, tid: str, scope: str = "") -> tuple[int, list[str]]:
         """The ask count and the changes asked since the last take, cleared in the same step (asks after it
         start a new list). The count tells a publisher whether the changes it took are all there were since it
         last published (another publisher, or a crash, may have taken some)."""
-        item = self.t.update(keys.publish_lease(tid), "REMOVE changes", returns="ALL_OLD")
+        item = self.t.update(keys.publish_lease(tid, scope), "REMOVE changes", returns="ALL_OLD")
         return int(item.get("asked", 0)), [str(c) for c in item.get("changes") or []]
 
-    def asked(self, tid: str) -> int:
-        item = self.t.get(keys.publish_lease(tid))
+    def asked(self, tid: str, scope: str = "") -> int:
+        item = self.t.get(keys.publish_lease(tid, scope))
         return int(item.get("asked", 0)) if item else 0
 
-    def acquire(self, tid: str, holder: str, now_epoch: int, seconds: int) -> bool:
+    def asked_by_scope(self, tid: str) -> dict[str, int]:
+        """Every scope's ask count in one read ({event id or "": count}): the tournament-wide publisher uses an
+        event's data kept in its process only while no ask for that event came in since it was read."""
+        out = {}
+        for item in self.t.query(keys.publish_leases_of(tid), "LEASE"):
+            sk = str(item["SK"])
+            out[sk[len("LEASE#"):] if sk.startswith("LEASE#") else ""] = int(item.get("asked", 0))
+        return out
+
+    def show(self, tid: str, scope: str, holder: str, digest: str) -> bool:
+        """The holder of an event's lease notes the digest of what the tournament-wide pages show of its event;
+        True when it differs from the one noted before (then the tournament-wide pages are asked for). Kept in the
+        store, not the process: a publisher in another container compares with what any of them noted last."""
         try:
-            self.t.update(keys.publish_lease(tid), "SET holder = :h, lease_until = :until",
+            self.t.update(keys.publish_lease(tid, scope), "SET shown = :d", values={":d": digest, ":h": holder},
+                          condition="holder = :h AND (attribute_not_exists(shown) OR shown <> :d)")
+            return True
+        except errors.Conflict:   # the same as noted (or the lease is not this holder's: its holder compares)
+            return False
+
+    def acquire(self, tid: str, holder: str, now_epoch: int, seconds: int, scope: str = "") -> bool:
+        try:
+            self.t.update(keys.publish_lease(tid, scope), "SET holder = :h, lease_until = :until",
                           values={":h": holder, ":until": now_epoch + seconds, ":now": now_epoch},
                           condition="attribute_not_exists(holder) OR lease_until < :now")
             return True
         except errors.Conflict:
             return False
 
-    def acquire_again(self, tid: str, holder: str, now_epoch: int, seconds: int) -> bool:
+    def acquire_again(self, tid: str, holder: str, now_epoch: int, seconds: int, scope: str = "") -> bool:
         """The holder renews its lease before publishing again (False if it expired and someone took it)."""
         try:
-            self.t.update(keys.publish_lease(tid), "SET lease_until = :until",
+            self.t.update(keys.publish_lease(tid, scope), "SET lease_until = :until",
                           values={":h": holder, ":until": now_epoch + seconds}, condition="holder = :h")
             return True
         except errors.Conflict:
             return False
 
-    def release(self, tid: str, holder: str, asked: int | None = None) -> bool:
+    def release(self, tid: str, holder: str, asked: int | None = None, scope: str = "") -> bool:
         """Gives the lease up if `holder` has it (and, with `asked`, only if no ask came in since)."""
         condition = "holder = :h" + (" AND asked = :a" if asked is not None else "")
         values = {":h": holder, **({":a": asked} if asked is not None else {})}
         try:
-            self.t.update(keys.publish_lease(tid), "REMOVE holder, lease_until", values=values, condition=condition)
+            self.t.update(keys.publish_lease(tid, scope), "REMOVE holder, lease_until", values=values,
+                          condition=condition)
             return True
         except errors.Conflict:
             return False
 
-    def holder(self, tid: str) -> str | None:
-        item = self.t.get(keys.publish_lease(tid))
+    def holder(self, tid: str, scope: str = "") -> str | None:
+        item = self.t.get(keys.publish_lease(tid, scope))
         return item.get("holder") if item else None
 
 

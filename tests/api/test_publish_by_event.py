@@ -72,10 +72,11 @@ def test_a_result_publishes_its_event_from_the_cache_and_anything_else_reads_aga
     assert bootstrap.deps().publish_cache.last_stats[tid]["by_event"] is None and set(reads) >= {a_eid, b_eid}
     assert "改名队" in sink.files[f"t/{tid}/{b_eid}/entry-{before.id}.html"].decode()
 
-    # Another publisher took asks meanwhile (the count says so): this one does not trust its cache
+    # Another publisher took asks of this event's lease meanwhile (the count says so): this one does not trust its
+    # cache (issue 43: each event has a lease of its own)
     t4 = rnd["tables"][3]
-    d.repos.publish_leases.ask(tid)
-    d.repos.publish_leases.take(tid)
+    d.repos.publish_leases.ask(tid, scope=a_eid)
+    d.repos.publish_leases.take(tid, scope=a_eid)
     reads.clear()
     m, w = (s["entry_id"] for s in t4["sides"])
     enter_and_confirm(api, a_eid, rnd, t4, {"final": {"levels": {m: 10, w: 8}}})

@@ -149,7 +149,9 @@ def test_publishes_asked_at_once_run_one_at_a_time_and_the_last_reads_after_the_
     """A hall of phones confirming together: while one publish runs, 11 more asks arrive from 11 threads. They
     do not publish beside it (an older publish could write its pages over a newer one's); the running one
     publishes once more, starting after the last ask, so the pages end up with everything. Inline (the local
-    server) that further publish runs in a thread, so the first phone's request does not wait for it."""
+    server) that further publish runs in a thread, so the first phone's request does not wait for it.
+    Since issue 43 each ask ("*": anything) asks the event's lease and the tournament-wide pages' one: each scope
+    has one publisher at a time, and each scope's last publish starts after its last ask."""
     import threading
     import time
 
@@ -157,26 +159,28 @@ def test_publishes_asked_at_once_run_one_at_a_time_and_the_last_reads_after_the_
     from chalicelib.services import publishing
     e = _setup(local_repos, clock)
     d = bootstrap.deps()
-    events, lock, running = [], threading.Lock(), [0]
+    events, lock, running = [], threading.Lock(), {}
     first_running, others_back = threading.Event(), threading.Event()
     real_ask = local_repos.publish_leases.ask
 
-    def ask(tid, changes=("*",)):
-        n = real_ask(tid, changes)
+    def ask(tid, changes=("*",), scope=""):
+        n = real_ask(tid, changes, scope=scope)
         with lock:
-            events.append(("ask", time.monotonic()))
+            events.append(("ask", scope, time.monotonic()))
         return n
 
-    def slow_publish(deps, tid, force=False, asked=None):
+    def slow_publish(deps, tid, force=False, asked=None, scope=None, **_):
         with lock:
-            running[0] += 1
-            events.append(("start", time.monotonic(), running[0]))
-        first_running.set()
-        # The first publish lasts until each other request has asked and given up on the lease: a request whose
-        # lease attempt a loaded machine delayed past this publish and the next would rightly publish a third time.
-        others_back.wait(60)
+            running[scope] = running.get(scope, 0) + 1
+            events.append(("start", scope, time.monotonic(), running[scope]))
+        if scope == e.id:
+            first_running.set()
+            # The first publish lasts until each other request has asked and given up on the lease: a request
+            # whose lease attempt a loaded machine delayed past this publish and the next would rightly publish a
+            # third time.
+            others_back.wait(60)
         with lock:
-            running[0] -= 1
+            running[scope] -= 1
         return {"files": 0, "written": 0, "bytes": 0, "largest": ["", 0]}
 
     monkeypatch.setattr(local_repos.publish_leases, "ask", ask)
@@ -200,15 +204,18 @@ def test_publishes_asked_at_once_run_one_at_a_time_and_the_last_reads_after_the_
     for t in [first, *others]:
         t.join(60)
     for t in threading.enumerate():
-        if t.name == f"publish-{e.tournament_id}":
+        if t.name.startswith(f"publish-{e.tournament_id}"):
             t.join(60)
-    starts = [x for x in events if x[0] == "start"]
-    asks = [x for x in events if x[0] == "ask"]
-    assert len(asks) == 12 and max(x[2] for x in starts) == 1
-    assert len(starts) == 2 and starts[-1][1] > asks[-1][1]     # one more publish, after the last ask
-    # the others left their asks to it; inline, the first request also returned after its own publish
-    assert results == [None] * 11 and len(first_result) == 1 and (first_result[0] is None) == in_background
+    for scope in (e.id, publishing.WIDE):
+        starts = [x for x in events if x[0] == "start" and x[1] == scope]
+        asks = [x for x in events if x[0] == "ask" and x[1] == scope]
+        assert len(asks) == 12 and max(x[3] for x in starts) == 1, scope   # one publisher of a scope at a time
+        assert starts[-1][2] > asks[-1][2], scope                          # its last publish after its last ask
+    # the event's: one more publish after the first; the others left their asks to it
+    assert len([x for x in events if x[0] == "start" and x[1] == e.id]) == 2
+    assert len(results) == 11 and len(first_result) == 1
     assert local_repos.publish_leases.holder(e.tournament_id) is None
+    assert local_repos.publish_leases.holder(e.tournament_id, scope=e.id) is None
 
 
 def test_a_failed_publish_gives_the_lease_back(local_repos, clock, monkeypatch):
@@ -216,13 +223,14 @@ def test_a_failed_publish_gives_the_lease_back(local_repos, clock, monkeypatch):
     from chalicelib.services import publishing
     e = _setup(local_repos, clock)
 
-    def broken(deps, tid, force=False, asked=None):
+    def broken(deps, tid, force=False, asked=None, **_):
         raise RuntimeError("sink down")
 
     monkeypatch.setattr(publishing, "publish_tournament", broken)
     with pytest.raises(RuntimeError):
         publishing.publish_latest(bootstrap.deps(), e.tournament_id)
-    assert local_repos.publish_leases.holder(e.tournament_id) is None   # the next ask publishes at once
+    assert local_repos.publish_leases.holder(e.tournament_id, scope=e.id) is None   # the next ask publishes at once
+    assert local_repos.publish_leases.holder(e.tournament_id) is None
 
 
 def test_a_token_bucket_passes_a_burst_then_one_each_interval(any_repos, request):

@@ -33,4 +33,5 @@ def test_bootstrap_registers_a_publish_for_what_the_public_sees(monkeypatch):
     deps = bootstrap.Deps(repos=None)
     deps.dispatch([CONFIRMED, ev.ResultEntered("T1", "E1", 0, 2, 5, 2), ev.TeamMatchConfirmed("T1", "E1", 0, 2, 6, 9),
                    ev.RoundClosed("T1", "E1", 0, 2), ev.HallChanged("T1")])
-    assert asked == [("T1", "table:E1:0:2:5"), ("T1", None), ("T1", None), ("T1", "hall")]
+    # a team match scored and a close are their event's changes (issue 43: events publish side by side)
+    assert asked == [("T1", "table:E1:0:2:5"), ("T1", "event:E1"), ("T1", "event:E1"), ("T1", "hall")]
