@@ -386,7 +386,8 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
         """The publishes asked since the last one, each as the queue's consumer would run it (api/jobs.py)."""
         while asked:
             tid, change = asked.pop(0)
-            if change is None:   # the round's tables' live JSON, by the queue's worker before the pages
+            if change is None or change.startswith("event:"):   # a round-wide change: the round's tables' live
+                # JSON, by the queue's worker before the pages (api/jobs.py)
                 with day.phase("live_round"):
                     live_tables.on_tournament_changed(d, tid)
             with day.phase(kind):
