@@ -397,15 +397,20 @@ class RoundRepo:
             raise errors.Conflict("A round is missing one of its parts; try again.")
         return parts.unpack(head, [blobs[sk] for sk in want] if want else None, parts.merge_round)
 
-    def get_table(self, eid: str, stage: int, n: int, t: int) -> tuple[dict | None, dict | None]:
+    def get_table(self, eid: str, stage: int, n: int, t: int,
+                  consistent: bool = True) -> tuple[dict | None, dict | None]:
         """The round's document and one of its tables (a phone's poll reads just these). For a round too long for one
         item the document comes without its long fields (byes, notes, bracket). The round head and the table's own
         item first, in one round trip; its pack only for a table nothing was written to since the draw — read
         eventually consistent (a pack never changes after its draw), strongly only if that finds no table (a draw
         a moment ago): a pack is 10–20 times a table item's size, and a result's request reads its table several
-        times."""
+        times. `consistent=False`: the head and the table item too (half their units: a phone's view of its table,
+        never a write's read; a round not found so, just drawn, is read again strongly)."""
         item_key = keys.table_item(eid, stage, n, t)
-        doc, written = self.t.get_many([keys.round_(eid, stage, n), item_key], projection=["data", "gone", "table_keys"])
+        want = [keys.round_(eid, stage, n), item_key]
+        doc, written = self.t.get_many(want, projection=["data", "gone", "table_keys"], consistent=consistent)
+        if doc is None and not consistent:
+            doc, written = self.t.get_many(want, projection=["data", "gone", "table_keys"])
         if doc is None:
             return None, None
         data, _ = keys.table_attrs(t)
@@ -559,8 +564,10 @@ class RoundRepo:
         item = self.t.get(keys.appeal(pointer["event_id"], appeal_id))
         return json.loads(item["data"]) if item else None
 
-    def appeals(self, eid: str) -> list[dict]:
-        return [json.loads(i["data"]) for i in self.t.query(keys.event_partition(eid), keys.APPEAL_PREFIX)]
+    def appeals(self, eid: str, consistent: bool = True) -> list[dict]:
+        """`consistent=False`: half the read units, for a view only (a phone's table page; never a decision's read)."""
+        return [json.loads(i["data"]) for i in self.t.query(keys.event_partition(eid), keys.APPEAL_PREFIX,
+                                                             consistent=consistent)]
 
     def add_audit(self, eid: str, record: dict) -> None:
         self._audited(eid, record, [])
