@@ -148,7 +148,9 @@ class Meter:
         u = self.units[self.phase][pk]
         u[0] += rcu
         u[1] += wcu
-        what = self.items[self.phase][_pk_kind(pk) + " " + _sk_kind(sk)]   # which items of a key the units are
+        kind = _pk_kind(pk)
+        kind = TABLE_KEY_KIND + "k" if kind.startswith(TABLE_KEY_KIND) else kind   # whichever of a round's keys
+        what = self.items[self.phase][kind + " " + _sk_kind(sk)]   # which items of a key the units are
         what[0] += rcu
         what[1] += wcu
 
@@ -337,6 +339,14 @@ class Day:
                 "live_puts": self.sink.live_puts[name] / n, "bytes": self.sink.bytes[name] / n,
                 "by_pk": _by_kind(by_pk, n), "one_key": dict(self.one_key.get(name, {})),
                 "by_item": {what: [u[0] / n, u[1] / n] for what, u in self.meter.items.get(name, {}).items()}}
+
+
+TABLE_KEY_KIND = "EVENT#R#T"   # _pk_kind of a round's table keys, before their number
+
+
+def round_table_keys(tables: int) -> int:
+    from chalicelib.store.keys import round_table_keys as used
+    return used(tables)
 
 
 def _by_kind(by_pk: dict, n: int) -> dict:
@@ -567,8 +577,11 @@ def model(measured: dict, entries: int) -> dict:
     rcu_s: dict = defaultdict(float)
     wcu_s: dict = defaultdict(float)
     item_s: dict = defaultdict(lambda: [0.0, 0.0])   # the same by item kind (which items make a key hot)
+    table_keys = round_table_keys(tables)   # the run's few sampled tables sit in its first pack, on one table key;
     for kind, rate in (("open", open_rate), ("result", result_rate / 2), ("confirm", result_rate / 2)):
-        for pk, (r, w) in m[kind]["by_pk"].items():
+        for pk, (r, w) in m[kind]["by_pk"].items():   # the day's phones and results on every table, on every key
+            if pk.startswith(TABLE_KEY_KIND):
+                pk, r, w = f"{TABLE_KEY_KIND}k (each of {table_keys})", r / table_keys, w / table_keys
             rcu_s[pk] += r * rate
             wcu_s[pk] += w * rate
         for what, (r, w) in m[kind].get("by_item", {}).items():

@@ -35,8 +35,8 @@ def resolve_actor(deps: Deps, eid: str, n: int, t: int, principal, code: str | N
         return Actor("organiser", principal.who)
     if not code:
         raise errors.Unauthorized("Sign in as the organiser or give the table code (X-Table-Code).")
-    if table is None:
-        _, _, table = load_table(deps, eid, n, t)
+    if table is None:   # eventually consistent, as a poll's (a side's code follows from its place, never from
+        _, table = _table_for_poll(deps, eid, n, t)   # what is written to the table: a stale copy has the same)
     given = code_hash(code)
     for i, h in enumerate(table.get("code_hashes", [])):
         if hmac.compare_digest(h, given):
