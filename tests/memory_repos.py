@@ -45,6 +45,9 @@ class MemoryRounds:
         tables = [json.loads(v) for (e, s, r, _), v in sorted(self.tables.items()) if (e, s, r) == (eid, stage, n)]
         return copy.deepcopy(doc), tables
 
+    def table(self, eid: str, stage: int, n: int, t: int) -> dict | None:
+        return self.get_table(eid, stage, n, t)[1]
+
     def get_table(self, eid: str, stage: int, n: int, t: int,
                   consistent: bool = True) -> tuple[dict | None, dict | None]:
         item = self.tables.get((eid, stage, n, t))

@@ -45,7 +45,7 @@ def on_table_changed(deps: Deps, tournament_id: str, event_id: str, stage: int, 
             # may finish its PUT last. Read again after the PUT: a newer table is written again, so the last PUT
             # to land is never older than the table at its end.
             written = table["version"]
-            doc, table = deps.repos.rounds.get_table(event_id, stage, round_no, table_no)
+            table = deps.repos.rounds.table(event_id, stage, round_no, table_no)   # its item only, not the head
             if table is None or table["version"] == written:
                 return
     except Exception as exc:   # noqa: BLE001 — never fails the change itself

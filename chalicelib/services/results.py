@@ -107,13 +107,13 @@ def _table_for_poll(deps: Deps, eid: str, n: int, t: int) -> tuple[dict, dict]:
 def table_for_scoring(deps: Deps, eid: str, n: int, actor: Actor, doc: dict, table: dict, consistent: bool = True) -> dict:
     """What the table-side scoring page shows: the event, the round, the table with names, and whose side. The
     event's name, game and methods come from this process's config cache (30 s; none of them moves once a round
-    is drawn); the names are read each time. `consistent=False` (a phone opening its table, not the live JSON a
-    change writes): names and appeals read eventually consistent, half their units on the event's key — a name
-    or an appeal a second late on a page that follows the live JSON afterwards."""
+    is drawn); the names are read each time, eventually consistent (half their units on the event's key: they are
+    only shown, and move only when the organiser renames an entry). `consistent=False` (a phone opening its table,
+    not the live JSON a change writes): its appeals too — one a second late on a page that follows the live JSON."""
     event = event_config(deps, eid)
     ids = [s["entry_id"] for s in table["sides"]]
     early = doc.get("early_finish") or {}
-    entries = [e for e in deps.repos.entries.get_many(eid, [*ids, *early], consistent=consistent) if e]
+    entries = [e for e in deps.repos.entries.get_many(eid, [*ids, *early], consistent=False) if e]
     names = {e.id: e.name for e in entries}   # this table's (and early finishers')
     view = {"tournament_id": event.tournament_id, "event_id": eid, "event_name": event.config.name, "game": event.config.game, "round": n,
             "round_status": doc["status"], "method": event.config.stages[doc["stage"]].scoring.method,

@@ -421,6 +421,14 @@ class RoundRepo:
                                    self.t.get(keys.legacy_tables_key(item_key, eid), projection=["data", "gone"]))
         return json.loads(doc["data"]), (json.loads(table) if table else None)
 
+    def table(self, eid: str, stage: int, n: int, t: int) -> dict | None:
+        """One table as it is now (strongly consistent), without its round's head: what a writer checking that the
+        table did not move on since it read it needs (not a whole get_table on the event's key)."""
+        item_key = keys.table_item(eid, stage, n, t)
+        table = self._table_at(item_key, keys.table_pack(eid, stage, n, keys.table_pack_no(t)), keys.table_attrs(t)[0],
+                               self.t.get(item_key, projection=["data", "gone"]))
+        return json.loads(table) if table else None
+
     def _table_at(self, item_key: dict, pack_key: dict, data: str, written: dict | None) -> str | None:
         if written:
             return None if written.get("gone") else written["data"]

@@ -35,6 +35,7 @@ def test_round_state_tables_results_and_audit(any_repos):
     assert repo.get_round("E1", 0, 1)[1][0]["status"] == "entered"
     one_doc, one = repo.get_table("E1", 0, 1, 1)                  # a phone's poll: the round and one table
     assert one_doc == doc and one == table and repo.get_table("E1", 0, 1, 61) == (doc, None)
+    assert repo.table("E1", 0, 1, 1) == table and repo.table("E1", 0, 1, 2) == tables[1] and repo.table("E1", 0, 1, 61) is None
     assert repo.get_table("E1", 0, 2, 1) == (None, None)
     repo.add_audit("E1", {"id": "01B", "action": "rejected_stale_version", "who": "y", "at": "t"})
     assert [a["action"] for a in repo.audit("E1")] == ["result_entered", "rejected_stale_version"]
