@@ -320,9 +320,10 @@ class RoundRepo:
 
     def get_round_stamped(self, eid: str, stage: int, n: int,
                           tables_hint: int | None = None) -> tuple[dict | None, list[dict], list | None]:
-        """The round, its tables and its stamp as read (see `round_stamps`): a small round in one query; a big one
-        (past a first page of TABLES_PER_QUERY tables; or at once, given `tables_hint`: about how many tables there
-        are at most, which a close knows from the field) by READERS queries at once, cut at table packs."""
+        """The round, its tables and its stamp as read (see `round_stamps`): the event key's query of its head, parts
+        and rev counters, and a query of each table key the head names (keys.round_tables_partition), at once; given
+        `tables_hint` (about how many tables there are at most, which a close knows from the field) the table keys'
+        queries start before the head is read."""
         prefix = keys.round_prefix(stage, n)
         guess = keys.round_table_keys(tables_hint) if tables_hint else 0
         with ThreadPoolExecutor(max_workers=READERS) as pool:
