@@ -205,6 +205,8 @@ def run() -> None:
         print(f"Moved {moved} tables into this version's layout.")
     if written := migrations.written_tables_out_of_packs(dynamo.Table(TABLE)):   # results kept in packs (sessions 5-7)
         print(f"Gave {written} tables with results their own items (issue 43).")
+    if spread := migrations.spread_round_tables(dynamo.Table(TABLE)):   # rounds' tables under their own keys (issue 43)
+        print(f"Moved {spread} table packs and items to their rounds' own keys.")
     if chained := migrations.chain_audit(dynamo.Table(TABLE)):   # audit records of before the hash chain
         print(f"Chained {chained} earlier audit records (docs/audit-chain.md).")
     if indexed := migrations.index_retention(dynamo.Table(TABLE)):   # tournaments of before retention (issue 41)

@@ -45,7 +45,11 @@ class MemoryRounds:
         tables = [json.loads(v) for (e, s, r, _), v in sorted(self.tables.items()) if (e, s, r) == (eid, stage, n)]
         return copy.deepcopy(doc), tables
 
-    def get_table(self, eid: str, stage: int, n: int, t: int) -> tuple[dict | None, dict | None]:
+    def table(self, eid: str, stage: int, n: int, t: int) -> dict | None:
+        return self.get_table(eid, stage, n, t)[1]
+
+    def get_table(self, eid: str, stage: int, n: int, t: int,
+                  consistent: bool = True) -> tuple[dict | None, dict | None]:
         item = self.tables.get((eid, stage, n, t))
         return copy.deepcopy(self.docs.get((eid, stage, n))), (json.loads(item) if item else None)
 
@@ -122,7 +126,7 @@ class MemoryRounds:
         item = self.appeal_items.get(appeal_id)
         return json.loads(item) if item else None
 
-    def appeals(self, eid: str) -> list[dict]:
+    def appeals(self, eid: str, consistent: bool = True) -> list[dict]:
         return [a for a in map(json.loads, self.appeal_items.values()) if a["event_id"] == eid]
 
 
@@ -159,7 +163,7 @@ class MemoryEntries:
     def get(self, eid: str, entry_id: str):
         return self.items.get((eid, entry_id))
 
-    def get_many(self, eid: str, entry_ids: list[str]) -> list:
+    def get_many(self, eid: str, entry_ids: list[str], consistent: bool = True) -> list:
         return [self.items.get((eid, e)) for e in entry_ids]
 
     def list(self, eid: str) -> list:

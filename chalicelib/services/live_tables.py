@@ -45,7 +45,7 @@ def on_table_changed(deps: Deps, tournament_id: str, event_id: str, stage: int, 
             # may finish its PUT last. Read again after the PUT: a newer table is written again, so the last PUT
             # to land is never older than the table at its end.
             written = table["version"]
-            doc, table = deps.repos.rounds.get_table(event_id, stage, round_no, table_no)
+            table = deps.repos.rounds.table(event_id, stage, round_no, table_no)   # its item only, not the head
             if table is None or table["version"] == written:
                 return
     except Exception as exc:   # noqa: BLE001 — never fails the change itself
@@ -76,8 +76,8 @@ def on_round_changed(deps: Deps, tournament_id: str, event_id: str, stage: int, 
     entries = {e.id: e for k in range(0, len(want), 100)   # BatchGetItem takes 100 keys at most
                for e in deps.repos.entries.get_many(event_id, want[k:k + 100]) if e}
     appeals = deps.repos.rounds.appeals(event_id)
-    reads = replace(deps, repos=_Over(deps.repos, entries=_Over(deps.repos.entries, get_many=lambda _e, want: [
-        entries.get(i) for i in want]), rounds=_Over(deps.repos.rounds, appeals=lambda _e: appeals)))
+    reads = replace(deps, repos=_Over(deps.repos, entries=_Over(deps.repos.entries, get_many=lambda _e, want, **_: [
+        entries.get(i) for i in want]), rounds=_Over(deps.repos.rounds, appeals=lambda _e, *_: appeals)))
     return sum(_write(reads, event_id, round_no, doc, table, skip_unchanged=True) for table in tables)
 
 

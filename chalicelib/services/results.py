@@ -35,8 +35,8 @@ def resolve_actor(deps: Deps, eid: str, n: int, t: int, principal, code: str | N
         return Actor("organiser", principal.who)
     if not code:
         raise errors.Unauthorized("Sign in as the organiser or give the table code (X-Table-Code).")
-    if table is None:
-        _, _, table = load_table(deps, eid, n, t)
+    if table is None:   # eventually consistent, as a poll's (a side's code follows from its place, never from
+        _, table = _table_for_poll(deps, eid, n, t)   # what is written to the table: a stale copy has the same)
     given = code_hash(code)
     for i, h in enumerate(table.get("code_hashes", [])):
         if hmac.compare_digest(h, given):
@@ -80,7 +80,7 @@ def scoring_view(deps: Deps, eid: str, n: int, t: int, principal, code: str | No
     loaded = _table_for_poll(deps, eid, n, t) if principal is None and code else None   # no code: 401 first
     actor = resolve_actor(deps, eid, n, t, principal, code, loaded[1] if loaded else None, client)
     doc, table = loaded or _table_for_poll(deps, eid, n, t)
-    return table_for_scoring(deps, eid, n, actor, doc, table)
+    return table_for_scoring(deps, eid, n, actor, doc, table, consistent=False)
 
 
 _STAGE_OF_ROUND: dict[tuple[str, int], int] = {}
@@ -89,10 +89,12 @@ _STAGE_OF_ROUND: dict[tuple[str, int], int] = {}
 def _table_for_poll(deps: Deps, eid: str, n: int, t: int) -> tuple[dict, dict]:
     """Round n's document and table t in one batch read. Which stage round n belongs to never changes once it is
     drawn, so this process remembers it and skips the event state's read (a hall polls every few seconds); a
-    miss reads the state as before."""
+    miss reads the state as before. Read eventually consistent (issue 43: half the units on the event's key, which
+    every phone's open reads): this only shows the table, a second old at most; whatever writes reads it again
+    strongly (load_table) and writes under its version."""
     stage = _STAGE_OF_ROUND.get((eid, n))
     if stage is not None:
-        doc, table = deps.repos.rounds.get_table(eid, stage, n, t)
+        doc, table = deps.repos.rounds.get_table(eid, stage, n, t, consistent=False)
         if doc is not None and table is not None:
             return doc, table
     _, doc, table = load_table(deps, eid, n, t)
@@ -102,14 +104,16 @@ def _table_for_poll(deps: Deps, eid: str, n: int, t: int) -> tuple[dict, dict]:
     return doc, table
 
 
-def table_for_scoring(deps: Deps, eid: str, n: int, actor: Actor, doc: dict, table: dict) -> dict:
+def table_for_scoring(deps: Deps, eid: str, n: int, actor: Actor, doc: dict, table: dict, consistent: bool = True) -> dict:
     """What the table-side scoring page shows: the event, the round, the table with names, and whose side. The
     event's name, game and methods come from this process's config cache (30 s; none of them moves once a round
-    is drawn); the names are read each time."""
+    is drawn); the names are read each time, eventually consistent (half their units on the event's key: they are
+    only shown, and move only when the organiser renames an entry). `consistent=False` (a phone opening its table,
+    not the live JSON a change writes): its appeals too — one a second late on a page that follows the live JSON."""
     event = event_config(deps, eid)
     ids = [s["entry_id"] for s in table["sides"]]
     early = doc.get("early_finish") or {}
-    entries = [e for e in deps.repos.entries.get_many(eid, [*ids, *early]) if e]
+    entries = [e for e in deps.repos.entries.get_many(eid, [*ids, *early], consistent=False) if e]
     names = {e.id: e.name for e in entries}   # this table's (and early finishers')
     view = {"tournament_id": event.tournament_id, "event_id": eid, "event_name": event.config.name, "game": event.config.game, "round": n,
             "round_status": doc["status"], "method": event.config.stages[doc["stage"]].scoring.method,
@@ -117,7 +121,7 @@ def table_for_scoring(deps: Deps, eid: str, n: int, actor: Actor, doc: dict, tab
             "side": actor.side, "table": table_view(table, names),
             "deals_per_round": getattr(event.config.stages[doc["stage"]].scoring, "deals_per_round", None),
             "result_entry": event.config.result_entry, "appeal_window": _appeal_window(deps, event, doc),
-            "appeals": _table_appeals(deps, eid, n, table, actor),
+            "appeals": _table_appeals(deps, eid, n, table, actor, consistent),
             "early_finish": [{"entry_id": e, "name": names.get(e, ""), **info} for e, info in early.items()],
             "timezone": _tournament_facts(deps, event.tournament_id)[1]}   # times shown in the tournament's zone
     if event.config.game == "tractor":   # the phone's penalty form words each kind in the stage's own numbers
@@ -169,13 +173,13 @@ def _appeal_window(deps: Deps, event, doc: dict) -> dict:
             "players_consent": event.config.game == "guandan" and event.config.entry.kind == "pair"}
 
 
-def _table_appeals(deps: Deps, eid: str, n: int, table: dict, actor: Actor) -> list[dict]:
+def _table_appeals(deps: Deps, eid: str, n: int, table: dict, actor: Actor, consistent: bool = True) -> list[dict]:
     """This table's appeals (text, fee, status, ruling) for its own phones; the organiser sees them in the console."""
     if actor.kind != "side":
         return []
     keep = ("id", "entry_id", "text", "status", "outcome", "ruling", "lodged_at", "decided_at", "deadline", "fee",
             "fee_status")
-    return [{k: a.get(k) for k in keep} for a in sorted(deps.repos.rounds.appeals(eid), key=lambda a: a["lodged_at"])
+    return [{k: a.get(k) for k in keep} for a in sorted(deps.repos.rounds.appeals(eid, consistent), key=lambda a: a["lodged_at"])
             if a["round"] == n and a["table"] == table["number"]]
 
 

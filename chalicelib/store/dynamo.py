@@ -227,12 +227,13 @@ class Table:
         item = resp.get("Item")
         return from_item(item) if item else None
 
-    def get_many(self, keys_: Sequence[dict], projection: Sequence[str] | None = None) -> list[dict | None]:
-        """Several items in one round trip (BatchGetItem, strongly consistent), in the order asked; `projection`:
-        only these attributes of each (and its key)."""
+    def get_many(self, keys_: Sequence[dict], projection: Sequence[str] | None = None,
+                 consistent: bool = True) -> list[dict | None]:
+        """Several items in one round trip (BatchGetItem, strongly consistent unless told), in the order asked;
+        `projection`: only these attributes of each (and its key)."""
         want = [to_item(k) for k in keys_]
         found: dict[tuple, dict] = {}
-        request: dict[str, Any] = {self.name: {"Keys": want, "ConsistentRead": True}}
+        request: dict[str, Any] = {self.name: {"Keys": want, "ConsistentRead": consistent}}
         if projection:
             names = ["PK", "SK", *projection]
             request[self.name]["ProjectionExpression"] = ", ".join(f"#p{k}" for k in range(len(names)))

@@ -257,8 +257,9 @@ class EntryRepo:
         pointer = self.t.get(keys.entry_pointer(entry_id))
         return self.get(pointer["event_id"], entry_id) if pointer else None
 
-    def get_many(self, eid: str, entry_ids: list[str]) -> list[Entry | None]:
-        items = self.t.get_many([keys.entry(eid, x) for x in entry_ids]) if entry_ids else []
+    def get_many(self, eid: str, entry_ids: list[str], consistent: bool = True) -> list[Entry | None]:
+        """`consistent=False`: half the read units, for what only shows them (a phone's view of its table's names)."""
+        items = self.t.get_many([keys.entry(eid, x) for x in entry_ids], consistent=consistent) if entry_ids else []
         return [Entry.model_validate_json(i["data"]) if i else None for i in items]
 
     def list(self, eid: str) -> list[Entry]:

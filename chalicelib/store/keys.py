@@ -182,9 +182,38 @@ def unsortable(text: str) -> int | None:
     return int(digits) if digits.isdigit() else None
 
 
+# A round's packs and table items are not under the event's partition key but spread over ROUND_TABLE_KEYS keys of
+# the round's own, pack k under key k % ROUND_TABLE_KEYS (issue 43: one partition takes 1,000 write units and 3,000
+# read units a second; a 100,000-entry draw writes ~25,000 units of packs, a close reads as many). Sized from
+# bench/cost.py: at 100,000 entries the draw's burst is ~1,600 write units a key (under 2 s at a partition's rate)
+# and the phones' opens ~100 read units/s a key. A round of few packs uses only its first keys (round_table_keys);
+# the key follows from the table's number alone, so reading one table costs what it did.
+ROUND_TABLE_KEYS = 16
+ROUND_TABLES_MARK = "#R"
+
+
+def round_tables_partition(eid: str, stage: int, number: int, pack_no: int) -> str:
+    return f"EVENT#{eid}{ROUND_TABLES_MARK}{stage}#{number:03d}#T{pack_no % ROUND_TABLE_KEYS:02d}"
+
+
+def round_table_keys(tables: int) -> int:
+    """How many of its partition keys a round of `tables` tables (numbered from 0 or 1) uses."""
+    return max(1, min(ROUND_TABLE_KEYS, table_pack_no(tables) + 1))
+
+
+def round_tables_partitions(eid: str, stage: int, number: int, used: int = ROUND_TABLE_KEYS) -> list[str]:
+    return [round_tables_partition(eid, stage, number, k) for k in range(used)]
+
+
+def event_of_partition(pk: str) -> str:
+    """The event id of an event's partition key or of one of its rounds' table keys."""
+    return pk.split("#")[1]
+
+
 def table_pack(eid: str, stage: int, number: int, pack_no: int) -> dict:
     """The item holding tables pack_no × TABLES_PER_ITEM … + TABLES_PER_ITEM - 1 of a round."""
-    return {"PK": f"EVENT#{eid}", "SK": f"ROUND#{stage}#{number:03d}{TABLE_PACK_MARK}{sortable(pack_no, 3)}"}
+    return {"PK": round_tables_partition(eid, stage, number, pack_no),
+            "SK": f"ROUND#{stage}#{number:03d}{TABLE_PACK_MARK}{sortable(pack_no, 3)}"}
 
 
 def pack_no_of(sk: str) -> int | None:
@@ -198,7 +227,7 @@ def pack_no_of(sk: str) -> int | None:
 # over the pack's copy: a result writes ~1 KB instead of its pack's 10–16 KB, and twenty results of one pack touch
 # twenty items. A pack is written by the draw only, its tables at version 0 (store/rounds.py says why that matters).
 def table_item(eid: str, stage: int, number: int, table_no: int) -> dict:
-    return {"PK": f"EVENT#{eid}",
+    return {"PK": round_tables_partition(eid, stage, number, table_pack_no(table_no)),
             "SK": f"ROUND#{stage}#{number:03d}{TABLE_PACK_MARK}{sortable(table_pack_no(table_no), 3)}#{sortable(table_no, 4)}"}
 
 
@@ -215,6 +244,12 @@ def round_rev(eid: str, stage: int, number: int, table_no: int) -> dict:
 
 def round_rev_shards(eid: str, stage: int, number: int) -> list[dict]:
     return [{"PK": f"EVENT#{eid}", "SK": f"ROUND#{stage}#{number:03d}{REV_MARK}{k:02d}"} for k in range(REV_SHARDS)]
+
+
+def legacy_tables_key(key: dict, eid: str) -> dict:
+    """A pack's or table item's key as stored before its round's keys of their own: under the event's partition key
+    (store/migrations.spread_round_tables moves them; a read finds them there until it has run)."""
+    return {"PK": event_partition(eid), "SK": key["SK"]}
 
 
 def table_attrs(table_no: int) -> tuple[str, str]:

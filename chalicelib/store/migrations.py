@@ -13,6 +13,7 @@ def pack_tables(table: Table) -> int:
     (keys.table_pack): each round's packs written with every old table of it (an existing pack's tables kept), then the
     old items deleted. Run before the API serves (nothing writes tables meanwhile); a crash in between leaves the old
     items, and the next run writes the same packs again. Returns how many tables moved."""
+    from .keys import round_
     from .rounds import RoundRepo
     old: dict[tuple[str, int, int], list[dict]] = {}
     kwargs = {"TableName": table.name, "FilterExpression": "#k = :t", "ExpressionAttributeNames": {"#k": "kind"},
@@ -37,6 +38,10 @@ def pack_tables(table: Table) -> int:
                     pack[attr] = value
         kept = [json.loads(v) for pack in packs for attr, v in pack.items() if attr[:1] == "t" and attr[1:].isdigit()]
         repo._batch_put([*packs, *repo.written_items(eid, stage, n, kept)])   # tables past version 0: their items too
+        try:   # its head, if any, no longer bounds which of its table keys are read: all are
+            table.update(round_(eid, stage, n), "REMOVE table_keys", condition="attribute_exists(PK)")
+        except Conflict:
+            pass
         for batch in chunks([{"DeleteRequest": {"Key": to_item({"PK": i["PK"], "SK": i["SK"]})}} for i in items], 25):
             repo._write_batch(batch)
     return sum(len(v) for v in old.values())
@@ -50,7 +55,7 @@ def written_tables_out_of_packs(table: Table) -> int:
     the pack is left as it is (its copy is shadowed). Until this has run such a round still reads the same; only a
     write to one of those tables is refused as stale. Safe beside live writers and when run again. Returns how many
     table items were written."""
-    from .keys import TABLE_PACK_MARK
+    from .keys import TABLE_PACK_MARK, event_of_partition
     from .rounds import RoundRepo, tables_of_pack
     kwargs = {"TableName": table.name, "FilterExpression": "#k = :t", "ExpressionAttributeNames": {"#k": "kind"},
               "ExpressionAttributeValues": {":t": {"S": "tables"}}}
@@ -63,7 +68,7 @@ def written_tables_out_of_packs(table: Table) -> int:
                 continue
             round_sk = raw["SK"]["S"].split(TABLE_PACK_MARK)[0]
             _, stage, n = round_sk.split("#")
-            eid = raw["PK"]["S"].split("#", 1)[1]
+            eid = event_of_partition(raw["PK"]["S"])
             for item in RoundRepo.written_items(eid, int(stage), int(n), written):
                 try:
                     table.put(item, condition="attribute_not_exists(PK)")
@@ -74,6 +79,38 @@ def written_tables_out_of_packs(table: Table) -> int:
             break
         kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
     return done
+
+
+def spread_round_tables(table: Table) -> int:
+    """Rounds' packs and table items stored under their event's partition key (before issue 43's table keys) moved
+    to their round's table keys (keys.round_tables_partition): each written there only where none is (one written
+    since is newer: a result after the upgrade), then the old item deleted. A round read meanwhile finds its tables
+    in either place (RoundRepo reads the event key's too, its own first); a result written to a table not moved yet
+    is refused as stale (its new item is missing), never written wrong: run before the API serves, as the others.
+    Safe when run again. Returns how many items moved."""
+    from . import keys
+    kwargs = {"TableName": table.name, "FilterExpression": "#k IN (:t, :i)", "ExpressionAttributeNames": {"#k": "kind"},
+              "ExpressionAttributeValues": {":t": {"S": "tables"}, ":i": {"S": "table_item"}}}
+    moved = 0
+    while True:
+        resp = client().scan(**kwargs)
+        for raw in resp.get("Items", []):
+            pk, sk = raw["PK"]["S"], raw["SK"]["S"]
+            eid = keys.event_of_partition(pk)
+            if pk != keys.event_partition(eid):
+                continue   # under its round's own keys already
+            _, stage, n = sk.split(keys.TABLE_PACK_MARK)[0].split("#")
+            pack_no = keys.pack_no_of(sk) or 0
+            try:
+                table.put({**from_item(raw), "PK": keys.round_tables_partition(eid, int(stage), int(n), pack_no)},
+                          condition="attribute_not_exists(PK)")
+            except Conflict:
+                pass
+            client().delete_item(TableName=table.name, Key={"PK": raw["PK"], "SK": raw["SK"]})
+            moved += 1
+        if "LastEvaluatedKey" not in resp:
+            return moved
+        kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
 
 
 def chain_audit(table: Table) -> int:

@@ -13,9 +13,8 @@ from .dynamo import Op, Table, chunks, client, from_item, to_item
 _ROUND_CACHE: dict[tuple, tuple] = {}   # (table, event, stage, round) → ((rev, data, digest), doc, tables): closed
 HEAD_ONLY = "head_only"                 # marks a state read without its plans' long fields
 WRITERS = 8                             # threads writing a round's batches at once
-READERS = 8                             # queries at once reading a round's tables (get_round_stamped)
+READERS = keys.ROUND_TABLE_KEYS         # queries at once reading a round's tables (get_round_stamped): a key each
 ROUNDS_AT_ONCE = 3                      # rounds a publisher reads at once (rounds_for_publishing)
-TABLES_PER_QUERY = 1_000                # about a 1 MB page of tables
 
 
 def _between_packs(prefix: str, low: str, high: str) -> str | None:
@@ -29,6 +28,15 @@ def _between_packs(prefix: str, low: str, high: str) -> str | None:
     if a is None or b is None or b - a < 2:
         return None
     return prefix + keys.TABLE_PACK_MARK + keys.sortable((a + b) // 2, 3)
+
+
+def _table_keys_of(head_item: dict | None) -> int:
+    """How many table keys a round's head says it uses: every one for a round drawn before it said (moved there
+    by store/migrations.spread_round_tables), none without a head."""
+    if head_item is None:
+        return 0
+    used = head_item.get("table_keys")
+    return int(used["N"] if isinstance(used, dict) else used) if used is not None else keys.ROUND_TABLE_KEYS
 
 
 def _is_table_attr(name: str) -> bool:
@@ -138,10 +146,11 @@ class RoundRepo:
         head, round_parts = parts.pack(key, round_doc, parts.split_round)
         state_parts, state_op = self._state_ops(eid, state, expected_version)
         table_items = [*self.table_items(eid, stage, n, tables), *self.written_items(eid, stage, n, tables)]
-        self._remove_leftovers(eid, stage, n, {i["SK"] for i in [*table_items, *round_parts]})
+        self._remove_leftovers(eid, stage, n, {(i["PK"], i["SK"]) for i in [*table_items, *round_parts]})
         self._batch_put([*round_parts, *state_parts, *table_items, *self.code_items(eid, n, tables)])
+        used = keys.round_table_keys(max((t["number"] for t in tables), default=0))
         ops = [
-            Op.put({**key, "kind": "round", **head},
+            Op.put({**key, "kind": "round", **head, "table_keys": used},
                    condition="attribute_not_exists(PK)", on_fail=lambda: errors.RoundOpen("This round exists already.")),
             state_op,
         ]
@@ -160,21 +169,28 @@ class RoundRepo:
         """Items under a round not yet drawn are a crashed draw's (its transaction never ran): one keys-only
         query, empty but for that case; what the new draw will not overwrite is deleted. A round head found
         means another draw committed meanwhile: nothing is written then."""
-        head_sk = keys.round_(eid, stage, n)["SK"]
-        found = [i["SK"]["S"] for i in self.t.query(keys.event_partition(eid), head_sk, raw=True, projection="SK")]
-        if head_sk in found:
+        head = keys.round_(eid, stage, n)
+        found = self._keys_under(eid, stage, n, head["SK"])
+        if (head["PK"], head["SK"]) in found:
             raise errors.RoundOpen("Another round was drawn at the same moment.")
-        stale = [{"PK": keys.event_partition(eid), "SK": sk} for sk in found if sk not in keep]
+        stale = [{"PK": pk, "SK": sk} for pk, sk in found if (pk, sk) not in keep]
         self._batch_write([{"DeleteRequest": {"Key": to_item(k)}} for k in stale])
+
+    def _keys_under(self, eid: str, stage: int, n: int, prefix: str) -> list[tuple[str, str]]:
+        """(PK, SK) of every item under a round: the event key's (head, parts, rev counters) and every one of its
+        table keys' (keys-only queries at once)."""
+        pks = [keys.event_partition(eid), *keys.round_tables_partitions(eid, stage, n)]
+        with ThreadPoolExecutor(max_workers=READERS) as pool:
+            found = pool.map(lambda pk: self.t.query(pk, prefix, raw=True, projection="SK"), pks)
+            return [(pk, i["SK"]["S"]) for pk, items in zip(pks, found) for i in items]
 
     def delete_round(self, eid: str, stage: int, n: int, tables: list[dict], state: dict, expected_version: int) -> None:
         state_parts, state_op = self._state_ops(eid, state, expected_version)
         self._batch_put(state_parts)
         self.t.transact([Op.delete(keys.round_(eid, stage, n)), state_op])
-        # its packs, table items and rev counters (one keys-only query; parts stay, as everywhere)
-        found = self.t.query(keys.event_partition(eid), keys.round_prefix(stage, n) + "#", raw=True, projection="SK")
-        gone = [{"PK": keys.event_partition(eid), "SK": i["SK"]["S"]} for i in found
-                if keys.TABLE_PACK_MARK in i["SK"]["S"] or keys.REV_MARK in i["SK"]["S"]]
+        # its packs, table items and rev counters (keys-only queries; parts stay, as everywhere)
+        found = self._keys_under(eid, stage, n, keys.round_prefix(stage, n) + "#")
+        gone = [{"PK": pk, "SK": sk} for pk, sk in found if keys.TABLE_PACK_MARK in sk or keys.REV_MARK in sk]
         self._batch_write([{"DeleteRequest": {"Key": to_item(k)}} for k in gone])
 
     def edit_round(self, eid: str, round_doc: dict, changed: list[tuple[dict, int | None]], removed: list[tuple[int, int]],
@@ -215,16 +231,26 @@ class RoundRepo:
         state_parts, state_op = self._state_ops(eid, state, expected_version)
         new_codes = self.code_items(eid, n, [t for t, _ in changed if t is not None])   # a new table's codes
         self._batch_put([*round_parts, *state_parts, *new_codes])
-        ops.append(self._doc_op(key, head, bump_rev=True))
+        used = None
+        if new:   # a new table past the table keys the round's head says it uses: read from then on
+            want = keys.round_table_keys(max(new))
+            was_used = _table_keys_of(self.t.get(key, projection=["table_keys", "kind"]))
+            used = want if want > was_used else None
+        ops.append(self._doc_op(key, head, bump_rev=True, table_keys=used))
         ops.append(state_op)
         self._audited(eid, audit, ops)
 
     @staticmethod
-    def _doc_op(key: dict, head: dict, bump_rev: bool = False) -> Op:
-        """A round document's head rewritten in place (its `rev` kept, or moved on: publishing's cache key)."""
+    def _doc_op(key: dict, head: dict, bump_rev: bool = False, table_keys: int | None = None) -> Op:
+        """A round document's head rewritten in place (its `rev` kept, or moved on: publishing's cache key; its
+        table keys as they were, or `table_keys`)."""
         names = {"#d": "data", "#p": "parts", "#g": "digest"}
         rev = " ADD rev :one" if bump_rev else ""
         values = {":one": 1} if bump_rev else {}
+        if table_keys is not None:
+            names["#tk"] = "table_keys"
+            values[":tk"] = table_keys
+            rev = ", #tk = :tk" + rev
         if head.get("parts"):
             return Op.update(key, "SET #d = :d, #p = :p, #g = :g" + rev, names=names,
                              values={":d": head["data"], ":p": head["parts"], ":g": head["digest"], **values})
@@ -294,25 +320,23 @@ class RoundRepo:
 
     def get_round_stamped(self, eid: str, stage: int, n: int,
                           tables_hint: int | None = None) -> tuple[dict | None, list[dict], list | None]:
-        """The round, its tables and its stamp as read (see `round_stamps`): a small round in one query; a big one
-        (past a first page of TABLES_PER_QUERY tables; or at once, given `tables_hint`: about how many tables there
-        are at most, which a close knows from the field) by READERS queries at once, cut at table packs."""
-        prefix, pk = keys.round_prefix(stage, n), keys.event_partition(eid)
-        end = prefix + "#~"   # past every "#…" key under the round: what begins_with would read
-        if tables_hint and tables_hint > TABLES_PER_QUERY:
-            # the head and its parts ("#PART#" sorts before "#TABLES#") in the first range, then the packs
-            items = self._packs_at_once(eid, stage, n, prefix, 0, keys.table_pack_no(tables_hint) + 1)
-        else:
-            items, last = self.t.query_page(pk, prefix, end, limit=TABLES_PER_QUERY // keys.TABLES_PER_ITEM)
-            if last is not None:   # more than a page: the rest at once, up to the round's last pack
-                tail = self.t.query(pk, prefix + keys.TABLE_PACK_MARK, forward=False, limit=1, raw=True, projection="SK")
-                top = (keys.pack_no_of(tail[0]["SK"]["S"]) or 0) + 1 if tail else 1
-                first = keys.pack_no_of(last) or 0
-                items += self._packs_at_once(eid, stage, n, last, first, top)   # `last` is read twice: kept once below
+        """The round, its tables and its stamp as read (see `round_stamps`): the event key's query of its head, parts
+        and rev counters, and a query of each table key the head names (keys.round_tables_partition), at once; given
+        `tables_hint` (about how many tables there are at most, which a close knows from the field) the table keys'
+        queries start before the head is read."""
+        prefix = keys.round_prefix(stage, n)
+        guess = keys.round_table_keys(tables_hint) if tables_hint else 0
+        with ThreadPoolExecutor(max_workers=READERS) as pool:
+            early = {pk: pool.submit(self._tables_under, pk, prefix) for pk in keys.round_tables_partitions(eid, stage, n, guess)}
+            own = self.t.query(keys.event_partition(eid), prefix, raw=True)   # head, parts, rev counters
+            head_item = next((i for i in own if i["kind"]["S"] == "round"), None)
+            later = {pk: pool.submit(self._tables_under, pk, prefix)
+                     for pk in keys.round_tables_partitions(eid, stage, n, _table_keys_of(head_item)) if pk not in early}
+            items = [i for f in [*early.values(), *later.values()] for i in f.result()] + own
         head, tables, written, blobs, seen, revs = None, [], [], {}, set(), 0
         for item in items:   # raw items: the generic deserialiser is most of the time of 5,000 tables
             kind, sk = item["kind"]["S"], item["SK"]["S"]
-            if sk in seen:
+            if sk in seen:   # a pack or table item also left under the event's key (a migration halfway): its own kept
                 continue
             seen.add(sk)
             if kind == "round":
@@ -330,14 +354,11 @@ class RoundRepo:
         tables = with_written(tables, written)
         return self._round_doc(head, blobs), sorted(tables, key=lambda t: t["number"]), _stamp(head, revs)
 
-    def _packs_at_once(self, eid: str, stage: int, n: int, low: str, first: int, top: int) -> list[dict]:
-        """Raw items from `low` to the end of the round, by READERS queries at once cut at packs first … top."""
-        prefix = keys.round_prefix(stage, n)
-        step = max(1, -(-(top - first) // READERS))
-        cuts = [keys.table_pack(eid, stage, n, k)["SK"] for k in range(first + step, top, step)]
-        bounds = [low, *(c for c in cuts if c > low), prefix + "#~"]
-        return self.t.query_ranges(keys.event_partition(eid), list(zip(bounds, bounds[1:])),
-                                   lambda lo, hi: _between_packs(prefix, lo, hi), workers=READERS)
+    def _tables_under(self, pk: str, prefix: str) -> list[dict]:
+        """Raw items under one of a round's table keys (its packs and table items, keys.round_tables_partition); a
+        page's end cuts the rest in two queries at once (DynamoDB Local reads what is left of a range a page)."""
+        return self.t.query_ranges(pk, [(prefix + keys.TABLE_PACK_MARK, prefix + "#~")],
+                                   lambda lo, hi: _between_packs(prefix, lo, hi), workers=2)
 
     def round_stamps(self, eid: str, refs: list[dict]) -> dict[int, list]:
         """Round number → [rev, drawn_at] of each round named (small head items, one batch read): `rev` moves
@@ -377,27 +398,45 @@ class RoundRepo:
             raise errors.Conflict("A round is missing one of its parts; try again.")
         return parts.unpack(head, [blobs[sk] for sk in want] if want else None, parts.merge_round)
 
-    def get_table(self, eid: str, stage: int, n: int, t: int) -> tuple[dict | None, dict | None]:
+    def get_table(self, eid: str, stage: int, n: int, t: int,
+                  consistent: bool = True) -> tuple[dict | None, dict | None]:
         """The round's document and one of its tables (a phone's poll reads just these). For a round too long for one
         item the document comes without its long fields (byes, notes, bracket). The round head and the table's own
         item first, in one round trip; its pack only for a table nothing was written to since the draw — read
         eventually consistent (a pack never changes after its draw), strongly only if that finds no table (a draw
         a moment ago): a pack is 10–20 times a table item's size, and a result's request reads its table several
-        times."""
-        doc, written = self.t.get_many([keys.round_(eid, stage, n), keys.table_item(eid, stage, n, t)],
-                                       projection=["data", "gone"])
+        times. `consistent=False`: the head and the table item too (half their units: a phone's view of its table,
+        never a write's read; a round not found so, just drawn, is read again strongly)."""
+        item_key = keys.table_item(eid, stage, n, t)
+        want = [keys.round_(eid, stage, n), item_key]
+        doc, written = self.t.get_many(want, projection=["data", "gone", "table_keys"], consistent=consistent)
+        if doc is None and not consistent:
+            doc, written = self.t.get_many(want, projection=["data", "gone", "table_keys"])
         if doc is None:
             return None, None
-        if written:
-            table = None if written.get("gone") else written["data"]
-        else:
-            data, _ = keys.table_attrs(t)
-            pack_key = keys.table_pack(eid, stage, n, keys.table_pack_no(t))
-            pack = self.t.get(pack_key, consistent=False, projection=[data])
-            if not (pack and data in pack):
-                pack = self.t.get(pack_key, projection=[data])
-            table = pack.get(data) if pack else None
+        data, _ = keys.table_attrs(t)
+        pack_key = keys.table_pack(eid, stage, n, keys.table_pack_no(t))
+        table = self._table_at(item_key, pack_key, data, written)
+        if table is None and "table_keys" not in doc:   # a round of before its own table keys, not moved yet
+            table = self._table_at(keys.legacy_tables_key(item_key, eid), keys.legacy_tables_key(pack_key, eid), data,
+                                   self.t.get(keys.legacy_tables_key(item_key, eid), projection=["data", "gone"]))
         return json.loads(doc["data"]), (json.loads(table) if table else None)
+
+    def table(self, eid: str, stage: int, n: int, t: int) -> dict | None:
+        """One table as it is now (strongly consistent), without its round's head: what a writer checking that the
+        table did not move on since it read it needs (not a whole get_table on the event's key)."""
+        item_key = keys.table_item(eid, stage, n, t)
+        table = self._table_at(item_key, keys.table_pack(eid, stage, n, keys.table_pack_no(t)), keys.table_attrs(t)[0],
+                               self.t.get(item_key, projection=["data", "gone"]))
+        return json.loads(table) if table else None
+
+    def _table_at(self, item_key: dict, pack_key: dict, data: str, written: dict | None) -> str | None:
+        if written:
+            return None if written.get("gone") else written["data"]
+        pack = self.t.get(pack_key, consistent=False, projection=[data])
+        if not (pack and data in pack):
+            pack = self.t.get(pack_key, projection=[data])
+        return pack.get(data) if pack else None
 
     def close_round(self, eid: str, round_doc: dict, state: dict, expected_version: int,
                     totals: dict | None = None) -> None:
@@ -454,14 +493,29 @@ class RoundRepo:
                 for ref, (item, revs) in zip(refs, self._heads_and_revs(eid, refs)) if item}
 
     def all_rounds(self, eid: str) -> list[tuple[dict, list[dict]]]:
-        """Every round with its tables, in order (one query of the event partition's ROUND# range)."""
+        """Every round with its tables, in order (a query of the event partition's ROUND# range, then the rounds'
+        table keys at once)."""
         heads: dict[tuple[int, int], dict] = {}
         tables: dict[tuple[int, int], list[dict]] = {}
         written: dict[tuple[int, int], list[dict]] = {}
         blobs: dict[str, bytes] = {}
-        # Raw items: skipping the generic deserialiser matters for events with thousands of tables.
-        for item in self.t.query(keys.event_partition(eid), keys.ROUND_PREFIX, raw=True):
+        # Raw items: skipping the generic deserialiser matters for events with thousands of tables. The event key's
+        # (heads, parts, rev counters; a round's tables there until store/migrations.spread_round_tables moved
+        # them), then every round's table keys at once (theirs first: a table moved and still left is read once).
+        own = self.t.query(keys.event_partition(eid), keys.ROUND_PREFIX, raw=True)
+        wanted = []
+        for head in (i for i in own if i["kind"]["S"] == "round"):
+            stage, n = (int(x) for x in head["SK"]["S"].split("#")[1:3])
+            wanted += [(pk, keys.round_prefix(stage, n))
+                       for pk in keys.round_tables_partitions(eid, stage, n, _table_keys_of(head))]
+        with ThreadPoolExecutor(max_workers=max(1, min(READERS, len(wanted)))) as pool:
+            spread = [i for items in pool.map(lambda w: self._tables_under(*w), wanted) for i in items]
+        seen: set[str] = set()
+        for item in [*spread, *own]:
             sk = item["SK"]["S"]
+            if sk in seen:
+                continue
+            seen.add(sk)
             parts_ = sk.split("#")
             key = (int(parts_[1]), int(parts_[2]))
             kind = item["kind"]["S"]
@@ -519,8 +573,10 @@ class RoundRepo:
         item = self.t.get(keys.appeal(pointer["event_id"], appeal_id))
         return json.loads(item["data"]) if item else None
 
-    def appeals(self, eid: str) -> list[dict]:
-        return [json.loads(i["data"]) for i in self.t.query(keys.event_partition(eid), keys.APPEAL_PREFIX)]
+    def appeals(self, eid: str, consistent: bool = True) -> list[dict]:
+        """`consistent=False`: half the read units, for a view only (a phone's table page; never a decision's read)."""
+        return [json.loads(i["data"]) for i in self.t.query(keys.event_partition(eid), keys.APPEAL_PREFIX,
+                                                             consistent=consistent)]
 
     def add_audit(self, eid: str, record: dict) -> None:
         self._audited(eid, record, [])

@@ -12,7 +12,9 @@ Access patterns (keys built in keys.py only):
 - waitlist of an event, in order: Query GSI1 GSI1PK=WAITLIST#<eid> (sparse: only waiting entries)
 - holds to sweep:                 Query GSI1 GSI1PK=HOLDS, GSI1SK <= now (sparse: only held entries)
 - idempotency record:             Get   PK=IDEM#<scope>#<key>, SK=META
-- rounds / tables / audit:        Query PK=EVENT#<eid>, SK begins_with ROUND# / AUDIT#
+- rounds / audit:                 Query PK=EVENT#<eid>, SK begins_with ROUND# / AUDIT# (a round's head, parts, rev counters)
+- a round's tables:               Query PK=EVENT#<eid>#R<stage>#<nnn>#T<k>, k = pack mod 16, the keys at once (packs,
+                                  table items: keys.round_tables_partition)
 - the audit chain's head:         Get   PK=EVENT#<eid>, SK=AUDITHEAD (store/audit_chain.py)
 - long documents' parts:          <head SK>#PART#<digest>#<k> beside their head (store/parts.py)
 - payment:                        Get   PK=PAYMENT#<id>, SK=META

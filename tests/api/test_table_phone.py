@@ -187,3 +187,48 @@ def test_a_printed_code_alone_finds_its_table_and_wrong_codes_are_limited(api):
     answers = [api.get(f"/table-codes/WRONG{k:05d}", token=None) for k in range(6)]
     assert [a.status_code for a in answers[:5]] == [404] * 5 and answers[0].data["code"] == "not_found"
     assert answers[5].status_code == 429 and answers[5].data["code"] == "rate_limited"
+
+
+class _Reads:
+    """The store's client, every read's partition key and consistency recorded (what it answers unchanged)."""
+
+    def __init__(self, inner):
+        self.inner, self.reads = inner, []
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def get_item(self, **kw):
+        self.reads.append(("get", kw["Key"]["PK"]["S"], kw.get("ConsistentRead", False)))
+        return self.inner.get_item(**kw)
+
+    def batch_get_item(self, **kw):
+        for req in kw["RequestItems"].values():
+            self.reads += [("batch", k["PK"]["S"], req.get("ConsistentRead", False)) for k in req["Keys"]]
+        return self.inner.batch_get_item(**kw)
+
+    def query(self, **kw):
+        self.reads.append(("query", kw["ExpressionAttributeValues"][":pk"]["S"], kw.get("ConsistentRead", False)))
+        return self.inner.query(**kw)
+
+
+def test_a_phone_opening_its_table_reads_the_events_key_eventually_consistent(api, monkeypatch):
+    """Issue 43: every phone opens its table at a round's start — on the event's partition key those reads (the
+    round's head, the sides' names, the table's appeals) are eventually consistent, half their units; a result's
+    request, which writes, reads it strongly."""
+    from chalicelib.store import dynamo
+    tid, eid, ids = setup_event(api, _guandan(), people(2, 2, "对"))
+    t = draw(api, eid)["tables"][0]
+    base = f"/events/{eid}/rounds/1/tables/1"
+    assert api.get(base, **_code(t, 0)).status_code == 200     # the round's stage now known to this process
+    spy = _Reads(dynamo.client())
+    monkeypatch.setattr(dynamo, "_client", spy)
+    opened = api.get(base, **_code(t, 0))
+    assert opened.status_code == 200 and [n["name"] for n in opened.data["table"]["sides"]] != ["", ""]
+    on_event = [(op, c) for op, pk, c in spy.reads if pk == f"EVENT#{eid}"]
+    assert {op for op, _ in on_event} == {"batch", "query"} and not any(c for _, c in on_event), on_event
+    spy.reads.clear()
+    a, b = (s["entry_id"] for s in t["sides"])
+    put = api.put(f"{base}/result", {"version": 0, "final": {"levels": {a: 10, b: 8}}}, **_code(t, 0))
+    assert put.status_code == 200
+    assert any(c for _, pk, c in spy.reads if pk == f"EVENT#{eid}")   # a write's reads: strong

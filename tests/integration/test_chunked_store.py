@@ -65,10 +65,9 @@ def test_a_ten_thousand_entry_plan_and_round_in_bounded_items(any_repos, monkeyp
     assert round_doc == doc and round_tables == tables          # 200 tables in 11 packs, whole and in order
     # a close's read: cut at table packs, queries at once, pages of 2 (DynamoDB's 1 MB made short), a range
     # past its page cut again; whether the field's hint is above the tables (400) or below (60)
-    from chalicelib.store import dynamo, rounds as rounds_store
+    from chalicelib.store import dynamo
     one_query = repo.get_round_stamped("E1", 0, 1)
     monkeypatch.setattr(dynamo, "PAGE_ITEMS", 2)
-    monkeypatch.setattr(rounds_store, "TABLES_PER_QUERY", 5)
     for hint in (400, 60, None):    # None: a first page, then the rest at once up to the last pack
         assert repo.get_round_stamped("E1", 0, 1, tables_hint=hint) == one_query
     monkeypatch.setattr(dynamo, "PAGE_ITEMS", None)
@@ -141,9 +140,10 @@ def test_a_crashed_draw_leaves_nothing_its_retry_does_not_clean(any_repos):
     got_doc, got = repo.get_round("E5", 0, 1)
     assert got_doc["seed"] == 5 and [t["number"] for t in got] == list(range(1, 51))
     assert {t["reason"] for t in got} == {"retry"}
-    under = any_repos.table.query("EVENT#E5", "ROUND#0#001#", projection="SK")
+    under = [u for pk in ["EVENT#E5", *keys.round_tables_partitions("E5", 0, 1)]
+             for u in any_repos.table.query(pk, "ROUND#0#001#", projection="SK")]
     assert [u["SK"] for u in under] == [f"ROUND#0#001#TABLES#00{k}" for k in range(3)]   # tables 1-50: the 4th
-    # pack (tables 60-75) and the part are gone
+    # pack (tables 60-75, under its own table key) and the part are gone
     with pytest.raises(errors.RoundOpen):
         repo.create_round("E5", doc, tables(60, "late"), {**state}, 1)
     assert [t["reason"] for t in repo.get_round("E5", 0, 1)[1]] == ["retry"] * 50

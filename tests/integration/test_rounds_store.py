@@ -35,6 +35,7 @@ def test_round_state_tables_results_and_audit(any_repos):
     assert repo.get_round("E1", 0, 1)[1][0]["status"] == "entered"
     one_doc, one = repo.get_table("E1", 0, 1, 1)                  # a phone's poll: the round and one table
     assert one_doc == doc and one == table and repo.get_table("E1", 0, 1, 61) == (doc, None)
+    assert repo.table("E1", 0, 1, 1) == table and repo.table("E1", 0, 1, 2) == tables[1] and repo.table("E1", 0, 1, 61) is None
     assert repo.get_table("E1", 0, 2, 1) == (None, None)
     repo.add_audit("E1", {"id": "01B", "action": "rejected_stale_version", "who": "y", "at": "t"})
     assert [a["action"] for a in repo.audit("E1")] == ["result_entered", "rejected_stale_version"]
@@ -57,8 +58,9 @@ def test_tables_packed_twenty_to_an_item_keep_their_own_versions(any_repos, requ
     repo = any_repos.rounds
     state = {"rounds": [{"n": 1, "stage": 0, "stage_round": 1}], "open_round": 1, "stage": 0, "plans": {"0": {"rounds": 3}}}
     repo.create_round("E7", _round(1), _tables(45), state, 0)
-    packs = any_repos.table.query("EVENT#E7", "ROUND#0#001#", projection="SK")
+    packs = [p for pk in keys.round_tables_partitions("E7", 0, 1) for p in any_repos.table.query(pk, projection="SK")]
     assert [p["SK"] for p in packs] == [keys.table_pack("E7", 0, 1, k)["SK"] for k in range(3)]   # 1-19, 20-39, 40-45
+    assert any_repos.table.query("EVENT#E7", "ROUND#0#001#TABLES", projection="SK") == []   # not the event's key
     _, tables = repo.get_round("E7", 0, 1)
 
     def result(k):
@@ -90,6 +92,7 @@ def test_tables_packed_twenty_to_an_item_keep_their_own_versions(any_repos, requ
     state = repo.state("E7")
     repo.delete_round("E7", 0, 1, edited, {**state, "rounds": [], "open_round": 0}, state["version"])
     assert any_repos.table.query("EVENT#E7", "ROUND#0#001", projection="SK") == []
+    assert [pk for pk in keys.round_tables_partitions("E7", 0, 1) if any_repos.table.query(pk, projection="SK")] == []
 
 
 def test_tables_stored_one_to_an_item_by_an_earlier_version_move_into_packs(any_repos):
@@ -151,11 +154,14 @@ def test_a_result_writes_its_own_table_item_and_one_rev_counter(any_repos):
     repo = any_repos.rounds
     state = {"rounds": [{"n": 1, "stage": 0, "stage_round": 1}], "open_round": 1, "stage": 0, "plans": {"0": {"rounds": 3}}}
     repo.create_round("E10", _round(1), _tables(45), state, 0)
-    before = {i["SK"]: i for i in any_repos.table.query("EVENT#E10", "ROUND#0#001")}
+    def under_round():
+        return {i["SK"]: i for pk in ["EVENT#E10", *keys.round_tables_partitions("E10", 0, 1)]
+                for i in any_repos.table.query(pk, "ROUND#0#001")}
+    before = under_round()
     for k in range(20, 40):
         repo.save_table("E10", 0, 1, dict(_tables(45)[k - 1], status="entered", version=1), 0,
                         {"id": f"01W{k:02d}", "action": "result_entered", "who": "x", "at": "t"})
-    after = {i["SK"]: i for i in any_repos.table.query("EVENT#E10", "ROUND#0#001")}
+    after = under_round()
     assert all(after[sk] == item for sk, item in before.items())          # packs and head untouched
     new = {sk: i for sk, i in after.items() if sk not in before}
     assert sorted(i["kind"] for i in new.values()).count("table_item") == 20
@@ -180,4 +186,36 @@ def test_a_result_writes_its_own_table_item_and_one_rev_counter(any_repos):
     assert repo.get_table("E10", 0, 1, 21)[1]["home"] == "n21"
     state = repo.state("E10")
     repo.delete_round("E10", 0, 1, repo.get_round("E10", 0, 1)[1], {**state, "rounds": [], "open_round": 0}, state["version"])
-    assert [i["SK"] for i in any_repos.table.query("EVENT#E10", "ROUND#0#001", projection="SK")] == []
+    assert under_round() == {}
+
+
+def test_a_round_stored_under_its_event_key_reads_there_and_moves_to_its_own_table_keys(any_repos):
+    """Rounds drawn before their own table keys (issue 43) kept packs and table items under the event's key: they
+    read the same from there (the whole round, one table, every round), store/migrations.spread_round_tables moves
+    them to the round's table keys (a table item written there since is kept), results take writes again after it,
+    and a second run finds nothing to do."""
+    import json
+
+    from chalicelib.store import keys, migrations
+    repo = any_repos.rounds
+    state = {"rounds": [{"n": 1, "stage": 0, "stage_round": 1}], "open_round": 1, "stage": 0, "plans": {"0": {"rounds": 3}}}
+    repo.create_round("E11", _round(1), _tables(45), state, 0)
+    repo.save_table("E11", 0, 1, dict(_tables(45)[4], status="entered", version=1), 0,
+                    {"id": "01S1", "action": "result_entered", "who": "x", "at": "t"})
+    want = repo.get_round("E11", 0, 1)
+    for pk in keys.round_tables_partitions("E11", 0, 1):        # as the previous layout held them
+        for item in any_repos.table.query(pk):
+            any_repos.table.put({**item, "PK": "EVENT#E11"})
+            any_repos.table.delete({"PK": pk, "SK": item["SK"]})
+    any_repos.table.update(keys.round_("E11", 0, 1), "REMOVE table_keys")
+    assert repo.get_round("E11", 0, 1) == want and repo.all_rounds("E11") == [want]
+    assert repo.get_table("E11", 0, 1, 5)[1]["status"] == "entered" and repo.get_table("E11", 0, 1, 44)[1]["number"] == 44
+    newer = dict(_tables(45)[9], status="entered", version=2)   # written to its new key before the move
+    any_repos.table.put({**keys.table_item("E11", 0, 1, 10), "kind": "table_item", "data": json.dumps(newer), "version": 2})
+    assert migrations.spread_round_tables(any_repos.table) == 4   # three packs and table 5's item
+    assert any_repos.table.query("EVENT#E11", "ROUND#0#001#TABLES") == []
+    _, tables = repo.get_round("E11", 0, 1)
+    assert tables[9] == newer and [t for k, t in enumerate(tables) if k != 9] == [t for k, t in enumerate(want[1]) if k != 9]
+    repo.save_table("E11", 0, 1, dict(tables[4], version=2), 1, {"id": "01S2", "action": "x", "who": "x", "at": "t"})
+    assert repo.get_table("E11", 0, 1, 5)[1]["version"] == 2
+    assert migrations.spread_round_tables(any_repos.table) == 0

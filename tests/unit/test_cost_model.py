@@ -107,3 +107,14 @@ def test_hot_keys_are_those_over_a_partitions_limits_with_the_keys_their_load_ne
     assert hot_keys(out) == {"EVENT": 3, "TABLECODE": 3}   # 7,269 / 3,000 read units; 2,500 / 1,000 write units
     assert hot_keys({"rcu_s": {"EVENT": 3000.0}, "wcu_s": {"EVENT": 1000.0}, "bursts": {}}) == {}   # at, not over
     assert _sk_kind("ROUND#0#003#TABLES#012#0245") == "ROUND TABLES" and _sk_kind("AUDIT#01KBQ8Z4T3M2") == "AUDIT"
+
+
+def test_a_rounds_table_keys_are_counted_each_as_its_own_key():
+    """A round's sixteen table keys are sixteen partition keys (issue 43): the model keeps each apart (the same
+    number of every round together: a round's load is on its own keys only), and an event's counter shards too."""
+    from bench.cost import _pk_kind
+    from chalicelib.store import keys
+    assert [_pk_kind(keys.table_item("01EV", 0, 3, t)["PK"]) for t in (5, 25, 325)] == ["EVENT#R#T00", "EVENT#R#T01", "EVENT#R#T00"]
+    assert _pk_kind(keys.table_pack("01EV", 1, 9, 17)["PK"]) == "EVENT#R#T01"
+    assert _pk_kind("EVENT#01EV") == "EVENT" and _pk_kind(keys.counter_shard("01EV", 3)["PK"]) == "EVENT#C03"
+    assert _pk_kind("TABLECODE#ab12") == "TABLECODE"
