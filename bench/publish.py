@@ -260,6 +260,8 @@ def _lean(tid: str, n: int) -> None:
     out, err = proc.communicate()
     sampler.stop()
     done = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    if os.environ.get("PUBLISH_TRACEMALLOC") == "top":
+        print(done.stderr)
     if done.returncode != 0:
         print(f"a cold publisher process at {n:,} entries failed after {time.perf_counter() - t0:.0f} s under a "
               f"{GUARD_GB:g} GiB address-space cap (target: peak < 1.5 GB): {done.stderr.strip().splitlines()[-1:]}")
@@ -402,6 +404,22 @@ def _to_s3(tid: str, kept: dict[str, bytes]) -> None:
         stub.wait()
 
 
+def _top_at_languages() -> None:
+    """PUBLISH_TRACEMALLOC=top: as each language's pages start, the largest holders of memory (to stderr)."""
+    import tracemalloc
+    from chalicelib.publish import site_pages
+    render_language = site_pages.render_language
+
+    def traced(lang, out, run):
+        top = tracemalloc.take_snapshot().statistics("traceback")[:12]
+        print(f"== {lang}: {tracemalloc.get_traced_memory()[0] / 2**20:.0f} MiB traced", file=sys.stderr)
+        for st in top:
+            where = " < ".join(f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno}" for f in st.traceback)
+            print(f"{st.size / 2**20:7.1f} MiB {where}", file=sys.stderr)
+        return render_language(lang, out, run)
+    site_pages.render_language = traced
+
+
 def items_alone(table: str, tid: str) -> None:
     """The reference: the event's items read and parsed as the publisher reads them (its entries, state and
     rounds), nothing else; the Python objects they hold (tracemalloc) and the process's ru_maxrss, as one JSON line."""
@@ -437,9 +455,12 @@ def alone(table: str, tid: str, target: str) -> None:
         prof = cProfile.Profile()
         prof.enable()
     traced = os.environ.get("PUBLISH_TRACEMALLOC") == "1"   # Python's own objects at the peak (slower: ~2×)
-    if traced:
+    if traced or os.environ.get("PUBLISH_TRACEMALLOC") == "top":   # top: where the memory is as each language starts
         import tracemalloc
-        tracemalloc.start()
+        tracemalloc.start(6 if not traced else 1)
+        traced = True
+        if os.environ["PUBLISH_TRACEMALLOC"] == "top":
+            _top_at_languages()
     t0 = time.perf_counter()
     # PUBLISH_ALONE_ONE_PROCESS: every language in this process, one after the other (the lean run at 100,000
     # entries: a child per language under the same address-space cap would hold three times the guard)

@@ -49,6 +49,9 @@ def entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], pa
     for e in todo:
         entry_inputs[e] = hashlib.sha1("\n".join([page_of, repr(public_entries[e]), *parts.get(e, ()),
                                                   places_file(e, chunks)]).encode()).hexdigest()
+    # an entry's parts are read only for its digest, just made: not held for every entry (those worked out again
+    # later are put back by _histories_of)
+    parts.clear()
     warm["entry_pages"] = {"entries": entry_list, "page_of": page_of, "outs": outs,
                            "public": public_entries, "history": history, "parts": parts, "inputs": entry_inputs}
     return public_entries, history, entry_inputs
