@@ -274,8 +274,9 @@ def _lean(tid: str, n: int) -> None:
           f"{got['cpu']:.1f} s of CPU; peak memory {got['self_mib']:,.0f} MiB, its largest child "
           f"{got['child_mib']:,.0f} MiB (target: under 1,536 MiB)")
     print(f"  sampled every 0.2 s: peak PSS of the publisher and its children together {sampler.peak_mib:,.0f} MiB "
-          f"(pages shared with a forked child counted once); the publisher's tracemalloc peak "
-          f"{got.get('traced_mib', 0):,.0f} MiB of Python objects; reference, same run: the event's items read and "
+          f"(pages shared with a forked child counted once); "
+          + (f"the publisher's tracemalloc peak {got['traced_mib']:,.0f} MiB of Python objects; " if got.get("traced_mib")
+             else "") + f"reference, same run: the event's items read and "
           f"parsed alone {got.get('items_mib', 0):,.0f} MiB (tracemalloc)")
 
 
@@ -411,7 +412,7 @@ def _top_at_languages() -> None:
     render_language = site_pages.render_language
 
     def traced(lang, out, run):
-        top = tracemalloc.take_snapshot().statistics("traceback")[:12]
+        top = tracemalloc.take_snapshot().statistics("traceback")[:30]
         print(f"== {lang}: {tracemalloc.get_traced_memory()[0] / 2**20:.0f} MiB traced", file=sys.stderr)
         for st in top:
             where = " < ".join(f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno}" for f in st.traceback)
