@@ -258,16 +258,74 @@ def _lean(tid: str, n: int) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (guard, guard))
     folder = tempfile.mkdtemp(prefix="publish-lean-")
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, __file__, "alone", "bench_publish", tid, folder], capture_output=True,
-                          text=True, preexec_fn=cap, env={**os.environ, "PUBLISH_ALONE_ONE_PROCESS": "1"})
+    proc = subprocess.Popen([sys.executable, __file__, "alone", "bench_publish", tid, folder], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=cap,
+                            env={**os.environ, "PUBLISH_ALONE_ONE_PROCESS": "1"})
+    sampler = PssSampler(proc.pid)
+    out, err = proc.communicate()
+    sampler.stop()
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    if os.environ.get("PUBLISH_TRACEMALLOC") == "top":
+        print(done.stderr)
     if done.returncode != 0:
         print(f"a cold publisher process at {n:,} entries failed after {time.perf_counter() - t0:.0f} s under a "
               f"{GUARD_GB:g} GiB address-space cap (target: peak < 1.5 GB): {done.stderr.strip().splitlines()[-1:]}")
         return
     got = json.loads(done.stdout.strip().splitlines()[-1])
+    ref = subprocess.run([sys.executable, __file__, "items", "bench_publish", tid], capture_output=True, text=True,
+                         preexec_fn=cap, check=True)
+    got.update(items_mib=json.loads(ref.stdout.strip().splitlines()[-1])["items_mib"])
     print(f"a cold publisher process at {n:,} entries: its publish {got['seconds']:.1f} s, {got['files']:,} files, "
           f"{got['cpu']:.1f} s of CPU; peak memory {got['self_mib']:,.0f} MiB, its largest child "
           f"{got['child_mib']:,.0f} MiB (target: under 1,536 MiB)")
+    print(f"  sampled every 0.2 s: peak PSS of the publisher and its children together {sampler.peak_mib:,.0f} MiB "
+          f"(pages shared with a forked child counted once); "
+          + (f"the publisher's tracemalloc peak {got['traced_mib']:,.0f} MiB of Python objects; " if got.get("traced_mib")
+             else "") + f"reference, same run: the event's items read and "
+          f"parsed alone {got.get('items_mib', 0):,.0f} MiB (tracemalloc)")
+
+
+class PssSampler:
+    """The proportional set size of a process and its descendants summed, sampled on a thread from
+    /proc/<pid>/smaps_rollup: what they hold together (a forked child's copy-on-write pages shared with its
+    parent counted once between them, unlike two ru_maxrss)."""
+
+    def __init__(self, pid: int, every: float = 0.2):
+        self.pid, self.every, self.peak_mib = pid, every, 0.0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def _tree(pid: int) -> list[int]:
+        out, todo = [], [pid]
+        while todo:
+            p = todo.pop()
+            out.append(p)
+            try:
+                for task in os.listdir(f"/proc/{p}/task"):
+                    todo.extend(int(c) for c in open(f"/proc/{p}/task/{task}/children").read().split())
+            except OSError:
+                pass
+        return out
+
+    @staticmethod
+    def _pss_kib(pid: int) -> int:
+        try:
+            for line in open(f"/proc/{pid}/smaps_rollup"):
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+        except OSError:
+            pass
+        return 0
+
+    def _run(self) -> None:
+        while not self._done.wait(self.every):
+            self.peak_mib = max(self.peak_mib, sum(self._pss_kib(p) for p in self._tree(self.pid)) / 1024)
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
 
 
 def _raw_writes(sink, bodies: list[bytes], n: int) -> float:
@@ -352,6 +410,40 @@ def _to_s3(tid: str, kept: dict[str, bytes]) -> None:
         stub.wait()
 
 
+def _top_at_languages() -> None:
+    """PUBLISH_TRACEMALLOC=top: as each language's pages start, the largest holders of memory (to stderr)."""
+    import tracemalloc
+    from chalicelib.publish import site_pages
+    render_language = site_pages.render_language
+
+    def traced(lang, out, run):
+        top = tracemalloc.take_snapshot().statistics("traceback")[:30]
+        print(f"== {lang}: {tracemalloc.get_traced_memory()[0] / 2**20:.0f} MiB traced", file=sys.stderr)
+        for st in top:
+            where = " < ".join(f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno}" for f in st.traceback)
+            print(f"{st.size / 2**20:7.1f} MiB {where}", file=sys.stderr)
+        return render_language(lang, out, run)
+    site_pages.render_language = traced
+
+
+def items_alone(table: str, tid: str) -> None:
+    """The reference: the event's items read and parsed as the publisher reads them (its entries, state and
+    rounds), nothing else; the Python objects they hold (tracemalloc) and the process's ru_maxrss, as one JSON line."""
+    import json
+    import resource
+    import tracemalloc
+    repos = repos_on(table)
+    _, events = repos.tournaments.get_with_events(tid)
+    tracemalloc.start()
+    held = []
+    for event in events:
+        state = repos.rounds.state(event.id)
+        held.append((repos.entries.list(event.id), repos.rounds.rounds_for_publishing(event.id, state)))
+    current, _ = tracemalloc.get_traced_memory()
+    print(json.dumps({"items_mib": current / 2**20,
+                      "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+
+
 def alone(table: str, tid: str, target: str) -> None:
     """A cold publisher in this process: the figures as one JSON line. `target`: a folder, or s3:BUCKET."""
     import json
@@ -368,6 +460,13 @@ def alone(table: str, tid: str, target: str) -> None:
         import cProfile
         prof = cProfile.Profile()
         prof.enable()
+    traced = os.environ.get("PUBLISH_TRACEMALLOC") == "1"   # Python's own objects at the peak (slower: ~2×)
+    if traced or os.environ.get("PUBLISH_TRACEMALLOC") == "top":   # top: where the memory is as each language starts
+        import tracemalloc
+        tracemalloc.start(6 if not traced else 1)
+        traced = True
+        if os.environ["PUBLISH_TRACEMALLOC"] == "top":
+            _top_at_languages()
     t0 = time.perf_counter()
     # PUBLISH_ALONE_ONE_PROCESS: every language in this process, one after the other (the lean run at 100,000
     # entries: a child per language under the same address-space cap would hold three times the guard)
@@ -376,8 +475,10 @@ def alone(table: str, tid: str, target: str) -> None:
     if prof is not None:
         prof.disable()
         prof.dump_stats(os.environ["PUBLISH_ALONE_PROFILE"])
+    seconds = time.perf_counter() - t0
+    traced_mib = tracemalloc.get_traced_memory()[1] / 2**20 if traced else 0.0
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    print(json.dumps({"seconds": time.perf_counter() - t0, "files": stats["written"],
+    print(json.dumps({"seconds": seconds, "files": stats["written"], "traced_mib": traced_mib,
                       "cpu": me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime,
                       "self_mib": me.ru_maxrss / 1024, "child_mib": kids.ru_maxrss / 1024}))
 
@@ -536,5 +637,7 @@ if __name__ == "__main__":
         event_alone(*sys.argv[2:6])
     elif "--pair" in sys.argv:   # only the two events' figures
         on_ddb_local(lambda: two_events(repos_on("bench_publish"), lambda: datetime(2026, 12, 12, 10, tzinfo=UTC)))
+    elif sys.argv[1:2] == ["items"]:
+        items_alone(*sys.argv[2:4])
     else:
         main()

@@ -49,6 +49,9 @@ def entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], pa
     for e in todo:
         entry_inputs[e] = hashlib.sha1("\n".join([page_of, repr(public_entries[e]), *parts.get(e, ()),
                                                   places_file(e, chunks)]).encode()).hexdigest()
+    # an entry's parts are read only for its digest, just made: not held for every entry (those worked out again
+    # later are put back by _histories_of)
+    parts.clear()
     warm["entry_pages"] = {"entries": entry_list, "page_of": page_of, "outs": outs,
                            "public": public_entries, "history": history, "parts": parts, "inputs": entry_inputs}
     return public_entries, history, entry_inputs
@@ -179,9 +182,11 @@ def table_site(doc: dict, t: dict, names: dict, name_map: dict, pnames: list[str
            "penalties": penalties_of_table(t, names) if shown else [],
            "points": t.get("points") if shown else {},
            "rooms": room_levels(t, sides) if shown else []}
-    # Each entry page is keyed by its inputs; a table's part is worded once here for both sides.
+    # Each entry page is keyed by its inputs; a table's part is worded once here for both sides, and held as its
+    # digest (40 characters, not the ~200 of its words: one a table of every round, 150,000 at 100,000 entries)
     levels = deal_levels(t, sides) if shown else None
-    part = repr((doc["number"], t["status"], sides, t.get("points") if shown else None, pnames, levels))
+    part = hashlib.sha1(repr((doc["number"], t["status"], sides, t.get("points") if shown else None, pnames,
+                              levels)).encode()).hexdigest()
     history = [(s["entry_id"], {
         "round": doc["number"], "bye": False, "status": t["status"],
         "opponents": [o for o in sides if o["entry_id"] != s["entry_id"]],

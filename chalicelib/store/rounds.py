@@ -53,7 +53,7 @@ def _stamp(head_item: dict, shards_rev: int = 0) -> list:
 
 
 def _table_no(sk: str) -> int:
-    return int(sk.rsplit("#", 1)[1])
+    return keys.unsortable(sk.rsplit("#", 1)[1])   # past 9,999 tables: ':' and twelve digits (keys.sortable)
 
 
 def with_written(tables: list[dict], written: list[dict]) -> list[dict]:

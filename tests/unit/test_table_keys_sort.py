@@ -38,3 +38,9 @@ def test_a_range_cut_halfway_between_packs_past_a_thousand_lies_between_them():
     low, high = keys.table_pack("e", 1, 3, 939)["SK"], keys.table_pack("e", 1, 3, 1252)["SK"]
     cut = _between_packs(prefix, low, high)
     assert low < cut < high and keys.pack_no_of(cut) == (939 + 1252) // 2
+
+
+def test_a_table_items_number_reads_back_past_9999_tables():
+    from chalicelib.store.rounds import _table_no
+    for t in (1, 842, 9_999, 10_000, 49_999):   # a 20,000-entry round's table 10,000 failed to read back
+        assert _table_no(keys.table_item("e", 1, 3, t)["SK"]) == t
