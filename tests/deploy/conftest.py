@@ -100,6 +100,9 @@ def aws(ddb_local_endpoint, message_standins):
         # configuration as the operator fills it in, pointed at the local stand-ins
         china_arns = {name: sm.create_secret(Name=name, SecretString="{}")["ARN"]
                       for name in ("WeChatPayKeys", "AlipayKeys")}
+        # the key that seals the organisers' payment accounts (issue 40): moto's KMS stands in for the stack's
+        china_arns["PaymentAccountsKey"] = boto3.client("kms", endpoint_url=moto_url, **kw).create_key(
+            Description="payment accounts")["KeyMetadata"]["Arn"]
         china_arns["MessagesConfig"] = sm.create_secret(
             Name="MessagesConfig", SecretString=json.dumps(deployed_messages_config(message_standins)))["ARN"]
         yield SimpleNamespace(ddb_url=ddb_local_endpoint, moto_url=moto_url, table=table, bucket=bucket,
@@ -118,7 +121,8 @@ def function_environment(template: dict, logical_id: str, aws) -> dict:
     local = {"TABLE_NAME": aws.table, "PUBLISH_BUCKET": aws.bucket, "PUBLISH_QUEUE_URL": aws.queue_url,
              "STRIPE_SECRET_ARN": aws.stripe_arn, "TABLE_CODE_SECRET_ARN": aws.code_arn, "SITE_URL": aws.site_url,
              "WECHAT_PAY_SECRET_ARN": aws.china_arns["WeChatPayKeys"], "ALIPAY_SECRET_ARN": aws.china_arns["AlipayKeys"],
-             "MESSAGES_CONFIG_ARN": aws.china_arns["MessagesConfig"]}
+             "MESSAGES_CONFIG_ARN": aws.china_arns["MessagesConfig"],
+             "PAYMENT_ACCOUNTS_KEY_ID": aws.china_arns["PaymentAccountsKey"]}
     env = {}
     for name, value in props.get("Environment", {}).get("Variables", {}).items():
         if isinstance(value, str):
@@ -131,6 +135,7 @@ def function_environment(template: dict, logical_id: str, aws) -> dict:
         "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(props.get("MemorySize", 128)),
         "AWS_ENDPOINT_URL_DYNAMODB": aws.ddb_url, "AWS_ENDPOINT_URL_S3": aws.moto_url,
         "AWS_ENDPOINT_URL_SQS": aws.moto_url, "AWS_ENDPOINT_URL_SECRETS_MANAGER": aws.moto_url,
+        "AWS_ENDPOINT_URL_KMS": aws.moto_url,
     })
     return artifact.base_environment(env)
 
