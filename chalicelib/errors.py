@@ -307,6 +307,12 @@ class AccountMismatch(Conflict):
     code, default_message = "account_mismatch", "The notification is for another merchant account than this payment's."
 
 
+class PaymentAccountTaken(Conflict):
+    """Another organiser has connected this merchant account id (issue 40): one chamber's money, one organiser."""
+    code = "payment_account_taken"
+    default_message = "该商户号已被其他主办方接入 · This merchant account is connected by another organiser."
+
+
 class PaymentAccountInvalid(DomainError):
     """An organiser's payment account as sent cannot be used: `details` name the field and why (mode, missing,
     format)."""

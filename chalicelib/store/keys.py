@@ -409,6 +409,12 @@ def payment_account(oid: str, provider: str) -> dict:
     return {"PK": f"ORG#{oid}", "SK": f"PAYACCT#{provider}"}
 
 
+def payment_account_claim(provider: str, account_id: str) -> dict:
+    """Which organiser holds a merchant account id at a provider (a sub_mchid, an app id, an acct_…): one at a
+    time, so no organiser can point its tournaments' orders and refunds at another chamber's merchant."""
+    return {"PK": f"PAYCLAIM#{provider}#{account_id}", "SK": "CLAIM"}
+
+
 def retired_payment_account(oid: str, provider: str, account_id: str) -> dict:
     """An account the organiser replaced or deleted, kept sealed for the orders opened on it (their refunds,
     queries and notifications): one per account id a payment may name."""

@@ -44,7 +44,8 @@ class PaymentAccountRepo:
         # an account taken back is the account now: its retired copy (older keys) goes
         back = [Op.delete(keys.retired_payment_account(account.organiser_id, account.provider, account.id))] \
             if account.id else []
-        self.t.transact([put, *kept, *back])
+        claims = self._claim_ops(account.organiser_id, account.provider, account.id, old.get("account_id") if old else None)
+        self.t.transact([put, *kept, *back, *claims])
         return self._account(account.organiser_id, item, with_secrets=False)
 
     def get(self, oid: str, provider: str, *, with_secrets: bool = True) -> PaymentAccount | None:
@@ -64,15 +65,20 @@ class PaymentAccountRepo:
                      learned_id: str | None = None) -> bool:
         """The check's outcome on the account it checked (with the account id the provider named, when the
         organiser left it to the check); False (nothing written) when the account changed or went meanwhile."""
+        code = {":c": check.code} if check.code else {}
+        ident = {":id": learned_id} if learned_id else {}
+        update = Op.update(keys.payment_account(oid, provider),
+                           "SET #s = :s, checked_at = :at" + (", code = :c" if code else "")
+                           + (", account_id = :id" if ident else "") + ("" if code else " REMOVE code"),
+                           names={"#s": "state"},
+                           values={":s": check.state, ":at": now_iso, ":v": version, **code, **ident},
+                           condition="version = :v", on_fail=errors.VersionConflict)
+        claims = []
+        if learned_id:   # the id the provider named (Alipay's app id) is claimed as a typed one is
+            old = self.t.get(keys.payment_account(oid, provider))
+            claims = self._claim_ops(oid, provider, learned_id, old.get("account_id") if old else None)
         try:
-            code = {":c": check.code} if check.code else {}
-            ident = {":id": learned_id} if learned_id else {}
-            self.t.update(keys.payment_account(oid, provider),
-                          "SET #s = :s, checked_at = :at" + (", code = :c" if code else "")
-                          + (", account_id = :id" if ident else "") + ("" if code else " REMOVE code"),
-                          names={"#s": "state"},
-                          values={":s": check.state, ":at": now_iso, ":v": version, **code, **ident},
-                          condition="version = :v", on_fail=errors.VersionConflict)
+            self.t.transact([update, *claims])
         except errors.VersionConflict:
             return False
         return True
@@ -84,10 +90,23 @@ class PaymentAccountRepo:
         try:
             self.t.transact([Op.delete(keys.payment_account(oid, provider), condition="version = :v",
                                        values={":v": int(old["version"])}, on_fail=errors.NotFound),
-                             *self._retire_ops(oid, old, now_iso or str(old.get("updated_at", "")))])
+                             *self._retire_ops(oid, old, now_iso or str(old.get("updated_at", ""))),
+                             *self._claim_ops(oid, provider, None, old.get("account_id"))])
         except errors.NotFound:
             return False   # changed or deleted meanwhile: the organiser looks again
         return True
+
+    def _claim_ops(self, oid: str, provider: str, new_id: str | None, old_id: str | None) -> list[Op]:
+        """The merchant id claimed for this organiser (refused when another holds it), the one it leaves released."""
+        ops = []
+        if new_id and new_id != old_id:
+            ops.append(Op.put({**keys.payment_account_claim(provider, new_id), "kind": "payment_account_claim",
+                               "organiser_id": oid},
+                              condition="attribute_not_exists(PK) OR organiser_id = :o", values={":o": oid},
+                              on_fail=errors.PaymentAccountTaken))
+        if old_id and old_id != new_id:
+            ops.append(Op.delete(keys.payment_account_claim(provider, old_id)))
+        return ops
 
     def _retire_ops(self, oid: str, old: dict, now_iso: str) -> list[Op]:
         """The account leaving, kept under its id (an account never given an id opened no order: nothing kept)."""

@@ -24,7 +24,8 @@ APIV3 = "AbCdEf0123456789AbCdEf0123456789"
 def connect(moto_repos, monkeypatch):
     monkeypatch.setenv("PAYMENT_ACCOUNTS", "platform")
     get_settings.cache_clear()   # read again (the organisers' fixtures may have read it before)
-    fake = ConnectStripe({"acct_1ChamberA": True, "acct_1ChamberB": True, "acct_1NotReady": False})
+    fake = ConnectStripe({"acct_1ChamberA": True, "acct_1ChamberB": True, "acct_1ChamberC": True,
+                          "acct_1NotReady": False})
     bootstrap.deps().providers["stripe"] = StripeGateway("sk_test_platform", WEBHOOK_SECRET, http_client=fake,
                                                          max_retries=0)
     return fake
@@ -145,14 +146,17 @@ def test_each_tournament_pays_and_refunds_through_its_own_organisers_connected_a
     sid_b = next(s for s, v in connect.sessions.items() if v["metadata"]["entry_id"] == b["entry"]["id"])
     assert _webhook(other_api, "evt_b", "checkout.session.completed", connect.pay(sid_b, "pi_b"),
                     "acct_1ChamberB").data["status"] == "confirmed"
-    other_api.put("/organiser/payment-accounts/stripe", {"account": "acct_1ChamberA"})
+    taken = other_api.put("/organiser/payment-accounts/stripe", {"account": "acct_1ChamberA"})   # A's: refused
+    assert (taken.status_code, taken.data["code"]) == (409, "payment_account_taken")
+    other_api.put("/organiser/payment-accounts/stripe", {"account": "acct_1ChamberC"})
     other_api.post("/organiser/payment-accounts/stripe/check")
     listed = other_api.get("/organiser/payment-accounts").data
-    assert [x["id"] for x in listed["accounts"]] == ["acct_1ChamberA"] and listed["retired"] == 1
+    assert [x["id"] for x in listed["accounts"]] == ["acct_1ChamberC"] and listed["retired"] == 1
     assert "acct_1ChamberB" not in json.dumps(listed)
     out = other_api.delete(f"/entries/{b['entry']['id']}", token=None, headers={"X-Manage-Token": b["manage_token"]})
     assert out.status_code == 200 and out.data["payment_state"] == "refunded", out.data
     assert [q["account"] for q in connect.requests if q["path"] == "/v1/refunds"] == ["acct_1ChamberA", "acct_1ChamberB"]
+    assert "acct_1ChamberC" not in [q["account"] for q in connect.requests if q["path"] == "/v1/refunds"]
     # its refund's event names the old account: it is this payment's (the account it was opened on)
     assert other_api.delete("/organiser/payment-accounts/stripe").status_code == 200
     assert other_api.get("/organiser/payment-accounts").data == {"accounts": [], "offerable": ["offline"],

@@ -189,10 +189,11 @@ def test_a_direct_accounts_notifications_come_to_its_organisers_own_route(chalic
         assert wx_post(api, wx_note, path_oid).data["code"] == "invalid_signature"
         assert ali_post(api, ali_note, path_oid).status_code == 400
     assert wx_post(api, wx_note, "01JZZZZZZZZZZZZZZZZZZZZZZZ").status_code == 404   # an organiser with no account
-    # An organiser who typed the same merchant's keys verifies it on its own URL, but the payment is not its own
+    # Another organiser cannot connect the same merchant: one chamber's merchant id belongs to one organiser
     same_oid, same = organiser(chalice_client, "同号商会")
-    connect(same, "wechat_pay", {"mode": "direct", "mchid": m.mchid, **m.values()})
-    assert wx_post(api, wx_note, same_oid).data == {"code": "SUCCESS", "message": "not_processed"}
+    taken = same.put("/organiser/payment-accounts/wechat_pay", {"mode": "direct", "mchid": m.mchid, **m.values()})
+    assert (taken.status_code, taken.data["code"]) == (409, "payment_account_taken")
+    assert wx_post(api, wx_note, same_oid).status_code == 404                     # no account there: nothing verifies
     assert status(api, *wx_entry) == status(api, *ali_entry) == ("pending_payment", "pending")
     assert wx_post(api, wx_note, oid).data == {"code": "SUCCESS", "message": "confirmed"}
     ok = ali_post(api, ali_note, oid)

@@ -111,3 +111,25 @@ def test_a_replaced_or_deleted_account_is_kept_sealed_under_its_id(any_repos):
     repo.put(_direct(), "t6")                                   # taken back: it is the account now, not retired
     assert [a.id for a in repo.retired_all("org1", "wechat_pay")] == ["1900000999"]
     assert repo.get("org1", "wechat_pay").secrets["private_key"] == SECRET
+
+
+def test_one_merchant_id_belongs_to_one_organiser_at_a_time(any_repos):
+    """A sub_mchid, app id or acct_ connected by one organiser cannot be connected by another (its tournaments'
+    orders and refunds would go through the first chamber's merchant) until the first lets it go."""
+    repo = any_repos.payment_accounts
+    partner = PaymentAccount(organiser_id="org1", provider="wechat_pay", mode="partner", id="1900000111")
+    repo.put(partner, "2026-12-01T02:00:00Z")
+    repo.put(partner, "2026-12-01T02:01:00Z")                         # the same organiser again: its own
+    taken = PaymentAccount(organiser_id="org2", provider="wechat_pay", mode="partner", id="1900000111")
+    with pytest.raises(errors.PaymentAccountTaken):
+        repo.put(taken, "2026-12-01T02:02:00Z")
+    assert repo.get("org2", "wechat_pay") is None                        # nothing half-written
+    repo.put(PaymentAccount(organiser_id="org1", provider="wechat_pay", mode="partner", id="1900000222"),
+             "2026-12-01T02:03:00Z")                                     # org1 moves to another sub-merchant
+    assert repo.put(taken, "2026-12-01T02:04:00Z").id == "1900000111"   # the old one is free
+    with pytest.raises(errors.PaymentAccountTaken):
+        repo.put(PaymentAccount(organiser_id="org3", provider="wechat_pay", mode="partner", id="1900000222"),
+                 "2026-12-01T02:05:00Z")
+    assert repo.delete("org1", "wechat_pay", "2026-12-01T02:06:00Z")
+    repo.put(PaymentAccount(organiser_id="org3", provider="wechat_pay", mode="partner", id="1900000222"),
+             "2026-12-01T02:07:00Z")                                     # deleted: free for another
