@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from .. import errors
 from ..installation import lookup_hash
 from ..messages.record import masked
-from ..phones import normalise
 from . import organisers, sms_codes
 
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
@@ -58,15 +57,6 @@ def confirm_reset(deps: Deps, login: str, code: str, password: str) -> dict:
     return {"reset": True}
 
 
-def _phone(raw: str) -> str:
-    try:
-        phone = normalise(raw)
-    except ValueError:
-        phone = None
-    if not phone:
-        raise errors.InvalidRequest("手机号码无效 · Not a phone number.", {"field": "phone"})
-    return phone
-
 
 def _phone_subject(organiser_id: str, phone: str) -> str:
     return lookup_hash("organiser-phone", f"{organiser_id}:{phone}")
@@ -74,7 +64,7 @@ def _phone_subject(organiser_id: str, phone: str) -> str:
 
 def request_phone_code(deps: Deps, organiser: Organiser, raw_phone: str, client: str | None,
                        lang: str | None = None) -> dict:
-    phone = _phone(raw_phone)
+    phone = sms_codes.phone_given(raw_phone)
     sms_codes.limit_client(deps, client)
     sms_codes.limit_phone(deps, lookup_hash("phone", phone))
     sms_codes.issue(deps, _phone_subject(organiser.id, phone), phone, lang, kind=KIND)
@@ -82,7 +72,7 @@ def request_phone_code(deps: Deps, organiser: Organiser, raw_phone: str, client:
 
 
 def confirm_phone(deps: Deps, organiser: Organiser, raw_phone: str, code: str) -> dict:
-    phone = _phone(raw_phone)
+    phone = sms_codes.phone_given(raw_phone)
     sms_codes.use(deps, _phone_subject(organiser.id, phone), code)
     deps.repos.organisers.set_phone(organiser.id, phone)
     return {"phone_masked": masked(phone)}

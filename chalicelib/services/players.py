@@ -16,7 +16,7 @@ from ..ids import hash_secret, new_id, new_token
 from ..installation import lookup_hash
 from ..messages.record import masked
 from ..models import Entry, Event, Tournament
-from ..phones import normalise, same
+from ..phones import same
 from . import gateways, registration, sms_codes
 
 if TYPE_CHECKING:
@@ -27,18 +27,9 @@ log = logging.getLogger("cardgames.players")
 SESSION_DAYS = 30   # the code's rules and limits are services/sms_codes.py's (shared with the password reset)
 
 
-def _phone(raw: str) -> str:
-    try:
-        phone = normalise(raw)
-    except ValueError:
-        phone = None
-    if not phone:
-        raise errors.InvalidRequest("手机号码无效 · Not a phone number.")
-    return phone
-
 
 def send_code(deps: Deps, raw_phone: str, client: str | None, lang: str | None = None) -> dict:
-    phone = _phone(raw_phone)
+    phone = sms_codes.phone_given(raw_phone)
     phone_hash = lookup_hash("phone", phone)
     sms_codes.limit_client(deps, client)
     sms_codes.limit_phone(deps, phone_hash)
@@ -50,7 +41,7 @@ def sign_in(deps: Deps, raw_phone: str, code: str, binding_ticket: str | None = 
     """The phone and its SMS code; with a `binding_ticket` (a WeChat sign-in answered wechat_phone_required) the
     ticket's openid is bound to this phone's player too, for good — refused before the code is spent when either
     is already another's."""
-    phone = _phone(raw_phone)
+    phone = sms_codes.phone_given(raw_phone)
     phone_hash = lookup_hash("phone", phone)
     now = deps.clock()
     wechat = _ticket(deps, binding_ticket, phone_hash, now) if binding_ticket else None   # (openid, hash, stale)

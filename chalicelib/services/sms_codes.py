@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from .. import errors
 from ..installation import lookup_hash
 from ..messages import outbox
+from ..phones import normalise
 from .limits import bucket
 
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
@@ -29,6 +30,17 @@ WRONG = "验证码错误或已过期 · The code is wrong or has expired."
 
 def limit_client(deps: Deps, client: str | None) -> None:
     bucket(deps, "code-client", lookup_hash("source", client or "unknown"), *CLIENT_HOUR, "address")
+
+
+def phone_given(raw: str) -> str:
+    """The phone a code is asked for or given with, normalised; 400 when it is not a phone number."""
+    try:
+        phone = normalise(raw)
+    except ValueError:
+        phone = None
+    if not phone:
+        raise errors.InvalidRequest("手机号码无效 · Not a phone number.", {"field": "phone"})
+    return phone
 
 
 def limit_phone(deps: Deps, key: str) -> None:
