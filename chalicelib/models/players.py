@@ -78,6 +78,7 @@ class PlayerRegistration(Out):
     event: str
     game: str
     date: date
+    timezone: str = Field(default="Asia/Shanghai", description="the tournament's zone: its times are read there")
     name: str = Field(description="the entry's name (a pair's, a team's or the player's)")
     status: str
     payment_state: str

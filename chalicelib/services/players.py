@@ -205,7 +205,7 @@ def _registration_rows(deps: Deps, held: _Held) -> list[dict]:
         t, ev = held.tournaments[e.tournament_id], held.events[e.event_id]
         out.append({"entry_id": e.id, "registration_id": e.registration_id, "tournament_id": t.id,
                     "tournament": t.name, "organiser": held.organisers.get(t.organiser_id, ""), "event_id": ev.id,
-                    "event": ev.config.name, "game": ev.config.game, "date": t.starts_on, "name": e.name,
+                    "event": ev.config.name, "game": ev.config.game, "date": t.starts_on, "timezone": t.timezone, "name": e.name,
                     "status": e.status, "payment_state": e.payment_state, "amount_due": e.amount_due,
                     "amount_paid": e.amount_paid, "amount_refunded": e.amount_refunded, "currency": e.currency, "created_at": e.created_at,
                     "hold_expires_at": e.hold_expires_at,

@@ -58,6 +58,7 @@ def test_one_phone_two_organisers_one_me_the_session_withdraws_only_its_own_expo
     regs = got.data["registrations"]
     assert [(r["tournament"], r["event_id"]) for r in regs] == [("柳州杯", pairs), ("南宁冬季赛", ddz)]   # newest first
     assert {r["organiser"] for r in regs} == {"河池商会", "别的商会"}
+    assert {r["timezone"] for r in regs} == {"Asia/Shanghai"}    # a deadline is read in the tournament's zone
     pair = regs[0]
     assert pair["status"] == "pending_payment" and pair["can"] == {"pay": False, "withdraw": True, "manage": True}
     assert regs[1]["can"] == {"pay": False, "withdraw": True, "manage": True}   # free, no change deadline set
