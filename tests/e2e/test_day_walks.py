@@ -16,18 +16,11 @@ from playwright.sync_api import expect
 
 from chalicelib.services import organisers
 from tests.e2e.conftest import SHOTS
+from tests.e2e.test_browser import token_sign_in   # it tries twice (an unexplained first-sign-in stall under load)
 
 DAY = (date.today() + timedelta(days=30)).isoformat()
 T = 30_000   # a draw or a close under a loaded machine's stack (2 cores shared) may take seconds
 
-
-def token_sign_in(page, stack, token):
-    """The console with an API token (test_browser's steps, with the walk's patience under load)."""
-    page.goto(f"{stack['site']}/organiser.html")
-    page.get_by_text("使用 API 令牌登录").click()
-    page.get_by_label("组委会令牌").fill(token)
-    page.get_by_test_id("token-form").get_by_role("button", name="登录").click()
-    expect(page.get_by_test_id("console")).to_be_visible(timeout=T)
 
 
 def api_get(stack, token, path):
