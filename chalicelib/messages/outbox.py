@@ -320,6 +320,13 @@ def _run_job(deps, job: Message):
     return Outcome("job")
 
 
+def queue_job(deps, kind: str, params: dict, secret: tuple[str, ...] = ()) -> bool:
+    """A job of `kind` (registered in JOBS) for the worker's next pass, due now. `secret`: params that are
+    personal (a login): dropped from the item once the job is done or given up."""
+    return queue(deps, record.new(id=new_id(), cause=f"{kind}:{new_id()}", kind=kind, channel="job", to="",
+                                  now=deps.clock(), params=params, secret_params=secret))
+
+
 def queue_draw(deps, tournament_id: str, event_id: str, stage: int, round_no: int) -> bool:
     """RoundDrawn: one job in the outbox (the worker queues each player's table from it), so the draw's request
     writes one item however many play."""
