@@ -188,10 +188,9 @@ def _player_of(deps, phone: str | None) -> dict:
     players = getattr(deps.repos, "players", None)
     if not phone or not _PHONE_LIKE.fullmatch(phone) or not hasattr(players, "by_phone_hash"):
         return {}
-    from ..installation import lookup_hash
-    from ..phones import key_form
+    from ..installation import phone_hash
     try:
-        return players.by_phone_hash(lookup_hash("phone", key_form(phone))) or {}
+        return players.by_phone_hash(phone_hash(phone)) or {}
     except Exception:   # noqa: BLE001 — a language or a second channel is a nicety: never worth a message lost
         return {}
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from .. import errors
 from ..ids import hash_secret, new_id, new_token
-from ..installation import lookup_hash
+from ..installation import lookup_hash, phone_hash
 from ..messages import record
 from ..messages.outbox import address_tag
 from ..messages.record import masked
@@ -77,7 +77,7 @@ def _once_a_minute(deps: Deps, entry_id: str) -> None:
 
 def _per_phone(deps: Deps, phone: str) -> None:
     """429 manage_link_phone_limited when this phone was sent a link within the minute or PHONE_DAY today."""
-    key = lookup_hash("phone", phone)
+    key = phone_hash(phone)
     try:
         bucket(deps, "manage-link-phone-minute", key, *PHONE_MINUTE, "phone")
         bucket(deps, "manage-link-phone-day", key, *PHONE_DAY, "phone_day")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import errors
-from ..installation import lookup_hash
+from ..installation import lookup_hash, phone_hash
 from ..messages import outbox
 from ..messages.record import masked
 from . import organisers, sms_codes
@@ -52,7 +52,7 @@ def send_reset_code(deps: Deps, params: dict) -> None:
     if not phone:
         return
     try:
-        sms_codes.limit_phone(deps, lookup_hash("phone", phone))
+        sms_codes.limit_phone(deps, phone_hash(phone))
     except errors.RateLimited:
         return
     sms_codes.issue(deps, _reset_subject(key), phone, params.get("lang") or None, kind=KIND)
@@ -77,7 +77,7 @@ def request_phone_code(deps: Deps, organiser: Organiser, raw_phone: str, client:
                        lang: str | None = None) -> dict:
     phone = sms_codes.phone_given(raw_phone)
     sms_codes.limit_client(deps, client)
-    sms_codes.limit_phone(deps, lookup_hash("phone", phone))
+    sms_codes.limit_phone(deps, phone_hash(phone))
     sms_codes.issue(deps, _phone_subject(organiser.id, phone), phone, lang, kind=KIND)
     return {"retry_after": int(sms_codes.PHONE_MINUTE[1])}
 
