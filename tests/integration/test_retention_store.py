@@ -163,3 +163,20 @@ def test_index_items_left_by_earlier_sweeps_are_removed_by_the_migration(any_rep
     assert any_repos.players.holdings(h_erased) == []
     assert [r["entry_id"] for r in any_repos.players.holdings(h_kept)] == [kept.id]
     assert migrations.unlink_erased_phones(any_repos.table) == 0
+
+
+def test_wechat_bindings_left_by_earlier_sweeps_are_removed_by_the_migration(any_repos):
+    """Sweeps run before the fix dropped a player and left its WeChat binding: `migrations.drop_orphan_wechat_bindings`
+    deletes the bindings whose player is gone or holds another openid now (once), and keeps a player's own."""
+    from chalicelib.store import keys, migrations
+    repo = any_repos.players
+    for ph, openid in (("ph-kept", "oKept"), ("ph-gone", "oGone"), ("ph-new", "oOld")):
+        repo.get_or_create(ph, f"P-{ph}", "13800000001", "2026-12-01T00:00:00+00:00")
+        repo.put_wechat_ticket(f"t-{openid}", openid, expires_at=2_000)
+        repo.bind_wechat(ph, f"h-{openid}", openid, f"t-{openid}", now=1_000)
+    any_repos.table.delete(keys.player("ph-gone"))                       # dropped by a sweep before the fix
+    any_repos.table.update(keys.player("ph-new"), "SET wechat_hash = :h", values={":h": "h-oNew"})   # another openid
+    assert migrations.drop_orphan_wechat_bindings(any_repos.table) == 2
+    assert repo.by_wechat("h-oGone") is None and repo.by_wechat("h-oOld") is None
+    assert repo.by_wechat("h-oKept")["phone_hash"] == "ph-kept"
+    assert migrations.drop_orphan_wechat_bindings(any_repos.table) == 0
