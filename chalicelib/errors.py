@@ -377,6 +377,13 @@ class ImportColumnsMissing(DomainError):
     code, status, default_message = "import_columns_missing", 400, "The sheet lacks columns this event needs."
 
 
+class ManageLinkPhoneLimited(RateLimited):
+    """A manage link was resent to this phone a moment ago, or too often today (services/manage_links.py): per
+    phone, whichever entry asked, so a phone on many entries is not sent one per entry."""
+    code = "manage_link_phone_limited"
+    default_message = "这个手机号刚收到过管理链接，请稍后再试 · This phone was just sent a manage link: try again later."
+
+
 class NoContact(Conflict):
     """The desk asked to resend a manage link to an entry that has no phone (or its contact data was erased)."""
     code, default_message = "no_contact", "这个报名没有手机号，无法发送 · This entry has no phone to send the link to."

@@ -37,6 +37,14 @@ def lookup_hash(purpose: str, value: str) -> str:
     return hmac.new(_lookup_secret(), f"{purpose}:{value}".encode(), hashlib.sha256).hexdigest()[:40]
 
 
+def phone_hash(phone: str) -> str:
+    """The keyed hash a phone is known by everywhere — a player's key, the "我的" index, the SMS codes' and the
+    links' limits, the outbox's look-up of a player: its key form (phones.key_form), so +86 138…, 138-… are one.
+    The one place it is made: items written with one formula and looked up with another would not be found."""
+    from .phones import key_form
+    return lookup_hash("phone", key_form(phone) or phone)
+
+
 def live_secret() -> bytes:
     """The key naming each table's live JSON (chalicelib/publish/live.py): derived from the table-code secret under
     its own label, so one secret is kept and a live name says nothing about a table's codes."""

@@ -215,6 +215,8 @@ def run() -> None:
         print(f"Indexed {indexed} earlier entries and registrations by phone.")
     if unlinked := migrations.unlink_erased_phones(dynamo.Table(TABLE)):   # left by sweeps before issue 41's fix
         print(f"Removed {unlinked} phone index items of erased entries and registrations.")
+    if unbound := migrations.drop_orphan_wechat_bindings(dynamo.Table(TABLE)):   # left by sweeps before the fix
+        print(f"Removed {unbound} WeChat bindings of players the retention sweep had dropped.")
     start_messages()   # the SMS and e-mail providers' stand-ins, and the outbox's worker
     demo = load_demo()
     env = local_env()

@@ -136,24 +136,48 @@ def _append_local(path: str | None, message: Message, text: str, now: datetime) 
 
 
 # --------------------------------------------------------------------------- the causes
-def _contacts(entry, deps=None) -> list[tuple[str, str]]:
+def _contacts(entry, deps=None, urgent: bool = False) -> list[tuple[str, str]]:
     """(channel, address) of an entry: each member's phone once (SMS), its e-mail if it has one, and — given
     `deps` — the WeChat openid its player bound by signing in inside WeChat (a template message in the chat beside
     the SMS: the SMS still goes, as a player may not follow the account). The openid comes only from that
-    verified binding, found by the member's phone; it is never copied onto the entry."""
-    seen, out = set(), []
+    verified binding, found by the member's phone; it is never copied onto the entry. Given `deps`, each member's
+    choice of channels (notify) is honoured: member_channels."""
+    seen, out, chats = set(), [], []
     for member in entry.members:
-        for channel, address in (("sms", getattr(member, "phone", None)), ("email", getattr(member, "email", None))):
-            if address and address not in seen:
+        phone, email = getattr(member, "phone", None), getattr(member, "email", None)
+        if deps is None:   # a rush's registration: one write without a read (its own answer: the manage link)
+            found = [("sms", phone), ("email", email)]
+        else:
+            found = member_channels(deps, phone, email, urgent)
+        for channel, address in found:
+            if channel == "wechat":
+                chats.append(address)
+            elif address and address not in seen:
                 seen.add(address)
                 out.append((channel, address))
-    if deps is not None:
-        for member in entry.members:
-            openid = bound_openid(deps, getattr(member, "phone", None))
-            if openid and openid not in seen:
-                seen.add(openid)
-                out.append(("wechat", openid))
+    for openid in chats:
+        if openid not in seen:
+            seen.add(openid)
+            out.append(("wechat", openid))
     return out
+
+
+def member_channels(deps, phone: str | None, email: str | None, urgent: bool,
+                    player: dict | None = None) -> list[tuple[str, str]]:
+    """The channels a message to one member goes by, as its player chose in 我的 (notify: sms, email, wechat; on
+    unless turned off). A channel turned off is not used — for an urgent message too, whenever another channel the
+    player left on reaches them: the player said how to be told, and WeChat or e-mail tells them as well.
+    Only an urgent message (record.URGENT: their table, their place's deadline, a result waiting for them, the
+    director's notice) to a player who turned off every channel they have goes by SMS even so: the choice was how
+    to be told, not to lose a place or a game unaware — the way a bank's or an airline's service alerts stay on.
+    A code is not this function's: the player asked for it, to that phone, this minute (send_code)."""
+    player = _player_of(deps, phone) if player is None else player
+    allows = {"sms": True, "email": True, **(player.get("notify") or {})}
+    openid = bound_openid(deps, phone, player)
+    chosen = [(c, a) for c, a in (("sms", phone), ("email", email), ("wechat", openid)) if a and allows.get(c) is not False]
+    if not chosen and urgent and phone:
+        chosen = [("sms", phone)]
+    return chosen
 
 
 _PHONE_LIKE = re.compile(r"[+\d][\d\s()-]{4,}")   # an SMS address, not an e-mail or an openid
@@ -164,10 +188,9 @@ def _player_of(deps, phone: str | None) -> dict:
     players = getattr(deps.repos, "players", None)
     if not phone or not _PHONE_LIKE.fullmatch(phone) or not hasattr(players, "by_phone_hash"):
         return {}
-    from ..installation import lookup_hash
-    from ..phones import key_form
+    from ..installation import phone_hash
     try:
-        return players.by_phone_hash(lookup_hash("phone", key_form(phone))) or {}
+        return players.by_phone_hash(phone_hash(phone)) or {}
     except Exception:   # noqa: BLE001 — a language or a second channel is a nicety: never worth a message lost
         return {}
 
@@ -227,7 +250,7 @@ def entry_messages(deps, entry, cause: str, kind: str, params: dict, now: dateti
     return [record.new(id=new_id(), cause=f"{cause}:{address_tag(address)}", kind=kind, channel=channel,
                        to=address, now=now, lang=player_language(deps, entry, address), params=params,
                        secret_params=secret_params, tournament_id=entry.tournament_id, tz=tz)
-            for channel, address in _contacts(entry, deps)]
+            for channel, address in _contacts(entry, deps, urgent=kind in record.URGENT)]
 
 
 def _queue_for_entry(deps, entry, cause: str, kind: str, params: dict, *, tz: str | None = None) -> int:
@@ -320,6 +343,13 @@ def _run_job(deps, job: Message):
     return Outcome("job")
 
 
+def queue_job(deps, kind: str, params: dict, secret: tuple[str, ...] = ()) -> bool:
+    """A job of `kind` (registered in JOBS) for the worker's next pass, due now. `secret`: params that are
+    personal (a login): dropped from the item once the job is done or given up."""
+    return queue(deps, record.new(id=new_id(), cause=f"{kind}:{new_id()}", kind=kind, channel="job", to="",
+                                  now=deps.clock(), params=params, secret_params=secret))
+
+
 def queue_draw(deps, tournament_id: str, event_id: str, stage: int, round_no: int) -> bool:
     """RoundDrawn: one job in the outbox (the worker queues each player's table from it), so the draw's request
     writes one item however many play."""
@@ -370,15 +400,10 @@ def on_round_drawn(deps, tournament_id: str, event_id: str, stage: int, round_no
                 params = {"event": event.config.name, "round": round_no, "table": table["number"],
                           "seat": SEATS[lang].get(seat, seat), "time": starts}
                 cause = f"draw:{event_id}:{stage}:{round_no}:{doc.get('drawn_at', '')}:{entry.id}:"
-                message = record.new(
-                    id=new_id(), cause=cause + address_tag(member.phone),
-                    kind="draw", channel="sms", to=member.phone, now=now, lang=lang, tournament_id=tournament_id,
-                    tz=tz, params=params)
-                written += queue(deps, message)
-                openid = bound_openid(deps, member.phone, player)
-                if openid:   # signed in inside WeChat: the table in the chat too
+                # by SMS, and in the chat when signed in inside WeChat: as the player chose (no e-mail for a table)
+                for channel, address in member_channels(deps, member.phone, None, "draw" in record.URGENT, player):
                     written += queue(deps, record.new(
-                        id=new_id(), cause=cause + address_tag(openid), kind="draw", channel="wechat", to=openid,
+                        id=new_id(), cause=cause + address_tag(address), kind="draw", channel=channel, to=address,
                         now=now, lang=lang, tournament_id=tournament_id, tz=tz, params=params))
     return written
 
@@ -459,7 +484,7 @@ def queue_notice(deps, tournament, entries: list, text: str, idem_key: str | Non
     notice_id = lookup_hash("notice", f"{tournament.id}:{idem_key}")[:20] if idem_key else new_id()
     now, written, seen = deps.clock(), 0, set()
     for entry in entries:
-        for channel, address in _contacts(entry, deps):
+        for channel, address in _contacts(entry, deps, urgent="notice" in record.URGENT):
             if address in seen:
                 continue
             seen.add(address)

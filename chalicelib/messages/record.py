@@ -22,9 +22,9 @@ QUIET_FROM, QUIET_UNTIL = 21, 8    # the tournament's local hours in which nothi
 # What must reach a player at once whatever the hour: a code, their place's deadline, their table, a result
 # that waits for them, the link they just asked for, the director's notice (sent now because it matters now: an
 # evening session's delay cannot wait for the morning). The rest — a refund, a decided appeal, a prize — waits for
-# the morning in the tournament's zone.
+# the morning in the tournament's zone. The jobs that make urgent messages are due at once too.
 URGENT = frozenset({"sign_in_code", "organiser_code", "registration_received", "waitlist_promoted", "hold_ending", "draw",
-                    "confirm_result", "notice", "payment_failed", "draw_round"})
+                    "confirm_result", "notice", "payment_failed", "draw_round", "organiser_reset"})
 
 
 class Message(BaseModel):

@@ -48,7 +48,9 @@ class PlayerSession(Out):
 
 
 class Notify(Strict):
-    """The channels the player allows for what need not reach them (SMS for what must not be missed)."""
+    """The channels the player allows messages by. One turned off is not used while another they left on reaches
+    them; with every one off, only what must not be missed (their table, their place's deadline, a result waiting
+    for them, the director's notice) still comes by SMS. Codes they ask for always come."""
     sms: bool = True
     email: bool = True
     wechat: bool = True

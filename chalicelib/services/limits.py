@@ -4,7 +4,7 @@ RateRepo), so concurrent calls cannot all slip under the limit."""
 from __future__ import annotations
 
 from .. import errors
-from ..installation import lookup_hash
+from ..installation import lookup_hash, phone_hash
 
 
 def per_client(deps, scope: str, client: str, per_minute: int) -> None:
@@ -81,7 +81,7 @@ def registration(deps, client: str | None, phones, events=()) -> list:
     source = lookup_hash("source", client or "unknown")
     _take(deps, "reg-address", source, ADDRESS_BURST, ADDRESS_EVERY_S, "address")
     for phone in sorted({p for p in phones if p}):
-        _take(deps, "reg-phone", lookup_hash("phone", phone), PHONE_BURST, PHONE_EVERY_S, "phone")
+        _take(deps, "reg-phone", phone_hash(phone), PHONE_BURST, PHONE_EVERY_S, "phone")
     taken = []
     for event in events:
         if event.config.waitlist and event.counters.taken >= event.config.capacity:

@@ -2,23 +2,28 @@
 the first message or the page. A manage token is stored only as a hash, so the earlier link cannot be sent again:
 a new one replaces it (on every entry of a day's registration, whose one link manages them all) and goes by SMS to
 each phone of the entry, through the outbox in the same transaction (store/manage_links.py); the worker sends it.
-Once a minute per entry (a desk's double tap, or a script, cannot bomb a phone)."""
+Once a minute per entry (a desk's double tap), and per phone once a minute and PHONE_DAY a day whichever entry
+asks (a phone on a day's many entries, or a desk's script, cannot bomb it): the buckets of services/limits.py, as
+the SMS codes' are (services/sms_codes.py), under their own scopes — a code asked for does not hold a link back."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from .. import errors
 from ..ids import hash_secret, new_id, new_token
-from ..installation import lookup_hash
+from ..installation import lookup_hash, phone_hash
 from ..messages import record
 from ..messages.outbox import address_tag
 from ..messages.record import masked
+from .limits import bucket
 from .links import site_url
 
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
 
 RESEND_EVERY_S = 60.0
+PHONE_MINUTE = (1, 60.0)              # burst, seconds per token: one link a minute to a phone
+PHONE_DAY = (5, 86_400 / 5)           # five a day
 
 
 def resend(deps: Deps, eid: str, entry_id: str, lang: str | None = None) -> dict:
@@ -29,6 +34,8 @@ def resend(deps: Deps, eid: str, entry_id: str, lang: str | None = None) -> dict
     if not phones:
         raise errors.NoContact()
     _once_a_minute(deps, entry.id)
+    for phone in phones:
+        _per_phone(deps, phone)
     tournament = deps.repos.tournaments.get(entry.tournament_id)
     event = deps.repos.events.get(eid)
     now = deps.clock()
@@ -66,3 +73,15 @@ def _once_a_minute(deps: Deps, entry_id: str) -> None:
                                  {"retry_after": wait})
         exc.retry_after = wait
         raise exc
+
+
+def _per_phone(deps: Deps, phone: str) -> None:
+    """429 manage_link_phone_limited when this phone was sent a link within the minute or PHONE_DAY today."""
+    key = phone_hash(phone)
+    try:
+        bucket(deps, "manage-link-phone-minute", key, *PHONE_MINUTE, "phone")
+        bucket(deps, "manage-link-phone-day", key, *PHONE_DAY, "phone_day")
+    except errors.RateLimited as limited:
+        exc = errors.ManageLinkPhoneLimited(details=limited.details)
+        exc.retry_after = limited.retry_after
+        raise exc from None

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import errors
-from ..installation import lookup_hash
+from ..installation import lookup_hash, phone_hash
+from ..messages import outbox
 from ..messages.record import masked
 from . import organisers, sms_codes
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports th
     from ..models import Organiser
 
 KIND = "organiser_code"
+JOB = "organiser_reset"     # the outbox job that sends a reset's code (registered in services/reactions.py)
 
 
 def _reset_subject(login_key: str) -> str:
@@ -31,20 +33,29 @@ def account_phone(deps: Deps, organiser_id: str, login: str | None = None) -> st
 
 
 def request_reset(deps: Deps, login: str, client: str | None, lang: str | None = None) -> dict:
+    """The same work and the same answer whether or not `login` names an account with a phone: the limits, then one
+    job in the outbox. Looking the account up and sending its code is the worker's (send_reset_code): done here,
+    the provider's call made a known account's answer slower than an unknown one's, which told them apart."""
     sms_codes.limit_client(deps, client)
     key = organisers.normalise_login(login)
-    subject = _reset_subject(key)
-    sms_codes.limit_phone(deps, subject)            # per login, whether or not there is an account
+    sms_codes.limit_phone(deps, _reset_subject(key))   # per login, whether or not there is an account
+    outbox.queue_job(deps, JOB, {"login": key, "lang": lang or ""}, secret=("login",))
+    return {"retry_after": int(sms_codes.PHONE_MINUTE[1])}
+
+
+def send_reset_code(deps: Deps, params: dict) -> None:
+    """The outbox worker's half of a reset asked for (JOB): a code to the account's phone, when there is an
+    account and it has one, within the phone's own limits across flows; otherwise nothing, and nobody is told."""
+    key = params.get("login") or ""
     account = organisers.find_account(deps, key)
     phone = account_phone(deps, account["organiser_id"], key) if account else None
-    if phone:
-        try:
-            sms_codes.limit_phone(deps, lookup_hash("phone", phone))   # the phone's own limits, across flows
-        except errors.RateLimited:
-            phone = None                            # answered as any other request: nothing says it was limited
-    if phone:
-        sms_codes.issue(deps, subject, phone, lang, kind=KIND)
-    return {"retry_after": int(sms_codes.PHONE_MINUTE[1])}
+    if not phone:
+        return
+    try:
+        sms_codes.limit_phone(deps, phone_hash(phone))
+    except errors.RateLimited:
+        return
+    sms_codes.issue(deps, _reset_subject(key), phone, params.get("lang") or None, kind=KIND)
 
 
 def confirm_reset(deps: Deps, login: str, code: str, password: str) -> dict:
@@ -66,7 +77,7 @@ def request_phone_code(deps: Deps, organiser: Organiser, raw_phone: str, client:
                        lang: str | None = None) -> dict:
     phone = sms_codes.phone_given(raw_phone)
     sms_codes.limit_client(deps, client)
-    sms_codes.limit_phone(deps, lookup_hash("phone", phone))
+    sms_codes.limit_phone(deps, phone_hash(phone))
     sms_codes.issue(deps, _phone_subject(organiser.id, phone), phone, lang, kind=KIND)
     return {"retry_after": int(sms_codes.PHONE_MINUTE[1])}
 

@@ -13,7 +13,7 @@ from .. import errors
 from ..domain.contacts import ERASED_ADDRESS, erase_contacts, tournament_ended
 from ..domain.entry import CLOSED, EntryStatus
 from ..ids import hash_secret, new_id, new_token
-from ..installation import lookup_hash
+from ..installation import lookup_hash, phone_hash as keyed_phone_hash   # phone_hash: the local names'
 from ..messages.record import masked
 from ..models import Entry, Event, Tournament
 from ..phones import same
@@ -30,7 +30,7 @@ SESSION_DAYS = 30   # the code's rules and limits are services/sms_codes.py's (s
 
 def send_code(deps: Deps, raw_phone: str, client: str | None, lang: str | None = None) -> dict:
     phone = sms_codes.phone_given(raw_phone)
-    phone_hash = lookup_hash("phone", phone)
+    phone_hash = keyed_phone_hash(phone)
     sms_codes.limit_client(deps, client)
     sms_codes.limit_phone(deps, phone_hash)
     sms_codes.issue(deps, phone_hash, phone, lang)
@@ -42,7 +42,7 @@ def sign_in(deps: Deps, raw_phone: str, code: str, binding_ticket: str | None = 
     ticket's openid is bound to this phone's player too, for good — refused before the code is spent when either
     is already another's."""
     phone = sms_codes.phone_given(raw_phone)
-    phone_hash = lookup_hash("phone", phone)
+    phone_hash = keyed_phone_hash(phone)
     now = deps.clock()
     wechat = _ticket(deps, binding_ticket, phone_hash, now) if binding_ticket else None   # (openid, hash, stale)
     sms_codes.use(deps, phone_hash, code)
@@ -160,10 +160,8 @@ class _Held:
 def _held(deps: Deps, phone_hash: str) -> _Held:
     """What the index points to, each still holding this phone when read (an entry or a registration whose
     phone was erased or changed by a write that did not move the index is not the player's any more)."""
-    from ..store.entries import phone_hash_of
-
     def has_phone(phone: str | None) -> bool:
-        return bool(phone) and phone_hash_of(phone) == phone_hash
+        return bool(phone) and keyed_phone_hash(phone) == phone_hash
 
     held = _Held()
     rows = deps.repos.players.holdings(phone_hash)

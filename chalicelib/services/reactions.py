@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..domain import events as ev
 from ..domain.bus import register
 from ..messages import outbox
-from . import live_tables, publish_requests, ranking_pages, rankings
+from . import live_tables, organiser_recovery, publish_requests, ranking_pages, rankings
 from .messages import tell_final_places
 from .publish_requests import HALL_CHANGE, event_change, table_change
 
@@ -101,3 +101,4 @@ HANDLERS: dict[type[ev.Event], list] = {
 for _event_type, _handlers in HANDLERS.items():
     register(_event_type, *_handlers)
 outbox.JOBS["final_places"] = lambda deps, params: tell_final_places(deps, params["event_id"])
+outbox.JOBS[organiser_recovery.JOB] = organiser_recovery.send_reset_code

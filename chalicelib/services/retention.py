@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from .. import errors
 from ..domain.contacts import erase_contacts, erase_on
+from ..installation import phone_hash
 from ..messages.record import Message
 from ..models import Entry
 
@@ -57,8 +58,7 @@ class _Run:
         player record too (phone, name, e-mail, WeChat openid); one still holding something elsewhere keeps it.
         Not charged to the budget: a run stopped between an entry and this check would never come back to it
         (the entry, erased, is skipped next time); at most one read and one write per phone erased."""
-        from ..store.entries import phone_hash_of
-        for h in sorted({phone_hash_of(p) for p in phones if p}):
+        for h in sorted({phone_hash(p) for p in phones if p}):
             if self.deps.repos.players.drop_if_unheld(h):
                 self.counts["players"] += 1
 

@@ -165,10 +165,9 @@ def release_person_ops(entry: Entry) -> list[Op]:
 # -- the phone index ("我的": every entry and registration of a phone, api.md v1.3 "Players"). Written in the entry's
 # own transaction (created, merged, its roster's phones changed), so a player never misses an entry that exists.
 def phone_hash_of(phone: str) -> str:
-    """The keyed hash a phone is indexed (and a player keyed) by: its key form, so +86 138…, 138-… are one."""
-    from ..installation import lookup_hash
-    from ..phones import key_form
-    return lookup_hash("phone", key_form(phone) or phone)
+    """The keyed hash a phone is indexed (and a player keyed) by: installation.phone_hash, the one formula."""
+    from ..installation import phone_hash as keyed
+    return keyed(phone)
 
 
 def _entry_phone_hashes(entry: Entry) -> set[str]:

@@ -429,7 +429,7 @@ RETENTION_PARTITION = "RETENTION"
 def retention_index(erase_on: str, tid: str) -> dict:
     return {"GSI1PK": RETENTION_PARTITION, "GSI1SK": f"{erase_on}#{tid}"}
 # -- every registration and entry by the phone it was made with (api.md v1.3 "Players": "我的"), across tournaments
-# and organisers; the phone as its keyed hash (installation.lookup_hash("phone", …)), the same as the player's
+# and organisers; the phone as its keyed hash (installation.phone_hash), the same as the player's
 def phone_partition(phone_hash: str) -> str:
     return f"PHONE#{phone_hash}"
 

@@ -237,3 +237,39 @@ def unlink_erased_phones(table: Table) -> int:
                 table.delete({"PK": item["PK"], "SK": item["SK"]})
                 deleted += 1
     return deleted
+
+
+def drop_orphan_wechat_bindings(table: Table) -> int:
+    """WeChat bindings (`WECHAT#<openid hash>`) that lead to a phone whose player is gone, or whose player now holds
+    another openid: the retention sweeps run before the fix dropped the player and left its binding (tidy lane),
+    and the openid would still lead to that phone's hash. Each is deleted in a transaction that checks the player
+    still does not hold it, so a binding written meanwhile stays; safe to run again. Returns how many went."""
+    from . import keys
+    from .dynamo import Op
+    kwargs = {"TableName": table.name, "FilterExpression": "#k = :b", "ExpressionAttributeNames": {"#k": "kind"},
+              "ExpressionAttributeValues": {":b": {"S": "wechat_binding"}}}
+    found: list[dict] = []
+    while True:
+        resp = client().scan(**kwargs)
+        found += [from_item(raw) for raw in resp.get("Items", [])]
+        if "LastEvaluatedKey" not in resp:
+            break
+        kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+    deleted = 0
+    for batch in chunks(found, 100):
+        players = table.get_many([keys.player(b["phone_hash"]) for b in batch])
+        for binding, player in zip(batch, players):
+            openid_hash = binding["PK"].removeprefix("WECHAT#")
+            if player is not None and player.get("wechat_hash") == openid_hash:
+                continue
+            try:
+                table.transact([
+                    Op.delete({"PK": binding["PK"], "SK": binding["SK"]}, condition="phone_hash = :p",
+                              values={":p": binding["phone_hash"]}, on_fail=Conflict),
+                    Op.check(keys.player(binding["phone_hash"]),
+                             "attribute_not_exists(PK) OR attribute_not_exists(wechat_hash) OR wechat_hash <> :h",
+                             values={":h": openid_hash}, on_fail=Conflict)])
+                deleted += 1
+            except Conflict:   # bound again meanwhile: it is a player's now
+                pass
+    return deleted

@@ -153,12 +153,24 @@ class PlayerRepo:
 
     def drop_if_unheld(self, phone_hash: str) -> bool:
         """The retention sweep's step after a phone's last entry and registration lost it: with nothing left in its
-        "我的" index, the player's record (phone, name, e-mail, WeChat openid, code) goes too — True when it did.
+        "我的" index, the player's record (phone, name, e-mail, WeChat openid, code) and its WeChat binding go
+        too — True when it did.
         A player who still holds an entry anywhere keeps it: it is theirs (DELETE /players/me erases it).
         Deleting what is already gone writes nothing wrong: a second sweep is harmless."""
         if self.t.query(keys.phone_partition(phone_hash), limit=1, projection="PK, SK"):
             return False
-        if self.by_phone_hash(phone_hash) is None:
+        player = self.by_phone_hash(phone_hash)
+        if player is None:
             return False
-        self.t.transact([Op.delete(k) for k in self._player_keys(phone_hash)])
+        ops = [Op.delete(k) for k in self._player_keys(phone_hash)]
+        # its WeChat binding in the same write (left behind, the openid would still lead to this phone's hash),
+        # unless the openid is bound to another phone by now: that binding is the other player's
+        binding = keys.wechat_binding(player["wechat_hash"]) if player.get("wechat_hash") else None
+        if binding and (self.t.get(binding) or {}).get("phone_hash") == phone_hash:
+            ops.append(Op.delete(binding, condition="phone_hash = :p", values={":p": phone_hash},
+                                 on_fail=errors.Conflict))
+        try:
+            self.t.transact(ops)
+        except errors.Conflict:   # rebound meanwhile (a stale binding replaced): the player goes, the binding stays
+            self.t.transact([Op.delete(k) for k in self._player_keys(phone_hash)])
         return True

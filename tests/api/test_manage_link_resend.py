@@ -68,3 +68,28 @@ def test_a_day_registration_gets_its_one_link_again(api, wired):
     assert got.status_code == 200, got.data
     assert api.get(f"/registrations/{reg_id}", token=None,
                    headers={"X-Manage-Token": day.data["manage_token"]}).status_code == 404
+
+
+def test_links_to_one_phone_are_limited_whichever_entry_asks(api, wired):
+    """Review finding: the once-a-minute limit was per entry only, so a phone on many entries (a day's events, or a
+    desk's script) could be sent a link per entry at once. Per phone: one a minute, five a day."""
+    tid, eid, _ = setup_event(api, CFG, [])
+    eid2 = api.post(f"/tournaments/{tid}/events", {**CFG, "name": "掼蛋二"}).data["id"]
+    phone = "13566667777"
+    ids = [api.post(f"/events/{e}/entries", {"members": [{"name": f"甲{n}", "phone": phone}, {"name": f"乙{n}"}]},
+                    token=None).data["entry"]["id"] for n, e in enumerate((eid, eid2))]
+    other = api.post(f"/events/{eid}/entries", {"members": [{"name": "丙", "phone": "13566668888"}, {"name": "丁"}]},
+                     token=None).data["entry"]["id"]
+    assert api.post(f"/events/{eid}/entries/{ids[0]}/manage-link", {}).status_code == 202
+    limited = api.post(f"/events/{eid2}/entries/{ids[1]}/manage-link", {})     # another entry, the same phone
+    assert limited.status_code == 429 and limited.data["code"] == "manage_link_phone_limited", limited.data
+    assert limited.data["details"]["limit"] == "phone" and limited.headers["Retry-After"] == "60"
+    assert api.post(f"/events/{eid}/entries/{other}/manage-link", {}).status_code == 202   # another phone: sent
+    for _ in range(4):                                                           # five a day in all
+        bootstrap.deps().clock.advance(seconds=61)
+        assert api.post(f"/events/{eid2}/entries/{ids[1]}/manage-link", {}).status_code == 202
+    bootstrap.deps().clock.advance(seconds=61)
+    sixth = api.post(f"/events/{eid}/entries/{ids[0]}/manage-link", {})
+    assert sixth.status_code == 429 and sixth.data["details"]["limit"] == "phone_day"
+    deliver_due(bootstrap.deps())
+    assert len([s for s in wired.sms if s["to"] == "+86" + phone and s["kind"] == "registration_received"]) == 2 + 5

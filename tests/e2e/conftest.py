@@ -64,13 +64,16 @@ def stack(china_fakes):
     site = subprocess.Popen([sys.executable, "-m", "scripts.site_server", "--port", str(site_port), "--frontend",
                              str(built_site()), "--published", publish_dir, "--api", f"http://127.0.0.1:{api_port}"],
                             cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    # the outbox's worker, as `make run`'s thread: what is not sent in its request (a reset's code) is sent here
+    worker = subprocess.Popen([sys.executable, "-m", "scripts.messages_worker"], cwd=str(ROOT), env=env, stdout=log,
+                              stderr=subprocess.STDOUT, start_new_session=True)
     try:
         ddblocal.wait_for_port(api_port, 60)
         ddblocal.wait_for_port(site_port, 30)
         yield {"api": f"http://127.0.0.1:{api_port}", "site": f"http://127.0.0.1:{site_port}", "table": table,
                "publish_dir": publish_dir, "store_path": store_path, "outbox_file": outbox_file}
     finally:
-        for p in (api, site):
+        for p in (api, site, worker):
             ddblocal.stop(p)
         standins.stop()
 

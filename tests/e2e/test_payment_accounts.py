@@ -105,3 +105,36 @@ def test_the_console_connects_stripe_checks_it_and_the_tournament_offers_it(stor
     page.get_by_test_id("et-save").click()
     expect(page.get_by_test_id("edit-t")).to_have_count(0)
     assert _public(platform, t.id)["payment_providers"] == ["stripe", "offline"]
+
+
+ALIPAY_KEY = "MIIEv" + "A" * 120
+
+
+def test_saving_an_edited_account_keeps_its_optional_settings(store, stack, desk):
+    """Review finding: the form sent only its required fields, and a PUT replaces the account — so changing a
+    WeChat Pay sub-merchant number dropped its sub_appid, and re-entering Alipay's key dropped sandbox. Saved
+    through the console, each keeps what the organiser entered and what the API answered."""
+    from chalicelib.services.payment_accounts import put_account
+    org, token = organisers.create_organiser(store, "可选设置商会")
+    put_account(store, org.id, "wechat_pay", {"mode": "partner", "sub_mchid": "1900000109", "sub_appid": "wx1234567890abcdef"})
+    put_account(store, org.id, "alipay", {"mode": "direct", "appid": "2021000000000001", "app_private_key": ALIPAY_KEY,
+                                          "alipay_public_key": ALIPAY_KEY, "sandbox": True})
+    page = desk.new_page()
+    token_sign_in(page, stack, token)
+    page.get_by_test_id("show-payments").click()
+    page.get_by_test_id("pa-edit-wechat_pay").click()
+    form = page.get_by_test_id("pa-form-wechat_pay")
+    expect(form.locator("input[name=pa-sub_appid]")).to_have_value("wx1234567890abcdef")   # what the API answered
+    form.locator("input[name=pa-sub_mchid]").fill("1900000110")
+    form.get_by_test_id("pa-save").click()
+    expect(page.get_by_test_id("pa-id-wechat_pay")).to_have_text("1900000110")
+    wechat = store.repos.payment_accounts.get(org.id, "wechat_pay")
+    assert (wechat.id, wechat.public) == ("1900000110", {"sub_appid": "wx1234567890abcdef"})
+    page.get_by_test_id("pa-edit-alipay").click()
+    form = page.get_by_test_id("pa-form-alipay")
+    form.locator("textarea[name=pa-app_private_key]").fill(ALIPAY_KEY)    # a secret: typed again
+    form.get_by_test_id("pa-save").click()
+    expect(page.get_by_test_id("pa-state-alipay")).to_have_text("待检查")
+    expect(page.get_by_test_id("pa-form-alipay")).to_have_count(0)
+    alipay = store.repos.payment_accounts.get(org.id, "alipay")
+    assert alipay.public == {"alipay_public_key": ALIPAY_KEY, "sandbox": True}

@@ -63,3 +63,19 @@ def test_a_wechat_binding_uses_its_ticket_once_and_one_openid_is_one_players(any
     assert repo.by_wechat("h-one")["phone_hash"] == "ph4"
     repo.forget("ph4", None, [], [], wechat_hash="h-one")
     assert repo.by_wechat("h-one") is None and repo.by_phone_hash("ph4") is None
+
+
+def test_a_player_dropped_by_retention_takes_its_own_wechat_binding_along(any_repos):
+    """drop_if_unheld (the retention sweep's last step for a phone): the binding goes in the same write — unless
+    it leads to another phone by now, which is that player's."""
+    from chalicelib.store import keys
+    repo = any_repos.players
+    for ph, openid in (("ph7", "oSeven"), ("ph8", "oEight")):
+        repo.get_or_create(ph, f"P-{ph}", "1380000000" + ph[-1], "2026-12-01T00:00:00+00:00")
+        repo.put_wechat_ticket(f"t-{ph}", openid, expires_at=2_000)
+        repo.bind_wechat(ph, f"h-{ph}", openid, f"t-{ph}", now=1_000)
+    assert repo.drop_if_unheld("ph7") is True
+    assert repo.by_phone_hash("ph7") is None and repo.by_wechat("h-ph7") is None
+    any_repos.table.update(keys.wechat_binding("h-ph8"), "SET phone_hash = :p", values={":p": "ph9"})
+    assert repo.drop_if_unheld("ph8") is True and repo.by_phone_hash("ph8") is None
+    assert repo.by_wechat("h-ph8")["phone_hash"] == "ph9"

@@ -105,7 +105,7 @@ def test_a_tournament_is_due_by_the_date_where_it_was_played_not_the_servers(any
 def test_the_sweep_unlinks_the_phone_index_and_drops_a_player_left_with_nothing(any_repos, clock):
     """Issue 41 follow-up: an erased entry and registration leave the phone's "我的" index in the same write; the
     player (phone, name, e-mail, WeChat openid) stays while the phone holds an entry of another tournament, and
-    goes with the last one."""
+    goes with the last one — its WeChat binding in the same write (review finding: it was left behind)."""
     from chalicelib.store import keys
     from chalicelib.store.entries import phone_hash_of
     deps = bootstrap.Deps(repos=any_repos, clock=clock)
@@ -120,7 +120,8 @@ def test_the_sweep_unlinks_the_phone_index_and_drops_a_player_left_with_nothing(
     h = phone_hash_of(phone)
     any_repos.players.get_or_create(h, "P1", phone, clock().isoformat())
     any_repos.players.update_profile(h, {"email": "jia@example.com", "name": "甲"})
-    any_repos.table.update(keys.player(h), "SET wechat_openid = :o", values={":o": "oPENID-1"})
+    any_repos.players.put_wechat_ticket("t-1", "oPENID-1", expires_at=2 ** 40)       # signed in inside WeChat
+    any_repos.players.bind_wechat(h, "h-openid-1", "oPENID-1", "t-1", now=1)
     held = {(r["kind"], r.get("entry_id") or r.get("registration_id")) for r in any_repos.players.holdings(h)}
     assert held == {("phone_entry", old_entries[0].id), ("phone_registration", "R-a"), ("phone_entry", kept.id)}
 
@@ -141,6 +142,7 @@ def test_the_sweep_unlinks_the_phone_index_and_drops_a_player_left_with_nothing(
     assert any_repos.players.holdings(h) == [] and any_repos.players.by_phone_hash(h) is None
     assert any_repos.players.holdings(phone_hash_of("13900000001")) == []
     assert any_repos.table.query(keys.player(h)["PK"]) == []      # no e-mail, openid or code left under it
+    assert any_repos.players.by_wechat("h-openid-1") is None         # nor the binding that led to its phone
     assert retention.sweep_contacts(deps)["players"] == 0
 
 
@@ -161,3 +163,20 @@ def test_index_items_left_by_earlier_sweeps_are_removed_by_the_migration(any_rep
     assert any_repos.players.holdings(h_erased) == []
     assert [r["entry_id"] for r in any_repos.players.holdings(h_kept)] == [kept.id]
     assert migrations.unlink_erased_phones(any_repos.table) == 0
+
+
+def test_wechat_bindings_left_by_earlier_sweeps_are_removed_by_the_migration(any_repos):
+    """Sweeps run before the fix dropped a player and left its WeChat binding: `migrations.drop_orphan_wechat_bindings`
+    deletes the bindings whose player is gone or holds another openid now (once), and keeps a player's own."""
+    from chalicelib.store import keys, migrations
+    repo = any_repos.players
+    for ph, openid in (("ph-kept", "oKept"), ("ph-gone", "oGone"), ("ph-new", "oOld")):
+        repo.get_or_create(ph, f"P-{ph}", "13800000001", "2026-12-01T00:00:00+00:00")
+        repo.put_wechat_ticket(f"t-{openid}", openid, expires_at=2_000)
+        repo.bind_wechat(ph, f"h-{openid}", openid, f"t-{openid}", now=1_000)
+    any_repos.table.delete(keys.player("ph-gone"))                       # dropped by a sweep before the fix
+    any_repos.table.update(keys.player("ph-new"), "SET wechat_hash = :h", values={":h": "h-oNew"})   # another openid
+    assert migrations.drop_orphan_wechat_bindings(any_repos.table) == 2
+    assert repo.by_wechat("h-oGone") is None and repo.by_wechat("h-oOld") is None
+    assert repo.by_wechat("h-oKept")["phone_hash"] == "ph-kept"
+    assert migrations.drop_orphan_wechat_bindings(any_repos.table) == 0
