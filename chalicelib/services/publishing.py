@@ -171,17 +171,18 @@ AUDIT_SKEW_MS = 120_000   # audit ids are ULIDs of the writer's clock: re-read t
 
 
 def _read_audit(deps: Deps, event, names: dict, warm: dict) -> tuple[dict, dict]:
-    """The audit records that can show on the corrections page, by id, and each chained record's place in the
-    chain (sets warm["chain_view"]). The publisher keeps those records (a handful: most are plain results) and
-    afterwards reads only the records written since it last read (ids are time-ordered ULIDs; a margin covers
-    clocks a little apart), not the whole log after every result."""
+    """The audit records that can show on the corrections page, by id, and each chained record's place in its
+    chain (sets warm["chain_view"]): its seq, or "<lane>-<seq>" in an event of lanes. The publisher keeps those
+    records (a handful: most are plain results) and afterwards reads only the records written since it last read
+    (ids are time-ordered ULIDs; a margin covers clocks a little apart), not the whole log after every result."""
+    from ..publish import audit_files
     kept = warm.setdefault("audit", {})
     since = warm.get("audit_since")
     read_at = int(time.time() * 1000)   # the ids' clock: the writers' own, not the tournament's
-    chain, seq_of = warm.setdefault("chain", {}), warm.setdefault("chain_seq", {})
-    count, _ = deps.repos.rounds.audit_head(event.id)   # before the records: they hold at least this much
+    chain, seq_of = warm.setdefault("chain", {}), warm.setdefault("chain_seq", {})   # chain: {(lane, seq): text}
+    fmt, heads = deps.repos.rounds.audit_heads(event.id)   # before the records: they hold at least this much
     items = deps.repos.rounds.audit_items(event.id, since)
-    if since is not None and not site_data.chain_whole(chain, items, count):
+    if since is not None and not audit_files.whole(chain, items, heads):
         # a record that committed later than the margin allows for (a long-retried append): the whole log again
         for held in (kept, chain, seq_of):
             held.clear()
@@ -189,12 +190,13 @@ def _read_audit(deps: Deps, event, names: dict, warm: dict) -> tuple[dict, dict]
     for item in items:
         a = json.loads(item["data"])
         if item.get("chain"):   # kept as the stored JSON text: a big day's chain is 100,000 records
-            seq_of[a["id"]] = seq = int(item["seq"])
-            chain[seq] = item["chain"]
+            lane, seq = int(item.get("lane") or 0), int(item["seq"])
+            chain[(lane, seq)] = item["chain"]
+            seq_of[a["id"]] = seq if fmt == 1 else f"{lane}-{seq}"
         if site_data.shows_in_corrections(a, names):
             kept[a["id"]] = a
     warm["audit_since"] = str(ULID.from_timestamp(max(0, read_at - AUDIT_SKEW_MS) / 1000))[:10] + "0" * 16
-    site_data.chain_view(event.id, chain, warm)
+    warm["chain_view"] = audit_files.view(event.id, fmt, chain, warm.get("chain_view"))
     return kept, seq_of
 
 
