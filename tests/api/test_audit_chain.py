@@ -123,13 +123,13 @@ def test_the_published_chain_holds_every_record_and_nothing_private(day):
         audit_chain.check_items(eid, [tampered, *items[1:]])
 
 
-def _edit(site: Path, tid: str, eid: str, change) -> Path:
-    """A copy of the site whose event audit.json has its records changed by `change(records)`."""
+def _edit(site: Path, tid: str, eid: str, change, lane: int = 0) -> Path:
+    """A copy of the site whose event audit.json has its records (lane 0's, or `lane`'s) changed by `change(records)`."""
     copy = site.parent / f"copy{len(list(site.parent.iterdir()))}"
     shutil.copytree(site, copy)
     path = copy / f"t/{tid}/{eid}/audit.json"
     index = json.loads(path.read_text("utf-8"))
-    change(lane0(index)["records"])
+    change(chains(index)[lane][1]["records"])
     path.write_text(json.dumps(index, ensure_ascii=False), "utf-8")
     return copy
 
@@ -176,6 +176,12 @@ def test_the_verifier_passes_the_site_and_names_the_first_bad_record(day):
         records.insert(2, forged)
     code, line = verify(str(_edit(site, tid, eid, inserted)))
     assert code == 1 and "record 4: found seq 4" not in line and f"{lane}record 4" in line, line
+
+    if index["format"] == auditchain.FORMAT_LANES:   # in another lane: its second record (table 45) altered
+        code, line = verify(str(_edit(site, tid, eid, lambda r: r[1].update(table=46), lane=2)))
+        assert code == 1 and "lane 2 record 2: its fields do not match its hash" in line, line
+        code, line = verify(str(_edit(site, tid, eid, lambda r: r.pop(), lane=2)))
+        assert code == 1 and "lane 2 record 2: the chain ends at record 1 but 2 are published" in line, line
 
     # a witnessed head pins the end: a chain cut short and re-headed is caught
     index = json.loads((site / f"t/{tid}/{eid}/audit.json").read_text("utf-8"))
