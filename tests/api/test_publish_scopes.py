@@ -23,9 +23,9 @@ CFG = {"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": 40, "fe
 def two_events(api, monkeypatch) -> tuple[str, str, str]:
     with monkeypatch.context() as m:   # no publish while the events are set up
         m.setattr(publish_requests, "request_publish", lambda *a, **k: None)
-        tid, a_eid, _ = setup_event(api, CFG, people(8, 2, "甲队"))
+        tid, a_eid, _ = setup_event(api, CFG, people(4, 2, "甲队"))
         b_eid = api.post(f"/tournaments/{tid}/events", {**CFG, "name": "掼蛋二"}).data["id"]
-        for body in people(8, 2, "乙队"):
+        for body in people(4, 2, "乙队"):
             reg = api.post(f"/events/{b_eid}/entries", body, token=None)
             api.post(f"/events/{b_eid}/entries/{reg.data['entry']['id']}/check-in")
         draw(api, a_eid)
@@ -50,9 +50,18 @@ def scopes(messages) -> list[tuple[str, list[str]]]:
 
 def test_a_message_per_scope_on_sqs_each_consumer_publishing_its_own(api, moto_repos, monkeypatch):
     tid, a_eid, b_eid = two_events(api, monkeypatch)
+    d = bootstrap.deps()
+    # locally (the inline queue) a request is published here, its scopes only: a table's change its event's pages
+    d.publish_queue = InlinePublishQueue()
+    d.publisher = sink = Recording()
+    request_publish(d, tid, table_change(a_eid, 0, 1, 1))
+    assert f"t/{tid}/{a_eid}/round-1.html" in sink.files and f"t/{tid}/{b_eid}/round-1.html" not in sink.files
+    seen = []
+    InlinePublishQueue(lambda deps, t, changes, **kw: seen.append((t, changes, kw))).ask(d, tid, ["*"], scope=b_eid)
+    assert seen == [(tid, ["*"], {"scope": b_eid})]
+
     sqs = boto3.client("sqs")
     url = sqs.create_queue(QueueName="publish")["QueueUrl"]
-    d = bootstrap.deps()
     d.publish_queue = SqsPublishQueue(url)
     d.publisher = sink = Recording()
     request_publish(d, tid, table_change(a_eid, 0, 1, 1))
@@ -88,15 +97,3 @@ def test_a_message_per_scope_on_sqs_each_consumer_publishing_its_own(api, moto_r
     jobs.publish_from_queue(fanned + fanned)
     assert sorted(p[1] for p in published[2:]) == ["", a_eid, b_eid]
     assert received(sqs, url) == []
-
-
-def test_the_local_queue_publishes_the_request_inline_scope_by_scope(api, moto_repos, monkeypatch):
-    tid, a_eid, b_eid = two_events(api, monkeypatch)
-    d = bootstrap.deps()
-    d.publish_queue = InlinePublishQueue()
-    d.publisher = sink = Recording()
-    request_publish(d, tid, table_change(a_eid, 0, 1, 1))   # its event's pages only
-    assert f"t/{tid}/{a_eid}/round-1.html" in sink.files and f"t/{tid}/{b_eid}/round-1.html" not in sink.files
-    seen = []
-    InlinePublishQueue(lambda deps, t, changes, **kw: seen.append((t, changes, kw))).ask(d, tid, ["*"], scope=b_eid)
-    assert seen == [(tid, ["*"], {"scope": b_eid})]
