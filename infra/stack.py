@@ -273,6 +273,7 @@ class PlatformStack(cdk.Stack):
         queue.grant_send_messages(api_role)
         queue.grant_send_messages(sweeper_role)
         queue.grant_consume_messages(publisher_role)
+        queue.grant_send_messages(publisher_role)   # a change of every scope fanned out: a message per scope (jobs.py)
         # The code secret reaches the functions as an ARN; they read it once per cold start.
         for fn in ("APIHandler", "SweepHolds", "DeliverMessages"):
             self.api.add_environment_variable("TABLE_CODE_SECRET_ARN", codes.secret_arn, fn)

@@ -49,25 +49,34 @@ class PublishFailed(RuntimeError):
 
 
 def publish_from_queue(event) -> dict:
-    """Each message names a tournament; several messages for one tournament publish it once."""
+    """Each message names a tournament and a publish scope (an event, or the tournament-wide pages: several
+    consumers publish one tournament's events side by side); several messages of one scope publish it once. A
+    message of every scope ("*", or one sent before scopes) is fanned out: a message per scope, back on the queue."""
     import json
 
     from ..bootstrap import deps
     from ..services.live_tables import on_tournament_changed
+    from ..services.publish_requests import EVERY, event_ids, scoped_asks
     from ..services.publishing import publish_latest
-    tournaments: dict[str, list[str]] = {}
+    asked: dict[tuple[str, str], list[str]] = {}
     for record in event:
         body = json.loads(record.body)
-        tournaments.setdefault(body["tournament_id"], []).extend(body.get("changes") or ["*"])
-    for tid in sorted(tournaments):
-        # one publisher per tournament (several functions may run); an exception returns the batch to the
-        # queue, then to the DLQ — raised without its message or chain, which the Lambda runtime would log
+        asked.setdefault((body["tournament_id"], body.get("scope", EVERY)), []).extend(body.get("changes") or ["*"])
+    d = deps()
+    for (tid, scope), changes in sorted(asked.items()):
+        # an exception returns the batch to the queue, then to the DLQ — raised without its message or chain,
+        # which the Lambda runtime would log
         try:
-            if any(c == "*" or c.startswith("event:") for c in tournaments[tid]):   # the phones' live JSON of a round-wide change (issue 43; a table's: by its request)
-                on_tournament_changed(deps(), tid)
-            publish_latest(deps(), tid, changes=tournaments[tid])
+            # the phones' live JSON of a round-wide change (issue 43; a table's: by its request), once a request
+            if (scope == EVERY and "*" in changes) or any(c.startswith("event:") for c in changes):
+                on_tournament_changed(d, tid)
+            if scope == EVERY and not d.publish_queue.inline:
+                for each, its in scoped_asks(changes, lambda t=tid: event_ids(d, t)).items():
+                    d.publish_queue.ask(d, tid, its, scope=each)
+            else:
+                publish_latest(d, tid, changes=changes, scope=None if scope == EVERY else scope)
         except Exception as exc:   # noqa: BLE001 — any failure returns the batch to the queue, logged without its chain
             from ..publish.failures import log_failure
             log_failure(tid, exc)
             raise PublishFailed(f"publishing tournament {tid} failed ({type(exc).__name__})") from None
-    return {"published": len(tournaments)}
+    return {"published": len(asked)}

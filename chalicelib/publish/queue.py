@@ -1,7 +1,8 @@
 """Where a publish request goes (the publish queue port): SQS in AWS, where the queue's consumers publish
 (api/jobs.publish_from_queue); locally the request is published inline, once here and any further rounds in a
-thread. Services ask through `deps.publish_queue.ask(deps, tid, changes)` and import neither boto3 nor the
-publisher."""
+thread. Services ask through `deps.publish_queue.ask(deps, tid, changes, scope=…)` and import neither boto3 nor the
+publisher. In AWS a request is a message per publish scope (an event's pages, or the tournament-wide ones:
+services/publish_requests.py), so several consumers publish one tournament's events side by side."""
 from __future__ import annotations
 
 import json
@@ -11,12 +12,14 @@ from collections.abc import Callable
 
 class PublishQueue(Protocol):
     inline: bool   # publishes in this process (the request waits on it), or hands it on to a worker
-    def ask(self, deps, tid: str, changes: list[str]) -> None:
-        """Publish `tid` soon; `changes` says what changed ("*": anything may have)."""
+    def ask(self, deps, tid: str, changes: list[str], scope: str | None = None) -> None:
+        """Publish `tid` soon; `changes` says what changed ("*": anything may have); `scope`: only that scope's
+        pages (an event's id, "" the tournament-wide ones, "*" every scope; None: as the changes say)."""
 
 
 class SqsPublishQueue:
-    """A message per request; the client is made on the first one (a cold start that asks nothing makes none)."""
+    """A message per request and scope; the client is made on the first one (a cold start that asks nothing makes
+    none)."""
     inline = False
 
     def __init__(self, url: str, client_factory: Callable | None = None):
@@ -33,9 +36,9 @@ class SqsPublishQueue:
                 self._client = boto3.client("sqs")
         return self._client
 
-    def ask(self, deps, tid: str, changes: list[str]) -> None:
-        self._sqs().send_message(QueueUrl=self.url, MessageBody=json.dumps({"tournament_id": tid,
-                                                                             "changes": changes}))
+    def ask(self, deps, tid: str, changes: list[str], scope: str | None = None) -> None:
+        body = {"tournament_id": tid, "changes": changes} | ({} if scope is None else {"scope": scope})
+        self._sqs().send_message(QueueUrl=self.url, MessageBody=json.dumps(body))
 
 
 class InlinePublishQueue:
@@ -46,12 +49,13 @@ class InlinePublishQueue:
     def __init__(self, publish: Callable[..., object] | None = None):
         self._publish = publish
 
-    def ask(self, deps, tid: str, changes: list[str]) -> None:
+    def ask(self, deps, tid: str, changes: list[str], scope: str | None = None) -> None:
         if self._publish is not None:
-            self._publish(deps, tid, changes)
+            self._publish(deps, tid, changes, **({} if scope is None else {"scope": scope}))
             return
         from ..services.publishing import publish_latest   # the composition's edge: the publisher, made on use
-        publish_latest(deps, tid, then_in_background=True, changes=changes)
+        publish_latest(deps, tid, then_in_background=True, changes=changes,
+                       scope=None if scope in (None, "*") else scope)
 
 
 def queue_from_settings(settings=None) -> PublishQueue:

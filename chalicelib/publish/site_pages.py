@@ -16,6 +16,7 @@ from typing import Any
 from markupsafe import Markup
 
 from .. import errors
+from .audit_files import write_lanes
 from .i18n import LANGS as PAGE_LANGS, prefix as lang_prefix, translator
 from .render import TEMPLATES, render
 from .site_data import find_hits, page_name, pager, pages, results_card, round_pages
@@ -260,7 +261,7 @@ class _EventPages:
                   pager=pager(self.round_pages[last["number"]][0], 1) if last else None)
         self.standings()
         if self.lang == "zh":   # the audit chain's files: data, in no language (docs/audit-chain.md)
-            write_chain(out, self.run.tid, self.event.id, ep, data["chain"])
+            (write_lanes if "chains" in data["chain"] else write_chain)(out, self.run.tid, self.event.id, ep, data["chain"])
         if not out.unchanged(ep + "corrections.html", data["page_inputs"]["corrections"]):
             self.page("corrections.html", "corrections.html")
         if data["prizes"]:

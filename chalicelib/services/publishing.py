@@ -36,7 +36,7 @@ from .gc_pause import gc_paused
 from .hall import event_hall, hall_data
 from .links import site_url
 from .prizes import event_prizes
-from .publish_requests import event_change
+from .publish_requests import WIDE, event_change, event_ids, scoped_asks
 from .reads import entries_known
 from .standings import bonuses, event_standings
 
@@ -171,17 +171,18 @@ AUDIT_SKEW_MS = 120_000   # audit ids are ULIDs of the writer's clock: re-read t
 
 
 def _read_audit(deps: Deps, event, names: dict, warm: dict) -> tuple[dict, dict]:
-    """The audit records that can show on the corrections page, by id, and each chained record's place in the
-    chain (sets warm["chain_view"]). The publisher keeps those records (a handful: most are plain results) and
-    afterwards reads only the records written since it last read (ids are time-ordered ULIDs; a margin covers
-    clocks a little apart), not the whole log after every result."""
+    """The audit records that can show on the corrections page, by id, and each chained record's place in its
+    chain (sets warm["chain_view"]): its seq, or "<lane>-<seq>" in an event of lanes. The publisher keeps those
+    records (a handful: most are plain results) and afterwards reads only the records written since it last read
+    (ids are time-ordered ULIDs; a margin covers clocks a little apart), not the whole log after every result."""
+    from ..publish import audit_files
     kept = warm.setdefault("audit", {})
     since = warm.get("audit_since")
     read_at = int(time.time() * 1000)   # the ids' clock: the writers' own, not the tournament's
-    chain, seq_of = warm.setdefault("chain", {}), warm.setdefault("chain_seq", {})
-    count, _ = deps.repos.rounds.audit_head(event.id)   # before the records: they hold at least this much
+    chain, seq_of = warm.setdefault("chain", {}), warm.setdefault("chain_seq", {})   # chain: {(lane, seq): text}
+    fmt, heads = deps.repos.rounds.audit_heads(event.id)   # before the records: they hold at least this much
     items = deps.repos.rounds.audit_items(event.id, since)
-    if since is not None and not site_data.chain_whole(chain, items, count):
+    if since is not None and not audit_files.whole(chain, items, heads):
         # a record that committed later than the margin allows for (a long-retried append): the whole log again
         for held in (kept, chain, seq_of):
             held.clear()
@@ -189,12 +190,13 @@ def _read_audit(deps: Deps, event, names: dict, warm: dict) -> tuple[dict, dict]
     for item in items:
         a = json.loads(item["data"])
         if item.get("chain"):   # kept as the stored JSON text: a big day's chain is 100,000 records
-            seq_of[a["id"]] = seq = int(item["seq"])
-            chain[seq] = item["chain"]
+            lane, seq = int(item.get("lane") or 0), int(item["seq"])
+            chain[(lane, seq)] = item["chain"]
+            seq_of[a["id"]] = seq if fmt == 1 else f"{lane}-{seq}"
         if site_data.shows_in_corrections(a, names):
             kept[a["id"]] = a
     warm["audit_since"] = str(ULID.from_timestamp(max(0, read_at - AUDIT_SKEW_MS) / 1000))[:10] + "0" * 16
-    site_data.chain_view(event.id, chain, warm)
+    warm["chain_view"] = audit_files.view(event.id, fmt, chain, warm.get("chain_view"))
     return kept, seq_of
 
 
@@ -238,32 +240,9 @@ LEASE_SECONDS = 60   # renewed while a publish runs (_LeaseKept) and before each
 
 LEASE_RENEWED_FOR_S = 600   # at most: a publish still running then is stuck (one of 10,000 entries to S3: ~1 min)
 
-WIDE = ""   # the lease scope of the tournament-wide pages (index, prizes, hall, find, the tournament's feed)
-
-
-def scoped_asks(changes: list[str] | None, event_ids) -> dict[str, list[str]]:
-    """Which leases a request asks, with what (issue 43: publishing by event): a table's or an event's change
-    its event's (whose publisher asks for the tournament-wide pages when what they show of the event moved); the
-    clock or the announcements every event's (their feeds) and the tournament-wide pages'; anything else ("*")
-    every one's. `event_ids`: called for the tournament's events, only when needed."""
-    out: dict[str, list[str]] = {}
-    every: list[str] | None = None
-    for c in changes or ["*"]:
-        kind, _, rest = c.partition(":")
-        if kind == "table":
-            out.setdefault(rest.rsplit(":", 3)[0], []).append(c)
-        elif kind == "event":
-            out.setdefault(rest, []).append("*")
-        else:   # "hall" or "*"
-            every = list(event_ids()) if every is None else every
-            for eid in every:
-                out.setdefault(eid, []).append(c)
-            out.setdefault(WIDE, []).append(c)
-    return out
-
-
 def publish_latest(deps: Deps, tid: str, *, force: bool = False, wait_seconds: float = 0.0,
-                   then_in_background: bool = False, changes: list[str] | None = None) -> dict | None:
+                   then_in_background: bool = False, changes: list[str] | None = None,
+                   scope: str | None = None) -> dict | None:
     """Publishes the tournament as it is now: each event under a lease of its own, and the tournament-wide pages
     under theirs, so two events' publishes run side by side (issue 43) while each scope has one publisher at a
     time: asks that arrive while another publishes it only count themselves, and that publisher publishes again
@@ -274,16 +253,21 @@ def publish_latest(deps: Deps, tid: str, *, force: bool = False, wait_seconds: f
     `wait_seconds`: how long to wait for each lease (on demand); otherwise leave the ask to the holder.
     `then_in_background`: publish each scope once here, and any further rounds in a thread (a request must not
     wait on a hall's worth of them; the queue consumers in AWS keep them in line).
-    `changes`: what changed (publish_requests.table_change, event_change; None or "*": anything may have)."""
+    `changes`: what changed (publish_requests.table_change, event_change; None or "*": anything may have).
+    `scope`: that scope's pages only (an event's id, or WIDE), as asked by `changes` (a queue message's: one per
+    scope in AWS); the tournament-wide pages too when what they show of the event moved."""
     leases = deps.repos.publish_leases
-    asks = scoped_asks(changes, lambda: _event_ids(deps, tid))
-    for scope, asked in asks.items():
-        leases.ask(tid, asked, scope=scope)
+    if scope is not None:
+        asks = {scope: ["*" if c.startswith("event:") else c for c in changes or ["*"]]}
+    else:
+        asks = scoped_asks(changes, lambda: event_ids(deps, tid))
+    for asked_scope, asked in asks.items():
+        leases.ask(tid, asked, scope=asked_scope)
     deadline = time.monotonic() + wait_seconds
     made: list[dict] = []
     wide = WIDE in asks
-    for scope in sorted(s for s in asks if s != WIDE):
-        stats, asked_wide = _publish_scope(deps, tid, scope, force, deadline, wait_seconds, then_in_background)
+    for event_scope in sorted(s for s in asks if s != WIDE):
+        stats, asked_wide = _publish_scope(deps, tid, event_scope, force, deadline, wait_seconds, then_in_background)
         wide = wide or asked_wide
         if stats is not None:
             made.append(stats)
@@ -296,11 +280,6 @@ def publish_latest(deps: Deps, tid: str, *, force: bool = False, wait_seconds: f
     out = _joined(made)
     deps.publish_cache.last_stats[tid] = out
     return out
-
-
-def _event_ids(deps: Deps, tid: str) -> list[str]:
-    """(No tournament: none, and the tournament-wide publish says it is not found.)"""
-    return [e.id for e in deps.repos.tournaments.get_with_events(tid)[1]]
 
 
 def _publish_scope(deps: Deps, tid: str, scope: str, force: bool, deadline: float, wait_seconds: float,

@@ -264,7 +264,16 @@ def audit(eid: str, ulid: str) -> dict:
 def audit_head(eid: str) -> dict:
     """The head of the event's audit chain (store/audit_chain.py): its last record's seq and hash. Not under
     AUDIT#: a query of the records does not read it."""
-    return {"PK": f"EVENT#{eid}", "SK": "AUDITHEAD"}
+    return {"PK": f"EVENT#{eid}", "SK": AUDIT_HEAD}
+
+
+def audit_lane_head(eid: str, lane: int) -> dict:
+    """The head of one lane of the event's audit chains (format 2, store/audit_chain.py). Beside the one-chain
+    head: a query of AUDIT_HEAD's prefix reads every head of the event at once."""
+    return {"PK": f"EVENT#{eid}", "SK": f"{AUDIT_HEAD}#{lane:02d}"}
+
+
+AUDIT_HEAD = "AUDITHEAD"
 
 
 def event_state(eid: str) -> dict:

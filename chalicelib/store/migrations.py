@@ -115,7 +115,7 @@ def spread_round_tables(table: Table) -> int:
 
 def chain_audit(table: Table) -> int:
     """Audit records written before the hash chain (items of kind "audit" without a `seq`) appended to their
-    event's chain in the order of their ids (time first), each item gaining its chain fields in place. Appended
+    lane's chain (or their event's one chain, for an event chained before lanes) in the order of their ids (time first), each item gaining its chain fields in place. Appended
     through the chain's own conditional append (store/audit_chain.py), so it is safe beside live writers and when
     run again (a record already chained is left). Returns how many records were chained."""
     from .audit_chain import append

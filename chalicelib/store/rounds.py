@@ -593,5 +593,10 @@ class RoundRepo:
         return self.t.query(keys.event_partition(eid), between=(keys.AUDIT_PREFIX + since, keys.AUDIT_PREFIX + "~"))
 
     def audit_head(self, eid: str) -> tuple[int, str]:
-        """(the last chained record's seq, its hash); (0, the genesis hash) before the first."""
-        return audit_chain.head(self.t, eid)
+        """(the records chained, the event's head: its one chain's last hash, or its lanes' auditchain.event_head);
+        (0, the genesis hash) before the first of an event chained before lanes."""
+        return audit_chain.event_head(eid, *self.audit_heads(eid))
+
+    def audit_heads(self, eid: str) -> tuple[int, dict[int, tuple[int, str]]]:
+        """(the event's chain format, {lane: (its last seq, its hash)}): store/audit_chain.heads."""
+        return audit_chain.heads(self.t, eid)

@@ -15,7 +15,8 @@ Access patterns (keys built in keys.py only):
 - rounds / audit:                 Query PK=EVENT#<eid>, SK begins_with ROUND# / AUDIT# (a round's head, parts, rev counters)
 - a round's tables:               Query PK=EVENT#<eid>#R<stage>#<nnn>#T<k>, k = pack mod 16, the keys at once (packs,
                                   table items: keys.round_tables_partition)
-- the audit chain's head:         Get   PK=EVENT#<eid>, SK=AUDITHEAD (store/audit_chain.py)
+- the audit chains' heads:       Get   PK=EVENT#<eid>, SK=AUDITHEAD#<lane> (SK=AUDITHEAD: an event chained before
+                                  lanes); the publisher: Query SK begins_with AUDITHEAD, all (store/audit_chain.py)
 - long documents' parts:          <head SK>#PART#<digest>#<k> beside their head (store/parts.py)
 - payment:                        Get   PK=PAYMENT#<id>, SK=META
 Secrets (organiser tokens, manage tokens, table codes) are stored only as SHA-256 hashes.

@@ -31,12 +31,35 @@ def as_side(rnd, t, k):
     return {"token": None, "headers": {"X-Table-Code": rnd["tables"][t - 1]["codes"][k]}}
 
 
-@pytest.fixture
-def day(api, tmp_path):
-    """A published day: every kind of result change, the site in a folder. → (site folder, tid, eid, api)"""
+def one_chain_record(eid: str, record_id: str = "01HAAAAAAAAAAAAAAAAAAAAAA0") -> None:
+    """The event's first record appended as the version before lanes did (its one chain, format 1): the event
+    is one created before, and keeps its one chain."""
+    table = bootstrap.deps().repos.rounds.t
+    record = {"id": record_id, "at": "2026-12-01T01:00:00+00:00", "who": "organiser:x", "action": "event_created"}
+    audit_chain._append(table, eid, record, (), False, None, audit_chain.head(table, eid))
+
+
+def chains(index: dict) -> list[tuple[int | None, dict]]:
+    """(lane, chain) of a published audit.json: the event's one chain (lane None), or each lane's."""
+    if index["format"] == auditchain.FORMAT:
+        return [(None, index)]
+    return [(c["lane"], c) for c in index["chains"]]
+
+
+def lane0(index: dict) -> dict:
+    """The chain that holds the records of no table and of tables 1–19: the one chain, or lane 0."""
+    return chains(index)[0][1]
+
+
+@pytest.fixture(params=["lanes", "one chain"])
+def day(api, tmp_path, request):
+    """A published day: every kind of result change, the site in a folder; with lanes, also records of tables in
+    lanes 1 and 2; or an event created before lanes (its one chain). → (site folder, tid, eid, api)"""
     site = tmp_path / "site"
     bootstrap.deps().publisher = LocalSink(str(site))
     tid, eid, _ = setup_event(api, guandan(), people(8, 2, "队"))
+    if request.param == "one chain":
+        one_chain_record(eid)
     rnd = draw(api, eid)
     ids = [[s["entry_id"] for s in t["sides"]] for t in rnd["tables"]]
     enter_and_confirm(api, eid, rnd, rnd["tables"][0], {"final": {"levels": {ids[0][0]: 10, ids[0][1]: 8}}})
@@ -54,6 +77,11 @@ def day(api, tmp_path):
     assert corrected.status_code == 200, corrected.data
     e, _ = ids[3]
     assert api.post(f"/events/{eid}/rounds/1/tables/4/forfeit", {"entry_id": e, "reason": "未到场"}).status_code == 200
+    if request.param == "lanes":   # a big round's tables 21 and 45: lanes 1 and 2 (pack 1 and 2)
+        for k, t in enumerate((21, 45, 45)):
+            bootstrap.deps().repos.rounds.add_audit(eid, {"id": f"01KAAAAAAAAAAAAAAAAAAAAAA{k}", "who": "table 1 side 1",
+                                                          "at": "2026-12-01T02:00:00+00:00", "round": 1, "table": t,
+                                                          "action": "result_entered", "reason": ""})
     assert api.post(f"/tournaments/{tid}/publish").status_code == 200
     return site, tid, eid, api
 
@@ -62,11 +90,18 @@ def test_the_published_chain_holds_every_record_and_nothing_private(day):
     site, tid, eid, api = day
     audit = api.get(f"/events/{eid}/audit").data["audit"]
     index = json.loads((site / f"t/{tid}/{eid}/audit.json").read_text("utf-8"))
-    entries = index["records"]
-    # every record of the store, once, in one chain from record 1, the page's footer at its head
+    entries = [e for _, c in chains(index) for e in c["records"]]
+    # every record of the store, once, in its chain from record 1, the page's footer at the event's head
     assert sorted(e["id"] for e in entries) == sorted(x["id"] for x in audit) and len(entries) == index["count"]
-    assert [e["seq"] for e in entries] == list(range(1, len(audit) + 1))
-    assert auditchain.check(eid, entries, index["count"], index["head"]) == index["head"]
+    heads = []
+    for lane, c in chains(index):
+        assert [e["seq"] for e in c["records"]] == list(range(1, c["count"] + 1))
+        heads.append((c["count"], auditchain.check(eid, c["records"], c["count"], c["head"], lane=lane)))
+    if index["format"] == auditchain.FORMAT_LANES:   # 16 lanes; the tables 21 and 45 in lanes 1 and 2
+        assert [c["count"] for _, c in chains(index)][1:4] == [1, 2, 0] and len(heads) == auditchain.LANES
+        assert auditchain.event_head(eid, heads) == index["head"]
+    else:
+        assert heads[0][1] == index["head"] and "lane" not in entries[0]
     actions = [e["action"] for e in entries]
     for action in ("result_entered", "result_confirmed", "result_disputed", "dispute_settled", "result_corrected",
                    "forfeit_recorded"):
@@ -74,7 +109,8 @@ def test_the_published_chain_holds_every_record_and_nothing_private(day):
     page = (site / f"t/{tid}/{eid}/corrections.html").read_text("utf-8")
     assert f'data-count="{index["count"]}" data-head="{index["head"]}"' in page
     corrected = next(e for e in entries if e["action"] == "result_corrected")
-    assert f'data-seq="{corrected["seq"]}"' in page and corrected["reason"] == "记反了方向"
+    number = corrected["seq"] if index["format"] == auditchain.FORMAT else f"{corrected['lane']}-{corrected['seq']}"
+    assert f'data-seq="{number}"' in page and corrected["reason"] == "记反了方向"
     assert f'data-head="{index["head"]}"' in (site / f"en/t/{tid}/{eid}/corrections.html").read_text("utf-8")
     # the side's dispute text (a phone in it) stays in the store: the chain binds it by a salted digest only
     published = (site / f"t/{tid}/{eid}/audit.json").read_text("utf-8")
@@ -87,13 +123,13 @@ def test_the_published_chain_holds_every_record_and_nothing_private(day):
         audit_chain.check_items(eid, [tampered, *items[1:]])
 
 
-def _edit(site: Path, tid: str, eid: str, change) -> Path:
-    """A copy of the site whose event audit.json has its records changed by `change(records)`."""
+def _edit(site: Path, tid: str, eid: str, change, lane: int = 0) -> Path:
+    """A copy of the site whose event audit.json has its records (lane 0's, or `lane`'s) changed by `change(records)`."""
     copy = site.parent / f"copy{len(list(site.parent.iterdir()))}"
     shutil.copytree(site, copy)
     path = copy / f"t/{tid}/{eid}/audit.json"
     index = json.loads(path.read_text("utf-8"))
-    change(index["records"])
+    change(chains(index)[lane][1]["records"])
     path.write_text(json.dumps(index, ensure_ascii=False), "utf-8")
     return copy
 
@@ -103,8 +139,9 @@ def test_the_verifier_passes_the_site_and_names_the_first_bad_record(day):
     run = subprocess.run([sys.executable, "-m", "scripts.verify_log", str(site)], cwd=ROOT, capture_output=True,
                          text=True, timeout=60)
     assert run.returncode == 0, run.stderr
-    n = json.loads((site / f"t/{tid}/{eid}/audit.json").read_text("utf-8"))["count"]
-    assert run.stdout.startswith("OK 1 event chain(s), ") and f"{n} records" in run.stdout
+    index = json.loads((site / f"t/{tid}/{eid}/audit.json").read_text("utf-8"))
+    assert run.stdout.startswith("OK 1 event chain(s), ") and f"{index['count']} records" in run.stdout
+    n, lane = lane0(index)["count"], "" if index["format"] == auditchain.FORMAT else "lane 0 "
 
     def edit_points(records):   # a result's points changed after the fact
         k = next(i for i, e in enumerate(records) if e["action"] == "result_corrected")
@@ -113,32 +150,38 @@ def test_the_verifier_passes_the_site_and_names_the_first_bad_record(day):
         after[first]["level_points"] = 99
     bad = _edit(site, tid, eid, edit_points)
     code, line = verify(str(bad))
-    seq = next(e["seq"] for e in json.loads((bad / f"t/{tid}/{eid}/audit.json").read_text("utf-8"))["records"]
+    seq = next(e["seq"] for e in lane0(json.loads((bad / f"t/{tid}/{eid}/audit.json").read_text("utf-8")))["records"]
                if e["action"] == "result_corrected")
-    assert code == 1 and f"record {seq}: its fields do not match its hash" in line, line
+    assert code == 1 and f"{lane}record {seq}: its fields do not match its hash" in line, line
     run = subprocess.run([sys.executable, "-m", "scripts.verify_log", str(bad)], cwd=ROOT, capture_output=True,
                          text=True, timeout=60)
     assert run.returncode == 1 and f"record {seq}" in run.stderr
 
     code, line = verify(str(_edit(site, tid, eid, lambda r: r.pop(4))))   # record 5 removed
-    assert code == 1 and "record 5: found seq 6 where 5 belongs" in line, line
+    assert code == 1 and f"{lane}record 5: found seq 6 where 5 belongs" in line, line
     code, line = verify(str(_edit(site, tid, eid, lambda r: r.pop())))   # the last one removed
-    assert code == 1 and f"the chain ends at record {n - 1} but {n} are published" in line, line
+    assert code == 1 and f"{lane}record {n}: the chain ends at record {n - 1} but {n} are published" in line, line
     code, line = verify(str(_edit(site, tid, eid, lambda r: r.insert(3, r.pop(2)))))   # records 3 and 4 swapped
-    assert code == 1 and "record 3: found seq 4" in line, line
+    assert code == 1 and f"{lane}record 3: found seq 4" in line, line
 
     def renumbered(records):   # 3 and 4 swapped and renumbered: their links give it away
         records.insert(3, records.pop(2))
         records[2]["seq"], records[3]["seq"] = 3, 4
     code, line = verify(str(_edit(site, tid, eid, renumbered)))
-    assert code == 1 and "record 3: its prev is not the hash" in line, line
+    assert code == 1 and f"{lane}record 3: its prev is not the hash" in line, line
 
     def inserted(records):   # a forged record, hashed correctly but not linked into the rest
         forged = {**records[1], "seq": 3, "prev": records[1]["hash"], "reason": "forged"}
         forged["hash"] = auditchain.entry_hash(forged)
         records.insert(2, forged)
     code, line = verify(str(_edit(site, tid, eid, inserted)))
-    assert code == 1 and "record 4: found seq 4" not in line and "record 4" in line, line
+    assert code == 1 and "record 4: found seq 4" not in line and f"{lane}record 4" in line, line
+
+    if index["format"] == auditchain.FORMAT_LANES:   # in another lane: its second record (table 45) altered
+        code, line = verify(str(_edit(site, tid, eid, lambda r: r[1].update(table=46), lane=2)))
+        assert code == 1 and "lane 2 record 2: its fields do not match its hash" in line, line
+        code, line = verify(str(_edit(site, tid, eid, lambda r: r.pop(), lane=2)))
+        assert code == 1 and "lane 2 record 2: the chain ends at record 1 but 2 are published" in line, line
 
     # a witnessed head pins the end: a chain cut short and re-headed is caught
     index = json.loads((site / f"t/{tid}/{eid}/audit.json").read_text("utf-8"))
@@ -159,8 +202,14 @@ def test_the_verifier_passes_the_site_and_names_the_first_bad_record(day):
         assert code == 0 and f"{eid}:" in line, line
         path = site / f"t/{tid}/{eid}/corrections.html"
         page = path.read_text("utf-8")
-        count = json.loads((site / f"t/{tid}/{eid}/audit.json").read_text("utf-8"))["count"]
-        path.write_text(page.replace(f'data-count="{count}"', f'data-count="{count - 1}"'), "utf-8")
+        index = json.loads((site / f"t/{tid}/{eid}/audit.json").read_text("utf-8"))
+        count = index["count"]
+        page = page.replace(f'data-count="{count}"', f'data-count="{count - 1}"')
+        if index["format"] == auditchain.FORMAT_LANES:   # one lane's count one less, the sum with it
+            counts = [c["count"] for c in index["chains"]]
+            page = page.replace(f'data-counts="{",".join(map(str, counts))}"',
+                                f'data-counts="{",".join(map(str, [counts[0] - 1, *counts[1:]]))}"')
+        path.write_text(page, "utf-8")
         code, line = verify(url)   # the page's head is not the hash of the record it names
         assert code == 1 and "corrections.html: the page's head" in line, line
     finally:
@@ -180,12 +229,14 @@ def test_segments_hold_long_chains(api, tmp_path, monkeypatch):
     assert api.post(f"/tournaments/{tid}/publish").status_code == 200
     folder = site / f"t/{tid}/{eid}"
     index = json.loads((folder / "audit.json").read_text("utf-8"))
-    assert index["count"] == 9 and [s["href"] for s in index["segments"]] == ["audit-1.json", "audit-2.json"]
-    assert [e["seq"] for e in index["records"]] == [9]
+    lane = index["chains"][0]   # tables 1–19: lane 0
+    assert index["count"] == lane["count"] == 9
+    assert [s["href"] for s in lane["segments"]] == ["audit-0-1.json", "audit-0-2.json"]
+    assert [e["seq"] for e in lane["records"]] == [9]
     assert verify(str(site))[0] == 0
-    (folder / "audit-2.json").unlink()
+    (folder / "audit-0-2.json").unlink()
     code, line = verify(str(site))
-    assert code == 1 and "segment audit-2.json is missing" in line, line
+    assert code == 1 and "lane 0 record 5: segment audit-0-2.json is missing" in line, line
 
 
 def test_appending_twice_appends_once_and_old_records_are_chained_by_the_migration(moto_repos, monkeypatch):
@@ -199,19 +250,19 @@ def test_appending_twice_appends_once_and_old_records_are_chained_by_the_migrati
     assert moto_repos.rounds.audit_head("E1")[0] == 1
     # another process appended between this one's read of the head and its write: it moves on from the real head
     assert audit_chain.append(table, "E1", {**record, "id": "01JZZZZZZZZZZZZZZZZZZZZZZ2"})["seq"] == 2
-    real_head, reads = audit_chain.head, []
+    real_head, reads = audit_chain.lane_head, []
 
-    def late_read(t, eid):
+    def late_read(t, eid, lane):
         reads.append(eid)
         if len(reads) == 1:   # the first read: then the other process appends
-            seen = real_head(t, eid)
+            seen = real_head(t, eid, lane)
             other = {**record, "id": "01JZZZZZZZZZZZZZZZZZZZZZZ3"}
-            t.transact(audit_chain._ops(eid, other, seen, False)[1])
+            t.transact(audit_chain._ops(eid, other, seen, False, lane)[1])
             return seen
-        return real_head(t, eid)
-    monkeypatch.setattr(audit_chain, "head", late_read)
+        return real_head(t, eid, lane)
+    monkeypatch.setattr(audit_chain, "lane_head", late_read)
     assert audit_chain.append(table, "E1", {**record, "id": "01JZZZZZZZZZZZZZZZZZZZZZZ4"})["seq"] == 4
-    monkeypatch.setattr(audit_chain, "head", real_head)
+    monkeypatch.setattr(audit_chain, "lane_head", real_head)
     assert audit_chain.check_items("E1", moto_repos.rounds.audit_items("E1")) == 4
     # records written before the chain (no seq): chained in id order, once
     for i in range(3):
@@ -307,5 +358,6 @@ def test_a_record_committed_late_is_still_published(api):
                                    "who": "organiser:x", "action": "round_closed", "round": 1})
     publish_tournament(d, tid)
     index = json.loads(d.publisher.files[f"t/{tid}/{eid}/audit.json"])
-    assert index["count"] == before + 1 and index["records"][-1]["id"] == "01HAAAAAAAAAAAAAAAAAAAAAAA"
-    assert auditchain.check(eid, index["records"], index["count"], index["head"])
+    lane = index["chains"][0]   # a record of no table: lane 0
+    assert index["count"] == before + 1 and lane["records"][-1]["id"] == "01HAAAAAAAAAAAAAAAAAAAAAAA"
+    assert auditchain.check(eid, lane["records"], lane["count"], lane["head"], lane=0)

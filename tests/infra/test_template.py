@@ -77,6 +77,10 @@ def test_functions_are_granted_the_table_bucket_secret_and_queue(template):
     for action in ("dynamodb:ConditionCheckItem", "dynamodb:UpdateItem", "dynamodb:Query", "s3:PutObject", "secretsmanager:GetSecretValue",
                    "sqs:SendMessage", "sqs:ReceiveMessage"):
         assert action in text, action
+    # the publisher fans a change of every scope out, a message per scope, back on its queue (api/jobs.py)
+    publisher = json.dumps([p for p in resources(tpl, "AWS::IAM::Policy").values()
+                            if "PublishFromQueueRole" in json.dumps(p["Properties"]["Roles"])])
+    assert "sqs:SendMessage" in publisher and "sqs:ReceiveMessage" in publisher
 
 
 def test_buckets_are_private(template):

@@ -23,25 +23,26 @@ class Asked:
     def __init__(self):
         self.asks = []
 
-    def ask(self, deps, tid, changes):
-        self.asks.append((deps, tid, changes))
+    def ask(self, deps, tid, changes, scope=None):
+        self.asks.append((deps, tid, changes, scope))
 
 
 def test_request_publish_asks_the_queue_in_deps():
+    """A message per publish scope (issue 43): a table's its event's; the clock's and "*" every scope's, which the
+    consumer fans out (the request reads nothing of the tournament)."""
     queue = Asked()
     d = bootstrap.Deps(repos=None, publish_queue=queue)
     request_publish(d, "T1", table_change("E1", 0, 2, 7))
     request_publish(d, "T1", HALL_CHANGE)
     request_publish(d, "T1")
-    assert [(x, tid, c) for x, tid, c in queue.asks] == [(d, "T1", ["table:E1:0:2:7"]), (d, "T1", ["hall"]),
-                                                         (d, "T1", ["*"])]
+    assert queue.asks == [(d, "T1", ["table:E1:0:2:7"], "E1"), (d, "T1", ["hall"], "*"), (d, "T1", ["*"], "*")]
 
 
 def test_a_failed_ask_is_logged_not_raised(caplog):
     class Down:
         inline = False
 
-        def ask(self, deps, tid, changes):
+        def ask(self, deps, tid, changes, scope=None):
             raise ConnectionError("no route")
     with caplog.at_level(logging.ERROR, logger="cardgames.publish"):
         request_publish(bootstrap.Deps(repos=None, publish_queue=Down()), "T9")
