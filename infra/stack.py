@@ -38,9 +38,10 @@ SITE = ROOT / "frontend" / "dist"    # the built front end: `make site` (make sy
 # timeout leaves room for a slower day. The API's 1,024 MB stays: its requests are small.
 PUBLISHER_MEMORY_MB = 3008
 PUBLISHER_TIMEOUT_S = 300
-# The nudged pass of the messages' worker (an urgent job within seconds: chalicelib/messages/nudge.py): a pass is
-# bounded by 50 messages of at most 5 s each, like the scheduled one's; two at once are safe (each message claimed).
-NUDGED_TIMEOUT_S = 120
+# The nudged pass of the messages' worker (an urgent job within seconds: chalicelib/messages/nudge.py): the scheduled
+# pass's time (50 messages of at most 5 s each, a big draw's fan-out), so a nudged pass is never cut off where the
+# scheduled one would finish; two at once are safe (each message is claimed before it is tried).
+NUDGED_TIMEOUT_S = 300
 NUDGED_CONCURRENCY = 2
 
 
@@ -305,6 +306,10 @@ class PlatformStack(cdk.Stack):
         codes.grant_read(nudged_role)
         nudges.grant_send_messages(api_role)
         nudges.grant_consume_messages(nudged_role)
+        # Its SQS trigger names the queue by ARN (no reference CloudFormation would order by), and Lambda checks the
+        # role may read the queue when the trigger is made: the function waits for both.
+        nudged.add_dependency(nudges.node.default_child)
+        nudged.add_dependency(self.api.node.find_child("DeliverNudgedRole").node.find_child("Policy").node.default_child)
         self.api.add_environment_variable("MESSAGES_QUEUE_URL", nudges.queue_url, "APIHandler")
         self.api.add_environment_variable("TABLE_CODE_SECRET_ARN", codes.secret_arn, "DeliverNudged")
         self.api.add_environment_variable("MESSAGES_CONFIG_ARN", messages_config.secret_arn, "DeliverNudged")

@@ -266,7 +266,7 @@ def test_an_urgent_job_nudges_the_messages_worker_through_its_own_queue(template
     _, tpl = template
     functions = resources(tpl, "AWS::Serverless::Function") or resources(tpl, "AWS::Lambda::Function")
     by_handler = {f["Properties"]["Handler"]: (k, f["Properties"]) for k, f in functions.items()}
-    _, nudged = by_handler["app.deliver_nudged"]
+    nudged_id, nudged = by_handler["app.deliver_nudged"]
     _, api = by_handler["app.app"]
     queues = resources(tpl, "AWS::SQS::Queue")
     (queue_id,) = [k for k, q in queues.items() if str(q["Properties"].get("QueueName", "")).endswith("-messages")]
@@ -277,8 +277,11 @@ def test_an_urgent_job_nudges_the_messages_worker_through_its_own_queue(template
     assert {"MESSAGES_CONFIG_ARN", "TABLE_CODE_SECRET_ARN"} <= set(nudged["Environment"]["Variables"])
     assert 1 <= nudged["ReservedConcurrentExecutions"] <= 5
     (source,) = [e["Properties"] for e in nudged["Events"].values() if e["Type"] == "SQS"]
-    assert queue["QueueName"] in json.dumps(source["Queue"])
     policies = resources(tpl, "AWS::IAM::Policy")
+    assert queue["QueueName"] in json.dumps(source["Queue"])
+    # the trigger names the queue by ARN: the function waits for the queue and for its role's grants to it
+    depends = tpl["Resources"][nudged_id].get("DependsOn", [])
+    assert queue_id in depends and any(policies[d]["Properties"]["Roles"] for d in depends if d in policies)
 
     def granted(role):
         return json.dumps([p for p in policies.values() if role in json.dumps(p["Properties"]["Roles"])])
