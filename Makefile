@@ -95,6 +95,7 @@ bench: deps java site chromium
 	$(PY) bench/import_app.py
 	$(PY) bench/import_bounds.py
 	$(PY) bench/rankings.py
+	$(PY) bench/reset_code.py
 
 clean:
 	rm -rf $(VENV) node_modules .data frontend/dist

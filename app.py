@@ -39,3 +39,11 @@ def deliver_messages(event):
                     name="publish_from_queue")
 def publish_from_queue(event):
     return jobs.publish_from_queue(event)
+
+
+# An urgent job queued (an organiser's reset, a round's draw) nudges the outbox's worker through this queue, so it
+# goes within seconds; the scheduled minute above stays the safety net (chalicelib/messages/nudge.py).
+@app.on_sqs_message(queue=os.environ.get("MESSAGES_QUEUE_NAME", "cardgames-messages"), batch_size=10,
+                    name="deliver_nudged")
+def deliver_nudged(event):
+    return jobs.deliver_nudged(event)

@@ -46,6 +46,7 @@ class Settings:
     table_code_secret_arn: str | None = None  # AWS: the same, read from Secrets Manager once per cold start
     lookup_secret: str | None = None  # keys login names and rate keys; derived from the table-code secret when unset
     publish_queue_url: str | None = None  # AWS: publishing runs from this queue; locally inline
+    messages_queue_url: str | None = None  # AWS: nudges the outbox's worker for an urgent job (messages/nudge.py)
     # Published standings and round pages longer than this many rows are split into pages (issue 29); find.html
     # carries its hits inline up to publish_find_inline of them, else searches find.json (fetched as one types).
     publish_page_rows: int = 250

@@ -38,6 +38,11 @@ SITE = ROOT / "frontend" / "dist"    # the built front end: `make site` (make sy
 # timeout leaves room for a slower day. The API's 1,024 MB stays: its requests are small.
 PUBLISHER_MEMORY_MB = 3008
 PUBLISHER_TIMEOUT_S = 300
+# The nudged pass of the messages' worker (an urgent job within seconds: chalicelib/messages/nudge.py): the scheduled
+# pass's time (50 messages of at most 5 s each, a big draw's fan-out), so a nudged pass is never cut off where the
+# scheduled one would finish; two at once are safe (each message is claimed before it is tried).
+NUDGED_TIMEOUT_S = 300
+NUDGED_CONCURRENCY = 2
 
 
 class CheckedChalice(Chalice):
@@ -206,6 +211,16 @@ class PlatformStack(cdk.Stack):
                           visibility_timeout=cdk.Duration.seconds(PUBLISHER_TIMEOUT_S + 60),
                           enforce_ssl=True, dead_letter_queue=sqs.DeadLetterQueue(queue=dlq, max_receive_count=3))
 
+        # ------------------------------------------------------------ the messages' nudge queue
+        # An urgent job queued (an organiser's reset, a round's draw) puts one message here; its consumer
+        # (app.deliver_nudged) runs the worker's pass, so a reset's code goes within seconds, not at the next minute.
+        # No dead-letter queue and a short retention: the consumer never fails a batch (a nudge is a hint, the
+        # scheduled minute is the safety net), and a nudge older than a few minutes is worth nothing.
+        nudges_name = f"cardgames-{stage}-messages"
+        nudges = sqs.Queue(self, "MessagesQueue", queue_name=nudges_name, retention_period=cdk.Duration.minutes(5),
+                           visibility_timeout=cdk.Duration.seconds(NUDGED_TIMEOUT_S + 30), enforce_ssl=True)
+        os.environ["MESSAGES_QUEUE_NAME"] = nudges_name  # read by app.py while Chalice packages it
+
         # ------------------------------------------------------------ the Chalice app (API, sweeper, publisher)
         os.environ["PUBLISH_QUEUE_NAME"] = queue_name  # read by app.py while Chalice packages it
         environment = {
@@ -279,6 +294,26 @@ class PlatformStack(cdk.Stack):
             self.api.add_environment_variable("TABLE_CODE_SECRET_ARN", codes.secret_arn, fn)
         for fn in ("APIHandler", "DeliverMessages"):
             self.api.add_environment_variable("MESSAGES_CONFIG_ARN", messages_config.secret_arn, fn)
+
+        # ------------------------------------------------------------ the nudged pass of the messages' worker
+        # The API nudges (its requests queue the urgent jobs); the consumer is granted what the scheduled worker is.
+        nudged = self.api.get_resource("DeliverNudged")
+        nudged.add_property_override("Timeout", NUDGED_TIMEOUT_S)
+        nudged.add_property_override("ReservedConcurrentExecutions", NUDGED_CONCURRENCY)
+        nudged_role = self.api.get_role("DeliverNudgedRole")
+        table.grant_read_write_data(nudged_role)
+        nudged_role.add_to_principal_policy(send)
+        messages_config.grant_read(nudged_role)
+        codes.grant_read(nudged_role)
+        nudges.grant_send_messages(api_role)
+        nudges.grant_consume_messages(nudged_role)
+        # Its SQS trigger names the queue by ARN (no reference CloudFormation would order by), and Lambda checks the
+        # role may read the queue when the trigger is made: the function waits for both.
+        nudged.add_dependency(nudges.node.default_child)
+        nudged.add_dependency(self.api.node.find_child("DeliverNudgedRole").node.find_child("Policy").node.default_child)
+        self.api.add_environment_variable("MESSAGES_QUEUE_URL", nudges.queue_url, "APIHandler")
+        self.api.add_environment_variable("TABLE_CODE_SECRET_ARN", codes.secret_arn, "DeliverNudged")
+        self.api.add_environment_variable("MESSAGES_CONFIG_ARN", messages_config.secret_arn, "DeliverNudged")
 
         # API Gateway throttles before Lambda is called; its 429 keeps the API's error body contract.
         # Sized from bench/cost.py's model, not guessed (issue 43 item 4). With the phones polling their tables'

@@ -44,6 +44,24 @@ def deliver_messages(event=None) -> dict:
     return result
 
 
+def deliver_nudged(event=None) -> dict:
+    """The messages queue's consumer (messages/nudge.py): a request queued an urgent job (an organiser's reset, a
+    round's draw) and nudged; one pass of the worker over what is due, so it goes within seconds. A batch of nudges
+    is one pass. Two passes at once send nothing twice (each message is claimed before it is tried). Never raises:
+    a nudge is a hint, and a failed batch retried by SQS would come after the scheduled minute's pass anyway."""
+    from .. import services  # noqa: F401 — registers the outbox's jobs the services do (the reset's: reactions.py)
+    from ..bootstrap import deps
+    from ..messages.outbox import deliver_due
+    try:
+        result = deliver_due(deps())
+    except Exception as exc:   # noqa: BLE001 — logged by kind only; the scheduled pass tries again within a minute
+        log.warning("messages (nudged): the pass failed (%s); the scheduled pass covers it", type(exc).__name__)
+        return {"error": type(exc).__name__}
+    if any(result.values()):
+        log.info("messages (nudged): %s", result)
+    return result
+
+
 class PublishFailed(RuntimeError):
     pass
 

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 
 from ..ids import new_id
 from . import record
+from .nudge import nudger
 from .record import Message
 from .setup import messaging
 from .templates import language, render
@@ -45,6 +46,9 @@ def queue(deps, message: Message) -> bool:
     written = deps.repos.messages.queue(message)
     log.info("message %s %s: %s", message.id if written else "-", message.kind,
              "queued" if written else "already queued for this cause")
+    if written and message.channel == "job" and message.kind in record.URGENT:
+        # done within seconds, not at the scheduled pass's next minute (messages/nudge.py); never fails the caller
+        nudger(deps).wake(message.kind)
     return written
 
 

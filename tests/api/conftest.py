@@ -74,3 +74,21 @@ def wired(standins, moto_repos):
     standins.sms.clear(), standins.refused.clear(), standins.fail_next(0), standins.wechat.clear()
     bootstrap.deps().extra["messaging"] = from_config(standins.config("tencent"))
     return standins
+
+
+@pytest.fixture
+def nudges(moto_repos, monkeypatch):
+    """The messages queue (moto's SQS) that an urgent job's nudge goes to (messages/nudge.py), named to the app as
+    on AWS (MESSAGES_QUEUE_URL); yields the client and the queue's URL."""
+    from types import SimpleNamespace
+
+    import boto3
+
+    from chalicelib.config import get_settings
+    sqs = boto3.client("sqs")
+    url = sqs.create_queue(QueueName="cardgames-test-messages")["QueueUrl"]
+    monkeypatch.setenv("MESSAGES_QUEUE_URL", url)
+    get_settings.cache_clear()
+    bootstrap.deps().extra.pop("nudge", None)
+    yield SimpleNamespace(sqs=sqs, url=url)
+    get_settings.cache_clear()

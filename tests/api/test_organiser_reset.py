@@ -83,29 +83,35 @@ def test_an_e_mail_account_confirms_a_phone_then_resets_by_it_and_limits_hold(ap
     assert staff_only.status_code == 401
 
 
-def test_a_reset_asked_for_a_known_account_does_the_same_work_as_for_an_unknown_one(api, wired):
+def test_a_reset_asked_for_a_known_account_does_the_same_work_as_for_an_unknown_one(api, wired, nudges):
     """No timing tells an account apart (review finding): the request for an account with a phone made the
-    provider's call and wrote its code, the unknown one did neither. Now both make the same store calls and no
-    provider call; the worker's pass sends the code, to the known account only."""
+    provider's call and wrote its code, the unknown one did neither. Now both make the same store calls, the same
+    nudge of the worker (SQS) and no provider call; the worker's pass sends the code, to the known account only."""
+    from chalicelib.messages.nudge import nudger
     from chalicelib.store import dynamo
     create_account(bootstrap.deps(), "丙商会", PHONE, "old password")
     calls: list[str] = []
 
     def note(event_name=None, **_):
-        calls.append(event_name.split(".")[-1])
-    events = dynamo.client().meta.events
-    events.register("before-call.dynamodb", note)
+        calls.append(event_name.split(".", 1)[-1])
+    ask = []
+    # the first ask creates the client's bucket (a write of another kind) and the nudge's SQS client (made on the
+    # first nudge): both compared asks come after it
+    assert api.post("/auth/password-reset", {"login": "13700000009"}, token=None).status_code == 202
+    watched = (dynamo.client().meta.events, nudger(bootstrap.deps())._sqs().meta.events)
+    for events in watched:
+        events.register("before-call", note)
     try:
-        ask = []
-        # the first ask creates the client's bucket (a write of another kind): both compared asks come after it
-        for login in ("13700000009", PHONE, "13700000001"):
+        for login in (PHONE, "13700000001"):
             calls.clear()
             assert api.post("/auth/password-reset", {"login": login}, token=None).status_code == 202
             ask.append(list(calls))
             assert wired.sms == []                          # nothing sent inside the request
     finally:
-        events.unregister("before-call.dynamodb", note)
-    _, known, unknown = ask
-    assert known == unknown and known                  # the limits' writes and the job's, either way
+        for events in watched:
+            events.unregister("before-call", note)
+    known, unknown = ask
+    assert known == unknown and known                  # the limits' writes, the job's and its nudge, either way
+    assert known.count("sqs.SendMessage") == 1 and known[-1] == "sqs.SendMessage"   # after the job is written
     _worker_pass()
     assert len(_codes(wired, PHONE)) == 1 and not _codes(wired, "13700000001")

@@ -13,7 +13,7 @@ from tests.deploy import artifact
 from tests.infra import cdk
 
 STAGE = "dev"
-FUNCTIONS = ("APIHandler", "PublishFromQueue", "SweepHolds", "DeliverMessages")
+FUNCTIONS = ("APIHandler", "PublishFromQueue", "SweepHolds", "DeliverMessages", "DeliverNudged")
 FIGURES: dict[str, str] = {}   # printed at the end of the test run (tests/conftest.py's figures)
 
 
@@ -39,7 +39,7 @@ def template():
 @pytest.fixture(scope="session")
 def package(template, tmp_path_factory):
     zips = {cdk.function_asset(STAGE, template, fn) for fn in FUNCTIONS}
-    assert len(zips) == 1, zips   # the three functions share one package
+    assert len(zips) == 1, zips   # the functions share one package
     (zip_path,) = zips
     root = tmp_path_factory.mktemp("lambda")
     sizes = artifact.unpack(zip_path, root / "task")
@@ -92,6 +92,9 @@ def aws(ddb_local_endpoint, message_standins):
         sqs = boto3.client("sqs", endpoint_url=moto_url, **kw)
         queue_url = sqs.create_queue(QueueName="cardgames-dev-publish")["QueueUrl"]
         queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        messages_queue_url = sqs.create_queue(QueueName="cardgames-dev-messages")["QueueUrl"]   # the nudges
+        messages_queue_arn = sqs.get_queue_attributes(QueueUrl=messages_queue_url,
+                                                      AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
         sm = boto3.client("secretsmanager", endpoint_url=moto_url, **kw)
         stripe_keys = {"secret_key": "sk_test_deploy", "webhook_secret": "whsec_deploy_test"}
         stripe_arn = sm.create_secret(Name="StripeKeys", SecretString=json.dumps(stripe_keys))["ARN"]
@@ -106,7 +109,8 @@ def aws(ddb_local_endpoint, message_standins):
         china_arns["MessagesConfig"] = sm.create_secret(
             Name="MessagesConfig", SecretString=json.dumps(deployed_messages_config(message_standins)))["ARN"]
         yield SimpleNamespace(ddb_url=ddb_local_endpoint, moto_url=moto_url, table=table, bucket=bucket,
-                              queue_url=queue_url, queue_arn=queue_arn, stripe_arn=stripe_arn, stripe_keys=stripe_keys,
+                              queue_url=queue_url, queue_arn=queue_arn, messages_queue_url=messages_queue_url,
+                              messages_queue_arn=messages_queue_arn, stripe_arn=stripe_arn, stripe_keys=stripe_keys,
                               code_arn=code_arn, china_arns=china_arns, s3=s3, sqs=sqs, ddb=ddb,
                               site_url="https://d111111abcdef8.cloudfront.net")
         ddb.delete_table(TableName=table)
@@ -119,6 +123,7 @@ def function_environment(template: dict, logical_id: str, aws) -> dict:
     replaced by the local ones; a variable this test does not know fails it (give it a local value here)."""
     props = template["Resources"][logical_id]["Properties"]
     local = {"TABLE_NAME": aws.table, "PUBLISH_BUCKET": aws.bucket, "PUBLISH_QUEUE_URL": aws.queue_url,
+             "MESSAGES_QUEUE_URL": aws.messages_queue_url,
              "STRIPE_SECRET_ARN": aws.stripe_arn, "TABLE_CODE_SECRET_ARN": aws.code_arn, "SITE_URL": aws.site_url,
              "WECHAT_PAY_SECRET_ARN": aws.china_arns["WeChatPayKeys"], "ALIPAY_SECRET_ARN": aws.china_arns["AlipayKeys"],
              "MESSAGES_CONFIG_ARN": aws.china_arns["MessagesConfig"],

@@ -326,6 +326,20 @@ def test_a_day_through_the_deployed_handlers(template, package, aws, functions, 
     FIGURES["messages worker (DeliverMessages)"] = (f"{totals['sent']} sent through the packaged SDK, "
                                                     f"{totals['failed']} marked failed, in the day's passes")
 
+    # An organiser's password reset through the gateway nudges the worker (docs/messages.md): one message on the
+    # messages queue, and the DeliverNudged function fed that batch sends the code — the schedule never runs here.
+    # (each of the day's 17 draws nudged too — a draw's job is urgent —; the scheduled passes above did their work)
+    waiting = aws.sqs.get_queue_attributes(QueueUrl=aws.messages_queue_url, AttributeNames=["ApproximateNumberOfMessages"])
+    assert int(waiting["Attributes"]["ApproximateNumberOfMessages"]) >= 17, waiting
+    aws.sqs.purge_queue(QueueUrl=aws.messages_queue_url)
+    before = len(sms)
+    assert Api(gateway).post("/auth/password-reset", {"login": "13800002121"}, token=None).status_code == 202
+    nudges = aws.sqs.receive_message(QueueUrl=aws.messages_queue_url, MaxNumberOfMessages=10).get("Messages", [])
+    assert len(nudges) == 1, nudges
+    nudged = functions["DeliverNudged"].invoke(artifact.sqs_event(nudges, aws.messages_queue_arn))
+    assert isinstance(nudged, dict) and "error" not in nudged, nudged
+    assert [s["kind"] for s in sms[before:]] == ["organiser_code"], sms[before:]
+
     # Everything the day imported came from the package, the runtime's folder or the standard library.
     modules = {}
     for f in functions.values():

@@ -208,7 +208,7 @@ def test_the_publisher_is_sized_for_a_ten_thousand_entry_event(template):
     forked languages beside it) and takes 78 s of CPU; at 1,024 MB (0.58 vCPU) it was killed or timed out."""
     _, tpl = template
     functions = resources(tpl, "AWS::Serverless::Function") or resources(tpl, "AWS::Lambda::Function")
-    publisher = next(f["Properties"] for f in functions.values() if "SQS" in json.dumps(f))
+    publisher = next(f["Properties"] for f in functions.values() if f["Properties"]["Handler"] == "app.publish_from_queue")
     assert publisher["MemorySize"] >= 3008 and publisher["Timeout"] >= 300
     queue = next(q["Properties"] for q in resources(tpl, "AWS::SQS::Queue").values() if "RedrivePolicy" in q["Properties"])
     # never handed to a second consumer mid-publish, and a failed publish tried again within minutes
@@ -261,3 +261,36 @@ def test_the_messages_worker_runs_every_minute_alone_with_what_it_sends_through(
         granted = json.dumps([p for p in policies.values() if role in json.dumps(p["Properties"]["Roles"])])
         for action in ("sns:Publish", "ses:SendEmail", "secretsmanager:GetSecretValue", "dynamodb:UpdateItem"):
             assert action in granted, (role, action)
+
+
+def test_an_urgent_job_nudges_the_messages_worker_through_its_own_queue(template):
+    """docs/messages.md: the API sends a nudge to the messages queue when it queues an urgent job (an organiser's
+    reset); the queue's consumer runs the worker's pass, granted what the scheduled worker is, and consumes only
+    that queue (CDK grants); the API may send to it, nothing else."""
+    _, tpl = template
+    functions = resources(tpl, "AWS::Serverless::Function") or resources(tpl, "AWS::Lambda::Function")
+    by_handler = {f["Properties"]["Handler"]: (k, f["Properties"]) for k, f in functions.items()}
+    nudged_id, nudged = by_handler["app.deliver_nudged"]
+    _, api = by_handler["app.app"]
+    queues = resources(tpl, "AWS::SQS::Queue")
+    (queue_id,) = [k for k, q in queues.items() if str(q["Properties"].get("QueueName", "")).endswith("-messages")]
+    queue = queues[queue_id]["Properties"]
+    assert nudged["Timeout"] < queue["VisibilityTimeout"] and queue["MessageRetentionPeriod"] <= 600
+    assert api["Environment"]["Variables"]["MESSAGES_QUEUE_URL"] == {"Ref": queue_id}
+    assert "MESSAGES_QUEUE_URL" not in json.dumps(by_handler["app.deliver_messages"][1])
+    assert {"MESSAGES_CONFIG_ARN", "TABLE_CODE_SECRET_ARN"} <= set(nudged["Environment"]["Variables"])
+    assert 1 <= nudged["ReservedConcurrentExecutions"] <= 5
+    (source,) = [e["Properties"] for e in nudged["Events"].values() if e["Type"] == "SQS"]
+    policies = resources(tpl, "AWS::IAM::Policy")
+    assert queue["QueueName"] in json.dumps(source["Queue"])
+    # the trigger names the queue by ARN: the function waits for the queue and for its role's grants to it
+    depends = tpl["Resources"][nudged_id].get("DependsOn", [])
+    assert queue_id in depends and any(policies[d]["Properties"]["Roles"] for d in depends if d in policies)
+
+    def granted(role):
+        return json.dumps([p for p in policies.values() if role in json.dumps(p["Properties"]["Roles"])])
+    for action in ("sns:Publish", "ses:SendEmail", "secretsmanager:GetSecretValue", "dynamodb:UpdateItem",
+                   "sqs:ReceiveMessage", "sqs:DeleteMessage"):
+        assert action in granted("DeliverNudgedRole"), action
+    sends = [p for p in policies.values() if "sqs:SendMessage" in json.dumps(p) and queue_id in json.dumps(p)]
+    assert sends and all("ApiHandlerRole" in json.dumps(p["Properties"]["Roles"]) for p in sends)
