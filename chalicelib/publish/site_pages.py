@@ -18,7 +18,8 @@ from markupsafe import Markup
 from .. import errors
 from .i18n import LANGS as PAGE_LANGS, prefix as lang_prefix, translator
 from .render import TEMPLATES, render
-from .site_data import find_hits, page_name, pager, pages, results_card, round_pages
+from .find_index import shard_texts, shards as find_shards
+from .site_data import find_hits, find_words, page_name, pager, pages, results_card, round_pages
 
 log = logging.getLogger("cardgames.publish")
 LANGS = tuple(PAGE_LANGS)   # zh at /t/, the others at /{lang}/t/ (publish/i18n.py)
@@ -395,7 +396,8 @@ def write_chain(out: PageOut, tid: str, eid: str, ep: str, chain: dict) -> None:
 def render_hall(lang: str, out: PageOut, run: SiteRun, prefix: str, base: dict) -> None:
     """The projector board and find-my-table (issue 28): the tournament's current rounds, in every language.
     Each is rendered again only when what it shows changed (a big round's board is thousands of rows). Past
-    publish_find_inline entries, find.html carries no hits but searches find.json (fetched as one types)."""
+    publish_find_inline entries, find.html carries no hits but searches the index's shards (publish/find_index.py):
+    one set for every language, written with the Chinese pages, each shard only when its rows changed."""
     from .qr import qr_svg
     hall, other = run.hall, partial(other_pages, lang, run.tid)
     find_url = f"{run.site}/{prefix}find.html"
@@ -410,10 +412,35 @@ def render_hall(lang: str, out: PageOut, run: SiteRun, prefix: str, base: dict) 
         sum(len(ev["round"]["byes"]) for ev in hall["events"] if ev["round"])
     big = hits > run.find_inline
     inputs = [hall["find_inputs"], big, base["share"]]
-    if out.unchanged(prefix + "find.html", inputs) and (not big or out.unchanged(prefix + "find.json", inputs)):
+    folder = f"t/{run.tid}/find/"   # one set for every language (the rows are worded by the page)
+    if out.unchanged(prefix + "find.html", inputs) and (not big or lang != "zh"
+                                                        or _find_shards_kept(out, folder, inputs)):
         return
+    index = None
     if big:
-        out.write(prefix + "find.json", json.dumps({"hits": find_hits(lang, hall)}, ensure_ascii=False,
-                                                   separators=(",", ":")))
-    out.write(prefix + "find.html", render("find.html", lang, **ctx, find_index="find.json" if big else None,
-                                           other_lang=other("find.html")))
+        index = _find_index(hall)
+        if lang == "zh":
+            for k, text in enumerate(shard_texts(index["rows"], index["shards"])):
+                out.write(f"{folder}{k}.json", text)   # written only where its bytes changed (the manifest)
+        index = {"base": "../" * prefix.count("/") + folder, "count": len(index["shards"]),
+                 "v": hall["find_inputs"][:12], **find_words(lang, hall, index["rows"])}
+    out.write(prefix + "find.html", render("find.html", lang, **ctx, find_index=index and json.dumps(
+        index, ensure_ascii=False, separators=(",", ":")), other_lang=other("find.html")))
+
+
+def _find_shards_kept(out: PageOut, folder: str, inputs) -> bool:
+    """The index shards as last published (who sits where did not move): their manifest lines carried over."""
+    if not out.unchanged(folder + "0.json", inputs):
+        return False
+    out.keep_folder(folder)
+    return True
+
+
+def _find_index(hall: dict) -> dict:
+    """A big field's find rows and their shards (publish/find_index.py), worked out once a publish for every
+    language (the hall's data is the run's, the same object in each)."""
+    kept = hall.get("find_index")
+    if kept is None or kept["inputs"] != hall["find_inputs"]:
+        rows = find_hits(hall)
+        kept = hall["find_index"] = {"inputs": hall["find_inputs"], "rows": rows, "shards": find_shards(rows)}
+    return kept
