@@ -1,7 +1,8 @@
 /* find.html: shows the entries whose name, member's name or pinyin initials hold what is typed (two characters
    at least). Folded as the publisher folds them (lower case, no diacritics: "nguyen" finds "Nguyễn").
-   A big field's hits are not in the page (issue 29) but in small shards by bigram (issue 43: publish/find_index.py):
-   the page fetches the one shard its query's first two characters hash to, once, and filters its rows. */
+   A big field's hits are not in the page (issue 29) but in small shards by gram (issue 43: publish/find_index.py):
+   the page fetches the shard its query's first two characters hash to (once), and filters its rows; a "heavy"
+   gram's rows are in the shard of one character more. */
 (function () {
   var input = document.getElementById("find-q");
   if (!input) return;
@@ -10,7 +11,7 @@
   var SHOWN = 20;
   var hits = [], keys = [], index = box.getAttribute("data-index");
   index = index ? JSON.parse(index) : null;   // a big field: {base, count, v, where, table, bye, sep, seats}
-  var shards = {};   // shard number → null while it loads, then [{keys, row}]
+  var shards = {};   // shard number → null while it loads, then {rows: [{keys, row}], heavy: {gram: [count, places]}}
   function fold(s) {
     s = s.toLowerCase().replace(/đ/g, "d");
     return (s.normalize ? s.normalize("NFD") : s).replace(/[\u0300-\u036f]/g, "").replace(/\s+/g, "");
@@ -56,7 +57,8 @@
     x.open("GET", index.base + k + ".json?v=" + index.v);
     x.onload = function () {
       if (x.status !== 200) { delete shards[k]; return; }
-      shards[k] = (JSON.parse(x.responseText).hits || []).map(function (row) { return {keys: keysOf(row[0]), row: row}; });
+      var got = JSON.parse(x.responseText);
+      shards[k] = {heavy: got.heavy, rows: got.hits.map(function (row) { return {keys: keysOf(row[0]), row: row}; })};
       run();
     };
     x.onerror = function () { delete shards[k]; };
@@ -67,18 +69,27 @@
     more.hidden = n <= SHOWN;
     if (n > SHOWN) more.textContent = more.getAttribute("data-text").replace("{n}", n - SHOWN);
   }
-  function search(chars, q) {   // a big field: the shard of the query's first bigram holds every hit
-    var k = shardOf(chars.slice(0, 2)), rows = shards[k];
+  function search(chars, q) {   // a big field: the shard of the query's first two characters holds every hit
     box.textContent = "";
-    if (rows === undefined) load(k);
-    if (!rows) { none.hidden = true; return; }
-    var n = 0, frag = document.createDocumentFragment();
-    for (var i = 0; i < rows.length; i++) {
-      if (!rows[i].keys.some(function (key) { return key.indexOf(q) >= 0; })) continue;
-      if (++n <= SHOWN) frag.appendChild(card(rows[i].row));
+    for (var len = 2; ; len++) {
+      var k = shardOf(chars.slice(0, len)), shard = shards[k];
+      if (shard === undefined) load(k);
+      if (!shard) { none.hidden = true; return; }
+      var heavy = shard.heavy[chars.slice(0, len).join("")];
+      if (heavy && len < chars.length) continue;   // too many rows hold it: they are indexed by one character more
+      var n = 0, frag = document.createDocumentFragment(), rows = shard.rows;
+      if (heavy) {   // the query is a heavy gram: its first hits and their count
+        n = heavy[0];
+        heavy[1].forEach(function (p) { frag.appendChild(card(rows[p].row)); });
+      } else {
+        for (var i = 0; i < rows.length; i++) {
+          if (!rows[i].keys.some(function (key) { return key.indexOf(q) >= 0; })) continue;
+          if (++n <= SHOWN) frag.appendChild(card(rows[i].row));
+        }
+      }
+      box.appendChild(frag);
+      return show(n);
     }
-    box.appendChild(frag);
-    show(n);
   }
   function run() {
     var q = fold(input.value), chars = Array.from(q), n = 0;   // characters, not UTF-16 units
