@@ -71,3 +71,8 @@ def test_shards_are_small_against_the_field():
     rows = [_row(f"第{i}队", [f"甲{i}", f"乙{i}"]) for i in range(4000)]
     sizes = sorted(len(p["rows"]) for p in find_index.shards(rows))
     assert sizes[-1] <= 3 * find_index.ROWS_PER_SHARD, sizes[-1]   # the largest shard: a few hundred rows of 4,000
+
+
+def test_a_shard_is_cached_briefly_each_draw_rewrites_it():
+    from chalicelib.publish.sinks import cache_control
+    assert cache_control("t/T1/find/3.json") == "public, max-age=30"   # not a year's immutable, as find.json had
