@@ -47,7 +47,7 @@ class Settings:
     lookup_secret: str | None = None  # keys login names and rate keys; derived from the table-code secret when unset
     publish_queue_url: str | None = None  # AWS: publishing runs from this queue; locally inline
     # Published standings and round pages longer than this many rows are split into pages (issue 29); find.html
-    # carries its hits inline up to publish_find_inline of them, else searches find.json (fetched as one types).
+    # carries its hits inline up to publish_find_inline of them, else searches index shards (publish/find_index.py).
     publish_page_rows: int = 250
     publish_find_inline: int = 2000
     # Above this many entries, a result in the open round leaves the standings as the last close left them

@@ -39,7 +39,7 @@ class SiteRun:
     ev_caches: dict      # the publisher's state per event (rendered fragments are kept there)
     rows: int            # a page's rows (big rounds and standings are in pages)
     site: str            # the site's address (links, QR codes, link cards)
-    find_inline: int     # past this many hits find.html searches find.json instead of carrying them
+    find_inline: int     # past this many hits find.html searches index shards instead of carrying them
 
     @property
     def tid(self) -> str:
