@@ -13,7 +13,7 @@ from pathlib import Path
 
 from chalicelib.config import get_settings
 from chalicelib.publish.find_index import fnv1a
-from chalicelib.services import publishing, rounds
+from chalicelib.services import publishing, results, rounds
 from chalicelib.services.hall import fold, initials
 from playwright.sync_api import expect
 
@@ -123,3 +123,11 @@ def test_typing_finds_what_a_search_of_every_row_finds(store, stack, browser, mo
     page.get_by_test_id("find-input").fill(rows[0][0])
     expect(hits.first).to_contain_text(f"Bàn {rows[0][1]}")
     ctx.close()
+
+    # a result moves no one: the next publish writes no shard again
+    written = {p: p.stat().st_mtime_ns for p in (site / f"t/{t.id}/find").iterdir()}
+    a, b = (s.entry_id for s in rnd.tables[0].sides)
+    results.submit_result(store, ev.id, 1, 1, {"version": 0, "final": {"levels": {a: 10, b: 7}}},
+                          results.Actor("organiser", f"organiser:{org.id}"))
+    publishing.publish_tournament(store, t.id)
+    assert {p: p.stat().st_mtime_ns for p in (site / f"t/{t.id}/find").iterdir()} == written

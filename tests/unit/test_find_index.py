@@ -52,16 +52,16 @@ def _found(rows, parts, q):
 
 def test_every_query_finds_what_a_search_of_every_row_finds():
     rng = random.Random(7)
-    rows = [_row(rng.choice(NAMES) + str(i), [rng.choice(NAMES), rng.choice(NAMES)]) for i in range(1500)]
+    rows = [_row(rng.choice(NAMES) + str(i), [rng.choice(NAMES), rng.choice(NAMES)]) for i in range(1000)]
     parts = find_index.shards(rows)
-    assert 10 <= len(parts) <= 300
+    assert 10 <= len(parts) <= 200
     decoded = [json.loads(t) for t in find_index.shard_texts(rows, parts)]
     assert [len(d["hits"]) for d in decoded] == [len(p["rows"]) for p in parts]
     assert [d["hits"] for d in decoded] == [[rows[i] for i in p["rows"]] for p in parts]
     assert any(d["heavy"] for d in decoded)                      # "ng", "ua"… : more than HEAVY rows hold them
     keys = [find_index.search_keys(r[0]) for r in rows]
     queries = {k[i:i + n] for ks in keys[:300] for k in ks for n in (2, 3, 5, 9) for i in range(0, max(1, len(k) - n + 1))}
-    queries = rng.sample(sorted(q for q in queries if len(q) >= 2), 400) + ["nguyenvanan", "ng", "𠮷𠀋", "陈𠮷"]
+    queries = rng.sample(sorted(q for q in queries if len(q) >= 2), 250) + ["nguyenvanan", "ng", "𠮷𠀋", "陈𠮷"]
     for q in queries:
         expected = [i for i, ks in enumerate(keys) if any(q in k for k in ks)]
         assert _found(rows, parts, q) == (expected[:find_index.TOP], len(expected)), q
