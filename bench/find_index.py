@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import random
+import resource
 import statistics
 import sys
 import time
@@ -96,12 +97,16 @@ def measure(entries: int, names: str = "mix", lookups: int = 2000) -> dict:
     entry's names in full), beside the old find.json."""
     from chalicelib.publish.find_index import search_keys, shard_texts, shards
     rows = field(entries, names)
-    t0 = time.perf_counter()
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0, c0 = time.perf_counter(), time.process_time()
     parts = shards(rows)
-    texts = list(shard_texts(rows, parts))
-    build_s = time.perf_counter() - t0
-    raw = [len(t.encode()) for t in texts]
-    gz = [len(gzip.compress(t.encode(), 6)) for t in texts]
+    raw, gz = [], []
+    for text in shard_texts(rows, parts):   # as the publisher writes them: one at a time
+        body = text.encode()
+        raw.append(len(body))
+        gz.append(len(gzip.compress(body, 6)))
+    build_s, build_cpu = time.perf_counter() - t0, time.process_time() - c0
+    grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) / 1024   # KiB on Linux
     sizes = sorted(len(p["rows"]) for p in parts)
     rng = random.Random(2)
     per_phone_gz, per_phone_n = [], []
@@ -115,7 +120,8 @@ def measure(entries: int, names: str = "mix", lookups: int = 2000) -> dict:
     def pct(xs, p):
         xs = sorted(xs)
         return xs[min(len(xs) - 1, int(len(xs) * p))]
-    return {"entries": entries, "names": names, "shards": len(parts), "build_s": build_s,
+    return {"entries": entries, "names": names, "shards": len(parts), "build_s": build_s, "build_cpu": build_cpu,
+            "grown_mib": grown,
             "rows_median": statistics.median(sizes), "rows_p95": pct(sizes, 0.95), "rows_max": sizes[-1],
             "raw_median": statistics.median(raw), "gz_median": statistics.median(gz), "gz_p95": pct(gz, 0.95),
             "gz_max": max(gz), "raw_total": sum(raw),

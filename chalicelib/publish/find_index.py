@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
+from operator import add
 
 # JavaScript's \s, which find.js strips from keys and query: Python's \s differs (\x1c-\x1f and \x85 in, \ufeff out)
 JS_SPACE = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
@@ -37,33 +39,58 @@ def fnv1a(text: str) -> int:
     return h
 
 
+def _bigrams(keys: list[str]) -> set[str]:
+    out: set[str] = set()
+    for k in keys:
+        out.update(map(add, k, k[1:]))
+    return out
+
+
 def _grams(keys: list[str], n: int, heavy: set[str] | None) -> set[str]:
     """A row's n-character grams; past two characters only those that lengthen a heavy gram."""
-    return {k[i:i + n] for k in keys for i in range(len(k) - n + 1) if heavy is None or k[i:i + n - 1] in heavy}
+    if heavy is None:
+        return _bigrams(keys)
+    return {k[i:i + n] for k in keys for i in range(len(k) - n + 1) if k[i:i + n - 1] in heavy}
 
 
-def plan(rows: list[list]) -> tuple[list[set[str]], dict[str, tuple[int, list[int]]]]:
-    """Each row's leaf grams, and the heavy grams: (the rows holding it, its first TOP rows). A bigram held by
-    more than HEAVY rows is heavy, and so is any longer gram lengthening a heavy one; a heavy gram's rows are
-    indexed by its lengthenings instead (a Vietnamese field's "ng", "nguyen": most rows), down to grams no more
-    than HEAVY rows hold. A query that is itself a heavy gram has more than TOP hits: its first TOP and the count
-    are all the page shows."""
-    keys = [search_keys(row[0]) for row in rows]
-    leaves: list[set[str]] = [set() for _ in rows]
-    heavy: dict[str, tuple[int, list[int]]] = {}
-    todo, n, longer_of = list(range(len(rows))), 2, None
+def _counts(keys: list[list[str]]) -> tuple[dict[str, int], set[str]]:
+    """How many rows hold each gram (bigrams, and the lengthenings of heavy ones), and the heavy grams. A bigram
+    held by more than HEAVY rows is heavy, and so is any longer gram lengthening a heavy one that as many hold.
+    Level by level, each row's grams made again rather than kept (kept, 100,000 rows' were ~400 MB)."""
+    counts: dict[str, int] = {}
+    heavy: set[str] = set()
+    todo, n, longer_of = range(len(keys)), 2, None
     while todo:
-        grams = {i: _grams(keys[i], n, longer_of) for i in todo}
-        held: dict[str, list[int]] = {}
+        level: Counter = Counter()
         for i in todo:
-            for g in grams[i]:
-                held.setdefault(g, []).append(i)
-        longer_of = {g for g, who in held.items() if len(who) > HEAVY}
-        heavy.update((g, (len(held[g]), held[g][:TOP])) for g in longer_of)
-        for i in todo:
-            leaves[i].update(g for g in grams[i] if g not in longer_of)
-        todo, n = [i for i in todo if not grams[i].isdisjoint(longer_of)], n + 1
-    return leaves, heavy
+            level.update(_grams(keys[i], n, longer_of))
+        counts.update(level)
+        found = {g for g, c in level.items() if c > HEAVY}
+        if not found:
+            break
+        heavy |= found
+        todo = [i for i in todo if not _grams(keys[i], n, longer_of).isdisjoint(found)]
+        n, longer_of = n + 1, found
+    return counts, heavy
+
+
+def _walk(keys: list[str], heavy: set[str]) -> tuple[set[str], set[str]]:
+    """A row's leaf grams (where find.js looks for it) and the heavy grams it holds: from each character, the
+    two there, lengthened while heavy; a heavy gram reaching its key's end leaves no leaf."""
+    grams = _bigrams(keys)
+    leaves, held = grams - heavy, grams & heavy
+    if held:
+        for k in keys:
+            for i in range(len(k) - 1):
+                n = 2
+                while k[i:i + n] in heavy:
+                    held.add(k[i:i + n])
+                    n += 1
+                    if i + n > len(k):
+                        break
+                else:
+                    leaves.add(k[i:i + n])
+    return leaves, held
 
 
 def _count_for(sizes: dict[int, int], placements: int) -> int:
@@ -81,31 +108,34 @@ def _count_for(sizes: dict[int, int], placements: int) -> int:
 
 def shards(rows: list[list]) -> list[dict]:
     """Each shard: its rows (indexes, in the field's order, each once) and the heavy grams hashed to it with
-    their count and first rows (as places in the shard's rows); the shard count from the field's size."""
-    leaves, heavy = plan(rows)
-    hashes: dict[str, int] = {}
+    the rows holding them and their first TOP rows (as places in the shard's rows). A heavy gram's rows are found
+    by its lengthenings instead (a Vietnamese field's "ng", "nguyen": most rows), down to grams no more than HEAVY
+    rows hold; a query that is itself a heavy gram has more than TOP hits: its first TOP and the count are all the
+    page shows. The shard count from the field's size."""
+    keys = [search_keys(row[0]) for row in rows]
+    counts, heavy = _counts(keys)
+    hashes = {g: fnv1a(g) for g in counts}
     sizes: dict[int, int] = {}
-    for gs in leaves:
-        for g in gs:
-            h = hashes.get(g)
-            if h is None:
-                h = hashes[g] = fnv1a(g)
-            sizes[h] = sizes.get(h, 0) + 1
-    for g in heavy:
-        h = hashes[g] = fnv1a(g)
-        sizes[h] = sizes.get(h, 0) + TOP
+    for g, c in counts.items():   # a leaf's rows, a heavy gram's first TOP
+        h = hashes[g]
+        sizes[h] = sizes.get(h, 0) + (TOP if g in heavy else c)
     count = _count_for(sizes, sum(sizes.values()))
-    held: list[set[int]] = [set() for _ in range(count)]
-    for i, gs in enumerate(leaves):
-        for g in gs:
-            held[hashes[g] % count].add(i)
-    for g, (_, first) in heavy.items():
-        held[hashes[g] % count].update(first)
-    out = [{"rows": sorted(h), "heavy": {}} for h in held]
-    for g, (total, first) in heavy.items():
+    held: list[list[int]] = [[] for _ in range(count)]
+    first: dict[str, list[int]] = {g: [] for g in heavy}
+    for i, ks in enumerate(keys):
+        leaves, holds = _walk(ks, heavy)
+        at = {hashes[g] % count for g in leaves}
+        for g in holds:
+            if len(first[g]) < TOP:
+                first[g].append(i)
+                at.add(hashes[g] % count)
+        for k in at:
+            held[k].append(i)   # rows in order: each shard's list is sorted
+    out = [{"rows": h, "heavy": {}} for h in held]
+    for g, rows_ in first.items():
         shard = out[hashes[g] % count]
         place = {i: p for p, i in enumerate(shard["rows"])}
-        shard["heavy"][g] = [total, [place[i] for i in first]]
+        shard["heavy"][g] = [counts[g], [place[i] for i in rows_]]
     return out
 
 
