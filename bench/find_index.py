@@ -138,7 +138,8 @@ def main(argv=None) -> None:
     for n in args.entries:
         for names in args.names:
             m = measure(n, names)
-            print(f"{n:>7,} entries ({names:5}): {m['shards']:,} shards (built in {m['build_s']:.1f} s, "
+            print(f"{n:>7,} entries ({names:5}): {m['shards']:,} shards (built and gzip-compressed in {m['build_s']:.1f} s, "
+                  f"{m['build_cpu']:.1f} s CPU, peak memory +{m['grown_mib']:.0f} MiB; "
                   f"{m['raw_total'] / 2**20:.0f} MiB in all), rows a shard median {m['rows_median']:.0f} / p95 "
                   f"{m['rows_p95']} / max {m['rows_max']}; gzip a shard median {m['gz_median'] / 1024:.1f} KiB / p95 "
                   f"{m['gz_p95'] / 1024:.1f} / max {m['gz_max'] / 1024:.1f}; a phone fetches {m['phone_requests']:.1f} "
