@@ -411,21 +411,28 @@ def render_hall(lang: str, out: PageOut, run: SiteRun, prefix: str, base: dict) 
     hits = sum(len(s["sides"]) for ev in hall["events"] if ev["round"] for s in ev["round"]["tables"]) + \
         sum(len(ev["round"]["byes"]) for ev in hall["events"] if ev["round"])
     big = hits > run.find_inline
-    inputs = [hall["find_inputs"], big, base["share"]]
     folder = f"t/{run.tid}/find/"   # one set for every language (the rows are worded by the page)
-    if out.unchanged(prefix + "find.html", inputs) and (not big or lang != "zh"
-                                                        or _find_shards_kept(out, folder, inputs)):
+    kept_page = out.unchanged(prefix + "find.html", [hall["find_inputs"], big, base["share"]])
+    # the shards move only with who sits where (a close's new leaders move the page's link card, not them)
+    kept_shards = not big or lang != "zh" or _find_shards_kept(out, folder, hall["find_inputs"])
+    if kept_page and kept_shards:
         return
     index = None
     if big:
-        index = _find_index(hall)
-        if lang == "zh":
-            for k, text in enumerate(shard_texts(index["rows"], index["shards"])):
+        if not kept_shards:
+            for k, text in enumerate(shard_texts(_find_rows(hall), _find_parts(hall))):
                 out.write(f"{folder}{k}.json", text)   # written only where its bytes changed (the manifest)
-        index = {"base": "../" * prefix.count("/") + folder, "count": len(index["shards"]),
-                 "v": hall["find_inputs"][:12], **find_words(lang, hall, index["rows"])}
+        count = _FIND_COUNTS.get(hall["find_inputs"]) or len(_find_parts(hall))
+        index = {"base": "../" * prefix.count("/") + folder, "count": count, "v": hall["find_inputs"][:12],
+                 **find_words(lang, hall, _find_rows(hall))}
     out.write(prefix + "find.html", render("find.html", lang, **ctx, find_index=index and json.dumps(
         index, ensure_ascii=False, separators=(",", ":")), other_lang=other("find.html")))
+
+
+# The shard count of each seating published here (by its digest: the same seating, the same count, in any app or
+# container), so a page worded again (a close's new leaders) does not work the shards out again (~10 s of CPU at
+# 100,000 entries). A few seatings: a process publishes a few tournaments.
+_FIND_COUNTS: dict[str, int] = {}
 
 
 def _find_shards_kept(out: PageOut, folder: str, inputs) -> bool:
@@ -436,11 +443,19 @@ def _find_shards_kept(out: PageOut, folder: str, inputs) -> bool:
     return True
 
 
-def _find_index(hall: dict) -> dict:
-    """A big field's find rows and their shards (publish/find_index.py), worked out once a publish for every
-    language (the hall's data is the run's, the same object in each)."""
-    kept = hall.get("find_index")
-    if kept is None or kept["inputs"] != hall["find_inputs"]:
-        rows = find_hits(hall)
-        kept = hall["find_index"] = {"inputs": hall["find_inputs"], "rows": rows, "shards": find_shards(rows)}
-    return kept
+def _find_rows(hall: dict) -> list[list]:
+    """A big field's find rows, once a publish for every language (the hall's data is the run's, the same
+    object in each)."""
+    if hall.get("find_rows") is None:
+        hall["find_rows"] = find_hits(hall)
+    return hall["find_rows"]
+
+
+def _find_parts(hall: dict) -> list[dict]:
+    """Its index shards (publish/find_index.py), once a publish."""
+    if hall.get("find_parts") is None:
+        hall["find_parts"] = find_shards(_find_rows(hall))
+        while len(_FIND_COUNTS) >= 64:
+            _FIND_COUNTS.pop(next(iter(_FIND_COUNTS)))
+        _FIND_COUNTS[hall["find_inputs"]] = len(hall["find_parts"])
+    return hall["find_parts"]
