@@ -11,6 +11,7 @@
   var SHOWN = 20;
   var hits = [], keys = [], index = box.getAttribute("data-index");
   index = index ? JSON.parse(index) : null;   // a big field: {base, count, v, where, table, bye, sep, seats}
+  var own = Object.prototype.hasOwnProperty;   // a gram is data: "constructor" is not heavy
   var shards = {};   // shard number → null while it loads, then {rows: [{keys, row}], heavy: {gram: [count, places]}}
   function fold(s) {
     s = s.toLowerCase().replace(/đ/g, "d");
@@ -75,7 +76,7 @@
       var k = shardOf(chars.slice(0, len)), shard = shards[k];
       if (shard === undefined) load(k);
       if (!shard) { none.hidden = true; return; }
-      var heavy = shard.heavy[chars.slice(0, len).join("")];
+      var gram = chars.slice(0, len).join(""), heavy = own.call(shard.heavy, gram) && shard.heavy[gram];
       if (heavy && len < chars.length) continue;   // too many rows hold it: they are indexed by one character more
       var n = 0, frag = document.createDocumentFragment(), rows = shard.rows;
       if (heavy) {   // the query is a heavy gram: its first hits and their count
