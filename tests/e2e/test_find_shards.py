@@ -11,13 +11,16 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from chalicelib.config import get_settings
+from chalicelib.publish import site_pages
 from chalicelib.publish.find_index import fnv1a
 from chalicelib.services import publishing, results, rounds
 from chalicelib.services.hall import fold, initials
 from playwright.sync_api import expect
 
-from ..bigday import seed_event
+from ..bigday import results_for_round, seed_event
 
 ZH = "王李张刘陈杨黄赵吴周"
 GIVEN = "伟芳娜秀英敏静丽强磊军洋"
@@ -130,4 +133,13 @@ def test_typing_finds_what_a_search_of_every_row_finds(store, stack, browser, mo
     results.submit_result(store, ev.id, 1, 1, {"version": 0, "final": {"levels": {a: 10, b: 7}}},
                           results.Actor("organiser", f"organiser:{org.id}"))
     publishing.publish_tournament(store, t.id)
+    assert {p: p.stat().st_mtime_ns for p in (site / f"t/{t.id}/find").iterdir()} == written
+
+    # the close: new leaders re-word find.html's link card; no one moved, so the shards are not worked out again
+    results_for_round(store.repos, ev, 1)
+    page_before = (site / f"t/{t.id}/find.html").read_bytes()
+    monkeypatch.setattr(site_pages, "find_shards", lambda rows: pytest.fail("the shards worked out again"))
+    rounds.close_round(store, org, ev.id, 1)
+    publishing.publish_tournament(store, t.id)
+    assert (site / f"t/{t.id}/find.html").read_bytes() != page_before
     assert {p: p.stat().st_mtime_ns for p in (site / f"t/{t.id}/find").iterdir()} == written
