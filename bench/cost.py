@@ -33,7 +33,10 @@ Lambda: one invocation per API request; GB-s = billed ms (measured here, rounded
 memory (infra/stack.py: API 1,024 MB, publisher 3,008 MB). API Gateway: one REST request per API call. S3: one PUT
 per object written (the publisher's pages, the tables' live JSON), one GET per CDN origin fetch. CloudFront: one
 HTTPS request per spectator poll and per phone poll, bytes as served (gzip, CloudFront compresses) plus
-LIVE_HEADER_BYTES of response headers a phone poll.
+LIVE_HEADER_BYTES of response headers a phone poll. Find-my-table (issue 43): past PUBLISH_FIND_INLINE entries,
+each entry's phone once a round fetches the index shards of the name its player types (bench/find_index.py
+measures them at --entries), each shard one S3 GET a round and one PUT a draw; printed beside the one find.json
+every phone fetched before.
 
 Prices: us-east-1, on-demand, before free tiers (infra/ has no fixed region; docs/deploy.md suggests ap-east-1,
 whose prices are ~10–20 % higher). Read from AWS's public pricing pages on 2026-12-05:
@@ -90,6 +93,7 @@ CONFIRM_WAIT_S = 60                   # a result waits this long, on average, fo
 PHONES_PER_TABLE = 2                  # each side's phone opens its table once a round (the API's one read)
 OPEN_WINDOW_S = 2 * 60                # …within the first two minutes of the round
 LIVE_HEADER_BYTES = 400               # a phone poll's response headers (CloudFront bills them as bytes out)
+FIND_LOOKUPS_PER_ENTRY = 1            # find-my-table: each entry's phone looks its table up once a round
 KB = 1024
 PARTITION_RCU, PARTITION_WCU = 3000, 1000   # one partition's read and write units a second (DynamoDB)
 DRAW_TARGET_S = 5                     # issue 43's target for a 100,000-entry draw
@@ -512,6 +516,31 @@ def live_polls_per_table() -> float:
     return playing / CADENCE_S["playing"] + CONFIRM_WAIT_S / CADENCE_S["waiting"] + settled / CADENCE_S["settled"]
 
 
+_FIND: dict = {}
+
+
+def find_model(entries: int) -> dict:
+    """Find-my-table's CDN traffic in a day (issue 43): past PUBLISH_FIND_INLINE entries each phone fetches the
+    index shards of what its player types (bench/find_index.py: a field of `entries` pair entries with a national
+    day's names, a sample of players typing one of their entry's names in full; each shard once, gzip-compressed
+    as CloudFront serves it), FIND_LOOKUPS_PER_ENTRY a round; each shard is fetched from S3 about once a round.
+    Beside it, the one find.json of every row (every language's) that each phone fetched whole before."""
+    from chalicelib.config import get_settings
+    if entries <= get_settings().publish_find_inline:   # the hits are in find.html (counted with the pages)
+        return {"shards": 0, "requests": 0, "bytes": 0, "origin_gets": 0, "phone_requests": 0, "phone_gz": 0,
+                "old_requests": 0, "old_bytes": 0, "old_gz": 0, "old_raw_bytes": 0, "inline": True}
+    if entries not in _FIND:
+        from bench.find_index import measure
+        _FIND[entries] = measure(entries, "mix")
+    m = _FIND[entries]
+    lookups = entries * FIND_LOOKUPS_PER_ENTRY * ROUNDS
+    return {"shards": m["shards"], "requests": lookups * m["phone_requests"],
+            "bytes": lookups * (m["phone_gz"] + m["phone_requests"] * LIVE_HEADER_BYTES),
+            "origin_gets": m["shards"] * ROUNDS, "phone_requests": m["phone_requests"], "phone_gz": m["phone_gz"],
+            "old_requests": lookups, "old_bytes": lookups * (m["old_gz"] + LIVE_HEADER_BYTES), "old_gz": m["old_gz"],
+            "old_raw_bytes": lookups * m["old_raw"], "inline": False}
+
+
 def model(measured: dict, entries: int) -> dict:
     """The day at `entries`, counted from the measured per-request figures; returns lines and totals."""
     k = entries / measured["run_entries"]          # draws and closes grow with the tables
@@ -547,6 +576,9 @@ def model(measured: dict, entries: int) -> dict:
     # in the publisher's PUTs above, written by the queue's worker)
     live_puts = sum(counts[kind] * m[kind]["live_puts"] for kind in ("result", "confirm"))
     live_bytes = live_polls * (measured["live_bytes_gz"] + LIVE_HEADER_BYTES)
+    find = find_model(entries)
+    puts_draw += find["shards"]                    # a draw moves every entry's table: each shard written again
+    puts += rounds * find["shards"]
     spectator_polls = SPECTATORS * rounds * ROUND_S // SPECTATOR_POLL_S
     cf_bytes = spectator_polls * measured["spectator_bytes"]
     p = PRICES
@@ -570,6 +602,11 @@ def model(measured: dict, entries: int) -> dict:
         ("CloudFront phone polls (live JSON)", f"{live_polls:,}", live_polls / 1e4 * p["cf_https_per_10k"]),
         ("CloudFront phone poll bytes out (GB)", f"{live_bytes / 1e9:,.1f}", live_bytes / 1e9 * p["cf_gb"]),
         ("S3 GETs (CDN origin fetches, one a poll)", f"{live_polls:,}", live_polls / 1000 * p["s3_get_per_k"]),
+        ("CloudFront find-my-table requests (shards)", f"{find['requests']:,.0f}",
+         find["requests"] / 1e4 * p["cf_https_per_10k"]),
+        ("CloudFront find-my-table bytes out (GB)", f"{find['bytes'] / 1e9:,.2f}", find["bytes"] / 1e9 * p["cf_gb"]),
+        ("S3 GETs (find shards, CDN origin fetches)", f"{find['origin_gets']:,}",
+         find["origin_gets"] / 1000 * p["s3_get_per_k"]),
     ]
     usd = sum(x[2] for x in lines)
     # partition keys: the phones opening their tables and the results over their windows, at once (per second)
@@ -604,7 +641,9 @@ def model(measured: dict, entries: int) -> dict:
     steady = tables * rounds * ROUND_S / POLL_S   # the reference: every phone at a steady 4 s
     steady_usd = (steady / 1e4 * p["cf_https_per_10k"] + steady * (measured["live_bytes_gz"] + LIVE_HEADER_BYTES) / 1e9
                   * p["cf_gb"] + steady / 1000 * p["s3_get_per_k"] + live_puts / 1000 * p["s3_put_per_k"])
-    return {"lines": lines, "usd": usd, "counts": counts, "live_polls": live_polls, "phones_usd": phones_usd, "steady_usd": steady_usd,
+    find["old_usd"] = find["old_requests"] / 1e4 * p["cf_https_per_10k"] + find["old_bytes"] / 1e9 * p["cf_gb"]
+    find["usd"] = sum(x[2] for x in lines if "find" in x[0])
+    return {"lines": lines, "usd": usd, "counts": counts, "find": find, "live_polls": live_polls, "phones_usd": phones_usd, "steady_usd": steady_usd,
             "peak_api_rate": peak_api_rate, "api_requests": api_requests, "puts_close": puts_close, "puts_draw": puts_draw,
             "rcu_s": dict(rcu_s), "wcu_s": dict(wcu_s), "item_s": dict(item_s), "bursts": bursts, "max_r": max_r, "max_w": max_w,
             "result_publishes": result_publishes, "http_api_usd": api_requests / 1e6 * p["apigw_http_per_m"]}
@@ -659,6 +698,16 @@ def report(measured: dict, entries: int) -> dict:
     print(f"publisher: {out['result_publishes']:,.0f} publishes for results; S3 PUTs per close {out['puts_close']:,.0f}, "
           f"per draw {out['puts_draw']:,.0f} (the run's × {entries / measured['run_entries']:g}; target per close "
           f"≤ 2 × tables + 100 = {entries + 100:,})")
+    f = out["find"]
+    if not f["inline"]:
+        print(f"find-my-table (each entry's phone {FIND_LOOKUPS_PER_ENTRY}× a round, typing one of its names): "
+              f"{f['shards']:,} index shards written a draw; a phone fetches {f['phone_requests']:.1f} shards, "
+              f"{f['phone_gz'] / KB:.1f} KiB gzip-compressed: {f['requests']:,.0f} requests, {f['bytes'] / 1e9:,.2f} GB, "
+              f"${f['usd']:,.2f} a day — the reference, one find.json a phone ({f['old_gz'] / KB / KB:.2f} MiB "
+              f"gzip-compressed): {f['old_requests']:,} requests, {f['old_bytes'] / 1e9:,.1f} GB, ${f['old_usd']:,.2f} a day "
+              f"({f['old_raw_bytes'] / 1e9:,.0f} GB, ${f['old_raw_bytes'] / 1e9 * PRICES['cf_gb']:,.0f} as served before: the "
+              f"pages' cache policy did not let CloudFront compress)")
+
     def busiest(loads: dict, top: int = 6) -> str:   # pk → (rcu, wcu): the busiest first, against the limits
         ranked = sorted(loads.items(), key=lambda x: -max(x[1][0] / PARTITION_RCU, x[1][1] / PARTITION_WCU))
         more = f" (+{len(ranked) - top} keys less busy)" if len(ranked) > top else ""

@@ -48,7 +48,7 @@ class Settings:
     publish_queue_url: str | None = None  # AWS: publishing runs from this queue; locally inline
     messages_queue_url: str | None = None  # AWS: nudges the outbox's worker for an urgent job (messages/nudge.py)
     # Published standings and round pages longer than this many rows are split into pages (issue 29); find.html
-    # carries its hits inline up to publish_find_inline of them, else searches find.json (fetched as one types).
+    # carries its hits inline up to publish_find_inline of them, else searches index shards (publish/find_index.py).
     publish_page_rows: int = 250
     publish_find_inline: int = 2000
     # Above this many entries, a result in the open round leaves the standings as the last close left them

@@ -113,10 +113,13 @@ class PlatformStack(cdk.Stack):
         frontend_bucket = private_bucket("FrontendBucket")
         feed_cache = cloudfront.CachePolicy(
             self, "FeedCache", default_ttl=cdk.Duration.seconds(5), min_ttl=cdk.Duration.seconds(0),
-            max_ttl=cdk.Duration.seconds(10), comment="feed.json: polled by open pages")
+            max_ttl=cdk.Duration.seconds(10), enable_accept_encoding_gzip=True, enable_accept_encoding_brotli=True,
+            comment="feed.json: polled by open pages")
         pages_cache = cloudfront.CachePolicy(
             self, "PagesCache", default_ttl=cdk.Duration.seconds(30), min_ttl=cdk.Duration.seconds(0),
-            max_ttl=cdk.Duration.minutes(5), comment="published HTML: short, the publisher rewrites it")
+            max_ttl=cdk.Duration.minutes(5), enable_accept_encoding_gzip=True, enable_accept_encoding_brotli=True,
+            comment="published HTML and JSON: short, the publisher rewrites it")   # compressed (CloudFront
+        # compresses only where the cache policy takes Accept-Encoding): find's shards, the pages, the feeds
         # The tables' live JSON (issue 43: chalicelib/publish/live.py), polled by the table phones instead of the API:
         # the object's own Cache-Control (max-age=2, stale-while-revalidate=30, stale-if-error=600) decides, held
         # to at most 5 s here so that a wrong header can never keep a phone on an old table for long.

@@ -10,8 +10,9 @@ ORGANISER = "org-big"
 
 
 def seed_event(repos, clock, n: int, *, stages: list[dict] | None = None, game: str = "guandan",
-               entry: str = "pair", name: str = "万人掼蛋公开赛"):
-    """A tournament with one event of n confirmed, checked-in entries; returns (tournament, event, organiser)."""
+               entry: str = "pair", name: str = "万人掼蛋公开赛", named=None):
+    """A tournament with one event of n confirmed, checked-in entries; returns (tournament, event, organiser).
+    `named(i)`: the i-th entry's (name, members' names), else 第{i+1}队 of 甲{i} and 乙{i}."""
     from chalicelib.ids import new_id
     from chalicelib.models import Entry, Event, EventConfig, Member, Organiser, Tournament
     from chalicelib.store.entries import entry_item
@@ -27,8 +28,9 @@ def seed_event(repos, clock, n: int, *, stages: list[dict] | None = None, game: 
     repos.events.create(ev)
     items = []
     for i in range(n):
-        members = [Member(name=f"甲{i}")] + ([Member(name=f"乙{i}")] if entry == "pair" else [])
-        items.append(entry_item(Entry(id=new_id(), event_id=ev.id, tournament_id=t.id, name=f"第{i + 1}队",
+        team, names = named(i) if named else (f"第{i + 1}队", [f"甲{i}", f"乙{i}"][:2 if entry == "pair" else 1])
+        members = [Member(name=m) for m in names]
+        items.append(entry_item(Entry(id=new_id(), event_id=ev.id, tournament_id=t.id, name=team,
                                       club=f"商会{i % 97}", members=members, status="confirmed", checked_in=True,
                                       created_at=clock())))
     repos.rounds._batch_put(items)

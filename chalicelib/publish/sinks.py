@@ -21,8 +21,8 @@ def cache_control(key: str) -> str:
         return CACHE_CONTROL   # a table's live JSON, polled by its phones through the CDN (issue 43)
     if key.endswith("feed.json"):
         return "no-cache, max-age=0, must-revalidate"  # polled by open pages
-    if key.endswith(".html") or "/places-" in key:   # the entry pages' place charts change under their name too
-        return "public, max-age=30"
+    if key.endswith(".html") or "/places-" in key or "/find/" in key:   # the entry pages' place charts and
+        return "public, max-age=30"   # find-my-table's index shards (each draw rewrites them) change under their name too
     if key.endswith("poster.png"):
         return "public, max-age=300"   # redrawn under the same name when the event changes
     return "public, max-age=31536000, immutable"

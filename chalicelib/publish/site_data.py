@@ -387,26 +387,37 @@ def _round_link(eid: str, number: int, i: int, size: int, total: int) -> str:
     return f"{eid}/" + (page_name(f"round-{number}", i // size + 1) if total > size else f"round-{number}.html")
 
 
-def find_hits(lang: str, hall: dict) -> list[list[str]]:
-    """find.json's rows, worded in the page's language: [keys, name, members, where, table, seat, link]. The
-    link is the round's page that holds the table (big rounds are in pages)."""
-    t = translator(lang)
+def find_hits(hall: dict) -> list[list]:
+    """find-my-table's rows for a big field, the same in every language (issue 43: one set of index shards, not
+    three): [keys, name, members, event, table, seats, link]; `event` is its index in hall["events"], `table` 0
+    for a bye, `seats` a key of find_words' "seats". The link is the round's page that holds the table (big
+    rounds are in pages), relative to the tournament's folder of any language."""
     out = []
-    for ev in hall["events"]:
+    for e, ev in enumerate(hall["events"]):
         r = ev["round"]
         if not r:
             continue
         size = hall["pages_of"][ev["id"]]
         total = len(r["tables"]) + len(r["byes"])
-        where = f"{ev['name']} · {t('round', n=r['number'])}"
         for i, tb in enumerate(r["tables"]):
             for s in tb["sides"]:
-                out.append([s["q"], s["name"], t("list_sep").join(s["members"]), where, t("table_n", n=tb["number"]),
-                            f"{t('seat')} {seats_text(s['seats'], lang)}", _round_link(ev["id"], r["number"], i, size, total)])
+                out.append([s["q"], s["name"], s["members"], e, tb["number"], ",".join(map(str, s["seats"])),
+                            _round_link(ev["id"], r["number"], i, size, total)])
         for j, b in enumerate(r["byes"]):
-            out.append([b["q"], b["name"], t("list_sep").join(b["members"]), where, t("bye"), "",
+            out.append([b["q"], b["name"], b["members"], e, 0, "",
                         _round_link(ev["id"], r["number"], len(r["tables"]) + j, size, total)])
     return out
+
+
+def find_words(lang: str, hall: dict, rows: list[list]) -> dict:
+    """What find.js words find_hits' rows with, in the page's language: each event's "event · round n", the table
+    and bye words, the members' separator and each seat code's words."""
+    t = translator(lang)
+    codes = sorted({row[5] for row in rows if row[5]})
+    return {"where": [f"{ev['name']} · {t('round', n=ev['round']['number'])}" if ev["round"] else ""
+                      for ev in hall["events"]],
+            "table": t("table_n", n="{n}"), "bye": t("bye"), "sep": t("list_sep"),
+            "seats": {c: f"{t('seat')} {seats_text(c.split(','), lang)}" for c in codes}}
 
 
 def deal_levels(table: dict, sides: list[dict]) -> list[list[int]] | None:

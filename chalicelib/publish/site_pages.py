@@ -19,7 +19,8 @@ from .. import errors
 from .audit_files import write_lanes
 from .i18n import LANGS as PAGE_LANGS, prefix as lang_prefix, translator
 from .render import TEMPLATES, render
-from .site_data import find_hits, page_name, pager, pages, results_card, round_pages
+from .find_index import shard_texts, shards as find_shards
+from .site_data import find_hits, find_words, page_name, pager, pages, results_card, round_pages
 
 log = logging.getLogger("cardgames.publish")
 LANGS = tuple(PAGE_LANGS)   # zh at /t/, the others at /{lang}/t/ (publish/i18n.py)
@@ -39,7 +40,7 @@ class SiteRun:
     ev_caches: dict      # the publisher's state per event (rendered fragments are kept there)
     rows: int            # a page's rows (big rounds and standings are in pages)
     site: str            # the site's address (links, QR codes, link cards)
-    find_inline: int     # past this many hits find.html searches find.json instead of carrying them
+    find_inline: int     # past this many hits find.html searches index shards instead of carrying them
 
     @property
     def tid(self) -> str:
@@ -396,7 +397,8 @@ def write_chain(out: PageOut, tid: str, eid: str, ep: str, chain: dict) -> None:
 def render_hall(lang: str, out: PageOut, run: SiteRun, prefix: str, base: dict) -> None:
     """The projector board and find-my-table (issue 28): the tournament's current rounds, in every language.
     Each is rendered again only when what it shows changed (a big round's board is thousands of rows). Past
-    publish_find_inline entries, find.html carries no hits but searches find.json (fetched as one types)."""
+    publish_find_inline entries, find.html carries no hits but searches the index's shards (publish/find_index.py):
+    one set for every language, written with the Chinese pages, each shard only when its rows changed."""
     from .qr import qr_svg
     hall, other = run.hall, partial(other_pages, lang, run.tid)
     find_url = f"{run.site}/{prefix}find.html"
@@ -410,11 +412,51 @@ def render_hall(lang: str, out: PageOut, run: SiteRun, prefix: str, base: dict) 
     hits = sum(len(s["sides"]) for ev in hall["events"] if ev["round"] for s in ev["round"]["tables"]) + \
         sum(len(ev["round"]["byes"]) for ev in hall["events"] if ev["round"])
     big = hits > run.find_inline
-    inputs = [hall["find_inputs"], big, base["share"]]
-    if out.unchanged(prefix + "find.html", inputs) and (not big or out.unchanged(prefix + "find.json", inputs)):
+    folder = f"t/{run.tid}/find/"   # one set for every language (the rows are worded by the page)
+    kept_page = out.unchanged(prefix + "find.html", [hall["find_inputs"], big, base["share"]])
+    # the shards move only with who sits where (a close's new leaders move the page's link card, not them)
+    kept_shards = not big or lang != "zh" or _find_shards_kept(out, folder, hall["find_inputs"])
+    if kept_page and kept_shards:
         return
+    index = None
     if big:
-        out.write(prefix + "find.json", json.dumps({"hits": find_hits(lang, hall)}, ensure_ascii=False,
-                                                   separators=(",", ":")))
-    out.write(prefix + "find.html", render("find.html", lang, **ctx, find_index="find.json" if big else None,
-                                           other_lang=other("find.html")))
+        if not kept_shards:
+            for k, text in enumerate(shard_texts(_find_rows(hall), _find_parts(hall))):
+                out.write(f"{folder}{k}.json", text)   # written only where its bytes changed (the manifest)
+        count = _FIND_COUNTS.get(hall["find_inputs"]) or len(_find_parts(hall))
+        index = {"base": "../" * prefix.count("/") + folder, "count": count, "v": hall["find_inputs"][:12],
+                 **find_words(lang, hall, _find_rows(hall))}
+    out.write(prefix + "find.html", render("find.html", lang, **ctx, find_index=index and json.dumps(
+        index, ensure_ascii=False, separators=(",", ":")), other_lang=other("find.html")))
+
+
+# The shard count of each seating published here (by its digest: the same seating, the same count, in any app or
+# container), so a page worded again (a close's new leaders) does not work the shards out again (~10 s of CPU at
+# 100,000 entries). A few seatings: a process publishes a few tournaments.
+_FIND_COUNTS: dict[str, int] = {}
+
+
+def _find_shards_kept(out: PageOut, folder: str, inputs) -> bool:
+    """The index shards as last published (who sits where did not move): their manifest lines carried over."""
+    if not out.unchanged(folder + "0.json", inputs):
+        return False
+    out.keep_folder(folder)
+    return True
+
+
+def _find_rows(hall: dict) -> list[list]:
+    """A big field's find rows, once a publish for every language (the hall's data is the run's, the same
+    object in each)."""
+    if hall.get("find_rows") is None:
+        hall["find_rows"] = find_hits(hall)
+    return hall["find_rows"]
+
+
+def _find_parts(hall: dict) -> list[dict]:
+    """Its index shards (publish/find_index.py), once a publish."""
+    if hall.get("find_parts") is None:
+        hall["find_parts"] = find_shards(_find_rows(hall))
+        while len(_FIND_COUNTS) >= 64:
+            _FIND_COUNTS.pop(next(iter(_FIND_COUNTS)))
+        _FIND_COUNTS[hall["find_inputs"]] = len(hall["find_parts"])
+    return hall["find_parts"]

@@ -1,5 +1,5 @@
 """Issue 29: a big event's published pages in Chromium — standings and rounds in pages with a pager, and find.html
-searching find.json instead of carrying every hit. Page sizes are settings: small here, so a small field shows it."""
+searching index shards instead of carrying every hit. Page sizes are settings: small here, so a small field shows it."""
 from __future__ import annotations
 
 import re
@@ -56,7 +56,7 @@ def test_a_big_event_pages_its_standings_and_rounds_and_find_searches_the_index(
     shot(page, "round-page-2")
 
     # find.html: 9 entries in the round is past the inline limit here, so the page holds no hit; it fetches the
-    # index as one types, and a hit leads to the round's page that holds the table
+    # index shard as one types, and a hit leads to the round's page that holds the table
     page.get_by_test_id("pager").first.get_by_role("link", name="查找姓名").click()
     expect(page).to_have_url(re.compile(r"/find\.html$"))
     assert page.locator("[data-testid=find-hit]").count() == 0

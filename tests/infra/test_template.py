@@ -110,6 +110,12 @@ def test_cdn_origin_access_control_and_caching(template):
     assert live["TargetOriginId"] == behaviours["t/*"]["TargetOriginId"]
     live_policy = policies[live["CachePolicyId"]["Ref"]]["Properties"]["CachePolicyConfig"]
     assert live_policy["MaxTTL"] <= 5 and live_policy["MinTTL"] == 0
+    # CloudFront compresses only where the cache policy takes Accept-Encoding: the published pages, feeds, live
+    # JSON and find's index shards are served gzip-compressed (bench/cost.py counts their bytes so)
+    for pattern in ("*/feed.json", "live/*", "t/*", "en/t/*", "vi/t/*"):
+        keys = policies[behaviours[pattern]["CachePolicyId"]["Ref"]]["Properties"]["CachePolicyConfig"][
+            "ParametersInCacheKeyAndForwardedToOrigin"]
+        assert keys["EnableAcceptEncodingGzip"] and behaviours[pattern]["Compress"], pattern
 
 
 def test_every_page_of_the_cdn_carries_the_security_headers(template):
