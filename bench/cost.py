@@ -395,7 +395,7 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
     from chalicelib.services import live_tables, publish_requests, publishing
     from chalicelib.services.organisers import create_organiser
     from chalicelib.store import dynamo, schema
-    from chalicelib.store.entries import entry_item
+    from chalicelib.store.entries import entry_item, roster_copy_items
     from chalicelib.store.repositories import Repos
     from tests.bigday import results_for_round
     from tests.factories import Api, tournament_body
@@ -449,11 +449,15 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
         with meter.paused():   # the rest of the roster in bulk
             event = repos.events.get(eid)
             now = datetime.now(UTC)
-            items = [entry_item(Entry(id=new_id(), event_id=eid, tournament_id=tid, name=f"第{i + 1}队",
-                                      club=f"商会{i % 97}", members=[Member(name=f"甲{i}"), Member(name=f"乙{i}")],
-                                      status="confirmed", checked_in=True, created_at=now))
-                     for i in range(reg_sample, run_entries)]
-            repos.rounds._batch_put(items)
+            bulk = [Entry(id=new_id(), event_id=eid, tournament_id=tid, name=f"第{i + 1}队",
+                          club=f"商会{i % 97}", members=[Member(name=f"甲{i}"), Member(name=f"乙{i}")],
+                          status="confirmed", checked_in=True, created_at=now)
+                    for i in range(reg_sample, run_entries)]
+            # their roster copies as registrations write them, into the chunks the sampled ones wrote (kept)
+            copies = roster_copy_items(bulk)
+            there = [i for part in dynamo.chunks(copies, 100)
+                     for i in repos.table.get_many([{"PK": c["PK"], "SK": c["SK"]} for c in part])]
+            repos.rounds._batch_put([*map(entry_item, bulk), *({**(old or {}), **c} for c, old in zip(copies, there))])
             repos.table.update({"PK": f"EVENT#{eid}", "SK": "COUNTERS"}, "SET taken = :n, confirmed = :n",
                                values={":n": run_entries})
         spectator_bytes = []

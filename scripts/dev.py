@@ -215,6 +215,8 @@ def run() -> None:
         print(f"Indexed {indexed} earlier entries and registrations by phone.")
     if unlinked := migrations.unlink_erased_phones(dynamo.Table(TABLE)):   # left by sweeps before issue 41's fix
         print(f"Removed {unlinked} phone index items of erased entries and registrations.")
+    if copied := migrations.copy_rosters(dynamo.Table(TABLE)):   # events of before the roster copies (issue 43)
+        print(f"Copied the rosters of {copied} earlier events for their draws.")
     start_messages()   # the SMS and e-mail providers' stand-ins, and the outbox's worker
     demo = load_demo()
     env = local_env()

@@ -14,7 +14,7 @@ def seed_event(repos, clock, n: int, *, stages: list[dict] | None = None, game: 
     """A tournament with one event of n confirmed, checked-in entries; returns (tournament, event, organiser)."""
     from chalicelib.ids import new_id
     from chalicelib.models import Entry, Event, EventConfig, Member, Organiser, Tournament
-    from chalicelib.store.entries import entry_item
+    from chalicelib.store.entries import entry_item, roster_copy_items
 
     organiser = Organiser(id=ORGANISER, name="联合会", created_at=clock())
     t = Tournament(id=new_id(), organiser_id=organiser.id, name="全国掼蛋大赛", venue="南宁", timezone="Asia/Shanghai",
@@ -25,13 +25,13 @@ def seed_event(repos, clock, n: int, *, stages: list[dict] | None = None, game: 
                                                             "scoring": {"method": "match_points"}}]})
     ev = Event(id=new_id(), tournament_id=t.id, organiser_id=organiser.id, config=cfg, created_at=clock())
     repos.events.create(ev)
-    items = []
+    entries = []
     for i in range(n):
         members = [Member(name=f"甲{i}")] + ([Member(name=f"乙{i}")] if entry == "pair" else [])
-        items.append(entry_item(Entry(id=new_id(), event_id=ev.id, tournament_id=t.id, name=f"第{i + 1}队",
-                                      club=f"商会{i % 97}", members=members, status="confirmed", checked_in=True,
-                                      created_at=clock())))
-    repos.rounds._batch_put(items)
+        entries.append(Entry(id=new_id(), event_id=ev.id, tournament_id=t.id, name=f"第{i + 1}队",
+                             club=f"商会{i % 97}", members=members, status="confirmed", checked_in=True,
+                             created_at=clock()))
+    repos.rounds._batch_put([*map(entry_item, entries), *roster_copy_items(entries)])   # as registrations write them
     repos.table.update({"PK": f"EVENT#{ev.id}", "SK": "COUNTERS"}, "SET taken = :n, confirmed = :n",
                        values={":n": n})
     return t, ev, organiser
