@@ -342,6 +342,7 @@ class Day:
 
 
 TABLE_KEY_KIND = "EVENT#R#T"   # _pk_kind of a round's table keys, before their number
+ROSTER_KEY_KIND = "EVENT#Lk"   # _pk_kind of an event's roster keys (keys.roster_chunk), any of the 16
 
 
 def round_table_keys(tables: int) -> int:
@@ -366,11 +367,14 @@ def _sk_kind(sk: str) -> str:
 def _pk_kind(pk: str) -> str:
     """A partition key with its id left out (EVENT#…): the same key for every event, tournament. A round's table
     keys (keys.round_tables_partition) keep their number, without the round's: EVENT#R#T05 is the load of every
-    round's sixth table key (a round's phones and results come in while that round is played, its own keys only)."""
-    from chalicelib.store.keys import ROUND_TABLES_MARK
+    round's sixth table key (a round's phones and results come in while that round is played, its own keys only).
+    An event's 16 roster keys are one kind, EVENT#Lk (a draw reads them alike; a request's figure is its busiest)."""
+    from chalicelib.store.keys import ROSTER_MARK, ROUND_TABLES_MARK
     head, *rest = pk.split("#")
     if ROUND_TABLES_MARK in pk:
         return f"{head}#R#{pk.rsplit('#', 1)[1]}"
+    if head == "EVENT" and len(rest) == 2 and ("#" + rest[1]).startswith(ROSTER_MARK):
+        return ROSTER_KEY_KIND   # the busiest of them in a draw (one_key): a roster's 16 keys are read alike
     if head == "EVENT" and len(rest) > 1:   # an event's other keys of their own (its counters' shards, C01 …)
         return "#".join([head, *rest[1:]])
     return head if rest else pk

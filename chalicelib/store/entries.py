@@ -335,8 +335,10 @@ class EntryRepo:
         between its end and the last entry sized by that page's density (the first draw); a range that fills a page
         is cut again (Table.query_ranges)."""
         copied = self._roster_copies(eid)
-        if copied is not None:
-            return copied
+        return copied if copied is not None else self.roster_of_entries(eid, known)
+
+    def roster_of_entries(self, eid: str, known: list[str] = ()) -> list[Roster]:
+        """The same read from the entry items (an event without copies; bench/big_event.py's reference)."""
         items = self._entry_items(eid, known, "roster")
         if all("roster" in i for i in items):   # one parse of them all: 10,000 small ones cost ten times more
             rows = json.loads("[" + ",".join(i["roster"]["S"] for i in items) + "]")
