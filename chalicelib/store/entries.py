@@ -358,7 +358,15 @@ class EntryRepo:
         rows = json.loads("[" + ",".join(v["S"] for items in pages for item in items for k, v in item.items()
                                          if k.startswith(ROSTER_ROW)) + "]")
         rows.sort(key=lambda r: r[0])   # id order, as the entries' keys sort (code points order as UTF-8 bytes)
-        return [Roster(e, st, ci, nm, cl, tuple(RosterMember(g) for g in gs)) for e, st, ci, nm, cl, gs in rows]
+        members: dict[tuple, tuple[RosterMember, ...]] = {}   # a few kinds of genders: one tuple each, shared
+        out = []
+        for e, st, ci, nm, cl, gs in rows:
+            genders = tuple(gs)
+            kept = members.get(genders)
+            if kept is None:
+                kept = members[genders] = tuple(RosterMember(g) for g in genders)
+            out.append(Roster(e, st, ci, nm, cl, kept))
+        return out
 
     def _roster_copied(self, eid: str) -> bool:
         """Whether every entry of the event has its roster copy: `roster_copies` on its counters item, set when it
