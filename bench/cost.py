@@ -676,6 +676,14 @@ def report(measured: dict, entries: int) -> dict:
     for kind, b in out["bursts"].items():
         how = "its units at this size over that time" if " in " in kind else "its measured duration, this machine"
         print(f"  {kind} ({how}): " + busiest(b))
+    k = entries / measured["run_entries"]
+    for kind in ("draw", "close"):   # the roster's read (issue 43: 100,000 entry items on the event key, 5,520/s)
+        total = m[kind]["by_pk"].get(ROSTER_KEY_KIND, (0.0, 0.0))[0] * k
+        busiest_key = m[kind]["one_key"].get(ROSTER_KEY_KIND, (0.0, 0.0))[0] * k
+        print(f"  the {kind}'s roster read at {entries:,} entries: {total:,.0f} RRU over its 16 keys, {busiest_key:,.0f} "
+              f"on the busiest ({busiest_key / DRAW_TARGET_S:,.0f} a second in {DRAW_TARGET_S} s; counted from the "
+              f"run's × {k:g}, which overstates it: the run's chunk items hold a row or two, their keys' bytes each); "
+              f"the event key's, all of the {kind}'s reads there: {m[kind]['one_key'].get('EVENT', (0.0, 0.0))[0] * k:,.0f} RRU")
     top = sorted(out["item_s"].items(), key=lambda x: -(x[1][0] / PARTITION_RCU + x[1][1] / PARTITION_WCU))[:6]
     print("  by item, steady: " + ", ".join(f"{what} {r:,.0f}/{w:,.0f}" for what, (r, w) in top))
     for pk, need in hot_keys(out).items():
