@@ -16,6 +16,7 @@ from . import keys
 from .dynamo import Op, Table
 
 COUNTERS = ("taken", "confirmed", "held", "waitlisted")
+TRANSACTION_ACTIONS = 100   # DynamoDB's most actions in one TransactWriteItems
 ROSTER_SLICE = 1_000   # entries a query of EntryRepo.roster reads, when the ids are known (about a 1 MB page)
 ROSTER_SPANS = 8       # spans of a roster read whose ids are not known yet, where they are not ULIDs
 _SHARDED: dict[str, bool] = {}   # event id → whether its counters are sharded (fixed when the event is created)
@@ -516,6 +517,10 @@ class EntryRepo:
         if payment:
             ops.append(Op.put(payment_item(payment), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
         ops.extend(extra)   # its messages' outbox items (keyed by this new registration: never there before)
+        if len(ops) > TRANSACTION_ACTIONS:   # DynamoDB refuses the whole transaction: say so, not a 500
+            raise errors.InvalidRequest(
+                "一次报名的项目和手机号太多，请分两次报名 · Too many events and phones for one registration: register "
+                "them in two.", {"events": len({e.event_id for e in entries})})
         self.t.transact(ops)
 
     def registration(self, reg_id: str) -> dict | None:
