@@ -14,7 +14,7 @@ CPU time this process spent in it (DynamoDB Local is another process): on a shar
     BIG_N=10000 BIG_ROUNDS=9 .venv/bin/python bench/big_event.py      (fewer rounds: BIG_ROUNDS=3;
     BIG_PUBLISH=0 stops after the rounds, before the publishing figures; BIG_WARM=0 skips the warm-up draw of a
     400-entry event, so round 1 is a cold process's first draw; BIG_PROFILE=1 prints where each draw's and close's
-    CPU went, by cProfile)
+    CPU went, by cProfile; BIG_ROSTER_REF=0 skips the roster's reads alone before round 1)
 """
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ WARM = os.environ.get("BIG_WARM", "1") != "0"   # a 400-entry event drawn before
 # issue 43's targets (s): the draw, the close, the publish after one result — by the field's size
 TARGETS = {"draw": 2.0, "close": 5.0, "publish": 1.0} if N <= 10_000 else {"draw": 5.0, "close": 10.0, "publish": 2.0}
 PROFILE = os.environ.get("BIG_PROFILE") == "1"
+ROSTER_REF = os.environ.get("BIG_ROSTER_REF", "1") != "0"   # the roster read alone, copies beside entries, first
 ITEM_LIMIT = 100 * 1000   # bytes, as DynamoDB counts an item (ours; DynamoDB's own is 400 KB)
 
 
@@ -115,6 +116,8 @@ def run() -> None:
     tournament, event, organiser = seed_event(repos, clock, N)
     print(f"{N:,} entries written in bulk in {time.perf_counter() - t0:.1f} s; {ROUNDS} Swiss rounds follow; "
           + ("the store and the service warmed by a 400-entry draw first" if WARM else "a cold process (BIG_WARM=0)"))
+    if ROSTER_REF:
+        _roster_reads(repos, event.id)
     rows = []
     for n in range(1, ROUNDS + 1):
         with entries_read_once():   # the engine's input, built as the service builds it (not timed)
@@ -186,6 +189,27 @@ def run() -> None:
           f"{N:,} entries ranked again; target < {TARGETS['publish']:g} s; a result in the open round is "
           f"bench/publish.py's)")
     _largest_items(repos, sizes)
+
+
+def _roster_reads(repos, eid: str) -> None:
+    """The roster as a draw and a close read it (its copies: keys.roster_chunk) beside the same read from the entry
+    items, as both read it before the copies (the reference, same run): the first draw's by ULID spans, the close's
+    cut at the plan's ids. Each twice, the second printed (the first warms the store's pages)."""
+    entries = repos.entries
+    ids = [r.id for r in entries.roster_of_entries(eid)]
+    reads = {"copies": lambda: entries.roster(eid), "entries, by spans (the first draw's before)":
+             lambda: entries.roster_of_entries(eid), "entries, cut at the plan's ids (the close's before)":
+             lambda: entries.roster_of_entries(eid, ids)}
+    figures = []
+    for label, read in reads.items():
+        for _ in range(2):
+            t0, c0 = time.perf_counter(), time.process_time()
+            got = read()
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        assert [r.id for r in got] == ids, label
+        figures.append(f"{label} {wall:.2f} s ({cpu:.2f} s CPU)")
+    print(f"the roster of {len(ids):,} entries read alone: " + "; ".join(figures) + f"; load average "
+          f"{os.getloadavg()[0]:.1f}", flush=True)
 
 
 def _largest_items(repos, sizes) -> None:

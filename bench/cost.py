@@ -346,6 +346,7 @@ class Day:
 
 
 TABLE_KEY_KIND = "EVENT#R#T"   # _pk_kind of a round's table keys, before their number
+ROSTER_KEY_KIND = "EVENT#Lk"   # _pk_kind of an event's roster keys (keys.roster_chunk), any of the 16
 
 
 def round_table_keys(tables: int) -> int:
@@ -370,11 +371,14 @@ def _sk_kind(sk: str) -> str:
 def _pk_kind(pk: str) -> str:
     """A partition key with its id left out (EVENT#…): the same key for every event, tournament. A round's table
     keys (keys.round_tables_partition) keep their number, without the round's: EVENT#R#T05 is the load of every
-    round's sixth table key (a round's phones and results come in while that round is played, its own keys only)."""
-    from chalicelib.store.keys import ROUND_TABLES_MARK
+    round's sixth table key (a round's phones and results come in while that round is played, its own keys only).
+    An event's 16 roster keys are one kind, EVENT#Lk (a draw reads them alike; a request's figure is its busiest)."""
+    from chalicelib.store.keys import ROSTER_MARK, ROUND_TABLES_MARK
     head, *rest = pk.split("#")
     if ROUND_TABLES_MARK in pk:
         return f"{head}#R#{pk.rsplit('#', 1)[1]}"
+    if head == "EVENT" and len(rest) == 2 and ("#" + rest[1]).startswith(ROSTER_MARK):
+        return ROSTER_KEY_KIND   # the busiest of them in a draw (one_key): a roster's 16 keys are read alike
     if head == "EVENT" and len(rest) > 1:   # an event's other keys of their own (its counters' shards, C01 …)
         return "#".join([head, *rest[1:]])
     return head if rest else pk
@@ -399,7 +403,7 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
     from chalicelib.services import live_tables, publish_requests, publishing
     from chalicelib.services.organisers import create_organiser
     from chalicelib.store import dynamo, schema
-    from chalicelib.store.entries import entry_item
+    from chalicelib.store.entries import entry_item, roster_copy_items
     from chalicelib.store.repositories import Repos
     from tests.bigday import results_for_round
     from tests.factories import Api, tournament_body
@@ -453,11 +457,15 @@ def run_day(run_entries: int, *, reg_sample: int = 10, result_sample: int = 6, p
         with meter.paused():   # the rest of the roster in bulk
             event = repos.events.get(eid)
             now = datetime.now(UTC)
-            items = [entry_item(Entry(id=new_id(), event_id=eid, tournament_id=tid, name=f"第{i + 1}队",
-                                      club=f"商会{i % 97}", members=[Member(name=f"甲{i}"), Member(name=f"乙{i}")],
-                                      status="confirmed", checked_in=True, created_at=now))
-                     for i in range(reg_sample, run_entries)]
-            repos.rounds._batch_put(items)
+            bulk = [Entry(id=new_id(), event_id=eid, tournament_id=tid, name=f"第{i + 1}队",
+                          club=f"商会{i % 97}", members=[Member(name=f"甲{i}"), Member(name=f"乙{i}")],
+                          status="confirmed", checked_in=True, created_at=now)
+                    for i in range(reg_sample, run_entries)]
+            # their roster copies as registrations write them, into the chunks the sampled ones wrote (kept)
+            copies = roster_copy_items(bulk)
+            there = [i for part in dynamo.chunks(copies, 100)
+                     for i in repos.table.get_many([{"PK": c["PK"], "SK": c["SK"]} for c in part])]
+            repos.rounds._batch_put([*map(entry_item, bulk), *({**(old or {}), **c} for c, old in zip(copies, there))])
             repos.table.update({"PK": f"EVENT#{eid}", "SK": "COUNTERS"}, "SET taken = :n, confirmed = :n",
                                values={":n": run_entries})
         spectator_bytes = []
@@ -717,6 +725,14 @@ def report(measured: dict, entries: int) -> dict:
     for kind, b in out["bursts"].items():
         how = "its units at this size over that time" if " in " in kind else "its measured duration, this machine"
         print(f"  {kind} ({how}): " + busiest(b))
+    k = entries / measured["run_entries"]
+    for kind in ("draw", "close"):   # the roster's read (issue 43: 100,000 entry items on the event key, 5,520/s)
+        total = m[kind]["by_pk"].get(ROSTER_KEY_KIND, (0.0, 0.0))[0] * k
+        busiest_key = m[kind]["one_key"].get(ROSTER_KEY_KIND, (0.0, 0.0))[0] * k
+        print(f"  the {kind}'s roster read at {entries:,} entries: {total:,.0f} RRU over its 16 keys, {busiest_key:,.0f} "
+              f"on the busiest ({busiest_key / DRAW_TARGET_S:,.0f} a second in {DRAW_TARGET_S} s; counted from the "
+              f"run's × {k:g}, which overstates it: the run's chunk items hold a row or two, their keys' bytes each); "
+              f"the event key's, all of the {kind}'s reads there: {m[kind]['one_key'].get('EVENT', (0.0, 0.0))[0] * k:,.0f} RRU")
     top = sorted(out["item_s"].items(), key=lambda x: -(x[1][0] / PARTITION_RCU + x[1][1] / PARTITION_WCU))[:6]
     print("  by item, steady: " + ", ".join(f"{what} {r:,.0f}/{w:,.0f}" for what, (r, w) in top))
     for pk, need in hot_keys(out).items():

@@ -46,7 +46,7 @@ def run() -> None:
     from chalicelib.publish.sinks import LocalSink
     from chalicelib.services import hall
     from chalicelib.services.publishing import publish_tournament
-    from chalicelib.store.entries import entry_item
+    from chalicelib.store.entries import entry_item, roster_copy_items
     from tests.engine.swiss_sim import field_of
 
     repos = repos_on("bench_hall")
@@ -64,11 +64,11 @@ def run() -> None:
     rng = random.Random(28)
     field = field_of(N)
     ids = {c.id: new_id() for c in field}
-    entries = [entry_item(Entry(id=ids[c.id], event_id=ev.id, tournament_id=t.id, name=f"{name(rng)}队",
-                                club=f"{rng.choice(SURNAMES)}{rng.choice(GIVEN)}商会",
-                                members=[Member(name=name(rng), phone=f"139{i:08d}"), Member(name=name(rng))],
-                                status="confirmed", checked_in=True, created_at=clock())) for i, c in enumerate(field)]
-    repos.rounds._batch_put(entries)
+    entries = [Entry(id=ids[c.id], event_id=ev.id, tournament_id=t.id, name=f"{name(rng)}队",
+                     club=f"{rng.choice(SURNAMES)}{rng.choice(GIVEN)}商会",
+                     members=[Member(name=name(rng), phone=f"139{i:08d}"), Member(name=name(rng))],
+                     status="confirmed", checked_in=True, created_at=clock()) for i, c in enumerate(field)]
+    repos.rounds._batch_put([*map(entry_item, entries), *roster_copy_items(entries)])
     rules = game("guandan")
     state = {"rounds": [], "open_round": 0, "stage": 0, "version": 0,
              "plans": {"0": {"stage": 0, "format": "swiss", "entries": [ids[c.id] for c in field],

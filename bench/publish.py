@@ -490,7 +490,7 @@ def seed(repos, clock, n_entries: int, rounds: int, new_id, tournament=None, nam
     from chalicelib.engine.games import game
     from chalicelib.engine.types import Side
     from chalicelib.models import Entry, Event, EventConfig, Member, Tournament
-    from chalicelib.store.entries import entry_item
+    from chalicelib.store.entries import entry_item, roster_copy_items
     N, ROUNDS = n_entries, rounds  # noqa: N806
     t = tournament
     if t is None:
@@ -502,10 +502,10 @@ def seed(repos, clock, n_entries: int, rounds: int, new_id, tournament=None, nam
     ev = Event(id=new_id(), tournament_id=t.id, organiser_id="bench", config=cfg, created_at=clock())
     repos.events.create(ev)
     ids = [new_id() for _ in range(N)]
-    repos.rounds._batch_put([entry_item(Entry(id=e, event_id=ev.id, tournament_id=t.id, name=f"第{i + 1}对", club=f"商会{i % 97}",
-                                              members=[Member(name=f"甲{i}", phone=f"139{i:08d}"), Member(name=f"乙{i}")],
-                                              status="confirmed", checked_in=True, created_at=clock()))
-                             for i, e in enumerate(ids)])
+    entries = [Entry(id=e, event_id=ev.id, tournament_id=t.id, name=f"第{i + 1}对", club=f"商会{i % 97}",
+                     members=[Member(name=f"甲{i}", phone=f"139{i:08d}"), Member(name=f"乙{i}")],
+                     status="confirmed", checked_in=True, created_at=clock()) for i, e in enumerate(ids)]
+    repos.rounds._batch_put([*map(entry_item, entries), *roster_copy_items(entries)])
     rng = random.Random(1)
     rules = game("guandan")
     state = {"rounds": [], "open_round": 0, "stage": 0, "version": 0,

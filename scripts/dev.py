@@ -217,6 +217,8 @@ def run() -> None:
         print(f"Removed {unlinked} phone index items of erased entries and registrations.")
     if unbound := migrations.drop_orphan_wechat_bindings(dynamo.Table(TABLE)):   # left by sweeps before the fix
         print(f"Removed {unbound} WeChat bindings of players the retention sweep had dropped.")
+    if copied := migrations.copy_rosters(dynamo.Table(TABLE)):   # events of before the roster copies (issue 43)
+        print(f"Copied the rosters of {copied} earlier events for their draws.")
     start_messages()   # the SMS and e-mail providers' stand-ins, and the outbox's worker
     demo = load_demo()
     env = local_env()

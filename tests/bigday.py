@@ -15,7 +15,7 @@ def seed_event(repos, clock, n: int, *, stages: list[dict] | None = None, game: 
     `named(i)`: the i-th entry's (name, members' names), else 第{i+1}队 of 甲{i} and 乙{i}."""
     from chalicelib.ids import new_id
     from chalicelib.models import Entry, Event, EventConfig, Member, Organiser, Tournament
-    from chalicelib.store.entries import entry_item
+    from chalicelib.store.entries import entry_item, roster_copy_items
 
     organiser = Organiser(id=ORGANISER, name="联合会", created_at=clock())
     t = Tournament(id=new_id(), organiser_id=organiser.id, name="全国掼蛋大赛", venue="南宁", timezone="Asia/Shanghai",
@@ -26,14 +26,13 @@ def seed_event(repos, clock, n: int, *, stages: list[dict] | None = None, game: 
                                                             "scoring": {"method": "match_points"}}]})
     ev = Event(id=new_id(), tournament_id=t.id, organiser_id=organiser.id, config=cfg, created_at=clock())
     repos.events.create(ev)
-    items = []
+    entries = []
     for i in range(n):
         team, names = named(i) if named else (f"第{i + 1}队", [f"甲{i}", f"乙{i}"][:2 if entry == "pair" else 1])
-        members = [Member(name=m) for m in names]
-        items.append(entry_item(Entry(id=new_id(), event_id=ev.id, tournament_id=t.id, name=team,
-                                      club=f"商会{i % 97}", members=members, status="confirmed", checked_in=True,
-                                      created_at=clock())))
-    repos.rounds._batch_put(items)
+        entries.append(Entry(id=new_id(), event_id=ev.id, tournament_id=t.id, name=team,
+                             club=f"商会{i % 97}", members=[Member(name=m) for m in names], status="confirmed",
+                             checked_in=True, created_at=clock()))
+    repos.rounds._batch_put([*map(entry_item, entries), *roster_copy_items(entries)])   # as registrations write them
     repos.table.update({"PK": f"EVENT#{ev.id}", "SK": "COUNTERS"}, "SET taken = :n, confirmed = :n",
                        values={":n": n})
     return t, ev, organiser

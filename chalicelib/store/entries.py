@@ -16,9 +16,11 @@ from . import keys
 from .dynamo import Op, Table
 
 COUNTERS = ("taken", "confirmed", "held", "waitlisted")
+TRANSACTION_ACTIONS = 100   # DynamoDB's most actions in one TransactWriteItems
 ROSTER_SLICE = 1_000   # entries a query of EntryRepo.roster reads, when the ids are known (about a 1 MB page)
 ROSTER_SPANS = 8       # spans of a roster read whose ids are not known yet, where they are not ULIDs
 _SHARDED: dict[str, bool] = {}   # event id → whether its counters are sharded (fixed when the event is created)
+_ROSTER_COPIED: set[str] = set()   # events whose entries all have their roster copies (the flag is never unset)
 
 
 @functools.cache
@@ -131,6 +133,40 @@ def entry_item(entry: Entry) -> dict:
     elif entry.status == "pending_payment" and entry.hold_expires_at:
         item.update(keys.hold_index(entry.hold_expires_at.strftime("%Y-%m-%dT%H:%M:%SZ"), entry.id))
     return item
+
+
+ROSTER_ROW = "E#"   # a roster chunk's attribute holding one entry's row: "E#" + the entry's id
+
+
+def roster_copy_ops(changes: Iterable[tuple[Entry | None, Entry]]) -> list[Op]:
+    """The roster copies (keys.roster_chunk) of the entries, each (before, after) of one transaction, whose roster row
+    is new or changes: one update per chunk item touched (DynamoDB takes one operation an item in a transaction),
+    setting only those entries' own attributes — never the chunk rewritten from a read, so two writers of different
+    entries of a chunk lose nothing (their transactions take turns on the item)."""
+    by_chunk: dict[tuple[str, str], dict[str, str]] = {}
+    for before, after in changes:
+        row = roster_attr(after)
+        if before is not None and roster_attr(before) == row:
+            continue
+        key = keys.roster_chunk(after.event_id, after.id)
+        by_chunk.setdefault((key["PK"], key["SK"]), {})[ROSTER_ROW + after.id] = row
+    ops = []
+    for (pk, sk), rows in by_chunk.items():
+        names = {"#kind": "kind", **{f"#r{i}": name for i, name in enumerate(rows)}}
+        values = {":kind": "roster_chunk", **{f":r{i}": row for i, row in enumerate(rows.values())}}
+        sets = ", ".join(f"#r{i} = :r{i}" for i in range(len(rows)))
+        ops.append(Op.update({"PK": pk, "SK": sk}, f"SET #kind = :kind, {sets}", names=names, values=values))
+    return ops
+
+
+def roster_copy_items(entries: Iterable[Entry]) -> list[dict]:
+    """The chunk items holding these entries' roster rows, whole: for writing a new event's entries in bulk (benches,
+    tests; they replace any chunk item already there)."""
+    items: dict[tuple[str, str], dict] = {}
+    for e in entries:
+        key = keys.roster_chunk(e.event_id, e.id)
+        items.setdefault((key["PK"], key["SK"]), {**key, "kind": "roster_chunk"})[ROSTER_ROW + e.id] = roster_attr(e)
+    return list(items.values())
 
 
 def phone_hash(phone: str) -> str:
@@ -289,18 +325,59 @@ class EntryRepo:
         return _compact(_entry_list().validate_json("[" + ",".join(i["data"]["S"] for i in items) + "]"))
 
     def roster(self, eid: str, known: list[str] = ()) -> list[Roster]:
-        """The event's entries as a draw needs them, reading only each item's `roster` attribute (every write
-        sets it: entry_item); items written before it existed are read whole instead. The key range is read by
+        """The event's entries as a draw needs them, in id order: from their roster copies (keys.roster_chunk, a few
+        thousand small items under 16 keys of the event's own) where the event has them — every event created
+        since, and older ones once store/migrations.copy_rosters has run. Else (the fallback) from the entry items,
+        reading only each item's `roster` attribute (every write sets it: entry_item); items written before it
+        existed are read whole instead. The key range is read by
         several queries at once (10,000 entries are ten 1 MB pages one after another otherwise): cut at `known`
         entry ids (a stage plan's) where given, else, past a first page of ROSTER_SLICE entries, into spans of ULID
         between its end and the last entry sized by that page's density (the first draw); a range that fills a page
         is cut again (Table.query_ranges)."""
+        copied = self._roster_copies(eid)
+        return copied if copied is not None else self.roster_of_entries(eid, known)
+
+    def roster_of_entries(self, eid: str, known: list[str] = ()) -> list[Roster]:
+        """The same read from the entry items (an event without copies; bench/big_event.py's reference)."""
         items = self._entry_items(eid, known, "roster")
         if all("roster" in i for i in items):   # one parse of them all: 10,000 small ones cost ten times more
             rows = json.loads("[" + ",".join(i["roster"]["S"] for i in items) + "]")
             return [Roster(e, st, ci, nm, cl, tuple(RosterMember(g) for g in gs)) for e, st, ci, nm, cl, gs in rows]
         return [Roster(e.id, e.status, e.checked_in, e.name, e.club, tuple(RosterMember(m.gender) for m in e.members))
                 for e in self.list(eid)]
+
+    def _roster_copies(self, eid: str) -> list[Roster] | None:
+        """The roster from its copies (None: the event has none yet): the 16 keys read at once, every row parsed in
+        one go. Strongly consistent, as the entries were read: a check-in answered before the draw is in it."""
+        if not self._roster_copied(eid):
+            return None
+        from concurrent.futures import ThreadPoolExecutor
+        pks = keys.roster_partitions(eid)
+        with ThreadPoolExecutor(max_workers=len(pks)) as pool:
+            pages = list(pool.map(lambda pk: self.t.query(pk, raw=True), pks))
+        rows = json.loads("[" + ",".join(v["S"] for items in pages for item in items for k, v in item.items()
+                                         if k.startswith(ROSTER_ROW)) + "]")
+        rows.sort(key=lambda r: r[0])   # id order, as the entries' keys sort (code points order as UTF-8 bytes)
+        members: dict[tuple, tuple[RosterMember, ...]] = {}   # a few kinds of genders: one tuple each, shared
+        out = []
+        for e, st, ci, nm, cl, gs in rows:
+            genders = tuple(gs)
+            kept = members.get(genders)
+            if kept is None:
+                kept = members[genders] = tuple(RosterMember(g) for g in genders)
+            out.append(Roster(e, st, ci, nm, cl, kept))
+        return out
+
+    def _roster_copied(self, eid: str) -> bool:
+        """Whether every entry of the event has its roster copy: `roster_copies` on its counters item, set when it
+        is created (EventRepo.create) or by the migration once it has copied them (never unset: remembered)."""
+        if eid in _ROSTER_COPIED:
+            return True
+        item = self.t.get(keys.event_counters(eid), projection=["roster_copies"])
+        if item and item.get("roster_copies"):
+            _ROSTER_COPIED.add(eid)
+            return True
+        return False
 
     def _entry_items(self, eid: str, known: list[str], projection: str) -> list[dict]:
         """The event's entry items (raw, only `projection` and SK), in key order, read by several queries at once."""
@@ -430,6 +507,7 @@ class EntryRepo:
         for entry in entries:
             ops.extend(self._entry_ops(self.with_place_shard(entry) if entry.holds_place else entry,
                                        (expect or {}).get(entry.event_id)))
+        ops.extend(roster_copy_ops((None, e) for e in entries))   # entries of one chunk in one update
         ops.append(Op.put({**keys.registration(registration["id"]), "kind": "registration", **registration},
                           condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
         contact = (registration.get("contact") or {}).get("phone")
@@ -438,6 +516,10 @@ class EntryRepo:
         if payment:
             ops.append(Op.put(payment_item(payment), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
         ops.extend(extra)   # its messages' outbox items (keyed by this new registration: never there before)
+        if len(ops) > TRANSACTION_ACTIONS:   # DynamoDB refuses the whole transaction: say so, not a 500
+            raise errors.InvalidRequest(
+                "一次报名的项目和手机号太多，请分两次报名 · Too many events and phones for one registration: register "
+                "them in two.", {"events": len({e.event_id for e in entries})})
         self.t.transact(ops)
 
     def registration(self, reg_id: str) -> dict | None:
@@ -470,6 +552,7 @@ class EntryRepo:
         # the idempotency record first: a retry fails on it before anything else (its answer is the first one's)
         ops: list[Op] = [Op.put(idem, condition="attribute_not_exists(PK)", on_fail=IdempotentReplay)] if idem else []
         ops.extend(self._entry_ops(entry, expect))
+        ops.extend(roster_copy_ops([(None, entry)]))
         if payment:
             ops.append(Op.put(payment_item(payment), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
         ops.extend(extra)
@@ -489,6 +572,7 @@ class EntryRepo:
                         self._counter_op(after.event_id, counter_delta(None, after), take_place, shard=after.shard)]
         ops.extend(c for c in counters if c)
         ops.extend(phone_index_moves(before, after))
+        ops.extend(roster_copy_ops([(before, after)]))
         ops.extend(extra)
         self.t.transact(ops)
 
@@ -501,7 +585,7 @@ class EntryRepo:
                 raise ValueError("transition_many moves no counters: use transition")
             ops.append(Op.put(entry_item(after), condition="version = :v", values={":v": before.version},
                               on_fail=lambda: errors.VersionConflict("An entry changed meanwhile; reload and try again.")))
-        self.t.transact([*ops, *extra])
+        self.t.transact([*ops, *roster_copy_ops(changes), *extra])
 
     def record_payment(self, before: Entry, after: Entry, payment: Payment) -> None:
         """A desk payment: the payment record and the entry's new state in one transaction."""
@@ -521,6 +605,7 @@ class EntryRepo:
         if counter:
             ops.append(counter)
         ops.extend(phone_index_ops(new_entry))
+        ops.extend(roster_copy_ops([(None, new_entry), *zip(sources, merged, strict=True)]))
         self.t.transact(ops)
 
 

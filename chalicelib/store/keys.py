@@ -39,6 +39,26 @@ def entry(eid: str, entry_id: str) -> dict:
 ENTRY_PREFIX = "ENTRY#"
 
 
+# Each entry's roster row (store/entries.py roster_attr: what a draw or close reads of it) is copied, in the entry's own
+# transaction, into one of ROSTER_CHUNKS chunk items by a hash of its id, chunk c under partition key c % ROSTER_KEYS of
+# the event's own (issue 43: a draw read 100,000 whole entry items on the event's key, ~27,600 read units; the copies
+# are ~15 MB over 16 keys). 4,096 chunks keep one at ~4 KB at 100,000 entries (a roster change rewrites ~4 write
+# units; a chunk reaches 100 KB near 2.5 M entries), and a registration rush's writers rarely meet on one chunk.
+ROSTER_KEYS = 16
+ROSTER_CHUNKS = 4096
+ROSTER_MARK = "#L"   # not "#R" (a round's table keys) nor "#C" (the counters' shards)
+
+
+def roster_chunk(eid: str, entry_id: str) -> dict:
+    import zlib
+    chunk = zlib.crc32(entry_id.encode()) % ROSTER_CHUNKS
+    return {"PK": f"EVENT#{eid}{ROSTER_MARK}{chunk % ROSTER_KEYS:02d}", "SK": f"ROSTER#{chunk:04d}"}
+
+
+def roster_partitions(eid: str) -> list[str]:
+    return [f"EVENT#{eid}{ROSTER_MARK}{k:02d}" for k in range(ROSTER_KEYS)]
+
+
 def entry_pointer(entry_id: str) -> dict:
     return {"PK": f"ENTRYID#{entry_id}", "SK": "META"}
 

@@ -8,7 +8,7 @@ from ..messages.record import Message
 from ..models import Entry
 from . import keys
 from .dynamo import Op, Table
-from .entries import entry_item
+from .entries import entry_item, roster_copy_ops
 from .messages import MessageRepo
 
 
@@ -21,6 +21,7 @@ class ManageLinkRepo:
         ops = [Op.put(entry_item(after), condition="version = :v", values={":v": before.version},
                       on_fail=lambda: errors.VersionConflict("报名刚被修改，请重试 · An entry changed meanwhile; try again."))
                for before, after in changes]
+        ops += roster_copy_ops(changes)   # none moves today (a token's hash is no roster field): kept in step all the same
         if registration_id:
             ops.append(Op.update(keys.registration(registration_id), "SET manage_token_hash = :h",
                                  values={":h": token_hash}, condition="attribute_exists(PK)",

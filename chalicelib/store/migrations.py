@@ -273,3 +273,40 @@ def drop_orphan_wechat_bindings(table: Table) -> int:
             except Conflict:   # bound again meanwhile: it is a player's now
                 pass
     return deleted
+def copy_rosters(table: Table) -> int:
+    """Events created before the roster copies (issue 43: keys.roster_chunk) given them: each entry's roster row set
+    in its chunk item only where that entry has none (`if_not_exists`: one written since by the entry's own change is
+    newer, and every change of a roster field writes its copy whatever the event's age), then `roster_copies` on the
+    event's counters item, from which on a draw reads the copies. Until then it reads the entries (the fallback), so
+    this is safe beside live writers, and when run again. Returns how many events it copied."""
+    from . import keys
+    from .entries import ROSTER_ROW, EntryRepo, roster_attr
+    from ..models import Entry
+    kwargs = {"TableName": table.name, "FilterExpression": "#k = :c AND attribute_not_exists(#r)",
+              "ExpressionAttributeNames": {"#k": "kind", "#r": "roster_copies"},
+              "ExpressionAttributeValues": {":c": {"S": "event_counters"}}}
+    events: list[str] = []
+    while True:
+        resp = client().scan(**kwargs)
+        events += [keys.event_of_partition(raw["PK"]["S"]) for raw in resp.get("Items", [])]
+        if "LastEvaluatedKey" not in resp:
+            break
+        kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+    repo = EntryRepo(table)
+    for eid in events:
+        by_chunk: dict[tuple[str, str], dict[str, str]] = {}
+        for raw in repo._entry_items(eid, (), "roster, data"):
+            row = raw["roster"]["S"] if "roster" in raw else roster_attr(Entry.model_validate_json(raw["data"]["S"]))
+            entry_id = raw["SK"]["S"][len(keys.ENTRY_PREFIX):]
+            key = keys.roster_chunk(eid, entry_id)
+            by_chunk.setdefault((key["PK"], key["SK"]), {})[ROSTER_ROW + entry_id] = row
+        for (pk, sk), rows in by_chunk.items():
+            for part in chunks(list(rows.items()), 40):   # an update expression is at most 4 KB
+                names = {"#kind": "kind", **{f"#r{i}": name for i, (name, _) in enumerate(part)}}
+                values = {":kind": "roster_chunk", **{f":r{i}": row for i, (_, row) in enumerate(part)}}
+                sets = ", ".join(f"#r{i} = if_not_exists(#r{i}, :r{i})" for i in range(len(part)))
+                table.update({"PK": pk, "SK": sk}, f"SET #kind = :kind, {sets}", names=names, values=values,
+                             returns="NONE")
+        table.update(keys.event_counters(eid), "SET roster_copies = :one", values={":one": 1},
+                     condition="attribute_exists(PK)", returns="NONE")
+    return len(events)

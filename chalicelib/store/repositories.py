@@ -437,7 +437,8 @@ class EventRepo:
             Op.put(_doc_item(keys.event(event.tournament_id, event.id), event, "event", version=event.version),
                    condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
             Op.put({**keys.event_counters(event.id), "kind": "event_counters", "tournament_id": event.tournament_id,
-                    "organiser_id": event.organiser_id, "cap": caps[0], **zero, **({"shards": n} if n > 1 else {})},
+                    "organiser_id": event.organiser_id, "cap": caps[0], **zero, **({"shards": n} if n > 1 else {}),
+                    "roster_copies": 1},   # its entries' roster rows are copied with each write (store/entries.py)
                    condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
             *shards,
         ])

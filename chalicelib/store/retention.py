@@ -10,7 +10,7 @@ from ..models import Entry
 from ..phones import MAINLAND_MOBILE
 from . import keys
 from .dynamo import Op, Table
-from .entries import entry_item, phone_hash, phone_hash_of
+from .entries import entry_item, phone_hash, phone_hash_of, roster_copy_ops
 
 
 class RetentionRepo:
@@ -47,6 +47,7 @@ class RetentionRepo:
         # and its items in the phones' "我的" index: an erased entry is nobody's any more (the delete of an item
         # already gone is no error, so the write stays idempotent)
         ops += [Op.delete(keys.phone_entry(h, before.id)) for h in sorted({phone_hash_of(m.phone) for m in before.members if m.phone})]
+        ops += roster_copy_ops([(before, after)])
         self.t.transact(ops)
 
     def registration(self, reg_id: str) -> dict | None:

@@ -8,6 +8,8 @@ Access patterns (keys built in keys.py only):
 - event by id:                    Get   PK=EVENT#<eid>, SK=COUNTERS (holds tid + owner) then the event
 - counter shards (big events):    BatchGet PK=EVENT#<eid>#C<k>, SK=COUNTERS (k = 1 … `shards` on the counters item)
 - entries of an event:            Query PK=EVENT#<eid>, SK begins_with ENTRY#
+- an event's roster (draws):      Query PK=EVENT#<eid>#L<k>, k = 0 … 15 at once (chunk items of entries' roster rows,
+                                  keys.roster_chunk; events without `roster_copies` on their counters: the entries)
 - entry by id:                    Get   PK=ENTRYID#<id>, SK=META → event id
 - waitlist of an event, in order: Query GSI1 GSI1PK=WAITLIST#<eid> (sparse: only waiting entries)
 - holds to sweep:                 Query GSI1 GSI1PK=HOLDS, GSI1SK <= now (sparse: only held entries)

@@ -181,3 +181,15 @@ def test_one_person_cannot_take_two_places_in_one_team(api, moto_repos):
     ok = day(api, tid, [{"event_id": guan, "name": "河池一队", "members": [{"name": "张三"}, {"name": "李四", "phone": "13800000009"}]}],
              key="day-registration-0003")
     assert ok.status_code == 201, ok.data
+
+
+def test_a_registration_too_large_for_one_transaction_is_refused_clearly(api, fake_stripe):
+    """Ten pair events with both members' mainland phones are 105 writes in one transaction, over DynamoDB's 100
+    (each entry's roster copy is one of them): a 400 that says so, nothing written — not a 500."""
+    tid = api.post("/tournaments", tournament_body()).data["id"]
+    events = [api.post(f"/tournaments/{tid}/events", tractor_event(name=f"拖拉机{i}")).data["id"] for i in range(10)]
+    both = [{"name": "张三", "phone": "13800000001"}, {"name": "李四", "phone": "13800000002"}]
+    r = day(api, tid, [{"event_id": e, "members": both} for e in events])
+    assert (r.status_code, r.data["code"]) == (400, "invalid_request"), r.data
+    r = day(api, tid, [{"event_id": e, "members": both} for e in events[:9]], key="day-registration-0002")
+    assert r.status_code == 201, r.data

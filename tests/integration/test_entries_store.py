@@ -229,10 +229,13 @@ def test_full_without_waitlist_is_said_only_on_counters_the_write_saw(any_repos,
 
 
 def test_the_roster_a_draw_reads_is_the_entries_in_short(any_repos, clock, monkeypatch):
-    """EntryRepo.roster reads one attribute an entry (what a draw needs); items written before it read whole."""
+    """An event without roster copies (created before them: store/migrations.copy_rosters) reads one attribute of each
+    entry item (what a draw needs); items written before that attribute read whole."""
     from chalicelib.store.entries import entry_item
     from tests.bigday import seed_event
+    from tests.roster_copies import forget_roster_copies
     _, event, _ = seed_event(any_repos, clock, 6)
+    forget_roster_copies(any_repos, event.id)
     whole = any_repos.entries.list(event.id)
     expected = [(e.id, e.status, e.checked_in, e.name, e.club, [m.gender for m in e.members]) for e in whole]
 
@@ -252,11 +255,14 @@ def test_the_roster_a_draw_reads_is_the_entries_in_short(any_repos, clock, monke
 def test_a_roster_longer_than_a_page_is_read_by_spans_at_once_each_entry_once(any_repos, clock, monkeypatch):
     """Pages of 3 items (DynamoDB's 1 MB page, made short): the first draw's read (no ids known) cuts what follows
     its first page into spans of ULID read at once, a span longer than a page is cut again; the same entries, in
-    key order, each once, as one query reads them; with the ids known too, and an id that is not a ULID."""
+    key order, each once, as one query reads them; with the ids known too, and an id that is not a ULID. (An event
+    without roster copies; the publisher's read of whole entries is the same.)"""
     from chalicelib.store import dynamo, entries as entries_store, keys
     from chalicelib.store.entries import entry_item
     from tests.bigday import seed_event
+    from tests.roster_copies import forget_roster_copies
     _, event, _ = seed_event(any_repos, clock, 40)
+    forget_roster_copies(any_repos, event.id)
     odd = any_repos.entries.list(event.id)[5].model_copy(update={"id": "00-imported"})
     any_repos.table.put(entry_item(odd))                         # not a ULID; sorts before them all
     expected = [json.loads(i["roster"]["S"]) for i in any_repos.table.query(keys.event_partition(event.id),

@@ -118,3 +118,4 @@ def test_a_rounds_table_keys_are_counted_each_as_its_own_key():
     assert _pk_kind(keys.table_pack("01EV", 1, 9, 17)["PK"]) == "EVENT#R#T01"
     assert _pk_kind("EVENT#01EV") == "EVENT" and _pk_kind(keys.counter_shard("01EV", 3)["PK"]) == "EVENT#C03"
     assert _pk_kind("TABLECODE#ab12") == "TABLECODE"
+    assert {_pk_kind(keys.roster_chunk("01EV", f"01ENTRY{i}")["PK"]) for i in range(40)} == {"EVENT#Lk"}
