@@ -274,7 +274,8 @@ def _lean(tid: str, n: int) -> None:
     got = json.loads(done.stdout.strip().splitlines()[-1])
     ref = subprocess.run([sys.executable, __file__, "items", "bench_publish", tid], capture_output=True, text=True,
                          preexec_fn=cap, check=True)
-    got.update(items_mib=json.loads(ref.stdout.strip().splitlines()[-1])["items_mib"])
+    items = json.loads(ref.stdout.strip().splitlines()[-1])
+    got.update(items_mib=items["items_mib"], items_rss_mib=items["rss_mib"])
     print(f"a cold publisher process at {n:,} entries: its publish {got['seconds']:.1f} s, {got['files']:,} files, "
           f"{got['cpu']:.1f} s of CPU; peak memory {got['self_mib']:,.0f} MiB, its largest child "
           f"{got['child_mib']:,.0f} MiB (target: under 1,536 MiB)")
@@ -282,7 +283,8 @@ def _lean(tid: str, n: int) -> None:
           f"(pages shared with a forked child counted once); "
           + (f"the publisher's tracemalloc peak {got['traced_mib']:,.0f} MiB of Python objects; " if got.get("traced_mib")
              else "") + f"reference, same run: the event's items read and "
-          f"parsed alone {got.get('items_mib', 0):,.0f} MiB (tracemalloc)")
+          f"parsed alone {got.get('items_mib', 0):,.0f} MiB (tracemalloc; that process's ru_maxrss "
+          f"{got.get('items_rss_mib', 0):,.0f} MiB, tracing included)")
 
 
 class PssSampler:
