@@ -37,7 +37,7 @@ from .links import site_url
 from .prizes import event_prizes
 from .publish_requests import event_change
 from .reads import entries_known
-from .standings import bonuses, event_standings
+from .standings import bonuses, event_standings, standings_shared
 
 log = logging.getLogger("cardgames.publish")
 LANGS = site_pages.LANGS   # zh at /t/, the others at /{lang}/t/ (publish/i18n.py)
@@ -88,9 +88,10 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
     # The standings first, in this process: what working them out holds (every result as a record) is let go
     # before the rounds are worded. Not in a forked child beside the wording (issue 43 item 2): the child's
     # copy-on-write pages of what it touched were a second peak, 2 GB at 100,000 entries.
-    standings = (warm["standings"] if later else
-                 event_standings(deps, event, state=state, rounds=all_rounds, entries=entry_list) if wanted else None)
-    places = _places(deps, tournament, event, state, all_rounds, warm)   # (the standings after each closed round)
+    with standings_shared():   # after a close the places after the last closed round are these standings' ranks
+        standings = (warm["standings"] if later else
+                     event_standings(deps, event, state=state, rounds=all_rounds, entries=entry_list) if wanted else None)
+        places = _places(deps, tournament, event, state, all_rounds, warm)   # (the standings after each closed round)
     rules = game_rules(event.config.game)
     outs = site_data.word_rounds(event, tournament, rules, all_rounds, names, name_map, warm)
     kept, seq_of = _read_audit(deps, event, names, warm)
