@@ -166,11 +166,18 @@ def run() -> None:
         _largest_items(repos, sizes)
         return
 
-    t0 = time.perf_counter()
+    # the publisher's peak memory (issue 43): this process's PSS and its children's (a forked writer, say), sampled
+    # through the publishing below, beside this process's PSS before it (the rounds' reading and the bench's own)
+    from bench.publish import PssSampler
+    from bench.common import STORE
+    store = {STORE["proc"].pid} if STORE.get("proc") else set()   # DynamoDB Local, this process's child: not counted
+    before_mib = PssSampler.tree_mib(os.getpid(), store)
+    pss = PssSampler(os.getpid(), skip=store)
+    t0, c0 = time.perf_counter(), time.process_time()
     stats = publish_tournament(d, tournament.id, force=True)
-    full = time.perf_counter() - t0
-    print(f"full publish: {stats['files']:,} files, {stats['bytes'] / 2**20:.1f} MiB in {full:.1f} s (target < 10 s); "
-          f"largest page {stats['largest'][0]} {stats['largest'][1] / 1024:.0f} KiB")
+    full, full_cpu = time.perf_counter() - t0, time.process_time() - c0
+    print(f"full publish: {stats['files']:,} files, {stats['bytes'] / 2**20:.1f} MiB in {full:.1f} s ({full_cpu:.1f} s "
+          f"of this process's CPU; target < 10 s); largest page {stats['largest'][0]} {stats['largest'][1] / 1024:.0f} KiB")
     publishing.publish_latest(d, tournament.id)   # through the lease, as every publish of the day: its count is known
     _, last = repos.rounds.get_round(event.id, 0, ROUNDS)
     table = last[SAMPLE + 1]
@@ -188,6 +195,10 @@ def run() -> None:
           f"{one['written']} of {one['files']:,} files written, by event {one.get('by_event')} (the standings move: "
           f"{N:,} entries ranked again; target < {TARGETS['publish']:g} s; a result in the open round is "
           f"bench/publish.py's)")
+    pss.stop()
+    print(f"the publisher's peak memory: PSS {pss.peak_mib:,.0f} MiB (this process and its children, sampled every "
+          f"0.2 s through both publishes; target under 1,536 MiB); reference, same run: this process before "
+          f"publishing {before_mib:,.0f} MiB")
     _largest_items(repos, sizes)
 
 

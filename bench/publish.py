@@ -274,7 +274,8 @@ def _lean(tid: str, n: int) -> None:
     got = json.loads(done.stdout.strip().splitlines()[-1])
     ref = subprocess.run([sys.executable, __file__, "items", "bench_publish", tid], capture_output=True, text=True,
                          preexec_fn=cap, check=True)
-    got.update(items_mib=json.loads(ref.stdout.strip().splitlines()[-1])["items_mib"])
+    items = json.loads(ref.stdout.strip().splitlines()[-1])
+    got.update(items_mib=items["items_mib"], items_rss_mib=items["rss_mib"])
     print(f"a cold publisher process at {n:,} entries: its publish {got['seconds']:.1f} s, {got['files']:,} files, "
           f"{got['cpu']:.1f} s of CPU; peak memory {got['self_mib']:,.0f} MiB, its largest child "
           f"{got['child_mib']:,.0f} MiB (target: under 1,536 MiB)")
@@ -282,7 +283,8 @@ def _lean(tid: str, n: int) -> None:
           f"(pages shared with a forked child counted once); "
           + (f"the publisher's tracemalloc peak {got['traced_mib']:,.0f} MiB of Python objects; " if got.get("traced_mib")
              else "") + f"reference, same run: the event's items read and "
-          f"parsed alone {got.get('items_mib', 0):,.0f} MiB (tracemalloc)")
+          f"parsed alone {got.get('items_mib', 0):,.0f} MiB (tracemalloc; that process's ru_maxrss "
+          f"{got.get('items_rss_mib', 0):,.0f} MiB, tracing included)")
 
 
 class PssSampler:
@@ -290,17 +292,19 @@ class PssSampler:
     /proc/<pid>/smaps_rollup: what they hold together (a forked child's copy-on-write pages shared with its
     parent counted once between them, unlike two ru_maxrss)."""
 
-    def __init__(self, pid: int, every: float = 0.2):
-        self.pid, self.every, self.peak_mib = pid, every, 0.0
+    def __init__(self, pid: int, every: float = 0.2, skip: set[int] | None = None):
+        self.pid, self.every, self.peak_mib, self.skip = pid, every, 0.0, skip or set()
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     @staticmethod
-    def _tree(pid: int) -> list[int]:
+    def _tree(pid: int, skip: set[int] = frozenset()) -> list[int]:
         out, todo = [], [pid]
         while todo:
             p = todo.pop()
+            if p in skip:
+                continue
             out.append(p)
             try:
                 for task in os.listdir(f"/proc/{p}/task"):
@@ -319,9 +323,14 @@ class PssSampler:
             pass
         return 0
 
+    @classmethod
+    def tree_mib(cls, pid: int, skip: set[int] = frozenset()) -> float:
+        """`skip`: processes (and theirs) not counted (a bench's DynamoDB Local, say)."""
+        return sum(cls._pss_kib(p) for p in cls._tree(pid, skip)) / 1024
+
     def _run(self) -> None:
         while not self._done.wait(self.every):
-            self.peak_mib = max(self.peak_mib, sum(self._pss_kib(p) for p in self._tree(self.pid)) / 1024)
+            self.peak_mib = max(self.peak_mib, self.tree_mib(self.pid, self.skip))
 
     def stop(self) -> None:
         self._done.set()
@@ -414,16 +423,16 @@ def _top_at_languages() -> None:
     """PUBLISH_TRACEMALLOC=top: as each language's pages start, the largest holders of memory (to stderr)."""
     import tracemalloc
     from chalicelib.publish import site_pages
-    render_language = site_pages.render_language
+    render_language = site_pages.render_event_language
 
-    def traced(lang, out, run):
+    def traced(lang, out, run, *args):
         top = tracemalloc.take_snapshot().statistics("traceback")[:30]
         print(f"== {lang}: {tracemalloc.get_traced_memory()[0] / 2**20:.0f} MiB traced", file=sys.stderr)
         for st in top:
             where = " < ".join(f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno}" for f in st.traceback)
             print(f"{st.size / 2**20:7.1f} MiB {where}", file=sys.stderr)
-        return render_language(lang, out, run)
-    site_pages.render_language = traced
+        return render_language(lang, out, run, *args)
+    site_pages.render_event_language = traced
 
 
 def items_alone(table: str, tid: str) -> None:

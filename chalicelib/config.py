@@ -54,9 +54,6 @@ class Settings:
     # Above this many entries, a result in the open round leaves the standings as the last close left them
     # (they move when the round closes): the standings of 10,000 entries take seconds to work out.
     publish_live_standings_max: int = 2000
-    # From this many entries a publish works out an event's standings in a forked child beside the rest of its
-    # reading (services/beside.py): ~1 s of a core at 10,000 entries; below, a fork costs more than it saves.
-    publish_beside_min: int = 2000
     hold_minutes: int = 35  # Stripe sessions live at least 30 minutes
     max_body_bytes: int = 64 * 1024
     trusted_proxy_hops: int = 0   # proxies of ours in front of the API that append X-Forwarded-For (0: none)

@@ -70,6 +70,8 @@ def local_env() -> dict:
         "API_URL": api,
         "SITE_URL": site,
         "PUBLIC_URL": site,   # table cards, QR codes, manage and staff links (chalicelib/services/links.py)
+        # the API publishes in its own process here: glibc's arenas two, as the publisher function's (infra/stack.py)
+        "MALLOC_ARENA_MAX": env.get("MALLOC_ARENA_MAX", "2"),
     })
     if EMBEDDED:
         env.update({"STORE": "embedded", "STORE_PATH": str(STORE_PATH)})

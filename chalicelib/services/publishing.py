@@ -30,7 +30,6 @@ from ..publish.cache import TournamentCache
 from ..publish.failures import log_failure
 from ..publish.i18n import prefix as lang_prefix
 from ..publish.manifest import load_manifest, save_manifest
-from .beside import Beside
 from .charts_data import places_by_round
 from .gc_pause import gc_paused
 from .hall import event_hall, hall_data
@@ -38,7 +37,7 @@ from .links import site_url
 from .prizes import event_prizes
 from .publish_requests import WIDE, event_change, event_ids, scoped_asks
 from .reads import entries_known
-from .standings import bonuses, event_standings
+from .standings import bonuses, event_standings, standings_shared
 
 log = logging.getLogger("cardgames.publish")
 LANGS = site_pages.LANGS   # zh at /t/, the others at /{lang}/t/ (publish/i18n.py)
@@ -73,8 +72,8 @@ def event_site_data(deps: Deps, event, tournament, warm: dict | None = None,
 
 def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_list, read) -> dict:
     """What one event's pages show: the records read here (or patched into `warm`, this publisher's cache of the
-    event: its entries, state, rounds and each round's worded rows), the standings worked out beside the rounds'
-    wording, the rest worded by publish/site_data.py. With `tables`, only those tables' results changed since the
+    event: its entries, state, rounds and each round's worded rows), the standings worked out first (in this
+    process), the rest worded by publish/site_data.py. With `tables`, only those tables' results changed since the
     cache was filled (a result's publish: the event's other items are not read again)."""
     if tables is not None:
         state = warm["state"]
@@ -86,34 +85,32 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
     entries, names, name_map = site_data.entry_maps(entry_list, warm)
     later = _standings_later(tables, entry_list, all_rounds, warm)
     wanted = not later and bool(state.get("plans"))
-    # a big field's standings worked out in a child beside the rounds' wording below (each ~1 s of a core)
-    standings_job = Beside(lambda: event_standings(deps, event, state=state, rounds=all_rounds, entries=entry_list),
-                           fork=wanted and len(entry_list) >= get_settings().publish_beside_min)
-    try:
-        rules = game_rules(event.config.game)
-        outs = site_data.word_rounds(event, tournament, rules, all_rounds, names, name_map, warm)
-        places = _places(deps, tournament, event, state, all_rounds, warm)
-        kept, seq_of = _read_audit(deps, event, names, warm)
-        corrections = site_data.correction_rows(kept, seq_of, names, tournament.timezone)
-        appeals = site_data.public_appeals(deps.repos.rounds.appeals(event.id), names)
-        bonus = bonuses(deps, event, rounds=all_rounds, entries=entry_list) if event.config.game == "doudizhu" else None
-        entry_pages = site_data.entry_pages_data(warm, entry_list, entries, outs,
-                                                 site_data.event_page_of(tournament, event))
-        # the standings last: worked out beside all of the above for a big field
-        if later:
-            standings, prizes = warm["standings"], warm["prizes"]
-        else:
-            standings = standings_job.result() if wanted else None
-            prizes = (event_prizes(deps, event, state=state, rounds=all_rounds, entries=entry_list, standings=standings,
-                                   appeals=appeals) if wanted else None)
-            warm["standings"], warm["prizes"] = standings, prizes
-        return site_data.event_data(site_data.EventParts(
-            event=event, rules=rules, state=state, outs=outs, entries=entries, names=names, standings=standings,
-            prizes=prizes, bonuses=bonus, corrections=corrections, chain=warm["chain_view"], appeals=appeals,
-            places=places, entry_pages=entry_pages,
-            rankings=deps.repos.rankings.rankings_of_event(event.id)), warm)   # issue 42: linked from the standings
-    finally:   # the caller failed before taking the standings: the child is not left behind
-        standings_job.close()
+    # The standings first, in this process: what working them out holds (every result as a record) is let go
+    # before the rounds are worded. Not in a forked child beside the wording (issue 43 item 2): the child's
+    # copy-on-write pages of what it touched were a second peak, 2 GB at 100,000 entries.
+    with standings_shared():   # after a close the places after the last closed round are these standings' ranks
+        standings = (warm["standings"] if later else
+                     event_standings(deps, event, state=state, rounds=all_rounds, entries=entry_list) if wanted else None)
+        places = _places(deps, tournament, event, state, all_rounds, warm)   # (the standings after each closed round)
+    rules = game_rules(event.config.game)
+    outs = site_data.word_rounds(event, tournament, rules, all_rounds, names, name_map, warm)
+    kept, seq_of = _read_audit(deps, event, names, warm)
+    corrections = site_data.correction_rows(kept, seq_of, names, tournament.timezone)
+    appeals = site_data.public_appeals(deps.repos.rounds.appeals(event.id), names)
+    bonus = bonuses(deps, event, rounds=all_rounds, entries=entry_list) if event.config.game == "doudizhu" else None
+    entry_pages = site_data.entry_pages_data(warm, entry_list, entries, outs,
+                                             site_data.event_page_of(tournament, event))
+    if later:
+        prizes = warm["prizes"]
+    else:
+        prizes = (event_prizes(deps, event, state=state, rounds=all_rounds, entries=entry_list, standings=standings,
+                               appeals=appeals) if wanted else None)
+        warm["standings"], warm["prizes"] = standings, prizes
+    return site_data.event_data(site_data.EventParts(
+        event=event, rules=rules, state=state, outs=outs, entries=entries, names=names, standings=standings,
+        prizes=prizes, bonuses=bonus, corrections=corrections, chain=warm["chain_view"], appeals=appeals,
+        places=places, entry_pages=entry_pages,
+        rankings=deps.repos.rankings.rankings_of_event(event.id)), warm)   # issue 42: linked from the standings
 
 
 def _standings_later(tables, entry_list: list, all_rounds: list, warm: dict) -> bool:

@@ -161,7 +161,7 @@ def reset_client() -> None:
 
 
 def _after_fork_in_child() -> None:
-    """A forked child (the publisher's languages, services/beside.py) makes its own client if it reads: the
+    """A forked child (the publisher's languages and its writer) makes its own client if it reads: the
     parent's pool of connections is not the child's to use, and its lock may have been held by another thread.
     (The embedded store's connections are not closed here: they are the parent's; see store/embedded.py.)"""
     global _client_lock, _client, _down_until

@@ -3,12 +3,10 @@ publisher closes it, whatever else forked meanwhile; a frame cut short is never 
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
 from chalicelib.publish.sinks import _FRAME, LocalSink
-from chalicelib.services.beside import Beside
 
 
 def _closes_within(writer, seconds: float) -> bool:
@@ -22,13 +20,11 @@ def test_a_writer_ends_when_closed_though_later_children_were_forked_while_it_wa
     first = sink.writer()
     first.write("a.html", b"a")
     second = sink.writer()            # forked while the first's pipe was open (another thread's publish, say)
-    slow = Beside(lambda: time.sleep(5) or 1)   # and a child working beside
     try:
         assert _closes_within(first, 3), "the first writer waited on a child that kept its pipe open"
         assert sink.read("a.html") == b"a"
     finally:
         second.close()
-        slow.close()
 
 
 def test_a_file_cut_short_by_a_dying_renderer_is_not_written(tmp_path):
