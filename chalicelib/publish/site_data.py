@@ -104,28 +104,6 @@ CORRECTING = ("result_entered", "result_changed", "result_corrected", "result_ov
                "pairing_edited", "forfeit_recorded", "force_majeure")
 
 
-def chain_whole(chain: dict, items: list[dict], count: int) -> bool:
-    """Whether the entries held and those just read make the chain from 1 to at least the head read before them."""
-    seqs = set(chain) | {int(i["seq"]) for i in items if i.get("seq") is not None}
-    top = max(seqs, default=0)
-    return top >= count and len(seqs) == top
-
-
-def chain_view(eid: str, chain: dict, warm: dict) -> None:
-    """The event's audit chain as published (audit.json, the corrections page's footer): its entries (JSON text)
-    from record 1 to the first gap (none in a whole store), rebuilt only when it grew."""
-    from ..auditchain import genesis
-    n = 0
-    while n + 1 in chain:
-        n += 1
-    view = warm.get("chain_view")
-    if view is not None and view["count"] == n:
-        return
-    entries = [chain[seq] for seq in range(1, n + 1)]
-    warm["chain_view"] = {"count": n, "head": json.loads(entries[-1])["hash"] if entries else genesis(eid),
-                          "entries": entries}
-
-
 def round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_map: dict, tournament,
                 memo: dict | None = None) -> dict:
     """One round as its pages show it: its worded tables, each entry's history row and entry-page part, and a
