@@ -377,6 +377,13 @@ class ImportColumnsMissing(DomainError):
     code, status, default_message = "import_columns_missing", 400, "The sheet lacks columns this event needs."
 
 
+class RegistrationTooLarge(InvalidRequest):
+    """One registration's events and phones would take more than one transaction's actions (DynamoDB: 100), and the
+    registration is all or nothing: it is refused whole (`details.events`), to be made in two."""
+    code = "registration_too_large"
+    default_message = "一次报名的项目和手机号太多，请分两次报名 · Too many events and phones for one registration: register them in two."
+
+
 class ManageLinkPhoneLimited(RateLimited):
     """A manage link was resent to this phone a moment ago, or too often today (services/manage_links.py): per
     phone, whichever entry asked, so a phone on many entries is not sent one per entry."""

@@ -517,9 +517,7 @@ class EntryRepo:
             ops.append(Op.put(payment_item(payment), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
         ops.extend(extra)   # its messages' outbox items (keyed by this new registration: never there before)
         if len(ops) > TRANSACTION_ACTIONS:   # DynamoDB refuses the whole transaction: say so, not a 500
-            raise errors.InvalidRequest(
-                "一次报名的项目和手机号太多，请分两次报名 · Too many events and phones for one registration: register "
-                "them in two.", {"events": len({e.event_id for e in entries})})
+            raise errors.RegistrationTooLarge(details={"events": len({e.event_id for e in entries})})
         self.t.transact(ops)
 
     def registration(self, reg_id: str) -> dict | None:

@@ -190,6 +190,6 @@ def test_a_registration_too_large_for_one_transaction_is_refused_clearly(api, fa
     events = [api.post(f"/tournaments/{tid}/events", tractor_event(name=f"拖拉机{i}")).data["id"] for i in range(10)]
     both = [{"name": "张三", "phone": "13800000001"}, {"name": "李四", "phone": "13800000002"}]
     r = day(api, tid, [{"event_id": e, "members": both} for e in events])
-    assert (r.status_code, r.data["code"]) == (400, "invalid_request"), r.data
+    assert (r.status_code, r.data["code"]) == (400, "registration_too_large"), r.data
     r = day(api, tid, [{"event_id": e, "members": both} for e in events[:9]], key="day-registration-0002")
     assert r.status_code == 201, r.data
