@@ -56,19 +56,15 @@ def _table_no(sk: str) -> int:
     return keys.unsortable(sk.rsplit("#", 1)[1])   # past 9,999 tables: ':' and twelve digits (keys.sortable)
 
 
-def with_written(tables: list[dict], written: list[dict]) -> list[dict]:
-    """A round's tables as its packs hold them (as drawn) with its table items (raw: what was written to a table
-    since, keys.table_item) put over them; a table item marked `gone` is a table a pairing edit removed."""
-    if not written:
-        return tables
-    by_no = {t["number"]: t for t in tables}
-    for item in written:
-        number = _table_no(item["SK"]["S"])
-        if "gone" in item:
-            by_no.pop(number, None)
-        else:
-            by_no[number] = json.loads(item["data"]["S"])
-    return list(by_no.values())
+def round_tables(packs: list[dict], written: list[dict]) -> list[dict]:
+    """A round's tables in number order, from its raw packs (as drawn) and its raw table items (what was written to
+    a table since, keys.table_item), a table's item winning over its pack's copy; an item marked `gone` is a table a
+    pairing edit removed. A copy shadowed by a table item is never parsed (after a round's results every table has
+    one: half of a played round's JSON), and the rest is parsed in one json.loads."""
+    over = {_table_no(item["SK"]["S"]): item for item in written}
+    texts = [v["S"] for pack in packs for k, v in pack.items() if _is_table_attr(k) and int(k[1:]) not in over]
+    texts += [item["data"]["S"] for item in over.values() if "gone" not in item]
+    return sorted(json.loads("[" + ",".join(texts) + "]"), key=lambda t: t["number"])
 
 
 _WRITTEN_NAMES = {"#g": "gone", "#ver": "version"}
@@ -339,7 +335,7 @@ class RoundRepo:
             later = {pk: pool.submit(self._tables_under, pk, prefix)
                      for pk in keys.round_tables_partitions(eid, stage, n, _table_keys_of(head_item)) if pk not in early}
             items = [i for f in [*early.values(), *later.values()] for i in f.result()] + own
-        head, tables, written, blobs, seen, revs = None, [], [], {}, set(), 0
+        head, packs, written, blobs, seen, revs = None, [], [], {}, set(), 0
         for item in items:   # raw items: the generic deserialiser is most of the time of 5,000 tables
             kind, sk = item["kind"]["S"], item["SK"]["S"]
             if sk in seen:   # a pack or table item also left under the event's key (a migration halfway): its own kept
@@ -348,7 +344,7 @@ class RoundRepo:
             if kind == "round":
                 head = from_item(item)
             elif kind == "tables":
-                tables.extend(tables_of_pack(item))
+                packs.append(item)
             elif kind == "table_item":
                 written.append(item)
             elif kind == "rev":
@@ -357,8 +353,7 @@ class RoundRepo:
                 blobs[item["SK"]["S"]] = item["blob"]["B"]
         if head is None:   # tables without their round: a crashed draw's, which its retry cleans
             return None, [], None
-        tables = with_written(tables, written)
-        return self._round_doc(head, blobs), sorted(tables, key=lambda t: t["number"]), _stamp(head, revs)
+        return self._round_doc(head, blobs), round_tables(packs, written), _stamp(head, revs)
 
     def _tables_under(self, pk: str, prefix: str) -> list[dict]:
         """Raw items under one of a round's table keys (its packs and table items, keys.round_tables_partition); a
@@ -502,7 +497,7 @@ class RoundRepo:
         """Every round with its tables, in order (a query of the event partition's ROUND# range, then the rounds'
         table keys at once)."""
         heads: dict[tuple[int, int], dict] = {}
-        tables: dict[tuple[int, int], list[dict]] = {}
+        packs: dict[tuple[int, int], list[dict]] = {}
         written: dict[tuple[int, int], list[dict]] = {}
         blobs: dict[str, bytes] = {}
         # Raw items: skipping the generic deserialiser matters for events with thousands of tables. The event key's
@@ -528,13 +523,12 @@ class RoundRepo:
             if kind == "round":
                 heads[key] = from_item(item)
             elif kind == "tables":
-                tables.setdefault(key, []).extend(tables_of_pack(item))
+                packs.setdefault(key, []).append(item)
             elif kind == "table_item":
                 written.setdefault(key, []).append(item)
             elif kind == "part":
                 blobs[sk] = item["blob"]["B"]
-        return [(self._round_doc(heads[k], blobs),
-                 sorted(with_written(tables.get(k, []), written.get(k, [])), key=lambda t: t["number"]))
+        return [(self._round_doc(heads[k], blobs), round_tables(packs.get(k, []), written.get(k, [])))
                 for k in sorted(heads, key=lambda k: k[1])]
 
     # -- results
