@@ -13,6 +13,7 @@ from .dynamo import Op, Table, chunks, client, from_item, to_item
 _ROUND_CACHE: dict[tuple, tuple] = {}   # (table, event, stage, round) → ((rev, data, digest), doc, tables): closed
 HEAD_ONLY = "head_only"                 # marks a state read without its plans' long fields
 WRITERS = 8                             # threads writing a round's batches at once
+WRITE_ALL_REQUESTS = 2500               # requests a call of the embedded store's batch_write_all (100 batches of 25)
 READERS = keys.ROUND_TABLE_KEYS         # queries at once reading a round's tables (get_round_stamped): a key each
 ROUNDS_AT_ONCE = 3                      # rounds a publisher reads at once (rounds_for_publishing)
 
@@ -298,7 +299,12 @@ class RoundRepo:
         each, not one per 25 items)."""
         write_all = getattr(client(), "batch_write_all", None)
         if write_all is not None and len(requests) > 25:
-            write_all(RequestItems={self.t.name: requests})
+            # a few calls at once: one thread's rows are made (Python) while another's are written (SQLite, without
+            # the GIL) and concurrent commits share an fsync; whole batches of 25 a call, as DynamoDB's would be
+            calls = list(chunks(requests, WRITE_ALL_REQUESTS))
+            with ThreadPoolExecutor(max_workers=min(WRITERS, len(calls))) as pool:
+                for done in [pool.submit(write_all, RequestItems={self.t.name: c}) for c in calls]:
+                    done.result()
             return
         batches = list(chunks(requests, 25))
         if len(batches) <= 1:
