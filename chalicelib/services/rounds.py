@@ -130,13 +130,16 @@ def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes:
     fields = _table_fields()
     final_with_third = doc.get("round_name") == "final" and any((t.get("why") or {}).get("third_place") for t in tables)
     out_tables = []
-    for k, t in enumerate(tables):
+    said: dict[tuple[str, str], tuple[str, str, str]] = {}   # a reason in words by its text and why: a round's 50,000
+    for k, t in enumerate(tables):                            # tables have a few hundred of them
         why = t.get("why") or {}
-        shown = readable(t.get("reason", ""), names)
+        key = (t.get("reason", ""), repr(why))
+        words = said.get(key)
+        if words is None:
+            shown = readable(key[0], names)
+            words = said[key] = (shown, reason_text(why, "zh", plain) or shown, reason_text(why, "en", plain) or shown)
         row = {f: v for f, v in t.items() if f in fields}
-        row["reason"] = shown
-        row["reason_zh"] = reason_text(why, "zh", plain) or shown
-        row["reason_en"] = reason_text(why, "en", plain) or shown
+        row["reason"], row["reason_zh"], row["reason_en"] = words
         row["sides"] = [{"entry_id": s["entry_id"], "seats": s["seats"], "name": plain.get(s["entry_id"], "")}
                         for s in t["sides"]]
         if with_codes:
@@ -385,18 +388,23 @@ def _stage_to_draw(deps: Deps, event: Event, state: dict, seed: int) -> tuple[in
 
 def _drawn_tables(eid: str, n: int, event: Event, pairings: list, whys: list, fixed: dict[str, int],
                   starts_at, seat_of) -> tuple[list[dict], list[list[str]]]:
-    """Round n's tables as stored (domain `Table.new`) and their sides' codes (the answer shows them too)."""
+    """Round n's tables as stored (domain `Table.new_item`) and their sides' codes (the answer shows them too)."""
     rules = game_rules(event.config.game)
     team_match = event.config.game == "guandan" and event.config.entry.kind == "team"
     tables, codes, secret = [], [], table_secret()
     for k, (sides, reason, *_rest) in enumerate(pairings, start=1):
         seats = rules.side_seats(len(sides))
         codes.append([table_code(eid, n, k, i, secret) for i in range(len(sides))])
-        tables.append(Table.new(
+        tables.append(Table.new_item(
             k, [(e, seat_of(e, seats[i]) if seat_of else list(seats[i])) for i, e in enumerate(sides)],
-            [code_hash(c, secret) for c in codes[-1]], reason, whys[k - 1], team_match=team_match,
-            fixed=sorted(e for e in sides if fixed.get(e) == k) or None, starts_at=starts_at).to_item())
+            [_code_hash_of_made(c, secret) for c in codes[-1]], reason, whys[k - 1], team_match=team_match,
+            fixed=sorted(e for e in sides if fixed.get(e) == k) or None, starts_at=starts_at))
     return tables, codes
+
+
+def _code_hash_of_made(code: str, secret: bytes) -> str:
+    """code_hash of a code table_code just made (already in its normal form: nothing to strip or raise)."""
+    return hmac.digest(secret, b"code:" + code.encode(), hashlib.sha256).hex()
 
 
 def late_entry_until(event: Event) -> int:

@@ -13,6 +13,7 @@ from .dynamo import Op, Table, chunks, client, from_item, to_item
 _ROUND_CACHE: dict[tuple, tuple] = {}   # (table, event, stage, round) → ((rev, data, digest), doc, tables): closed
 HEAD_ONLY = "head_only"                 # marks a state read without its plans' long fields
 WRITERS = 8                             # threads writing a round's batches at once
+WRITE_ALL_REQUESTS = 2500               # requests a call of the embedded store's batch_write_all (100 batches of 25)
 READERS = keys.ROUND_TABLE_KEYS         # queries at once reading a round's tables (get_round_stamped): a key each
 ROUNDS_AT_ONCE = 3                      # rounds a publisher reads at once (rounds_for_publishing)
 
@@ -56,20 +57,20 @@ def _table_no(sk: str) -> int:
     return keys.unsortable(sk.rsplit("#", 1)[1])   # past 9,999 tables: ':' and twelve digits (keys.sortable)
 
 
-def with_written(tables: list[dict], written: list[dict]) -> list[dict]:
-    """A round's tables as its packs hold them (as drawn) with its table items (raw: what was written to a table
-    since, keys.table_item) put over them; a table item marked `gone` is a table a pairing edit removed."""
-    if not written:
-        return tables
-    by_no = {t["number"]: t for t in tables}
-    for item in written:
-        number = _table_no(item["SK"]["S"])
-        if "gone" in item:
-            by_no.pop(number, None)
-        else:
-            by_no[number] = json.loads(item["data"]["S"])
-    return list(by_no.values())
+def round_tables(packs: list[dict], written: list[dict]) -> list[dict]:
+    """A round's tables in number order, from its raw packs (as drawn) and its raw table items (what was written to
+    a table since, keys.table_item), a table's item winning over its pack's copy; an item marked `gone` is a table a
+    pairing edit removed. A copy shadowed by a table item is never parsed (after a round's results every table has
+    one: half of a played round's JSON), and the rest is parsed in one json.loads."""
+    over = {_table_no(item["SK"]["S"]): item for item in written}
+    texts = [v["S"] for pack in packs for k, v in pack.items() if _is_table_attr(k) and int(k[1:]) not in over]
+    texts += [item["data"]["S"] for item in over.values() if "gone" not in item]
+    return sorted(json.loads("[" + ",".join(texts) + "]"), key=lambda t: t["number"])
 
+
+# a table's stored JSON: json.dumps(table, ensure_ascii=False, default=str), without making an encoder each time
+# (a 100,000-entry draw dumps 50,000 tables)
+_table_json = json.JSONEncoder(ensure_ascii=False, default=str).encode
 
 _WRITTEN_NAMES = {"#g": "gone", "#ver": "version"}
 
@@ -265,7 +266,7 @@ class RoundRepo:
             k = keys.table_pack_no(table["number"])
             item = packs.get(k) or packs.setdefault(k, {**keys.table_pack(eid, stage, n, k), "kind": "tables"})
             data, version = keys.table_attrs(table["number"])
-            item[data] = json.dumps(table, ensure_ascii=False, default=str)
+            item[data] = _table_json(table)
             item[version] = table.get("version", 0)
         return list(packs.values())
 
@@ -274,7 +275,7 @@ class RoundRepo:
         """Table items for the tables not at version 0 (a pack's copy of a table counts as version 0: see
         _written_condition)."""
         return [{**keys.table_item(eid, stage, n, t["number"]), "kind": "table_item",
-                 "data": json.dumps(t, ensure_ascii=False, default=str), "version": t.get("version", 0)}
+                 "data": _table_json(t), "version": t.get("version", 0)}
                 for t in tables if t.get("version", 0) != 0]
 
     @staticmethod
@@ -293,7 +294,18 @@ class RoundRepo:
     def _batch_write(self, requests: list[dict]) -> None:
         """Batches of 25 written by WRITERS threads at once (boto3 clients are thread-safe): 5,000 tables are 200
         round trips. Returns once every batch is written; raises (ServiceUnavailable when throttled throughout)
-        otherwise, so a caller's transaction runs only after all of its items are in."""
+        otherwise, so a caller's transaction runs only after all of its items are in. On the embedded store, one
+        call that writes them a few thousand to a SQLite transaction (store/embedded.py batch_write_all: an fsync
+        each, not one per 25 items)."""
+        write_all = getattr(client(), "batch_write_all", None)
+        if write_all is not None and len(requests) > 25:
+            # a few calls at once: one thread's rows are made (Python) while another's are written (SQLite, without
+            # the GIL) and concurrent commits share an fsync; whole batches of 25 a call, as DynamoDB's would be
+            calls = list(chunks(requests, WRITE_ALL_REQUESTS))
+            with ThreadPoolExecutor(max_workers=min(WRITERS, len(calls))) as pool:
+                for done in [pool.submit(write_all, RequestItems={self.t.name: c}) for c in calls]:
+                    done.result()
+            return
         batches = list(chunks(requests, 25))
         if len(batches) <= 1:
             for batch in batches:
@@ -333,7 +345,7 @@ class RoundRepo:
             later = {pk: pool.submit(self._tables_under, pk, prefix)
                      for pk in keys.round_tables_partitions(eid, stage, n, _table_keys_of(head_item)) if pk not in early}
             items = [i for f in [*early.values(), *later.values()] for i in f.result()] + own
-        head, tables, written, blobs, seen, revs = None, [], [], {}, set(), 0
+        head, packs, written, blobs, seen, revs = None, [], [], {}, set(), 0
         for item in items:   # raw items: the generic deserialiser is most of the time of 5,000 tables
             kind, sk = item["kind"]["S"], item["SK"]["S"]
             if sk in seen:   # a pack or table item also left under the event's key (a migration halfway): its own kept
@@ -342,7 +354,7 @@ class RoundRepo:
             if kind == "round":
                 head = from_item(item)
             elif kind == "tables":
-                tables.extend(tables_of_pack(item))
+                packs.append(item)
             elif kind == "table_item":
                 written.append(item)
             elif kind == "rev":
@@ -351,8 +363,7 @@ class RoundRepo:
                 blobs[item["SK"]["S"]] = item["blob"]["B"]
         if head is None:   # tables without their round: a crashed draw's, which its retry cleans
             return None, [], None
-        tables = with_written(tables, written)
-        return self._round_doc(head, blobs), sorted(tables, key=lambda t: t["number"]), _stamp(head, revs)
+        return self._round_doc(head, blobs), round_tables(packs, written), _stamp(head, revs)
 
     def _tables_under(self, pk: str, prefix: str) -> list[dict]:
         """Raw items under one of a round's table keys (its packs and table items, keys.round_tables_partition); a
@@ -496,7 +507,7 @@ class RoundRepo:
         """Every round with its tables, in order (a query of the event partition's ROUND# range, then the rounds'
         table keys at once)."""
         heads: dict[tuple[int, int], dict] = {}
-        tables: dict[tuple[int, int], list[dict]] = {}
+        packs: dict[tuple[int, int], list[dict]] = {}
         written: dict[tuple[int, int], list[dict]] = {}
         blobs: dict[str, bytes] = {}
         # Raw items: skipping the generic deserialiser matters for events with thousands of tables. The event key's
@@ -522,13 +533,12 @@ class RoundRepo:
             if kind == "round":
                 heads[key] = from_item(item)
             elif kind == "tables":
-                tables.setdefault(key, []).extend(tables_of_pack(item))
+                packs.setdefault(key, []).append(item)
             elif kind == "table_item":
                 written.setdefault(key, []).append(item)
             elif kind == "part":
                 blobs[sk] = item["blob"]["B"]
-        return [(self._round_doc(heads[k], blobs),
-                 sorted(with_written(tables.get(k, []), written.get(k, [])), key=lambda t: t["number"]))
+        return [(self._round_doc(heads[k], blobs), round_tables(packs.get(k, []), written.get(k, [])))
                 for k in sorted(heads, key=lambda k: k[1])]
 
     # -- results

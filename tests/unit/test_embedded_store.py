@@ -153,3 +153,38 @@ def test_a_batch_that_never_reached_the_disk_acknowledges_none_of_its_writers(c,
     monkeypatch.undo()
     assert other.done and other.error is not None, "the other writer would be told its write succeeded"
     assert "Item" not in c.get_item(TableName="t", Key=other_key)
+
+
+def test_a_batch_write_past_25_items_is_checked_as_batches_of_25_and_written_a_few_thousand_a_transaction(c, monkeypatch):
+    from chalicelib.store import embedded
+    monkeypatch.setattr(embedded, "WRITE_ALL_ROWS", 7)   # several SQLite transactions for 60 requests
+    commits = []
+    real_run_on = c._run_on
+    monkeypatch.setattr(c, "_run_on", lambda conn, batch: (commits.append(len(batch)), real_run_on(conn, batch)))
+    seen = []
+    c.meta.events.register("before-call.dynamodb.BatchWriteItem", lambda params, **_: seen.append(params))
+
+    def put(k, **extra):
+        return {"PutRequest": {"Item": {"PK": {"S": "B"}, "SK": {"S": f"{k:03d}"}, **extra}}}
+    requests = [put(k, n={"N": "007" if k == 3 else str(k)}, s={"S": "表"}) for k in range(60)]
+    requests.append({"DeleteRequest": {"Key": KEY}})
+    assert c.batch_write_all(RequestItems={"t": requests}) == {"UnprocessedItems": {}}
+    assert len(commits) == 9 and len(seen) == 1   # 61 rows, 7 a transaction; the hooks told once, as one call
+    got = c.query(TableName="t", KeyConditionExpression="PK = :p", ExpressionAttributeValues={":p": {"S": "B"}})["Items"]
+    assert [i["SK"]["S"] for i in got] == [f"{k:03d}" for k in range(60)]
+    assert got[3]["n"] == {"N": "7"} and got[0]["n"] == {"N": "0"} and got[59]["s"] == {"S": "表"}   # stored normalised
+    assert "Item" not in c.get_item(TableName="t", Key=KEY)
+
+    # refused before anything is written: a duplicate within one batch of 25, an item over 400 KB, a bad number
+    for bad in ([put(100), *[put(101 + k) for k in range(23)], put(100), *[put(130 + k) for k in range(5)]],
+                [put(200 + k) for k in range(30)] + [put(300, big={"S": "x" * (400 * 1024)})],
+                [put(400 + k) for k in range(30)] + [put(500, n={"N": "1e"})]):
+        with pytest.raises(ClientError) as err:
+            c.batch_write_all(RequestItems={"t": bad})
+        assert err.value.response["Error"]["Code"] == "ValidationException"
+        assert len(c.query(TableName="t", KeyConditionExpression="PK = :p",
+                           ExpressionAttributeValues={":p": {"S": "B"}})["Items"]) == 60
+    # the same key in two batches of 25 is not a duplicate (DynamoDB takes them as two calls): the later one stays
+    c.batch_write_all(RequestItems={"t": [put(600, n={"N": "1"}), *[put(601 + k) for k in range(24)],
+                                          put(600, n={"N": "2"})]})
+    assert c.get_item(TableName="t", Key={"PK": {"S": "B"}, "SK": {"S": "600"}})["Item"]["n"] == {"N": "2"}
