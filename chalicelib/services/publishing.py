@@ -106,11 +106,14 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
         prizes = (event_prizes(deps, event, state=state, rounds=all_rounds, entries=entry_list, standings=standings,
                                appeals=appeals) if wanted else None)
         warm["standings"], warm["prizes"] = standings, prizes
-    return site_data.event_data(site_data.EventParts(
+    data = site_data.event_data(site_data.EventParts(
         event=event, rules=rules, state=state, outs=outs, entries=entries, names=names, standings=standings,
         prizes=prizes, bonuses=bonus, corrections=corrections, chain=warm["chain_view"], appeals=appeals,
         places=places, entry_pages=entry_pages,
         rankings=deps.repos.rankings.rankings_of_event(event.id)), warm)   # issue 42: linked from the standings
+    if standings is not None:   # kept once: the rows as published, not also as models (site_data.shown_standings)
+        warm["standings"] = warm["rows_of"][0]
+    return data
 
 
 def _standings_later(tables, entry_list: list, all_rounds: list, warm: dict) -> bool:
