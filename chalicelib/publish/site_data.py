@@ -300,11 +300,15 @@ def page_inputs(tournament, event, data: dict, ev_warm: dict, size: int) -> dict
     for r in data["rounds"]:
         hit = memo.get(r["number"])
         if hit is None or hit[0] is not r or hit[1] != (size, repr(page_of)):
-            latest = r is data["rounds"][-1]
+            # the open round's rows kept as digested (its results come one by one); a closed round's are not
+            # (~1 KB a table: a correction digests its round again)
+            latest = r is data["rounds"][-1] and r["status"] != "closed"
             if latest and any(n != r["number"] for n, _ in rows):
                 rows.clear()
             hit = memo[r["number"]] = (r, (size, repr(page_of)),
                                        _round_digests(r, page_of, size, rows if latest else None))
+            if not latest and any(n == r["number"] for n, _ in rows):
+                rows.clear()
         rounds[r["number"]] = hit[2]
     chunks_ = pages(data["standings"], size)
     head = repr([page_of, page_of_event(data), data["final"], data.get("open_appeals", 0), len(chunks_)])
@@ -473,6 +477,8 @@ def word_rounds(event, tournament, rules, all_rounds: list, names: dict, name_ma
             if m is None or m[0] is not doc or m[1] != token:
                 tmemo[key] = (doc, token, {})   # the table memo holds for one document and names
             out = round_site(event, rules, doc, tables_, names, name_map, tournament, tmemo[key][2])
+            if doc.get("status") == "closed":   # its tables change only by a correction: not kept table by table
+                del tmemo[key]                  # (~0.5 KB a table; a correction words its round again)
             worded[key] = (doc, tables_, token, out)
         outs.append(out)
     return outs
