@@ -212,7 +212,7 @@ def run() -> None:
                   f"not the day's case: the standings move, {N:,} entries ranked again")
     pss.stop()
     print(f"the publisher's peak memory: PSS {pss.peak_mib:,.0f} MiB (this process and its children, sampled every "
-          f"0.2 s through both publishes; target under 1,536 MiB); reference, same run: this process before "
+          f"0.2 s through the publishes above; target under 1,536 MiB); reference, same run: this process before "
           f"publishing {before_mib:,.0f} MiB")
     _largest_items(repos, sizes)
 
