@@ -300,11 +300,15 @@ def page_inputs(tournament, event, data: dict, ev_warm: dict, size: int) -> dict
     for r in data["rounds"]:
         hit = memo.get(r["number"])
         if hit is None or hit[0] is not r or hit[1] != (size, repr(page_of)):
-            latest = r is data["rounds"][-1]
+            # the open round's rows kept as digested (its results come one by one); a closed round's are not
+            # (~1 KB a table: a correction digests its round again)
+            latest = r is data["rounds"][-1] and r["status"] != "closed"
             if latest and any(n != r["number"] for n, _ in rows):
                 rows.clear()
             hit = memo[r["number"]] = (r, (size, repr(page_of)),
                                        _round_digests(r, page_of, size, rows if latest else None))
+            if not latest and any(n == r["number"] for n, _ in rows):
+                rows.clear()
         rounds[r["number"]] = hit[2]
     chunks_ = pages(data["standings"], size)
     head = repr([page_of, page_of_event(data), data["final"], data.get("open_appeals", 0), len(chunks_)])
@@ -473,6 +477,8 @@ def word_rounds(event, tournament, rules, all_rounds: list, names: dict, name_ma
             if m is None or m[0] is not doc or m[1] != token:
                 tmemo[key] = (doc, token, {})   # the table memo holds for one document and names
             out = round_site(event, rules, doc, tables_, names, name_map, tournament, tmemo[key][2])
+            if doc.get("status") == "closed":   # its tables change only by a correction: not kept table by table
+                del tmemo[key]                  # (~0.5 KB a table; a correction words its round again)
             worded[key] = (doc, tables_, token, out)
         outs.append(out)
     return outs
@@ -526,17 +532,20 @@ def event_page_of(tournament, event) -> str:
                  event.id, event.config.name, event.config.game))
 
 
-def shown_standings(standings, cache: dict) -> tuple[list, list[dict]]:
-    """(the standings' rows, as published): a draw of lots as its order; not dumped again while the standings are
-    the same object (a big field's, during a round)."""
-    rows = standings.standings if standings else []
+def shown_standings(standings, cache: dict) -> tuple[Any, list[dict]]:
+    """(the standings without their rows, their rows as published): a draw of lots as its order. The rows are held
+    once, as published (issue 43 item 2: not also as models, ~1 KB an entry): the first object returned stands for
+    the standings from then on (the publisher keeps it), and while it is given back the rows are not dumped again
+    (a big field's standings, during a round)."""
+    if not standings:
+        return standings, []
     hit = cache.get("rows_of")
     if hit and hit[0] is standings:
-        return rows, hit[1]
-    lots_as_order(rows)
-    shown_rows = [r.model_dump() for r in rows]
-    cache["rows_of"] = (standings, shown_rows)
-    return rows, shown_rows
+        return hit
+    lots_as_order(standings.standings)
+    shown_rows = [r.model_dump() for r in standings.standings]
+    cache["rows_of"] = (standings.model_copy(update={"standings": []}), shown_rows)
+    return cache["rows_of"]
 
 
 @dataclass(frozen=True)
@@ -571,12 +580,12 @@ def _columns(rules, standings, ko: bool) -> tuple[list[str], list[str]]:
     return points, tiebreaks
 
 
-def _version(p: EventParts, rows: list) -> str:
+def _version(p: EventParts, rows: list[dict]) -> str:
     """The event feed's version: its rounds' results, the standings' order, the corrections and appeals."""
     h = hashlib.sha1()
     for out in p.outs:
         h.update(out["digest"].encode())
-    return hashlib.sha1(json.dumps([h.hexdigest(), [(r.entry_id, r.rank) for r in rows], len(p.corrections),
+    return hashlib.sha1(json.dumps([h.hexdigest(), [(r["entry_id"], r["rank"]) for r in rows], len(p.corrections),
                                     p.appeals], sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -595,11 +604,11 @@ def _prizes_shown(p: EventParts, waiting: int) -> dict | None:
 
 def event_data(p: EventParts, cache: dict) -> dict:
     """What one event's pages show, from its parts worked out."""
-    event, standings = p.event, p.standings
-    rows, shown_rows = shown_standings(standings, cache)
+    event = p.event
+    standings, rows = shown_standings(p.standings, cache)
     version = _version(p, rows)
     ko = _knockout(event, standings)
-    reached = ko or any(r.reached for r in rows)   # a multi-stage event's final ranking says where each went out
+    reached = ko or any(r["reached"] for r in rows)   # a multi-stage event's final ranking says where each went out
     # an appeal still open (待裁决) keeps the final places and prizes provisional, on every page that shows them
     final = bool(standings and standings.final)
     waiting = sum(1 for a in p.appeals if a["status"] == "lodged") if final else 0
@@ -607,10 +616,10 @@ def event_data(p: EventParts, cache: dict) -> dict:
     public_entries, history, entry_inputs = p.entry_pages
     return {"event": {"id": event.id, "name": event.config.name, "game": event.config.game},
             "rankings": list(p.rankings),
-            "rounds": [out["round"] for out in p.outs], "standings": shown_rows,
+            "rounds": [out["round"] for out in p.outs], "standings": rows,
             "final": final, "point_names": point_names,
             "tiebreak_names": tiebreak_names, "knockout": reached,
-            "has_prizes": any(r.prize for r in rows), "has_decided": any(r.decided_by for r in rows),
+            "has_prizes": any(r["prize"] for r in rows), "has_decided": any(r["decided_by"] for r in rows),
             "histories": history, "corrections": p.corrections, "chain": p.chain,
             "appeals": p.appeals, "provisional": waiting > 0, "open_appeals": waiting,
             "prizes": _prizes_shown(p, waiting),

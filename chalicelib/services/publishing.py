@@ -106,11 +106,14 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
         prizes = (event_prizes(deps, event, state=state, rounds=all_rounds, entries=entry_list, standings=standings,
                                appeals=appeals) if wanted else None)
         warm["standings"], warm["prizes"] = standings, prizes
-    return site_data.event_data(site_data.EventParts(
+    data = site_data.event_data(site_data.EventParts(
         event=event, rules=rules, state=state, outs=outs, entries=entries, names=names, standings=standings,
         prizes=prizes, bonuses=bonus, corrections=corrections, chain=warm["chain_view"], appeals=appeals,
         places=places, entry_pages=entry_pages,
         rankings=deps.repos.rankings.rankings_of_event(event.id)), warm)   # issue 42: linked from the standings
+    if standings is not None:   # kept once: the rows as published, not also as models (site_data.shown_standings)
+        warm["standings"] = warm["rows_of"][0]
+    return data
 
 
 def _standings_later(tables, entry_list: list, all_rounds: list, warm: dict) -> bool:
@@ -397,7 +400,7 @@ def publish_tournament(deps: Deps, tid: str, *, fork_over: int = 600, force: boo
     (its id) or the tournament-wide ones (""), as the holder of that scope's lease (`holder`) publishes them;
     None: every event's and then the tournament-wide ones, here, without the leases (a whole publish).
     Big events render the other languages in forked processes beside Chinese (two cores) when the sink writes
-    outside memory. `asked`: the lease's ask count and the changes taken with it (publish_latest): when they are
+    outside memory, up to LANGUAGE_CHILDREN_UP_TO pages (past it their copies of the cache cost more than they save). `asked`: the lease's ask count and the changes taken with it (publish_latest): when they are
     all the event's table results, only those tables are read again (by event)."""
     t0 = time.perf_counter()
     with gc_paused():   # a publish allocates tens of thousands of short-lived dicts (services/gc_pause.py)
@@ -532,7 +535,8 @@ def _publish_event(deps: Deps, tid: str, eid: str, *, fork_over: int, force: boo
         return _write_language(sink, lang, f"{lang_prefix(lang)}t/{tid}/{eid}/.manifest.json", eid, render, warm,
                                force=force, kept_ok=bool(tables) or feed_only, many=many)
 
-    forked = getattr(sink, "forkable", False) and many and hasattr(os, "fork")
+    forked = (getattr(sink, "forkable", False) and many and pages <= LANGUAGE_CHILDREN_UP_TO
+              and hasattr(os, "fork"))
     if forked:
         parts = _run_forked(one_language)
         for lang in LANGS[1:]:   # written by the children: read from the sink next time
@@ -668,6 +672,12 @@ def _write_language(sink, lang: str, manifest_key: str, scope: str, render, warm
     warm.manifests[(scope, lang)] = manifest
     return {**out.stats, "timing": {"render": t2 - t1, "write": time.perf_counter() - t2}}
 
+
+# Past this many pages an event's languages are rendered one after the other here, not two in children of their own:
+# a child that renders touches (by reference counts) every page of the publisher's cache it reads, so each holds a
+# copy of it (~16 KB an entry): at 100,000 entries the children doubled the publisher's peak (6.7 GB PSS against
+# 3.2 GB alone, bench/big_event.py). Below it the second core's time is worth the copies (20,000 entries: ~1.3 GB).
+LANGUAGE_CHILDREN_UP_TO = 20_000
 
 FORKED_LANGUAGE_S = 240   # a language's child answers within this (a 10,000-entry one to S3 takes about a minute)
 

@@ -34,6 +34,27 @@ def test_forked_and_serial_publishing_write_the_same_pages(moto_repos):
     assert all(filecmp.cmp(ta[k], tb[k], shallow=False) for k in ta)
 
 
+def test_past_a_size_the_languages_are_rendered_here_not_in_children(moto_repos, monkeypatch):
+    """A child per language holds its own copy of the publisher's cache (issue 43 item 2): a big event's languages
+    are rendered one after the other in the publisher's process (the writer process stays: it touches no cache)."""
+    from scripts.demo import load
+    from chalicelib.services import publishing
+    demo = load()
+    d = bootstrap.deps()
+    forks = []
+    real = publishing._run_forked
+    monkeypatch.setattr(publishing, "_run_forked", lambda run: forks.append(1) or real(run))
+    d.publisher = LocalSink(tempfile.mkdtemp())
+    publishing.forget_warm(d)
+    assert publish_tournament(d, demo["tournament_id"], fork_over=0)["files"] > 100 and forks   # children below it
+    forks.clear()
+    monkeypatch.setattr(publishing, "LANGUAGE_CHILDREN_UP_TO", 5)   # the demo's events are past it
+    d.publisher = LocalSink(tempfile.mkdtemp())
+    publishing.forget_warm(d)
+    stats = publish_tournament(d, demo["tournament_id"], fork_over=0)
+    assert not forks and stats["files"] > 100
+
+
 def test_a_language_child_that_never_answers_is_stopped_and_fails_the_publish(monkeypatch):
     """A child forked while another thread held a lock it needs (Jinja's template cache, say) would wait forever:
     past the deadline it is killed and reaped, and the publish fails (its lease is then given back)."""

@@ -38,3 +38,19 @@ def test_an_entry_changed_after_the_list_changes_alone():
     entries[1].members[0].name = "丙"
     assert [e.status for e in entries] == ["withdrawn", "disqualified", "confirmed"]
     assert [e.members[0].name for e in entries] == ["甲0", "丙", "甲2"]
+
+
+def test_the_standings_are_held_once_as_published_rows():
+    """The publisher keeps a big field's standings through a round: as the published rows only, not also as models."""
+    from chalicelib.models.rounds import StandingRow, StandingsOut
+    from chalicelib.publish.site_data import shown_standings
+    rows = [StandingRow(rank=i + 1, entry_id=f"e{i}", name=f"队{i}", points={"mp": 10 - i}, tiebreaks={"opp": 1.5},
+                        prize=100 if i == 0 else None, decided_by="opp" if i == 1 else None) for i in range(3)]
+    full = StandingsOut(event_id="ev", stage=0, method="mp", tiebreaks=["opp"], standings=rows, final=True)
+    cache: dict = {}
+    head, shown = shown_standings(full, cache)
+    assert head.standings == [] and (head.final, head.stage, head.method, head.tiebreaks) == (True, 0, "mp", ["opp"])
+    assert [type(r) for r in shown] == [dict] * 3 and shown == [r.model_dump() for r in rows]
+    again = shown_standings(head, cache)   # given back (a result in the open round): the same rows, not dumped again
+    assert again[0] is head and again[1] is shown
+    assert shown_standings(None, cache) == (None, [])

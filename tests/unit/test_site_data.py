@@ -93,6 +93,16 @@ def test_a_warm_cache_gives_what_a_cold_one_does_after_each_change():
     closed = [(dict(again[0][0], status="closed"), again[0][1]), _round(2, entries[::-1], {1: (14, 2)})]
     warm["names_token"] = None
     assert _data(tournament, event, renamed, closed, warm) == _data(tournament, event, renamed, closed, {})
+    # a closed round is held as worded, not table by table (issue 43 item 2): a correction words it again
+    assert (0, 1) not in warm["table_words"] and (0, 2) in warm["table_words"]
+    doc1, tables1 = closed[0]
+    corrected = [(doc1, [tables1[0], {**tables1[1], "status": "confirmed",
+                                      "points": {"N02": {"level_points": 2}, "N03": {"level_points": 14}}},
+                         *tables1[2:]]), closed[1]]
+    assert _data(tournament, event, renamed, corrected, warm) == _data(tournament, event, renamed, corrected, {})
+    both_closed = [corrected[0], (dict(closed[1][0], status="closed"), closed[1][1])]   # the last round closes
+    assert _data(tournament, event, renamed, both_closed, warm) == _data(tournament, event, renamed, both_closed, {})
+    assert not warm["row_reprs"] and not warm["table_words"]   # nothing table by table once every round is closed
 
 
 def test_a_stale_cache_would_show(monkeypatch):
