@@ -8,6 +8,17 @@ from ..errors import Conflict
 from .dynamo import Table, chunks, client, from_item, to_item
 
 
+def _scanned(kwargs: dict) -> list[dict]:
+    """Every item a scan of `kwargs` (its filter) finds, read page after page, as plain dicts."""
+    found: list[dict] = []
+    while True:
+        resp = client().scan(**kwargs)
+        found += [from_item(raw) for raw in resp.get("Items", [])]
+        if "LastEvaluatedKey" not in resp:
+            return found
+        kwargs = {**kwargs, "ExclusiveStartKey": resp["LastEvaluatedKey"]}
+
+
 def pack_tables(table: Table) -> int:
     """Tables stored one to an item (`ROUND#s#nnn#TABLE#tttt`, kind "table", before session 5) moved into their packs
     (keys.table_pack): each round's packs written with every old table of it (an existing pack's tables kept), then the
@@ -208,13 +219,7 @@ def unlink_erased_phones(table: Table) -> int:
     from .entries import phone_hash_of
     kwargs = {"TableName": table.name, "FilterExpression": "#k = :e OR #k = :r", "ExpressionAttributeNames": {"#k": "kind"},
               "ExpressionAttributeValues": {":e": {"S": "phone_entry"}, ":r": {"S": "phone_registration"}}}
-    found: list[dict] = []
-    while True:
-        resp = client().scan(**kwargs)
-        found += [from_item(raw) for raw in resp.get("Items", [])]
-        if "LastEvaluatedKey" not in resp:
-            break
-        kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+    found = _scanned(kwargs)
 
     def record_key(item: dict) -> dict:
         if item["kind"] == "phone_entry":
@@ -248,13 +253,7 @@ def drop_orphan_wechat_bindings(table: Table) -> int:
     from .dynamo import Op
     kwargs = {"TableName": table.name, "FilterExpression": "#k = :b", "ExpressionAttributeNames": {"#k": "kind"},
               "ExpressionAttributeValues": {":b": {"S": "wechat_binding"}}}
-    found: list[dict] = []
-    while True:
-        resp = client().scan(**kwargs)
-        found += [from_item(raw) for raw in resp.get("Items", [])]
-        if "LastEvaluatedKey" not in resp:
-            break
-        kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+    found = _scanned(kwargs)
     deleted = 0
     for batch in chunks(found, 100):
         players = table.get_many([keys.player(b["phone_hash"]) for b in batch])
