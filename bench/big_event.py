@@ -181,7 +181,7 @@ def run() -> None:
         """The publish the last change asked for, as the publisher takes it from the queue, timed."""
         tid, change = asked[-1]
         t0, c0 = time.perf_counter(), time.process_time()
-        ask_publish(d, tid, change)
+        _profiled(label, ask_publish, d, tid, change)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         one = d.publish_cache.last_stats[tid]
         print(f"{label}: {wall:.2f} s ({cpu:.2f} s CPU), {one['written']:,} of {one['files']:,} files written, by "
