@@ -300,6 +300,12 @@ class PlatformStack(cdk.Stack):
         # glibc's malloc arenas, two (not eight per core): the publisher's reading and writing threads left freed
         # memory in arenas of their own (docs/scaling.md: 823 → 759 MiB PSS at 20,000 entries)
         self.api.add_environment_variable("MALLOC_ARENA_MAX", "2", "PublishFromQueue")
+        # Its SQS trigger names the queue by ARN (as the nudged pass's below): the function waits for the queue and
+        # for its role's grants to it, or a first deploy may make the trigger before either exists
+        publisher = self.api.get_resource("PublishFromQueue")
+        publisher.add_dependency(queue.node.default_child)
+        publisher.add_dependency(
+            self.api.node.find_child("PublishFromQueueRole").node.find_child("Policy").node.default_child)
 
         # ------------------------------------------------------------ the nudged pass of the messages' worker
         # The API nudges (its requests queue the urgent jobs); the consumer is granted what the scheduled worker is.

@@ -214,9 +214,16 @@ def test_the_publisher_is_sized_for_a_ten_thousand_entry_event(template):
     forked languages beside it) and takes 78 s of CPU; at 1,024 MB (0.58 vCPU) it was killed or timed out."""
     _, tpl = template
     functions = resources(tpl, "AWS::Serverless::Function") or resources(tpl, "AWS::Lambda::Function")
-    publisher = next(f["Properties"] for f in functions.values() if f["Properties"]["Handler"] == "app.publish_from_queue")
+    publisher_id, publisher = next((k, f["Properties"]) for k, f in functions.items()
+                                   if f["Properties"]["Handler"] == "app.publish_from_queue")
     assert publisher["MemorySize"] >= 3008 and publisher["Timeout"] >= 300
-    queue = next(q["Properties"] for q in resources(tpl, "AWS::SQS::Queue").values() if "RedrivePolicy" in q["Properties"])
+    queue_id, queue = next((k, q["Properties"]) for k, q in resources(tpl, "AWS::SQS::Queue").items()
+                           if "RedrivePolicy" in q["Properties"])
+    # the trigger names the queue by ARN: the function waits for the queue and for its role's grants to it
+    policies = resources(tpl, "AWS::IAM::Policy")
+    depends = tpl["Resources"][publisher_id].get("DependsOn", [])
+    assert queue_id in depends and any("PublishFromQueueRole" in json.dumps(policies[d]["Properties"]["Roles"])
+                                       for d in depends if d in policies), depends
     # never handed to a second consumer mid-publish, and a failed publish tried again within minutes
     assert publisher["Timeout"] < queue["VisibilityTimeout"] <= publisher["Timeout"] + 120
     # glibc's arenas two, not eight a core: the publisher's threads left freed memory in arenas of their own
