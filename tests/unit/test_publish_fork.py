@@ -84,7 +84,10 @@ def _forks_of_this_process() -> set[int]:
     mine = Path("/proc/self/cmdline").read_bytes()
     pids = set()
     for task in Path("/proc/self/task").iterdir():
-        pids.update(int(x) for x in (task / "children").read_text().split())
+        try:
+            pids.update(int(x) for x in (task / "children").read_text().split())
+        except FileNotFoundError:   # a thread (a store's worker, say) ended since the listing: it has none
+            pass
     out = set()
     for pid in pids:
         try:
