@@ -44,21 +44,16 @@ def test_the_client_is_made_once_on_first_use_even_by_threads_at_once():
     assert len(made) == 1 and all(c is made[0] for c in got)
 
 
-def test_both_queues_send_through_it_under_moto_with_their_own_timeouts(monkeypatch):
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "ap-east-1")
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "q")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "q")
+def test_both_queues_send_through_it_under_moto_with_their_own_timeouts(moto_repos):
     import boto3
-    from moto import mock_aws
-    with mock_aws():
-        sqs = boto3.client("sqs")
-        nudges, publishes = (sqs.create_queue(QueueName=n)["QueueUrl"] for n in ("messages", "publish"))
-        nudge, queue = SqsNudge(nudges), SqsPublishQueue(publishes)
-        assert nudge.wake("organiser_reset") is True
-        queue.ask(None, "T1", ["*"], scope="E1")
-        got = {u: [json.loads(m["Body"]) for m in sqs.receive_message(QueueUrl=u, MaxNumberOfMessages=10)["Messages"]]
-               for u in (nudges, publishes)}
-        quick, plain = nudge._sqs().meta.config, queue._sqs().meta.config
+    sqs = boto3.client("sqs")
+    nudges, publishes = (sqs.create_queue(QueueName=n)["QueueUrl"] for n in ("messages", "publish"))
+    nudge, queue = SqsNudge(nudges), SqsPublishQueue(publishes)
+    assert nudge.wake("organiser_reset") is True
+    queue.ask(None, "T1", ["*"], scope="E1")
+    got = {u: [json.loads(m["Body"]) for m in sqs.receive_message(QueueUrl=u, MaxNumberOfMessages=10)["Messages"]]
+           for u in (nudges, publishes)}
+    quick, plain = nudge._sqs().meta.config, queue._sqs().meta.config
     assert got == {nudges: [{"due": "now"}], publishes: [{"tournament_id": "T1", "changes": ["*"], "scope": "E1"}]}
     # a request never waits long on the messages queue (a nudge is a hint); the publish queue keeps boto3's defaults
     assert (quick.connect_timeout, quick.read_timeout, quick.retries) == (2, 2, {"mode": "standard", "total_max_attempts": 3})
