@@ -15,6 +15,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from ..aws_clients import LazyClient
+
 log = logging.getLogger("cardgames.messages")
 
 
@@ -24,19 +26,8 @@ class SqsNudge:
 
     def __init__(self, url: str, client_factory: Callable | None = None):
         self.url = url
-        self._client_factory = client_factory
-        self._client = None
-
-    def _sqs(self):
-        if self._client is None:
-            if self._client_factory is not None:
-                self._client = self._client_factory()
-            else:
-                import boto3
-                from botocore.config import Config
-                self._client = boto3.client("sqs", config=Config(connect_timeout=2, read_timeout=2,
-                                                                 retries={"max_attempts": 2, "mode": "standard"}))
-        return self._client
+        self._sqs = LazyClient("sqs", client_factory, connect_timeout=2, read_timeout=2,
+                               retries={"max_attempts": 2, "mode": "standard"})
 
     def wake(self, kind: str) -> bool:
         try:

@@ -9,6 +9,8 @@ import json
 from typing import Protocol
 from collections.abc import Callable
 
+from ..aws_clients import LazyClient
+
 
 class PublishQueue(Protocol):
     inline: bool   # publishes in this process (the request waits on it), or hands it on to a worker
@@ -24,17 +26,7 @@ class SqsPublishQueue:
 
     def __init__(self, url: str, client_factory: Callable | None = None):
         self.url = url
-        self._client_factory = client_factory
-        self._client = None
-
-    def _sqs(self):
-        if self._client is None:
-            if self._client_factory is not None:
-                self._client = self._client_factory()
-            else:
-                import boto3
-                self._client = boto3.client("sqs")
-        return self._client
+        self._sqs = LazyClient("sqs", client_factory)
 
     def ask(self, deps, tid: str, changes: list[str], scope: str | None = None) -> None:
         body = {"tournament_id": tid, "changes": changes} | ({} if scope is None else {"scope": scope})

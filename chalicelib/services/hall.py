@@ -159,10 +159,11 @@ def initials(text: str) -> str:
 
 @lru_cache(maxsize=65536)
 def fold(text: str) -> str:
-    """Lower case without diacritics (đ → d), as find.html folds what is typed."""
+    """Lower case without diacritics (đ → d), as find.html folds what is typed: every mark (category M) goes, as
+    find.js's \\p{M} strips them — `combining()` would keep the marks of combining class 0 (U+20DD, U+034F)."""
     import unicodedata
     text = unicodedata.normalize("NFD", text.lower().replace("đ", "d"))
-    return "".join(ch for ch in text if not unicodedata.combining(ch))
+    return "".join(ch for ch in text if not unicodedata.category(ch).startswith("M"))
 
 
 def current_round(data: dict) -> dict | None:

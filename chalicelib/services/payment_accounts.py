@@ -50,6 +50,9 @@ _OPTIONAL_PUBLIC = {("wechat_pay", "partner"): ("sub_appid",), ("wechat_pay", "d
                     ("alipay", "direct"): ("sandbox",), ("alipay", "app_auth"): (), ("stripe", "connect"): ()}
 # app_secret: the chamber's official account's AppSecret, for JSAPI's openid at its own AppID (wechat_pay.oauth)
 _OPTIONAL_SECRET = {("wechat_pay", "direct"): ("public_key", "app_secret")}
+# The setting each optional secret belongs with: a change that does not name the secret keeps the stored one only
+# while that setting is unchanged (an AppSecret is one official account's, a public key one key id's)
+_SECRET_GOES_WITH = {"app_secret": "appid", "public_key": "public_key_id"}
 # Modes whose id the provider tells the check (AccountCheck.id): the organiser may leave it out. Alipay's token query
 # names the app that authorised the platform (auth_app_id), which is what every notification of the account names.
 _ID_LEARNED = {("alipay", "app_auth")}
@@ -108,6 +111,24 @@ def account_from(organiser_id: str, provider: str, body: dict) -> PaymentAccount
                           secrets=secrets)
 
 
+def _kept_secrets(account: PaymentAccount, body: dict):
+    """The optional secrets a change keeps from the stored account (the store calls this on the account it
+    replaces, under the same version check): those the body does not name at all — the console never shows a secret
+    back, so an edit of something else would erase them — on the same account (mode and id) with the setting each
+    goes with unchanged. Sent as "": cleared (null is "not given", api.md v1.1, so kept). Required secrets are
+    always sent."""
+    unnamed = [n for n in _OPTIONAL_SECRET.get((account.provider, account.mode), ()) if n not in body]
+    if not unnamed:
+        return None
+
+    def carried(old: PaymentAccount) -> dict[str, str]:
+        if (old.mode, old.id) != (account.mode, account.id):
+            return {}
+        return {n: old.secrets[n] for n in unnamed if n in old.secrets
+                and old.public.get(_SECRET_GOES_WITH[n]) == account.public.get(_SECRET_GOES_WITH[n])}
+    return carried
+
+
 def answer(account: PaymentAccount, message: str | None = None) -> dict:
     """What the organiser sees of an account: never a secret (only which ones are set)."""
     out = {"provider": account.provider, "mode": account.mode, "id": account.id, "public": dict(account.public),
@@ -134,7 +155,7 @@ def put_account(deps: Deps, organiser_id: str, provider: str, body: dict) -> dic
         if old is not None and old.mode == account.mode and old.id and old.secrets == account.secrets:
             # the same token sent again names the same app: keep the id its open orders were opened on
             account = replace(account, id=old.id)
-    saved = deps.repos.payment_accounts.put(account, deps.clock().isoformat())
+    saved = deps.repos.payment_accounts.put(account, deps.clock().isoformat(), carried=_kept_secrets(account, body))
     log.info("payment account %s of organiser %s set (%s): unchecked", provider, organiser_id, saved.mode)
     return answer(saved)
 

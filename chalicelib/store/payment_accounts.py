@@ -9,6 +9,9 @@ a `retired` item under its account id in the same transaction. Nothing in the AP
 their count; a new order never goes through one."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 from .. import errors
 from ..payments.accounts import AccountCheck, PaymentAccount
 from . import keys
@@ -24,9 +27,16 @@ class PaymentAccountRepo:
         self.t = table
         self.sealer = sealer or Sealer()
 
-    def put(self, account: PaymentAccount, now_iso: str) -> PaymentAccount:
-        """The organiser's account at this provider, replacing any earlier one: state unchecked."""
+    def put(self, account: PaymentAccount, now_iso: str,
+            carried: Callable[[PaymentAccount], dict[str, str]] | None = None) -> PaymentAccount:
+        """The organiser's account at this provider, replacing any earlier one: state unchecked. `carried` names
+        the secrets of the account it replaces (opened) that the new one keeps — read from the very item the
+        write's version condition holds to, so a change meanwhile cannot lend its secrets."""
         old = self.t.get(keys.payment_account(account.organiser_id, account.provider))
+        if old and carried is not None and old.get("sealed"):
+            kept_secrets = carried(self._account(account.organiser_id, old, with_secrets=True))
+            if kept_secrets:
+                account = replace(account, secrets={**kept_secrets, **account.secrets})
         version = int(old["version"]) + 1 if old else 1
         item = {**keys.payment_account(account.organiser_id, account.provider), "kind": "payment_account",
                 "provider": account.provider, "mode": account.mode, "account_id": account.id,

@@ -166,3 +166,43 @@ def test_each_tournament_pays_and_refunds_through_its_own_organisers_connected_a
     connect.accounts["acct_1ChamberB"] = False
     assert other_api.post("/organiser/payment-accounts/stripe/check").data["code"] == "charges_not_enabled"
     assert other_api.get(f"/public/tournaments/{tid_b}").data["payment_providers"] == ["offline"]
+
+
+def test_a_change_that_does_not_name_an_optional_secret_keeps_it(chalice_client):
+    """Review finding: a PUT replaced the account whole, so re-entering WeChat Pay's APIv3 key without the
+    official account's AppSecret (which the console never shows back) erased it, and paying inside WeChat stopped.
+    An optional secret the change does not name is kept — on the same account (mode and id) with the setting it
+    goes with unchanged (app_secret ↔ appid, public_key ↔ public_key_id); sent as "" it is cleared (null is "not
+    given", api.md v1.1: kept)."""
+    from chalicelib.services.organisers import create_organiser
+    from tests.factories import Api
+    org, token = create_organiser(bootstrap.deps(), "保留密钥商会")
+    api = Api(chalice_client, token)
+    repo = bootstrap.deps().repos.payment_accounts
+    direct = {"mode": "direct", "mchid": "1900000109", "appid": "wx8888888888888888",
+              "cert_serial_no": "5157F09EFDC096DE15EBE81A47057A72", "apiv3_key": APIV3, "private_key": PEM,
+              "public_key_id": "PUB_KEY_ID_0114232134912410000", "public_key": PEM.replace("PRIVATE", "PUBLIC").strip()}
+
+    def put(body):
+        r = api.put("/organiser/payment-accounts/wechat_pay", body)
+        assert r.status_code == 200, r.data
+        return repo.get(org.id, "wechat_pay").secrets
+
+    assert set(put({**direct, "app_secret": "a" * 32})) == {"cert_serial_no", "apiv3_key", "private_key",
+                                                            "public_key", "app_secret"}
+    new_key = "Zz" * 16
+    secrets = put({k: v for k, v in direct.items() if k != "public_key"} | {"apiv3_key": new_key})
+    assert (secrets["apiv3_key"], secrets["app_secret"]) == (new_key, "a" * 32)        # the edit's, and the kept one
+    assert secrets["public_key"] == direct["public_key"]
+    # the setting a secret goes with changed: that secret belonged to the other one, not kept
+    secrets = put({k: v for k, v in direct.items() if k != "public_key"} | {"appid": "wx9999999999999999"})
+    assert "app_secret" not in secrets and secrets["public_key"] == direct["public_key"]
+    # null is "not given" (api.md v1.1): kept; sent empty: cleared
+    put({**direct, "app_secret": "b" * 32})
+    assert put({**direct, "app_secret": None, "public_key": None})["app_secret"] == "b" * 32
+    assert put({**direct, "app_secret": "", "public_key": ""}).keys() == {"cert_serial_no", "apiv3_key", "private_key"}
+    # another merchant (another id): nothing of the old account's secrets comes with it
+    put({**direct, "app_secret": "c" * 32})
+    other = {k: v for k, v in direct.items() if k != "public_key"} | {"mchid": "1900000110"}
+    assert put(other).keys() == {"cert_serial_no", "apiv3_key", "private_key"}
+    assert "app_secret" in repo.retired(org.id, "wechat_pay", "1900000109").secrets   # kept for its own orders

@@ -79,7 +79,8 @@ def test_the_console_connects_stripe_checks_it_and_the_tournament_offers_it(stor
     form.get_by_test_id("pa-save").click()
     expect(card.get_by_test_id("pa-state-stripe")).to_have_text("待检查")
     card.get_by_test_id("pa-check-stripe").click()
-    expect(card.get_by_test_id("pa-words-stripe")).to_contain_text("Stripe 找不到账户 acct_1WrongOne")
+    # the console's own words for the check's code, not the API's message ("Stripe 找不到账户 acct_… · Stripe has …")
+    expect(card.get_by_test_id("pa-words-stripe")).to_have_text("渠道找不到这个账户，或它没有连接到本平台")
     expect(card.get_by_test_id("pa-state-stripe")).to_have_text("检查未通过")
     shot(page, "check-failed")
     card.get_by_test_id("pa-edit-stripe").click()
@@ -87,7 +88,7 @@ def test_the_console_connects_stripe_checks_it_and_the_tournament_offers_it(stor
     form.get_by_test_id("pa-save").click()
     expect(card.get_by_test_id("pa-state-stripe")).to_have_text("待检查")
     card.get_by_test_id("pa-check-stripe").click()
-    expect(card.get_by_test_id("pa-words-stripe")).to_contain_text("可以收款")
+    expect(card.get_by_test_id("pa-words-stripe")).to_have_text("账户可以收款")
     expect(card.get_by_test_id("pa-state-stripe")).to_have_text("可以收款")
     expect(card.get_by_test_id("pa-id-stripe")).to_have_text("acct_1ChamberOwn")
     shot(page, "check-ok")
@@ -105,6 +106,11 @@ def test_the_console_connects_stripe_checks_it_and_the_tournament_offers_it(stor
     page.get_by_test_id("et-save").click()
     expect(page.get_by_test_id("edit-t")).to_have_count(0)
     assert _public(platform, t.id)["payment_providers"] == ["stripe", "offline"]
+    # the English console says the check in English (the API's words are Chinese · English whatever the language)
+    page.goto(f"{platform['site']}/organiser.html?lang=en")
+    page.get_by_test_id("show-payments").click()
+    page.get_by_test_id("pa-check-stripe").click()
+    expect(page.get_by_test_id("pa-words-stripe")).to_have_text("The account can take money")
 
 
 ALIPAY_KEY = "MIIEv" + "A" * 120

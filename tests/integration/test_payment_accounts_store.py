@@ -3,6 +3,7 @@ holds, a change resets the state, a check is recorded only on the version it che
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -133,3 +134,20 @@ def test_one_merchant_id_belongs_to_one_organiser_at_a_time(any_repos):
     assert repo.delete("org1", "wechat_pay", "2026-12-01T02:06:00Z")
     repo.put(PaymentAccount(organiser_id="org3", provider="wechat_pay", mode="partner", id="1900000222"),
              "2026-12-01T02:07:00Z")                                     # deleted: free for another
+
+
+def test_a_change_keeps_the_secrets_carried_from_the_account_it_replaces(any_repos):
+    """`put(…, carried=)` opens the secrets of the very item it replaces (the one its version condition holds to)
+    and keeps what `carried` picks, under the change's own secrets; with nothing stored, nothing is carried."""
+    repo = any_repos.payment_accounts
+    seen = []
+    first = _direct()
+    repo.put(first, "t1", carried=lambda old: seen.append(old) or {})
+    assert seen == []                                              # no account before: nothing to carry from
+    repo.put(replace(first, secrets={**first.secrets, "app_secret": "s" * 32}), "t2")
+    changed = replace(first, secrets={**first.secrets, "apiv3_key": "Zz" * 16})
+    repo.put(changed, "t3", carried=lambda old: seen.append(old.secrets) or {k: old.secrets[k] for k in ("app_secret", "apiv3_key")})
+    assert seen[0]["app_secret"] == "s" * 32 and seen[0]["apiv3_key"] == APIV3
+    got = repo.get("org1", "wechat_pay").secrets
+    assert (got["app_secret"], got["apiv3_key"]) == ("s" * 32, "Zz" * 16)   # the change's own secret wins
+    assert repo.version("org1", "wechat_pay") == 3

@@ -191,3 +191,57 @@ def test_the_catalogs_have_the_same_keys():
     assert cat["zh-CN"] == cat["en"], cat["zh-CN"] ^ cat["en"]
     assert cat["zh-CN"] - cat["vi"] == {k for k in cat["zh-CN"] if k.startswith("console.")}
     assert cat["vi"] <= cat["zh-CN"]
+
+
+def _account_check_codes() -> set[str]:
+    """Every code a payment account's check can answer, read from the source that makes them: the adapters'
+    `AccountCheck(state, code, …)` (a code taken from a table of the provider's refusals, Alipay's `_WORDS`, read
+    from that table) and the service's own (`out["code"] = …`). A check with no code is `ok`."""
+    import ast
+    sources = sorted((ROOT / "chalicelib" / "payments").glob("*.py")) + [ROOT / "chalicelib" / "services" / "payment_accounts.py"]
+    codes: set[str] = set()
+    for path in sources:
+        tree = ast.parse(path.read_text())
+        tables = {t.id: node.value for node in tree.body if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict)
+                  for t in node.targets if isinstance(t, ast.Name)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "AccountCheck":
+                state = node.args[0].value
+                code = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "code"), None)
+                if code is None or isinstance(code, ast.Constant):
+                    codes.add(code.value if code is not None and code.value is not None else state)
+                else:   # a code looked up in a module table {provider's code: (our code, words)}
+                    found = [v.elts[0].value for table in tables.values() for v in table.values
+                             if isinstance(v, ast.Tuple) and isinstance(v.elts[0], ast.Constant)]
+                    assert found, f"{path.name}:{node.lineno}: a check code this test cannot read"
+                    codes.update(found)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    pairs = zip(target.elts, node.value.elts) if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) \
+                        else [(target, node.value)]
+                    for t, v in pairs:
+                        if isinstance(t, ast.Subscript) and getattr(t.slice, "value", None) == "code" and isinstance(v, ast.Constant):
+                            codes.add(v.value)
+    return codes
+
+
+def test_every_payment_account_check_code_is_worded_in_the_console_catalogs():
+    """The console shows a check's outcome in its own words by code, never the API's message (which is Chinese, or
+    Chinese · English): every code an adapter or the service can answer has words in the console's languages
+    (zh-CN and en: the console has no vi — see test_the_catalogs_have_the_same_keys), and a generic word for a code
+    the page does not know yet."""
+    codes = _account_check_codes()
+    assert {"ok", "wrong_key", "sub_merchant_not_bound", "product_not_enabled", "app_auth_invalid", "account_not_found",
+            "charges_not_enabled", "account_mismatch", "provider_unreachable", "changed"} <= codes, codes  # the reader reads
+    for lang in ("zh-CN", "en"):
+        words = json.loads((ROOT / "frontend" / "app" / "src" / "locales" / f"{lang}.json").read_text())["console"]
+        missing = {c for c in codes | {"unknown"} if not words.get(f"pa_code_{c}")}
+        assert not missing, (lang, sorted(missing))
+
+
+def test_the_payment_accounts_page_words_a_check_by_its_code():
+    """The page renders the check's words from the catalog (pa_code_*), never the API's `message`."""
+    vue = (ROOT / "frontend" / "app" / "src" / "pages" / "organiser" / "PaymentAccounts.vue").read_text()
+    template = vue.split("<template>", 1)[1]
+    assert ".message" not in template
+    assert "console.pa_code_unknown" in vue and "console.pa_code_ok" in vue

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "chalicelib"
 # boto3 (and botocore) belong to the store and to the adapters that talk to AWS, nowhere else
 BOTO_ALLOWED = ("chalicelib.store.", "chalicelib.payments.", "chalicelib.publish.", "chalicelib.config",
-                "chalicelib.installation", "chalicelib.messages.")
+                "chalicelib.installation", "chalicelib.messages.", "chalicelib.aws_clients")
 
 
 

@@ -13,9 +13,15 @@
   index = index ? JSON.parse(index) : null;   // a big field: {base, count, v, where, table, bye, sep, seats}
   var own = Object.prototype.hasOwnProperty;   // a gram is data: "constructor" is not heavy
   var shards = {};   // shard number → null while it loads, then {rows: [{keys, row}], heavy: {gram: [count, places]}}
+  // every combining mark, as the publisher strips them (services/hall.fold: Unicode category M), not only
+  // U+0300–036F; built at run time so a browser without \p{} (before ES2018) still runs the page, with the main blocks
+  var MARKS = (function () {
+    try { return new RegExp("\\p{M}", "gu"); }
+    catch (e) { return /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]/g; }
+  })();
   function fold(s) {
     s = s.toLowerCase().replace(/đ/g, "d");
-    return (s.normalize ? s.normalize("NFD") : s).replace(/[\u0300-\u036f]/g, "").replace(/\s+/g, "");
+    return (s.normalize ? s.normalize("NFD") : s).replace(MARKS, "").replace(/\s+/g, "");
   }
   function keysOf(q) {
     return q.split("|").map(function (k) { return k.replace(/\s+/g, ""); });
