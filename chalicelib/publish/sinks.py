@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import struct
 import threading
 from functools import cache
@@ -23,9 +24,16 @@ def cache_control(key: str) -> str:
         return "no-cache, max-age=0, must-revalidate"  # polled by open pages
     if key.endswith(".html") or "/places-" in key or "/find/" in key:   # the entry pages' place charts and
         return "public, max-age=30"   # find-my-table's index shards (each draw rewrites them) change under their name too
-    if key.endswith("poster.png"):
-        return "public, max-age=300"   # redrawn under the same name when the event changes
-    return "public, max-age=31536000, immutable"
+    if _AUDIT_SEGMENT.search(key):
+        return "public, max-age=31536000, immutable"   # a full segment of an audit chain never changes again
+    # Everything else is rewritten under its own name: the scripts and styles when the code changes (a year's
+    # immutable kept a phone on an old live.js or find.js long after a deploy), audit.json at every audited change,
+    # the poster when the event changes. The CDN holds these at most 5 minutes too (infra/stack.py's PagesCache).
+    return "public, max-age=300"
+
+
+# audit-<k>.json (one chain) and audit-<lane>-<k>.json (lanes): only full segments are written under these names
+_AUDIT_SEGMENT = re.compile(r"/audit-\d+(?:-\d+)?\.json$")
 
 
 class LocalSink:
