@@ -309,6 +309,8 @@ def test_a_result_sent_while_the_store_is_stopped_arrives_once_it_is_back(own_st
     page = ctx.new_page()
     answers: list[int] = []
     page.on("response", lambda r: answers.append(r.status) if r.request.method == "PUT" else None)
+    # 0: no answer at all — the phone gave up after its own timeout (seen under a loaded CI machine)
+    page.on("requestfailed", lambda r: answers.append(0) if r.method == "PUT" else None)
     page.goto(f"{own_stack['site']}/score.html?e={ev.id}&r=1&t=1&c={table.codes[0]}")
     _ddz_deal(page, "S", 3, "farmers")
     _ddz_deal(page, "E", 1, "landlord")
@@ -318,7 +320,7 @@ def test_a_result_sent_while_the_store_is_stopped_arrives_once_it_is_back(own_st
     expect(page.get_by_test_id("sync-state")).to_contain_text("未发送", timeout=20_000)
     page.wait_for_function(f"async () => {{ const q = await ({READ_QUEUE})(); return q.length === 1 && q[0].tries >= 2; }}",
                            timeout=60_000)
-    assert 503 in answers and 200 not in answers, answers
+    assert answers and set(answers) <= {503, 0}, answers   # tried, nothing taken: the store is down
     expect(page.get_by_test_id("deals").locator("li")).to_have_count(2)   # still on screen, still kept
     shot(page, "store-stopped-unsent")
     page.reload()                                                        # even a reload while it is down keeps it
