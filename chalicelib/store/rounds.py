@@ -75,11 +75,12 @@ _table_json = json.JSONEncoder(ensure_ascii=False, default=str).encode
 _WRITTEN_NAMES = {"#g": "gone", "#ver": "version"}
 
 
-def _request_key(request: dict) -> tuple[str, str]:
-    """A batch write request's item key, (PK, SK), as the store orders its items (a str's order is its UTF-8
-    bytes' order, SQLite's BLOB order)."""
+def _request_key(request: dict) -> str:
+    """A batch write request's item key as one string ordered as the store orders its items, by PK then SK (a
+    str's order is its UTF-8 bytes' order, SQLite's BLOB order; NUL, below every character of our keys, between):
+    a string compares in C where a tuple of two did not."""
     key = request["PutRequest"]["Item"] if "PutRequest" in request else request["DeleteRequest"]["Key"]
-    return key["PK"]["S"], key["SK"]["S"]
+    return key["PK"]["S"] + "\0" + key["SK"]["S"]
 
 
 def _in_key_order(requests: list[dict]) -> list[dict]:
@@ -88,10 +89,11 @@ def _in_key_order(requests: list[dict]) -> list[dict]:
     (growing) table, 3–5× the CPU of the same rows in order, more each round (docs/scaling.md). As they came if a
     key is asked twice: in order they would fall in one batch of 25, which refuses a key twice, where they were
     written one after the other."""
-    keyed = sorted((_request_key(r), k) for k, r in enumerate(requests))
-    if any(a[0] == b[0] for a, b in zip(keyed, keyed[1:])):
+    key = [_request_key(r) for r in requests]
+    order = sorted(range(len(requests)), key=key.__getitem__)
+    if any(key[a] == key[b] for a, b in zip(order, order[1:])):
         return requests
-    return [requests[k] for _, k in keyed]
+    return [requests[k] for k in order]
 
 
 def _written_condition(expected_version: int) -> tuple[str, dict]:
