@@ -137,7 +137,7 @@ def run() -> None:
         draw_parts = _parts()
         print(f"round {n}: engine alone {engine:.2f} s ({engine_cpu:.2f} s CPU), draw through the service {drawn:.2f} s "
               f"({drawn / engine:.1f}× the engine; target < {TARGETS['draw']:g} s; {draw_cpu:.2f} s of this process's "
-              f"CPU), {len(out.tables):,} tables; load average {os.getloadavg()[0]:.1f}; draw's parts (s): {draw_parts}",
+              f"CPU), {out.tables_total or len(out.tables):,} tables; load average {os.getloadavg()[0]:.1f}; draw's parts (s): {draw_parts}",
               flush=True)
         # a sample through the result service: one side enters, the other confirms (by their table codes)
         t0 = time.perf_counter()

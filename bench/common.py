@@ -23,10 +23,16 @@ def on_ddb_local(run) -> None:
     """Starts DynamoDB Local on a free port, runs `run()` against it, and stops it whatever happens.
     BENCH_STORE=embedded: on the embedded store instead (a file of this run; the venue's store, issue 36)."""
     if os.environ.get("BENCH_STORE") == "embedded":
+        import shutil
         import tempfile
-        os.environ.update(STORE="embedded", STORE_PATH=str(Path(tempfile.mkdtemp(prefix="bench-")) / "store.sqlite3"))
+        folder = tempfile.mkdtemp(prefix="bench-")
+        os.environ.update(STORE="embedded", STORE_PATH=str(Path(folder) / "store.sqlite3"))
         print("store: embedded (SQLite in this process)")
-        run()
+        try:
+            run()
+        finally:   # a 100,000-entry day's store is ~1.4 GB: left behind, a few runs filled the shared disk
+            if os.environ.get("BENCH_KEEP_STORE") != "1":
+                shutil.rmtree(folder, ignore_errors=True)
         return
     from scripts import ddblocal
     port = ddblocal.free_port()

@@ -131,6 +131,9 @@ class RoundOut(Out):
                                      "remaining match), best_other (the most another could reach), chaser, chaser_name")
     late_entries: list[dict] = Field(default_factory=list, description="entries drawn in from this round "
                                      "(checked in late): entry_id, name, score")
+    tables_total: int | None = Field(default=None, description="the draw's answer to a round of more tables than it "
+                                     "carries (the first 5,000 by number): how many the round has; GET …/rounds/{n} "
+                                     "reads them all")
 
 
 class ResultIn(Out):

@@ -120,10 +120,11 @@ def _table_fields() -> frozenset[str]:
 
 
 def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes: bool = False,
-              codes: list[list[str]] | None = None) -> RoundOut:
+              codes: list[list[str]] | None = None, total: int | None = None) -> RoundOut:
     """The round as the API answers it. Built as plain data and validated in one call (pydantic's core walks the
     5,000 tables of a 10,000-entry round in Rust, not 15,000 model constructors in Python): the same checks, the
-    same JSON. `codes`: the tables' codes in table order where the caller has just made them (a draw)."""
+    same JSON. `codes`: the tables' codes in table order where the caller has just made them (a draw); `total`: how
+    many tables the round has when `tables` are only its first (the draw's answer: DRAW_ANSWER_TABLES)."""
     from ..glossary import bye_text, reason_text, term
     plain = {k: v["name"] for k, v in names.items()}
     secret = table_secret() if with_codes and codes is None else None
@@ -167,7 +168,8 @@ def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes:
         "early_finish": [{"entry_id": e, "name": plain.get(e, ""), **info,
                           **({"chaser_name": plain.get(info["chaser"], "")} if info.get("chaser") else {})}
                          for e, info in (doc.get("early_finish") or {}).items()],
-        "late_entries": [{**x, "name": plain.get(x["entry_id"], "")} for x in doc.get("late_entries", [])]})
+        "late_entries": [{**x, "name": plain.get(x["entry_id"], "")} for x in doc.get("late_entries", [])],
+        "tables_total": total})
 
 
 def _bye_rule(doc: dict) -> dict:
@@ -321,6 +323,12 @@ def _knockout_alive(plan: dict, last_tables: list[dict]) -> list[str]:
 
 # --------------------------------------------------------------------------- drawing
 
+# The draw's answer carries a round's first 5,000 tables (a 10,000-entry pair round whole) and says how many there
+# are past that (`tables_total`): all 50,000 of a 100,000-entry round were 39 MB of JSON, over the 6 MB a Lambda
+# function may answer (the round committed, its answer a 5xx), and ~1.5 s of the draw's and its route's CPU to
+# word, validate and dump. The console reads only the answer's number; GET …/rounds/{n} reads every table.
+DRAW_ANSWER_TABLES = 5_000
+
 @gc_paused()
 @entries_read_once()
 def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
@@ -353,8 +361,10 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
     # with late entries on, registration stays open until the last round a late entry may join is drawn
     closes_late = event.config.late_entries and (stage_idx > 0 or stage_round >= late_entry_until(event))
     names = entry_names(deps, eid)
+    shown = tables[:DRAW_ANSWER_TABLES]
     with ThreadPoolExecutor(max_workers=1) as pool:   # the answer is made while the store takes the 5,000 tables
-        answer = pool.submit(round_out, doc, tables, names, with_codes=True, codes=codes)
+        answer = pool.submit(round_out, doc, shown, names, with_codes=True, codes=codes[:len(shown)],
+                             total=len(tables) if len(shown) < len(tables) else None)
         deps.repos.rounds.create_round(eid, doc, tables, new_state, state.get("version", 0),
                                        closes_late_entries=closes_late)
         deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),

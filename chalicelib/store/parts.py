@@ -34,11 +34,15 @@ def part_sk(head_sk: str, digest: str, k: int) -> str:
 
 def pack(key: dict, doc: dict, split: Callable[[dict], tuple[dict, dict]]) -> tuple[dict, list[dict]]:
     """(the head's attributes: data, and parts + digest when split; the part items to write first)."""
-    data = dumps(doc)
-    if len(data.encode()) <= INLINE_BYTES:
-        return {"data": data}, []
     head, tail = split(doc)
-    blob = zlib.compress(dumps(tail).encode(), 6)
+    tail_text = dumps(tail)
+    # the whole document's JSON holds every field of its tail's: a tail past the bound is a document past it, known
+    # without dumping the whole (at 100,000 entries a plan is ~7 MB of JSON, written by every draw and close)
+    if len(tail_text) <= INLINE_BYTES + 16:
+        data = dumps(doc)
+        if len(data.encode()) <= INLINE_BYTES:
+            return {"data": data}, []
+    blob = zlib.compress(tail_text.encode(), 6)
     digest = hashlib.sha256(blob).hexdigest()[:20]
     items = [{"PK": key["PK"], "SK": part_sk(key["SK"], digest, k), "kind": "part", "blob": blob[i:i + PART_BYTES]}
              for k, i in enumerate(range(0, len(blob), PART_BYTES))]

@@ -75,6 +75,27 @@ _table_json = json.JSONEncoder(ensure_ascii=False, default=str).encode
 _WRITTEN_NAMES = {"#g": "gone", "#ver": "version"}
 
 
+def _request_key(request: dict) -> str:
+    """A batch write request's item key as one string ordered as the store orders its items, by PK then SK (a
+    str's order is its UTF-8 bytes' order, SQLite's BLOB order; NUL, below every character of our keys, between):
+    a string compares in C where a tuple of two did not."""
+    key = request["PutRequest"]["Item"] if "PutRequest" in request else request["DeleteRequest"]["Key"]
+    return key["PK"]["S"] + "\0" + key["SK"]["S"]
+
+
+def _in_key_order(requests: list[dict]) -> list[dict]:
+    """Batch write requests in their items' key order, so each of the embedded store's SQLite transactions fills a
+    run of neighbouring B-tree pages: a draw's 100,000 code items, keyed by hash, were random inserts over the whole
+    (growing) table, 3–5× the CPU of the same rows in order, more each round (docs/scaling.md). As they came if a
+    key is asked twice: in order they would fall in one batch of 25, which refuses a key twice, where they were
+    written one after the other."""
+    key = [_request_key(r) for r in requests]
+    order = sorted(range(len(requests)), key=key.__getitem__)
+    if any(key[a] == key[b] for a, b in zip(order, order[1:])):
+        return requests
+    return [requests[k] for k in order]
+
+
 def _written_condition(expected_version: int) -> tuple[str, dict]:
     """A table item's condition for a write expecting the table at `expected_version`. Without a table item the
     table is as its pack holds it, at version 0 (a draw writes packs only with tables at version 0, and a table item
@@ -148,7 +169,8 @@ class RoundRepo:
         state_parts, state_op = self._state_ops(eid, state, expected_version)
         table_items = [*self.table_items(eid, stage, n, tables), *self.written_items(eid, stage, n, tables)]
         self._remove_leftovers(eid, stage, n, {(i["PK"], i["SK"]) for i in [*table_items, *round_parts]})
-        self._batch_put([*round_parts, *state_parts, *table_items, *self.code_items(eid, n, tables)])
+        self._batch_write([*self._put_requests([*round_parts, *state_parts, *table_items]),
+                           *self.code_requests(eid, n, tables)])
         used = keys.round_table_keys(max((t["number"] for t in tables), default=0))
         ops = [
             Op.put({**key, "kind": "round", **head, "table_keys": used},
@@ -230,8 +252,8 @@ class RoundRepo:
         key = keys.round_(eid, stage, n)
         head, round_parts = parts.pack(key, round_doc, parts.split_round)
         state_parts, state_op = self._state_ops(eid, state, expected_version)
-        new_codes = self.code_items(eid, n, [t for t, _ in changed if t is not None])   # a new table's codes
-        self._batch_put([*round_parts, *state_parts, *new_codes])
+        new_codes = self.code_requests(eid, n, [t for t, _ in changed if t is not None])   # a new table's codes
+        self._batch_write([*self._put_requests([*round_parts, *state_parts]), *new_codes])
         used = None
         if new:   # a new table past the table keys the round's head says it uses: read from then on
             want = keys.round_table_keys(max(new))
@@ -279,17 +301,30 @@ class RoundRepo:
                 for t in tables if t.get("version", 0) != 0]
 
     @staticmethod
-    def code_items(eid: str, n: int, tables: list[dict]) -> list[dict]:
-        """Each side's code (its hash) → where it sits, for a code typed without its link."""
-        return [{**keys.table_code(h), "kind": "table_code", "event_id": eid, "round": n, "table": t["number"]}
-                for t in tables for h in t.get("code_hashes", [])]
+    def code_requests(eid: str, n: int, tables: list[dict]) -> list[dict]:
+        """Each side's code (its hash) → where it sits, for a code typed without its link: batch write requests, made
+        in the wire format directly (a 100,000-entry draw writes 100,000 of them: through to_item they were ~0.7 s of
+        its CPU), the values common to all made once and shared (no writer changes a request's values)."""
+        event, number, kind = {"S": eid}, {"N": str(n)}, {"S": "table_code"}
+        out = []
+        for t in tables:
+            table = {"N": str(t["number"])}
+            for h in t.get("code_hashes", []):
+                key = keys.table_code(h)
+                out.append({"PutRequest": {"Item": {"PK": {"S": key["PK"]}, "SK": {"S": key["SK"]}, "kind": kind,
+                                                    "event_id": event, "round": number, "table": table}}})
+        return out
 
     def find_code(self, code_hash: str) -> dict | None:
         item = self.t.get(keys.table_code(code_hash), consistent=False)
         return {"event_id": item["event_id"], "round": int(item["round"]), "table": int(item["table"])} if item else None
 
     def _batch_put(self, items: list[dict]) -> None:
-        self._batch_write([{"PutRequest": {"Item": to_item(i)}} for i in items])
+        self._batch_write(self._put_requests(items))
+
+    @staticmethod
+    def _put_requests(items: list[dict]) -> list[dict]:
+        return [{"PutRequest": {"Item": to_item(i)}} for i in items]
 
     def _batch_write(self, requests: list[dict]) -> None:
         """Batches of 25 written by WRITERS threads at once (boto3 clients are thread-safe): 5,000 tables are 200
@@ -299,6 +334,7 @@ class RoundRepo:
         each, not one per 25 items)."""
         write_all = getattr(client(), "batch_write_all", None)
         if write_all is not None and len(requests) > 25:
+            requests = _in_key_order(requests)
             # a few calls at once: one thread's rows are made (Python) while another's are written (SQLite, without
             # the GIL) and concurrent commits share an fsync; whole batches of 25 a call, as DynamoDB's would be
             calls = list(chunks(requests, WRITE_ALL_REQUESTS))
