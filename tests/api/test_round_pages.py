@@ -44,6 +44,15 @@ def test_a_round_past_the_page_answers_a_page_by_table_number_and_the_count(api,
     assert last["tables"] == whole["tables"][6:] and last["tables_total"] == 7
     past = api.get(f"/events/{eid}/rounds/{n}?from=8").data
     assert past["tables"] == [] and past["tables_total"] == 7
+    # a dispute at table 5 is the round's: said on every page, not only on the one that shows table 5
+    t5 = whole["tables"][4]
+    a, b = (x["entry_id"] for x in t5["sides"])
+    base = f"/events/{eid}/rounds/{n}/tables/5"
+    assert api.put(f"{base}/result", {"version": 0, "final": {"levels": {a: 5, b: 2}}}, token=None,
+                   headers={"X-Table-Code": t5["codes"][0]}).status_code == 200
+    assert api.post(f"{base}/dispute", {"reason": "少记一级"}, token=None,
+                    headers={"X-Table-Code": t5["codes"][1]}).status_code == 200
+    assert api.get(f"/events/{eid}/rounds/{n}").data["disputes"] == [5]
 
 
 def test_bad_from_or_limit_is_a_400_naming_it(api, seven_tables):
