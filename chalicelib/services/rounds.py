@@ -714,7 +714,7 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     if doc is None:
         raise errors.NotFound(f"round {n} not found")
     if doc["status"] == "closed":
-        return round_out(doc, tables, entry_names(deps, eid))
+        return first_page_out(doc, tables, entry_names(deps, eid))
     waiting = [t["number"] for t in tables if t["status"] not in SETTLED]
     if waiting:
         disputed = [t["number"] for t in tables if t["status"] == TableStatus.DISPUTED]
@@ -734,7 +734,14 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
                                       "action": "round_closed", "round": n})
     deps.dispatch([RoundClosed(event.tournament_id, eid, doc["stage"], n)])
-    return round_out(doc, tables, entry_names(deps, eid))
+    return first_page_out(doc, tables, entry_names(deps, eid))
+
+
+def first_page_out(doc: dict, tables: list[dict], names: dict[str, dict]) -> RoundOut:
+    """The answer of a change to a whole round (its close): its first page of tables, as GET …/rounds/{n} answers
+    (at 100,000 entries all 50,000 were 39 MB, over what a Lambda function may answer, for a round just closed)."""
+    shown = tables[:ROUND_PAGE_TABLES]
+    return round_out(doc, shown, names, every=tables, total=None if len(shown) == len(tables) else len(tables))
 
 
 # GET …/rounds/{n} answers a page of tables as the draw answers its first (DRAW_ANSWER_TABLES, the same 6 MB reason):

@@ -63,3 +63,18 @@ def test_bad_from_or_limit_is_a_400_naming_it(api, seven_tables):
         r = api.get(f"/events/{eid}/rounds/{n}?{query}")
         assert r.status_code == 400, (query, r.data)
         assert r.data["code"] == "invalid_request" and r.data["details"]["param"] == param, (query, r.data)
+
+
+def test_closing_a_round_past_the_page_answers_its_first_page(api, monkeypatch):
+    _, eid, _ = setup_event(api, _pairs(20), people(8, 2, "合"))   # 4 tables
+    rnd = draw(api, eid)
+    for table in rnd["tables"]:
+        api.post(f"/events/{eid}/rounds/{rnd['number']}/tables/{table['number']}/forfeit",
+                 {"entry_id": table["sides"][1]["entry_id"], "reason": "未到场"})
+    monkeypatch.setattr(svc, "ROUND_PAGE_TABLES", 3)
+    closed = api.post(f"/events/{eid}/rounds/{rnd['number']}/close")
+    assert closed.status_code == 200, closed.data
+    assert closed.data["status"] == "closed" and [t["number"] for t in closed.data["tables"]] == [1, 2, 3]
+    assert closed.data["tables_total"] == 4 and all(t["status"] == "forfeit" for t in closed.data["tables"])
+    again = api.post(f"/events/{eid}/rounds/{rnd['number']}/close").data   # closed already: the same answer
+    assert len(again["tables"]) == 3 and again["tables_total"] == 4
