@@ -702,6 +702,9 @@ def _double_pairings(plan: dict, stage_round: int):
     return pairs, byes, []
 
 
+OPEN_TABLES_NAMED = 100   # a round that cannot close names this many of its open tables (by number), and counts all
+
+
 @gc_paused()
 @entries_read_once()
 def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
@@ -718,12 +721,15 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     waiting = [t["number"] for t in tables if t["status"] not in SETTLED]
     if waiting:
         disputed = [t["number"] for t in tables if t["status"] == TableStatus.DISPUTED]
-        # each open table with its status and sides, so the console names them (not "conflict, reload")
+        # each open table with its status and sides, so the console names them (not "conflict, reload"): the first
+        # OPEN_TABLES_NAMED of them (`tables` has every number), 50,000 named were an answer of megabytes
         names = entry_names(deps, eid)
+        open_rows = [t for t in tables if t["status"] not in SETTLED][:OPEN_TABLES_NAMED]
         open_tables = [{"number": t["number"], "status": t["status"],
                         "sides": [names.get(s["entry_id"], {}).get("name", "") for s in t.get("sides", ())]}
-                       for t in tables if t["status"] not in SETTLED]
-        raise errors.RoundNotComplete(f"桌 {', '.join(map(str, waiting))} 尚未确认 · Tables {', '.join(map(str, waiting))} "
+                       for t in open_rows]
+        said = ", ".join(map(str, waiting[:OPEN_TABLES_NAMED])) + (" …" if len(waiting) > OPEN_TABLES_NAMED else "")
+        raise errors.RoundNotComplete(f"桌 {said} 尚未确认 · Tables {said} "
                                       "are not confirmed yet (or record a forfeit)." + (f" Disputed: {disputed}." if disputed else ""),
                                       {"tables": waiting, "disputed": disputed, "open_tables": open_tables})
     doc["status"] = "closed"

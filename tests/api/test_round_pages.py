@@ -65,13 +65,21 @@ def test_bad_from_or_limit_is_a_400_naming_it(api, seven_tables):
         assert r.data["code"] == "invalid_request" and r.data["details"]["param"] == param, (query, r.data)
 
 
-def test_closing_a_round_past_the_page_answers_its_first_page(api, monkeypatch):
+def test_closing_a_big_round_names_some_open_tables_and_answers_its_first_page(api, monkeypatch):
     _, eid, _ = setup_event(api, _pairs(20), people(8, 2, "合"))   # 4 tables
     rnd = draw(api, eid)
-    for table in rnd["tables"]:
+    first = rnd["tables"][0]
+    api.post(f"/events/{eid}/rounds/{rnd['number']}/tables/1/forfeit",
+             {"entry_id": first["sides"][1]["entry_id"], "reason": "未到场"})
+    monkeypatch.setattr(svc, "ROUND_PAGE_TABLES", 3)
+    monkeypatch.setattr(svc, "OPEN_TABLES_NAMED", 1)
+    blocked = api.post(f"/events/{eid}/rounds/{rnd['number']}/close")   # tables 2–4 still open: named 1, counted 3
+    assert blocked.status_code == 409 and blocked.data["details"]["tables"] == [2, 3, 4], blocked.data
+    assert [t["number"] for t in blocked.data["details"]["open_tables"]] == [2]
+    assert "2 …" in blocked.data["message"] and "3" not in blocked.data["message"].split("·")[0]
+    for table in rnd["tables"][1:]:
         api.post(f"/events/{eid}/rounds/{rnd['number']}/tables/{table['number']}/forfeit",
                  {"entry_id": table["sides"][1]["entry_id"], "reason": "未到场"})
-    monkeypatch.setattr(svc, "ROUND_PAGE_TABLES", 3)
     closed = api.post(f"/events/{eid}/rounds/{rnd['number']}/close")
     assert closed.status_code == 200, closed.data
     assert closed.data["status"] == "closed" and [t["number"] for t in closed.data["tables"]] == [1, 2, 3]
