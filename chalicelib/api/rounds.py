@@ -105,10 +105,15 @@ def list_rounds(ctx, eid):
                      not_drawn=svc.not_drawn(ctx.deps, event, state), finished=svc.event_finished(ctx.deps, event, state))
 
 
-@route(bp, "/events/{eid}/rounds/{n}", "GET", summary="A round: tables, seats, codes, results", auth="organiser",
-       response=RoundOut, tag=TAG)
+@route(bp, "/events/{eid}/rounds/{n}", "GET", summary="A round: tables, seats, codes, results (a page of at most "
+       "5,000 tables: ?from=&limit=, tables_total past that)", auth="organiser", response=RoundOut, tag=TAG,
+       query=(("from", {"type": "integer", "minimum": 1, "default": 1,
+                        "description": "the first table number answered"}),
+              ("limit", {"type": "integer", "minimum": 1, "maximum": svc.ROUND_PAGE_TABLES,
+                         "default": svc.ROUND_PAGE_TABLES, "description": "at most this many tables, by number"})))
 def get_round(ctx, eid, n):
-    return svc.get_round(ctx.deps, ctx.organiser, eid, _int(n))
+    return svc.get_round(ctx.deps, ctx.organiser, eid, _int(n), first=_query_int(ctx, "from", 1),
+                         limit=_query_int(ctx, "limit", None))
 
 
 @route(bp, "/events/{eid}/rounds/{n}", "PATCH", summary="Edit the open round's pairing (swap, bye, fixed table); "
@@ -295,6 +300,16 @@ def publish(ctx, tid):
     own_tournament(ctx.deps, ctx.organiser, tid)
     # on demand: rewrite every page, waiting a moment for a publish already running
     return PublishOut(**publish_latest(ctx.deps, tid, force=True, wait_seconds=20))
+
+
+def _query_int(ctx, name: str, default: int | None) -> int | None:
+    from .. import errors
+    value = ctx.query(name)
+    if value is None:
+        return default
+    if not (value.isascii() and value.isdigit()) or len(value) > 7:   # ranges are the service's to check
+        raise errors.InvalidRequest(f"{name}={value!r}: 应为正整数 · not a whole number", {"param": name})
+    return int(value)
 
 
 def _int(value) -> int:

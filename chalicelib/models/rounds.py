@@ -131,9 +131,9 @@ class RoundOut(Out):
                                      "remaining match), best_other (the most another could reach), chaser, chaser_name")
     late_entries: list[dict] = Field(default_factory=list, description="entries drawn in from this round "
                                      "(checked in late): entry_id, name, score")
-    tables_total: int | None = Field(default=None, description="the draw's answer to a round of more tables than it "
-                                     "carries (the first 5,000 by number): how many the round has; GET …/rounds/{n} "
-                                     "reads them all")
+    tables_total: int | None = Field(default=None, description="an answer carrying only some of the round's tables "
+                                     "(the draw's: its first 5,000 by number; GET …/rounds/{n}: the page ?from=&limit= "
+                                     "asked for): how many the round has; null when every table is answered")
 
 
 class ResultIn(Out):

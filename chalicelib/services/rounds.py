@@ -12,6 +12,7 @@ import hashlib
 import re
 import hmac
 import secrets
+from bisect import bisect_left
 from concurrent.futures import ThreadPoolExecutor
 
 from ..domain.entry import LEFT
@@ -120,16 +121,19 @@ def _table_fields() -> frozenset[str]:
 
 
 def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes: bool = False,
-              codes: list[list[str]] | None = None, total: int | None = None) -> RoundOut:
+              codes: list[list[str]] | None = None, total: int | None = None,
+              every: list[dict] | None = None) -> RoundOut:
     """The round as the API answers it. Built as plain data and validated in one call (pydantic's core walks the
     5,000 tables of a 10,000-entry round in Rust, not 15,000 model constructors in Python): the same checks, the
     same JSON. `codes`: the tables' codes in table order where the caller has just made them (a draw); `total`: how
-    many tables the round has when `tables` are only its first (the draw's answer: DRAW_ANSWER_TABLES)."""
+    many tables the round has when `tables` are only some of them (the draw's answer: DRAW_ANSWER_TABLES; a page of
+    GET …/rounds/{n}), `every` then its every table, for what is said of the whole round (its disputes)."""
     from ..glossary import bye_text, reason_text, term
     plain = {k: v["name"] for k, v in names.items()}
     secret = table_secret() if with_codes and codes is None else None
     fields = _table_fields()
-    final_with_third = doc.get("round_name") == "final" and any((t.get("why") or {}).get("third_place") for t in tables)
+    every = tables if every is None else every
+    final_with_third = doc.get("round_name") == "final" and any((t.get("why") or {}).get("third_place") for t in every)
     out_tables = []
     said: dict[tuple[str, str], tuple[str, str, str]] = {}   # a reason in words by its text and why: a round's 50,000
     for k, t in enumerate(tables):                            # tables have a few hundred of them
@@ -164,7 +168,7 @@ def round_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes:
         "round_name_en": term("knockout_round", doc["round_name"], "en") if doc.get("round_name") else "",
         "notes": [readable(x, names) for x in doc.get("notes", [])], "drawn_at": doc.get("drawn_at"),
         "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"), "closed_at": doc.get("closed_at"),
-        "disputes": [t["number"] for t in tables if t.get("status") == TableStatus.DISPUTED],
+        "disputes": [t["number"] for t in every if t.get("status") == TableStatus.DISPUTED],
         "early_finish": [{"entry_id": e, "name": plain.get(e, ""), **info,
                           **({"chaser_name": plain.get(info["chaser"], "")} if info.get("chaser") else {})}
                          for e, info in (doc.get("early_finish") or {}).items()],
@@ -698,6 +702,9 @@ def _double_pairings(plan: dict, stage_round: int):
     return pairs, byes, []
 
 
+OPEN_TABLES_NAMED = 100   # a round that cannot close names this many of its open tables (by number), and counts all
+
+
 @gc_paused()
 @entries_read_once()
 def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
@@ -710,16 +717,19 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     if doc is None:
         raise errors.NotFound(f"round {n} not found")
     if doc["status"] == "closed":
-        return round_out(doc, tables, entry_names(deps, eid))
+        return first_page_out(doc, tables, entry_names(deps, eid))
     waiting = [t["number"] for t in tables if t["status"] not in SETTLED]
     if waiting:
         disputed = [t["number"] for t in tables if t["status"] == TableStatus.DISPUTED]
-        # each open table with its status and sides, so the console names them (not "conflict, reload")
+        # each open table with its status and sides, so the console names them (not "conflict, reload"): the first
+        # OPEN_TABLES_NAMED of them (`tables` has every number), 50,000 named were an answer of megabytes
         names = entry_names(deps, eid)
+        open_rows = [t for t in tables if t["status"] not in SETTLED][:OPEN_TABLES_NAMED]
         open_tables = [{"number": t["number"], "status": t["status"],
                         "sides": [names.get(s["entry_id"], {}).get("name", "") for s in t.get("sides", ())]}
-                       for t in tables if t["status"] not in SETTLED]
-        raise errors.RoundNotComplete(f"桌 {', '.join(map(str, waiting))} 尚未确认 · Tables {', '.join(map(str, waiting))} "
+                       for t in open_rows]
+        said = ", ".join(map(str, waiting[:OPEN_TABLES_NAMED])) + (" …" if len(waiting) > OPEN_TABLES_NAMED else "")
+        raise errors.RoundNotComplete(f"桌 {said} 尚未确认 · Tables {said} "
                                       "are not confirmed yet (or record a forfeit)." + (f" Disputed: {disputed}." if disputed else ""),
                                       {"tables": waiting, "disputed": disputed, "open_tables": open_tables})
     doc["status"] = "closed"
@@ -730,15 +740,38 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
                                       "action": "round_closed", "round": n})
     deps.dispatch([RoundClosed(event.tournament_id, eid, doc["stage"], n)])
-    return round_out(doc, tables, entry_names(deps, eid))
+    return first_page_out(doc, tables, entry_names(deps, eid))
+
+
+def first_page_out(doc: dict, tables: list[dict], names: dict[str, dict]) -> RoundOut:
+    """The answer of a change to a whole round (its close): its first page of tables, as GET …/rounds/{n} answers
+    (at 100,000 entries all 50,000 were 39 MB, over what a Lambda function may answer, for a round just closed)."""
+    shown = tables[:ROUND_PAGE_TABLES]
+    return round_out(doc, shown, names, every=tables, total=None if len(shown) == len(tables) else len(tables))
+
+
+# GET …/rounds/{n} answers a page of tables as the draw answers its first (DRAW_ANSWER_TABLES, the same 6 MB reason):
+# `first` (a table number) and at most this many from there; `tables_total` when the page is not the whole round.
+ROUND_PAGE_TABLES = DRAW_ANSWER_TABLES
 
 
 @gc_paused()
 @entries_read_once()
-def get_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
+def get_round(deps: Deps, organiser: Organiser, eid: str, n: int, first: int = 1,
+              limit: int | None = None) -> RoundOut:
+    limit = ROUND_PAGE_TABLES if limit is None else limit
+    if first < 1:
+        raise errors.InvalidRequest(f"from={first}: 桌号从 1 起 · table numbers start at 1", {"param": "from"})
+    if not 1 <= limit <= ROUND_PAGE_TABLES:
+        raise errors.InvalidRequest(f"limit={limit}: 每页 1–{ROUND_PAGE_TABLES} 桌 · 1 to {ROUND_PAGE_TABLES} "
+                                    "tables a page", {"param": "limit", "maximum": ROUND_PAGE_TABLES})
     own_event(deps, organiser, eid)
-    _, doc, tables = load_round(deps, eid, n)
-    return round_out(doc, tables, entry_names(deps, eid), with_codes=True)
+    _, doc, tables = load_round(deps, eid, n)   # in table order (the store sorts them)
+    start = bisect_left(tables, first, key=lambda t: t["number"])
+    page = tables[start:start + limit]
+    # only the page is worded and validated; the round's disputes and its final's 3rd-place match from every table
+    return round_out(doc, page, entry_names(deps, eid), with_codes=True, every=tables,
+                     total=None if len(page) == len(tables) else len(tables))
 
 
 @entries_read_once()
