@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -165,13 +166,47 @@ def table_site(doc: dict, t: dict, names: dict, name_map: dict, pnames: list[str
     levels = deal_levels(t, sides) if shown else None
     part = hashlib.sha1(repr((doc["number"], t["status"], sides, t.get("points") if shown else None, pnames,
                               levels)).encode()).hexdigest()
-    history = [(s["entry_id"], {
-        "round": doc["number"], "bye": False, "status": t["status"],
-        "opponents": [o for o in sides if o["entry_id"] != s["entry_id"]],
-        "points": t.get("points", {}).get(s["entry_id"], {}) if shown else {}, "point_names": pnames,
-        "levels": mine_first(levels, sides, s["entry_id"]) if levels else None}) for s in sides]
+    points = t.get("points", {}) if shown else None
+    history = [(s["entry_id"], HistoryRow(doc["number"], t["status"], sides, points, pnames, levels, s["entry_id"]))
+               for s in sides]
     piece = _PIECE_JSON.encode([t["number"], t["status"], row["points"], [s["entry_id"] for s in sides]])
     return row, history, part, piece
+
+
+class HistoryRow(Mapping):
+    """One side's row of a table on its entry page (a history row: round, bye, status, opponents, points,
+    point_names, levels), read from the table's worded sides when the page reads it. Issue 43: one for each side
+    of every table of every round is held (300,000 at 100,000 entries × 3 rounds); as a dict of seven keys and a
+    list it was ~430 B, as this ~90 B."""
+    __slots__ = ("_number", "_status", "_sides", "_points", "_pnames", "_levels", "_me")
+    _KEYS = ("round", "bye", "status", "opponents", "points", "point_names", "levels")
+
+    def __init__(self, number, status, sides, points, pnames, levels, me):
+        self._number, self._status, self._sides, self._points = number, status, sides, points
+        self._pnames, self._levels, self._me = pnames, levels, me
+
+    def __getitem__(self, key: str):
+        if key == "round":
+            return self._number
+        if key == "bye":
+            return False
+        if key == "status":
+            return self._status
+        if key == "opponents":
+            return [o for o in self._sides if o["entry_id"] != self._me]
+        if key == "points":   # the table's points (shown ones only) of this side
+            return self._points.get(self._me, {}) if self._points is not None else {}
+        if key == "point_names":
+            return self._pnames
+        if key == "levels":
+            return mine_first(self._levels, self._sides, self._me) if self._levels else None
+        raise KeyError(key)
+
+    def __iter__(self):
+        return iter(self._KEYS)
+
+    def __len__(self) -> int:
+        return len(self._KEYS)
 
 
 def lots_as_order(rows) -> None:
@@ -296,7 +331,7 @@ def page_inputs(tournament, event, data: dict, ev_warm: dict, size: int) -> dict
     page_of = {"t": tournament.model_dump_json(), "e": data["event"], "c": event.config.model_dump_json()}
     memo = ev_warm.setdefault("page_inputs", {})
     rounds = {}
-    rows = ev_warm.setdefault("row_reprs", {})   # the latest round's tables as digested: (round, table) → (row, repr)
+    rows = ev_warm.setdefault("row_reprs", {})   # the latest round's tables as digested: (round, table) → (row, its digest)
     for r in data["rounds"]:
         hit = memo.get(r["number"])
         if hit is None or hit[0] is not r or hit[1] != (size, repr(page_of)):
@@ -349,13 +384,13 @@ def draw_key(ev: dict, memo: dict) -> str:
 
 def _round_digests(r: dict, page_of: dict, size: int, rows: dict | None) -> list[str]:
     """Each page of a round: the digest of what it shows. `rows`: the latest round's rows as digested, each row's
-    repr kept while it is the same object (after one result: one of 5,000 again); None for a finished round."""
-    def row(tb):
+    digest kept while it is the same object (after one result: one of 5,000 again); None for a finished round."""
+    def row(tb):   # a row's digest, not its repr (~1.2 KB a table of the latest round held otherwise, issue 43)
         if rows is None:
-            return repr(tb)
+            return hashlib.sha1(repr(tb).encode()).hexdigest()
         kept = rows.get((r["number"], tb["number"]))
         if kept is None or kept[0] is not tb:
-            kept = rows[(r["number"], tb["number"])] = (tb, repr(tb))
+            kept = rows[(r["number"], tb["number"])] = (tb, hashlib.sha1(repr(tb).encode()).hexdigest())
         return kept[1]
 
     slices = round_pages(r, size, lambda key, **kw: "")[1]
