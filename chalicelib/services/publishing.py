@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import hashlib
 import json
 import logging
+import math
 import os
 import threading
 import time
@@ -120,10 +121,11 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
 def _one_string_per_id(entry_list: list, state: dict, all_rounds: list) -> None:
     """The rounds and the stage plans as read, made smaller in place (issue 43: the publisher held every round's
     tables, ~2.4 KB a table at 100,000 entries): each table names its two entries six times (sides, home, winner,
-    points, outcome), each a string of its own as parsed; they become the entry's own id string, and the words
-    every table repeats one string each. Equal strings for equal ones: nothing read or published moves. A round
-    made so before (a closed round the store kept) is passed over."""
+    points, outcome), each a string of its own as parsed; they become the entry's own id string, the words
+    every table repeats one string each, and its points' figures one float per value. Equal values for equal
+    ones: nothing read or published moves. A round made so before (a closed round the store kept) is passed over."""
     canon: dict[str, str] = {e.id: e.id for e in entry_list}
+    numbers: dict[float, float] = {}
     for plan in (state.get("plans") or {}).values():
         if isinstance(plan, dict) and isinstance(plan.get("entries"), list):
             plan["entries"] = [canon.setdefault(e, e) if isinstance(e, str) else e for e in plan["entries"]]
@@ -144,7 +146,19 @@ def _one_string_per_id(entry_list: list, state: dict, all_rounds: list) -> None:
             for k in ("points", "outcome"):
                 v = t.get(k)
                 if isinstance(v, dict):
-                    t[k] = {canon.setdefault(e, e): x for e, x in v.items()}
+                    t[k] = v = {canon.setdefault(e, e): _one_number(x, numbers) for e, x in v.items()}
+                    for x in v.values():
+                        if isinstance(x, dict):
+                            for name, y in x.items():
+                                x[name] = _one_number(y, numbers)
+
+
+def _one_number(x, numbers: dict):
+    """A float as one object per value (a table's points and outcome are ~six of them), -0.0 left as it is (equal
+    to 0.0, but not shown the same)."""
+    if type(x) is not float or (x == 0.0 and math.copysign(1.0, x) < 0):
+        return x
+    return numbers.setdefault(x, x)
 
 
 def _made_one(table: dict, canon: dict) -> bool:
