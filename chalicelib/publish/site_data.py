@@ -42,8 +42,8 @@ def entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], pa
         _histories_of(todo, outs, history, parts)
         todo &= public_entries.keys()
     else:
-        public_entries = {e: {"name": x.name, "club": x.club, "members": [m.name for m in x.members]}
-                          for e, x in entries.items() if x.status in ("confirmed", "withdrawn", "disqualified")}
+        public_entries = {e: PublicEntry(x) for e, x in entries.items()
+                          if x.status in ("confirmed", "withdrawn", "disqualified")}
         history, parts, entry_inputs = _histories(outs)
         todo = public_entries
     chunks = places_chunks(len(public_entries))
@@ -56,6 +56,54 @@ def entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], pa
     warm["entry_pages"] = {"entries": entry_list, "page_of": page_of, "outs": outs,
                            "public": public_entries, "history": history, "parts": parts, "inputs": entry_inputs}
     return public_entries, history, entry_inputs
+
+
+class PublicEntry(Mapping):
+    """What the pages show of an entry ({"name", "club", "members": its members' names}), read from the entry when
+    a page reads it (issue 43: ~50 B an entry held, not a dict and a list of ~300 B); its repr is the dict's."""
+    __slots__ = ("_entry",)
+    _KEYS = ("name", "club", "members")
+
+    def __init__(self, entry):
+        self._entry = entry
+
+    def __getitem__(self, key: str):
+        if key == "name":
+            return self._entry.name
+        if key == "club":
+            return self._entry.club
+        if key == "members":
+            return [m.name for m in self._entry.members]
+        raise KeyError(key)
+
+    def __iter__(self):
+        return iter(self._KEYS)
+
+    def __len__(self) -> int:
+        return 3
+
+    def __repr__(self) -> str:   # (an entry page's inputs are worked out from it)
+        return repr(dict(self))
+
+
+class _NameMap(Mapping):
+    """{entry id: {"name": its name}} for readable reasons, from the names (one dict an entry not held)."""
+    __slots__ = ("_names",)
+
+    def __init__(self, names: dict):
+        self._names = names
+
+    def __getitem__(self, eid: str) -> dict:
+        return {"name": self._names[eid]}
+
+    def __contains__(self, eid) -> bool:
+        return eid in self._names
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
 
 
 def _moved_entries(before: list[dict], outs: list[dict]) -> set[str]:
@@ -147,6 +195,8 @@ def round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_ma
     return {"round": rnd, "history": history, "parts": parts, "digest": digest}
 
 
+_NOTHING: dict = {}   # a worded row's empty `why` and `points`, shared by most rows: never written to
+
 # json.dumps(x, sort_keys=True, default=str), without a new encoder for each of 45,000 tables
 _PIECE_JSON = json.JSONEncoder(sort_keys=True, default=str)
 
@@ -155,12 +205,13 @@ def table_site(doc: dict, t: dict, names: dict, name_map: dict, pnames: list[str
     """One table worded: (its row, its sides' history rows, the entry pages' part, its digest piece)."""
     sides = [{"entry_id": s["entry_id"], "name": names.get(s["entry_id"], "?"), "seats": s["seats"]} for s in t["sides"]]
     shown = t["status"] in ("entered", "confirmed", "forfeit")
+    # most tables have no reason, penalties or rooms: one empty value for all of them (read only; issue 43)
     row = {"number": t["number"], "sides": sides, "status": t["status"],
-           "reason": readable(t.get("reason", ""), name_map), "why": t.get("why") or {},
+           "reason": readable(t.get("reason", ""), name_map), "why": t.get("why") or _NOTHING,
            "point_names": pnames, "edited": t.get("edited"),
-           "penalties": penalties_of_table(t, names) if shown else [],
-           "points": t.get("points") if shown else {},
-           "rooms": room_levels(t, sides) if shown else []}
+           "penalties": (penalties_of_table(t, names) if shown else None) or (),
+           "points": t.get("points") if shown else _NOTHING,
+           "rooms": (room_levels(t, sides) if shown else None) or ()}
     # Each entry page is keyed by its inputs; a table's part is worded once here for both sides, and held as its
     # digest (40 characters, not the ~200 of its words: one a table of every round, 150,000 at 100,000 entries)
     levels = deal_levels(t, sides) if shown else None
@@ -488,7 +539,7 @@ def entry_maps(entry_list: list, cache: dict) -> tuple[dict, dict, dict]:
     else:
         entries = {e.id: e for e in entry_list}
         names = {e: x.name for e, x in entries.items()}
-        name_map = {e: {"name": n} for e, n in names.items()}
+        name_map = _NameMap(names)
         cache["entry_maps"] = (entry_list, (entries, names, name_map))
     if cache.get("names_token") is None:
         cache["names_token"] = hashlib.sha1(repr(sorted(names.items())).encode()).hexdigest()

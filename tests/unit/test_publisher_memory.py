@@ -81,3 +81,16 @@ def test_a_tables_history_rows_read_as_the_dicts_they_were():
                 for e, o in ((a, b), (b, a))]
         assert [(e, dict(h)) for e, h in history] == want
         assert history[0][1].get("levels") == want[0][1]["levels"] and history[0][1].get("other") is None
+
+
+def test_an_entrys_public_part_reads_and_prints_as_the_dict_it_was():
+    """What the pages show of an entry is read from it when read, and its repr (an entry page's inputs) is the
+    dict's; the readable reasons' name map answers as {id: {"name": …}}."""
+    from chalicelib.publish.site_data import PublicEntry, entry_maps
+    entries = _compact(_entry_list().validate_json(_raw(2)))
+    shown = PublicEntry(entries[0])
+    want = {"name": "第1对", "club": "商会0", "members": ["甲0", "乙0"]}
+    assert dict(shown) == want and shown == want and repr(shown) == repr(want)
+    assert shown.get("club") == "商会0" and shown.get("phone") is None
+    _, names, name_map = entry_maps(entries, {})
+    assert entries[1].id in name_map and "x" not in name_map and name_map[entries[1].id] == {"name": "第2对"}
