@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -41,8 +42,8 @@ def entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], pa
         _histories_of(todo, outs, history, parts)
         todo &= public_entries.keys()
     else:
-        public_entries = {e: {"name": x.name, "club": x.club, "members": [m.name for m in x.members]}
-                          for e, x in entries.items() if x.status in ("confirmed", "withdrawn", "disqualified")}
+        public_entries = {e: PublicEntry(x) for e, x in entries.items()
+                          if x.status in ("confirmed", "withdrawn", "disqualified")}
         history, parts, entry_inputs = _histories(outs)
         todo = public_entries
     chunks = places_chunks(len(public_entries))
@@ -55,6 +56,54 @@ def entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], pa
     warm["entry_pages"] = {"entries": entry_list, "page_of": page_of, "outs": outs,
                            "public": public_entries, "history": history, "parts": parts, "inputs": entry_inputs}
     return public_entries, history, entry_inputs
+
+
+class PublicEntry(Mapping):
+    """What the pages show of an entry ({"name", "club", "members": its members' names}), read from the entry when
+    a page reads it (issue 43: ~50 B an entry held, not a dict and a list of ~300 B); its repr is the dict's."""
+    __slots__ = ("_entry",)
+    _KEYS = ("name", "club", "members")
+
+    def __init__(self, entry):
+        self._entry = entry
+
+    def __getitem__(self, key: str):
+        if key == "name":
+            return self._entry.name
+        if key == "club":
+            return self._entry.club
+        if key == "members":
+            return [m.name for m in self._entry.members]
+        raise KeyError(key)
+
+    def __iter__(self):
+        return iter(self._KEYS)
+
+    def __len__(self) -> int:
+        return 3
+
+    def __repr__(self) -> str:   # (an entry page's inputs are worked out from it)
+        return repr(dict(self))
+
+
+class _NameMap(Mapping):
+    """{entry id: {"name": its name}} for readable reasons, from the names (one dict an entry not held)."""
+    __slots__ = ("_names",)
+
+    def __init__(self, names: dict):
+        self._names = names
+
+    def __getitem__(self, eid: str) -> dict:
+        return {"name": self._names[eid]}
+
+    def __contains__(self, eid) -> bool:
+        return eid in self._names
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
 
 
 def _moved_entries(before: list[dict], outs: list[dict]) -> set[str]:
@@ -146,6 +195,8 @@ def round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_ma
     return {"round": rnd, "history": history, "parts": parts, "digest": digest}
 
 
+_NOTHING: dict = {}   # a worded row's empty `why` and `points`, shared by most rows: never written to
+
 # json.dumps(x, sort_keys=True, default=str), without a new encoder for each of 45,000 tables
 _PIECE_JSON = json.JSONEncoder(sort_keys=True, default=str)
 
@@ -154,24 +205,59 @@ def table_site(doc: dict, t: dict, names: dict, name_map: dict, pnames: list[str
     """One table worded: (its row, its sides' history rows, the entry pages' part, its digest piece)."""
     sides = [{"entry_id": s["entry_id"], "name": names.get(s["entry_id"], "?"), "seats": s["seats"]} for s in t["sides"]]
     shown = t["status"] in ("entered", "confirmed", "forfeit")
+    # most tables have no reason, penalties or rooms: one empty value for all of them (read only; issue 43)
     row = {"number": t["number"], "sides": sides, "status": t["status"],
-           "reason": readable(t.get("reason", ""), name_map), "why": t.get("why") or {},
+           "reason": readable(t.get("reason", ""), name_map), "why": t.get("why") or _NOTHING,
            "point_names": pnames, "edited": t.get("edited"),
-           "penalties": penalties_of_table(t, names) if shown else [],
-           "points": t.get("points") if shown else {},
-           "rooms": room_levels(t, sides) if shown else []}
+           "penalties": (penalties_of_table(t, names) if shown else None) or (),
+           "points": t.get("points") if shown else _NOTHING,
+           "rooms": (room_levels(t, sides) if shown else None) or ()}
     # Each entry page is keyed by its inputs; a table's part is worded once here for both sides, and held as its
     # digest (40 characters, not the ~200 of its words: one a table of every round, 150,000 at 100,000 entries)
     levels = deal_levels(t, sides) if shown else None
     part = hashlib.sha1(repr((doc["number"], t["status"], sides, t.get("points") if shown else None, pnames,
                               levels)).encode()).hexdigest()
-    history = [(s["entry_id"], {
-        "round": doc["number"], "bye": False, "status": t["status"],
-        "opponents": [o for o in sides if o["entry_id"] != s["entry_id"]],
-        "points": t.get("points", {}).get(s["entry_id"], {}) if shown else {}, "point_names": pnames,
-        "levels": mine_first(levels, sides, s["entry_id"]) if levels else None}) for s in sides]
+    points = t.get("points", {}) if shown else None
+    history = [(s["entry_id"], HistoryRow(doc["number"], t["status"], sides, points, pnames, levels, s["entry_id"]))
+               for s in sides]
     piece = _PIECE_JSON.encode([t["number"], t["status"], row["points"], [s["entry_id"] for s in sides]])
     return row, history, part, piece
+
+
+class HistoryRow(Mapping):
+    """One side's row of a table on its entry page (a history row: round, bye, status, opponents, points,
+    point_names, levels), read from the table's worded sides when the page reads it. Issue 43: one for each side
+    of every table of every round is held (300,000 at 100,000 entries × 3 rounds); as a dict of seven keys and a
+    list it was ~430 B, as this ~90 B."""
+    __slots__ = ("_number", "_status", "_sides", "_points", "_pnames", "_levels", "_me")
+    _KEYS = ("round", "bye", "status", "opponents", "points", "point_names", "levels")
+
+    def __init__(self, number, status, sides, points, pnames, levels, me):
+        self._number, self._status, self._sides, self._points = number, status, sides, points
+        self._pnames, self._levels, self._me = pnames, levels, me
+
+    def __getitem__(self, key: str):
+        if key == "round":
+            return self._number
+        if key == "bye":
+            return False
+        if key == "status":
+            return self._status
+        if key == "opponents":
+            return [o for o in self._sides if o["entry_id"] != self._me]
+        if key == "points":   # the table's points (shown ones only) of this side
+            return self._points.get(self._me, {}) if self._points is not None else {}
+        if key == "point_names":
+            return self._pnames
+        if key == "levels":
+            return mine_first(self._levels, self._sides, self._me) if self._levels else None
+        raise KeyError(key)
+
+    def __iter__(self):
+        return iter(self._KEYS)
+
+    def __len__(self) -> int:
+        return len(self._KEYS)
 
 
 def lots_as_order(rows) -> None:
@@ -296,7 +382,7 @@ def page_inputs(tournament, event, data: dict, ev_warm: dict, size: int) -> dict
     page_of = {"t": tournament.model_dump_json(), "e": data["event"], "c": event.config.model_dump_json()}
     memo = ev_warm.setdefault("page_inputs", {})
     rounds = {}
-    rows = ev_warm.setdefault("row_reprs", {})   # the latest round's tables as digested: (round, table) → (row, repr)
+    rows = ev_warm.setdefault("row_reprs", {})   # the latest round's tables as digested: (round, table) → (row, its digest)
     for r in data["rounds"]:
         hit = memo.get(r["number"])
         if hit is None or hit[0] is not r or hit[1] != (size, repr(page_of)):
@@ -349,13 +435,13 @@ def draw_key(ev: dict, memo: dict) -> str:
 
 def _round_digests(r: dict, page_of: dict, size: int, rows: dict | None) -> list[str]:
     """Each page of a round: the digest of what it shows. `rows`: the latest round's rows as digested, each row's
-    repr kept while it is the same object (after one result: one of 5,000 again); None for a finished round."""
-    def row(tb):
+    digest kept while it is the same object (after one result: one of 5,000 again); None for a finished round."""
+    def row(tb):   # a row's digest, not its repr (~1.2 KB a table of the latest round held otherwise, issue 43)
         if rows is None:
-            return repr(tb)
+            return hashlib.sha1(repr(tb).encode()).hexdigest()
         kept = rows.get((r["number"], tb["number"]))
         if kept is None or kept[0] is not tb:
-            kept = rows[(r["number"], tb["number"])] = (tb, repr(tb))
+            kept = rows[(r["number"], tb["number"])] = (tb, hashlib.sha1(repr(tb).encode()).hexdigest())
         return kept[1]
 
     slices = round_pages(r, size, lambda key, **kw: "")[1]
@@ -453,7 +539,7 @@ def entry_maps(entry_list: list, cache: dict) -> tuple[dict, dict, dict]:
     else:
         entries = {e.id: e for e in entry_list}
         names = {e: x.name for e, x in entries.items()}
-        name_map = {e: {"name": n} for e, n in names.items()}
+        name_map = _NameMap(names)
         cache["entry_maps"] = (entry_list, (entries, names, name_map))
     if cache.get("names_token") is None:
         cache["names_token"] = hashlib.sha1(repr(sorted(names.items())).encode()).hexdigest()

@@ -39,7 +39,9 @@ def places_by_round(deps: Deps, event, state: dict, all_rounds: list, saved: dic
                 memo[key] = saved[digest]
             else:
                 upto = [r for r in closed if r[0]["number"] <= doc["number"]]
-                rows = stage_standings(deps, event, stage, state, upto)["rows"]
+                # only the places after every closed round can be the standings asked for next (after a close):
+                # an earlier prefix's full standings are not kept for that (issue 43: ~100 MB at 100,000 entries)
+                rows = stage_standings(deps, event, stage, state, upto, share=len(upto) == len(closed))["rows"]
                 memo[key] = {r["entry_id"]: r["rank"] for r in rows}
         if keep is not None:
             keep[digest] = memo[key]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import hashlib
 import json
 import logging
+import math
 import os
 import threading
 import time
@@ -81,6 +82,7 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
     else:
         state, warm["revs"], all_rounds = read   # (event_site_data's reads)
         warm["names_token"] = None
+        _one_string_per_id(entry_list, state, all_rounds)
     warm.update(entries=entry_list, state=state, rounds=all_rounds)
     entries, names, name_map = site_data.entry_maps(entry_list, warm)
     later = _standings_later(tables, entry_list, all_rounds, warm)
@@ -114,6 +116,56 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
     if standings is not None:   # kept once: the rows as published, not also as models (site_data.shown_standings)
         warm["standings"] = warm["rows_of"][0]
     return data
+
+
+def _one_string_per_id(entry_list: list, state: dict, all_rounds: list) -> None:
+    """The rounds and the stage plans as read, made smaller in place (issue 43: the publisher held every round's
+    tables, ~2.4 KB a table at 100,000 entries): each table names its two entries six times (sides, home, winner,
+    points, outcome), each a string of its own as parsed; they become the entry's own id string, the words
+    every table repeats one string each, and its points' figures one float per value. Equal values for equal
+    ones: nothing read or published moves. A round made so before (a closed round the store kept) is passed over."""
+    canon: dict[str, str] = {e.id: e.id for e in entry_list}
+    numbers: dict[float, float] = {}
+    for plan in (state.get("plans") or {}).values():
+        if isinstance(plan, dict) and isinstance(plan.get("entries"), list):
+            plan["entries"] = [canon.setdefault(e, e) if isinstance(e, str) else e for e in plan["entries"]]
+            if isinstance(plan.get("numbers"), dict):
+                plan["numbers"] = {canon.setdefault(e, e): n for e, n in plan["numbers"].items()}
+    for _, tables in all_rounds:
+        if not tables or _made_one(tables[0], canon):
+            continue
+        for t in tables:
+            for s in t.get("sides") or ():
+                e = s.get("entry_id")
+                if isinstance(e, str):
+                    s["entry_id"] = canon.setdefault(e, e)
+            for k in ("home", "winner", "status"):
+                v = t.get(k)
+                if isinstance(v, str):
+                    t[k] = canon.setdefault(v, v)
+            for k in ("points", "outcome"):
+                v = t.get(k)
+                if isinstance(v, dict):
+                    t[k] = v = {canon.setdefault(e, e): _one_number(x, numbers) for e, x in v.items()}
+                    for x in v.values():
+                        if isinstance(x, dict):
+                            for name, y in x.items():
+                                x[name] = _one_number(y, numbers)
+
+
+def _one_number(x, numbers: dict):
+    """A float as one object per value (a table's points and outcome are ~six of them), -0.0 left as it is (equal
+    to 0.0, but not shown the same)."""
+    if type(x) is not float or (x == 0.0 and math.copysign(1.0, x) < 0):
+        return x
+    return numbers.setdefault(x, x)
+
+
+def _made_one(table: dict, canon: dict) -> bool:
+    """Whether a round's tables were made so already (its first table's first side is the one string)."""
+    sides = table.get("sides") or ()
+    e = sides[0].get("entry_id") if sides and isinstance(sides[0], dict) else None
+    return not isinstance(e, str) or canon.get(e) is e
 
 
 def _standings_later(tables, entry_list: list, all_rounds: list, warm: dict) -> bool:

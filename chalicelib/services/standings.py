@@ -65,8 +65,10 @@ def standings_shared():
         _SHARED.reset(token)
 
 
-def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None = None, rounds: list | None = None) -> dict:
-    shared = _SHARED.get()
+def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None = None, rounds: list | None = None,
+                    *, share: bool = True) -> dict:
+    """`share` False: not kept for a second ask within standings_shared (one nothing asks for again)."""
+    shared = _SHARED.get() if share else None
     if shared is None or state is None or rounds is None:
         return _stage_standings(deps, event, stage_idx, state, rounds)
     mine = [r for r in rounds if r[0] is not None and r[0]["stage"] == stage_idx]

@@ -280,3 +280,5 @@ def test_a_roster_longer_than_a_page_is_read_by_spans_at_once_each_entry_once(an
     whole = [Entry.model_validate_json(i["data"]["S"]) for i in any_repos.table.query(
         keys.event_partition(event.id), keys.ENTRY_PREFIX, raw=True)]
     assert any_repos.entries.list(event.id) == whole             # the publisher's read: whole entries, the same way
+    monkeypatch.setattr(entries_store, "LIST_CHUNK", 4)          # parsed a few at a time: the same, in order
+    assert any_repos.entries.list(event.id) == whole

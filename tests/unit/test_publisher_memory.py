@@ -54,3 +54,43 @@ def test_the_standings_are_held_once_as_published_rows():
     again = shown_standings(head, cache)   # given back (a result in the open round): the same rows, not dumped again
     assert again[0] is head and again[1] is shown
     assert shown_standings(None, cache) == (None, [])
+
+
+def _table(status: str = "confirmed", levels: bool = False) -> dict:
+    a, b = "01J" + "A" * 23, "01J" + "B" * 23
+    return {"number": 7, "home": a, "reason": "", "status": status, "version": 2,
+            "sides": [{"entry_id": a, "seats": ["N", "S"]}, {"entry_id": b, "seats": ["E", "W"]}],
+            "points": {a: {"match_points": 2.0}, b: {"match_points": 0.0}}, "outcome": {a: 1.0, b: 0.0}, "winner": a,
+            "details": {"deals": [{"levels": [3, 2]}, {"levels": [5, 2]}]} if levels else {}}
+
+
+def test_a_tables_history_rows_read_as_the_dicts_they_were():
+    """Each side's history row (an entry page's row) is worked out when read: the same keys and values as the
+    dict it was (round, bye, status, opponents, points, point names, levels: the second side's levels its own first)."""
+    from chalicelib.publish.site_data import table_site
+    names = {"01J" + "A" * 23: "甲队", "01J" + "B" * 23: "乙队"}
+    for status, levels in (("confirmed", True), ("confirmed", False), ("open", False)):
+        t = _table(status, levels)
+        _, history, _, _ = table_site({"number": 3}, t, names, {}, ["match_points"])
+        a, b = (s["entry_id"] for s in t["sides"])
+        shown = status == "confirmed"
+        side = {e: {"entry_id": e, "name": names[e], "seats": s["seats"]} for e, s in zip((a, b), t["sides"])}
+        want = [(e, {"round": 3, "bye": False, "status": status, "opponents": [side[o]],
+                     "points": t["points"][e] if shown else {}, "point_names": ["match_points"],
+                     "levels": ([[3, 2], [5, 2]] if e == a else [[2, 3], [2, 5]]) if levels else None})
+                for e, o in ((a, b), (b, a))]
+        assert [(e, dict(h)) for e, h in history] == want
+        assert history[0][1].get("levels") == want[0][1]["levels"] and history[0][1].get("other") is None
+
+
+def test_an_entrys_public_part_reads_and_prints_as_the_dict_it_was():
+    """What the pages show of an entry is read from it when read, and its repr (an entry page's inputs) is the
+    dict's; the readable reasons' name map answers as {id: {"name": …}}."""
+    from chalicelib.publish.site_data import PublicEntry, entry_maps
+    entries = _compact(_entry_list().validate_json(_raw(2)))
+    shown = PublicEntry(entries[0])
+    want = {"name": "第1对", "club": "商会0", "members": ["甲0", "乙0"]}
+    assert dict(shown) == want and shown == want and repr(shown) == repr(want)
+    assert shown.get("club") == "商会0" and shown.get("phone") is None
+    _, names, name_map = entry_maps(entries, {})
+    assert entries[1].id in name_map and "x" not in name_map and name_map[entries[1].id] == {"name": "第2对"}

@@ -25,7 +25,7 @@ def test_the_page_data_imports_no_store_clock_sink_or_settings():
     names |= {"." * n.level + (n.module or "") for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     # the standard library's pure parts, the page catalog and templates' helpers, the audit chain's genesis, the
     # glossary's words, and from services only two helpers with no I/O (names.readable, principals.display_who)
-    assert names <= {"__future__", "hashlib", "json", "dataclasses", "datetime", "typing", "zoneinfo", ".i18n",
+    assert names <= {"__future__", "collections.abc", "hashlib", "json", "dataclasses", "datetime", "typing", "zoneinfo", ".i18n",
                      ".render", ".place_files", "..auditchain", "..glossary", "..services.names",
                      "..services.principals"}, names
     assert "now(" not in (ROOT / "chalicelib" / "publish" / "site_data.py").read_text(encoding="utf-8")
