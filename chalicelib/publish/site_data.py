@@ -52,8 +52,12 @@ def entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], pa
     # an entry's parts are read only for its digest, just made: not held for every entry (those worked out again
     # later are put back by _histories_of)
     parts.clear()
+    # (gen, since, moved): which entries' inputs moved since the last record (`since`: its `gen`, a token of
+    # its own), for the pages' writer to visit only theirs (site_pages._EventPages.entries_moved)
     warm["entry_pages"] = {"entries": entry_list, "page_of": page_of, "outs": outs,
-                           "public": public_entries, "history": history, "parts": parts, "inputs": entry_inputs}
+                           "public": public_entries, "history": history, "parts": parts, "inputs": entry_inputs,
+                           "gen": object(), "since": prev.get("gen") if same else None,
+                           "moved": todo if same else None}
     return public_entries, history, entry_inputs
 
 
