@@ -67,8 +67,48 @@ def _moved_entries(before: list[dict], outs: list[dict]) -> set[str]:
     for old, new in zip(before, outs, strict=True):
         if old is new:
             continue
+        moved = _moved_in_round(old, new)
+        if moved is not None:
+            dirty |= moved
+            continue
         a, b = round_by_entry(old), round_by_entry(new)
         dirty.update(e for e in a.keys() | b.keys() if [p for _, p in a.get(e, ())] != [p for _, p in b.get(e, ())])
+    return dirty
+
+
+def _moved_in_round(old: dict, new: dict) -> set[str] | None:
+    """The entries whose rows differ between two wordings of a round, told from its table rows that are not the
+    same objects (a row kept is its table's words kept: the same history rows and parts), and the new wording's
+    rows by entry made from the old's with theirs (after one result: two entries, not 100,000 compared and
+    mapped again). None when that cannot tell (another round, other byes, many tables re-worded)."""
+    rows_a, rows_b = old["round"]["tables"], new["round"]["tables"]
+    if (old.get("by_entry") is None or "by_entry" in new or len(rows_a) != len(rows_b)
+            or old["round"]["number"] != new["round"]["number"]
+            or [b["entry_id"] for b in old["round"]["byes"]] != [b["entry_id"] for b in new["round"]["byes"]]):
+        return None
+    changed = {i for i, (x, y) in enumerate(zip(rows_a, rows_b)) if x is not y}
+    if len(changed) * 2 > len(rows_b):
+        return None
+    now: dict[str, list[tuple]] = {e["entry_id"]: [] for i in changed for e in rows_a[i]["sides"]}
+    at = 0
+    history, parts = new["history"], new["parts"]
+    for i, row in enumerate(rows_b):   # the changed tables' rows in the new wording's history (table by table)
+        width = len(row["sides"])
+        if i in changed:
+            for k in range(at, at + width):
+                now.setdefault(history[k][0], []).append((history[k][1], parts[k][1]))
+        at += width
+    by_entry = old["by_entry"]
+    seated = {}
+    for i in changed:
+        for e in rows_a[i]["sides"]:
+            seated[e["entry_id"]] = seated.get(e["entry_id"], 0) + 1
+    if any(len(by_entry.get(e, ())) != seated.get(e, 0) for e in now):   # also elsewhere in the round: mapped whole
+        return None
+    dirty = {e for e, rows in now.items() if [p for _, p in rows] != [p for _, p in by_entry.get(e, ())]}
+    new["by_entry"] = {**by_entry, **{e: rows for e, rows in now.items() if rows}}
+    for e in [e for e, rows in now.items() if not rows]:
+        new["by_entry"].pop(e, None)
     return dirty
 
 

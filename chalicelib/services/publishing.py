@@ -606,10 +606,12 @@ def wide_digest(event, data: dict, memo: dict) -> str:
     rest = repr(shown)   # all but the seats (a few KB)
     kept = memo.get(("shown", event.id))
     if kept is not None and kept[0] == rest and _same_seats(kept[1], r):
-        return kept[2]
-    shown[11] = None if r is None else (r["number"], r["status"], [_seats_of(t) for t in r["tables"]],
-                                        [(b["entry_id"], b["name"]) for b in r["byes"]])
-    digest = hashlib.sha1(repr(shown).encode()).hexdigest()
+        digest = kept[2]
+    else:
+        shown[11] = None if r is None else (r["number"], r["status"], [_seats_of(t) for t in r["tables"]],
+                                            [(b["entry_id"], b["name"]) for b in r["byes"]])
+        digest = hashlib.sha1(repr(shown).encode()).hexdigest()
+    # these rows from now on (the next result's publish compares its rows with them: all but one the same)
     memo[("shown", event.id)] = (rest, None if r is None else (r["number"], r["status"], r["tables"], r["byes"]),
                                  digest)
     return digest
