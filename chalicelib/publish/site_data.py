@@ -624,13 +624,29 @@ def _columns(rules, standings, ko: bool) -> tuple[list[str], list[str]]:
     return points, tiebreaks
 
 
-def _version(p: EventParts, rows: list[dict]) -> str:
-    """The event feed's version: its rounds' results, the standings' order, the corrections and appeals."""
-    h = hashlib.sha1()
-    for out in p.outs:
-        h.update(out["digest"].encode())
-    return hashlib.sha1(json.dumps([h.hexdigest(), [(r["entry_id"], r["rank"]) for r in rows], len(p.corrections),
-                                    p.appeals], sort_keys=True, default=str).encode()).hexdigest()[:16]
+def _version(p: EventParts, rows: list[dict], cache: dict | None = None) -> str:
+    """The event feed's version: its rounds' results, the standings' order, the corrections and appeals. `cache`:
+    the rounds' hash kept after each worded round while they are the same objects (a result re-words the open
+    round: the closed ones are not hashed again) and the standings' order as JSON while the rows are the same
+    (a big field's, through a round): the same text as dumping it whole."""
+    cache = {} if cache is None else cache
+    kept, chain = cache.get("version_rounds") or [], []
+    h, same = hashlib.sha1(), True
+    for i, out in enumerate(p.outs):
+        same = same and i < len(kept) and kept[i][0] is out   # (every round before it the same too)
+        if same:
+            h = kept[i][1].copy()
+        else:
+            h.update(out["digest"].encode())
+        chain.append((out, h.copy()))
+    cache["version_rounds"] = chain
+    hit = cache.get("version_rows")
+    if hit is None or hit[0] is not rows:
+        hit = cache["version_rows"] = (rows, json.dumps([(r["entry_id"], r["rank"]) for r in rows], sort_keys=True,
+                                                        default=str))
+    text = "[" + ", ".join([json.dumps(h.hexdigest()), hit[1], json.dumps(len(p.corrections)),
+                            json.dumps(p.appeals, sort_keys=True, default=str)]) + "]"
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
 def _knockout(event, standings) -> bool:
@@ -650,7 +666,12 @@ def event_data(p: EventParts, cache: dict) -> dict:
     """What one event's pages show, from its parts worked out."""
     event = p.event
     standings, rows = shown_standings(p.standings, cache)
-    version = _version(p, rows)
+    version = _version(p, rows, cache)
+    hit = cache.get("entry_counts")   # (kept while the entries are the same object: not 100,000 counted a result)
+    if hit is None or hit[0] is not p.entries:
+        hit = cache["entry_counts"] = (p.entries, (sum(1 for x in p.entries.values() if x.status == "confirmed"),
+                                                   sum(1 for x in p.entries.values() if x.status == "withdrawn")))
+    counts = hit[1]
     ko = _knockout(event, standings)
     reached = ko or any(r["reached"] for r in rows)   # a multi-stage event's final ranking says where each went out
     # an appeal still open (待裁决) keeps the final places and prizes provisional, on every page that shows them
@@ -671,5 +692,4 @@ def event_data(p: EventParts, cache: dict) -> dict:
             "open_round": p.state.get("open_round", 0), "places": p.places,
             "entries": public_entries, "entry_inputs": entry_inputs,
             "places_chunks": places_chunks(len(public_entries)),
-            "playing": sum(1 for x in p.entries.values() if x.status == "confirmed"),
-            "withdrawn": sum(1 for x in p.entries.values() if x.status == "withdrawn")}
+            "playing": counts[0], "withdrawn": counts[1]}
