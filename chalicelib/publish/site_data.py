@@ -157,18 +157,26 @@ def round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_ma
     pnames = list(rules.point_names[scoring.method])
     if doc.get("format") == "knockout":   # issue 23: a knockout's win 1 / loss 0 is not 小组积分; the winner shows
         pnames = [p for p in pnames if p != "group_points"] or pnames
-    rtables, history, parts, pieces = [], [], [], []
     memo = {} if memo is None else memo
-    for t in tables:
-        hit = memo.get(t["number"])
-        if hit is None or hit[0] is not t:
-            hit = (t, *table_site(doc, t, names, name_map, pnames))
-            memo[t["number"]] = hit
-        _, rt, hist, part, piece = hit
-        rtables.append(rt)
-        history.extend(hist)
-        parts.extend((e, part) for e, _ in hist)
-        pieces.append(piece)
+    patched = _tables_patched(doc, tables, names, name_map, pnames, memo)
+    if patched is not None:
+        rtables, history, parts, pieces, third = patched
+    else:
+        rtables, history, parts, pieces = [], [], [], []
+        for t in tables:
+            hit = memo.get(t["number"])
+            if hit is None or hit[0] is not t:
+                hit = (t, *table_site(doc, t, names, name_map, pnames))
+                memo[t["number"]] = hit
+            _, rt, hist, part, piece = hit
+            rtables.append(rt)
+            history.extend(hist)
+            parts.extend((e, part) for e, _ in hist)
+            pieces.append(piece)
+        third = any((t.get("why") or {}).get("third_place") for t in tables)
+    widths = {len(t["sides"]) for t in tables} if patched is None else {memo["_last"][5]}
+    memo["_last"] = (tables, rtables, history, parts, pieces, widths.pop() if len(widths) == 1 else None,
+                     len(history), third)
     # a bye the engine gave no rule for is the format's (a round robin's is its schedule, not "ranked last")
     byes = [{"entry_id": b, "name": names.get(b, "?"), "reason": r,
              "why": (doc.get("bye_why") or {}).get(b) or bye_rule(doc)} for b, r in doc.get("byes", [])]
@@ -181,13 +189,42 @@ def round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_ma
              for e, info in (doc.get("early_finish") or {}).items()]
     rnd = {"number": doc["number"], "status": doc["status"], "seed": doc["seed"], "tables": rtables,
            "round_name": doc.get("round_name"),   # a knockout round by its size (决赛, 半决赛 …)
-           "third_place": any((t.get("why") or {}).get("third_place") for t in tables),
+           "third_place": third,
            "byes": byes, "early_finish": early, "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"),
            "point_names": pnames,
            "starts": local_time(doc["starts_at"], tournament.timezone) if doc.get("starts_at") else "",
            "ends": local_time(doc["ends_at"], tournament.timezone, "%H:%M") if doc.get("ends_at") else ""}
     digest = json.dumps([doc["number"], doc["status"]]) + "".join(pieces)
     return {"round": rnd, "history": history, "parts": parts, "digest": digest}
+
+
+def _tables_patched(doc: dict, tables: list[dict], names: dict, name_map: dict, pnames: list[str], memo: dict):
+    """The round's worded tables as the last wording with this memo had them (`memo["_last"]`), those whose table
+    is not the same object worded again in their places (after one result: one of 50,000, the rest copied, not
+    visited); None when that cannot be (no last wording, other tables, many changed, tables of unlike sizes).
+    (rows, history rows, entry-page parts, digest pieces, whether a table is for third place)."""
+    last = memo.get("_last")
+    if last is None or last[5] is None or len(last[0]) != len(tables):
+        return None
+    was, rows, history, parts, pieces, width, size, third = last
+    changed = [i for i, (a, b) in enumerate(zip(was, tables)) if a is not b]
+    if len(changed) * 2 > len(tables) or any(tables[i]["number"] != was[i]["number"]
+                                             or len(tables[i]["sides"]) != width for i in changed):
+        return None
+    rows, pieces, history, parts = list(rows), list(pieces), history[:size], parts[:size]
+    for i in changed:
+        t = tables[i]
+        hit = memo.get(t["number"])
+        if hit is None or hit[0] is not t:
+            hit = memo[t["number"]] = (t, *table_site(doc, t, names, name_map, pnames))
+        _, rows[i], hist, part, pieces[i] = hit
+        history[i * width:(i + 1) * width] = hist
+        parts[i * width:(i + 1) * width] = [(e, part) for e, _ in hist]
+    if third:   # a third-place table among them (a knockout's few): looked for again
+        third = any((t.get("why") or {}).get("third_place") for t in tables)
+    else:
+        third = any((tables[i].get("why") or {}).get("third_place") for i in changed)
+    return rows, history, parts, pieces, third
 
 
 # json.dumps(x, sort_keys=True, default=str), without a new encoder for each of 45,000 tables
