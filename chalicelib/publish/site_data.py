@@ -440,9 +440,21 @@ def _round_digests(r: dict, page_of: dict, size: int, rows: dict | None) -> list
         return kept[1]
 
     slices = round_pages(r, size, lambda key, **kw: "")[1]
-    return [hashlib.sha1((repr([page_of, {k: v for k, v in part.items() if k != "tables"}, len(slices)])
-                          + "".join(row(tb) for tb in part["tables"])).encode()).hexdigest()
-            for part in slices]
+    heads = [repr([page_of, {k: v for k, v in part.items() if k != "tables"}, len(slices)]) for part in slices]
+    # the latest round's pages as last digested: a page whose head is the same and whose rows are the same
+    # objects keeps its digest (after one result: one page of a hundred digested again, not 50,000 rows joined)
+    last = rows.get((r["number"], "pages")) if rows is not None else None
+    moved: set[int] = set()
+    if last is not None and last[0] == size and len(last[1]) == len(r["tables"]) and len(last[2]) == len(heads):
+        moved = {i // size for i, (a, b) in enumerate(zip(last[1], r["tables"])) if a is not b}
+    else:
+        last = None
+    digests = [last[3][k] if last is not None and k not in moved and last[2][k] == head else
+               hashlib.sha1((head + "".join(row(tb) for tb in part["tables"])).encode()).hexdigest()
+               for k, (head, part) in enumerate(zip(heads, slices))]
+    if rows is not None:
+        rows[(r["number"], "pages")] = (size, r["tables"], heads, digests)
+    return digests
 
 
 def _round_link(eid: str, number: int, i: int, size: int, total: int) -> str:
