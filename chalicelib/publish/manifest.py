@@ -29,8 +29,9 @@ def save_manifest(sink, key: str, manifest: dict, before: dict) -> None:
     parts whose lines changed (after one result: the event's part and two entry parts, not 30,000 lines). The
     index is written last, once its parts are out."""
     old = before.get("_shards") or {}
+    touched = manifest.pop("_touched", None)
     if old and "pages" in before and "inputs" in before:
-        shards = _shards_again(manifest, before, old)
+        shards = _shards_again(manifest, before, old, touched)
     else:
         shards = {}
         for field in ("pages", "inputs"):
@@ -51,21 +52,31 @@ def save_manifest(sink, key: str, manifest: dict, before: dict) -> None:
     manifest["_shards"], manifest["_index"] = kept, index
 
 
-def _shards_again(manifest: dict, before: dict, old: dict) -> dict[str, dict]:
+def _shards_again(manifest: dict, before: dict, old: dict, touched: set | None = None) -> dict[str, dict]:
     """Only the parts holding a line that changed are worked out again (one result: 3 of 50, not 60,000 lines); the
-    others are the same objects as before."""
-    changed: set[str] = set()
-    for field in ("pages", "inputs"):
-        now, was = manifest[field], before[field]
-        changed.update(k for k, _ in now.items() - was.items())
-        changed.update(was.keys() - now.keys())
-    touched: dict[str, set] = {}
-    for k in changed:
-        touched.setdefault(shard(k), set()).add(k)
-    shards = {name: part["body"] for name, part in old.items() if name not in touched}
-    for name, keys_ in touched.items():
+    others are the same objects as before. `touched`: the keys whose lines may have changed (the writer's own
+    count, publish/site_pages.PageOut), else every line is compared with the last manifest's."""
+    if touched is None:
+        touched = set()
+        for field in ("pages", "inputs"):
+            now, was = manifest[field], before[field]
+            touched.update(k for k, _ in now.items() - was.items())
+            touched.update(was.keys() - now.keys())
+    by_shard: dict[str, set] = {}
+    for k in touched:
+        by_shard.setdefault(shard(k), set()).add(k)
+    shards = {name: part["body"] for name, part in old.items() if name not in by_shard}
+    for name, keys_ in by_shard.items():
         body = old[name]["body"] if name in old else {"pages": {}, "inputs": {}}
-        lines = {f: {k: manifest[f][k] for k in (body[f].keys() | keys_) if k in manifest[f]} for f in ("pages", "inputs")}
+        lines = {}
+        for f in ("pages", "inputs"):   # the part's lines as they were, those of the keys touched as they are
+            now, part = manifest[f], dict(body.get(f, {}))
+            for k in keys_:
+                if k in now:
+                    part[k] = now[k]
+                else:
+                    part.pop(k, None)
+            lines[f] = part
         if lines["pages"] or lines["inputs"]:
             shards[name] = lines
     return shards

@@ -53,8 +53,12 @@ def entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], pa
     # an entry's parts are read only for its digest, just made: not held for every entry (those worked out again
     # later are put back by _histories_of)
     parts.clear()
+    # (gen, since, moved): which entries' inputs moved since the last record (`since`: its `gen`, a token of
+    # its own), for the pages' writer to visit only theirs (site_pages._EventPages.entries_moved)
     warm["entry_pages"] = {"entries": entry_list, "page_of": page_of, "outs": outs,
-                           "public": public_entries, "history": history, "parts": parts, "inputs": entry_inputs}
+                           "public": public_entries, "history": history, "parts": parts, "inputs": entry_inputs,
+                           "gen": object(), "since": prev.get("gen") if same else None,
+                           "moved": todo if same else None}
     return public_entries, history, entry_inputs
 
 
@@ -112,8 +116,48 @@ def _moved_entries(before: list[dict], outs: list[dict]) -> set[str]:
     for old, new in zip(before, outs, strict=True):
         if old is new:
             continue
+        moved = _moved_in_round(old, new)
+        if moved is not None:
+            dirty |= moved
+            continue
         a, b = round_by_entry(old), round_by_entry(new)
         dirty.update(e for e in a.keys() | b.keys() if [p for _, p in a.get(e, ())] != [p for _, p in b.get(e, ())])
+    return dirty
+
+
+def _moved_in_round(old: dict, new: dict) -> set[str] | None:
+    """The entries whose rows differ between two wordings of a round, told from its table rows that are not the
+    same objects (a row kept is its table's words kept: the same history rows and parts), and the new wording's
+    rows by entry made from the old's with theirs (after one result: two entries, not 100,000 compared and
+    mapped again). None when that cannot tell (another round, other byes, many tables re-worded)."""
+    rows_a, rows_b = old["round"]["tables"], new["round"]["tables"]
+    if (old.get("by_entry") is None or "by_entry" in new or len(rows_a) != len(rows_b)
+            or old["round"]["number"] != new["round"]["number"]
+            or [b["entry_id"] for b in old["round"]["byes"]] != [b["entry_id"] for b in new["round"]["byes"]]):
+        return None
+    changed = {i for i, (x, y) in enumerate(zip(rows_a, rows_b)) if x is not y}
+    if len(changed) * 2 > len(rows_b):
+        return None
+    now: dict[str, list[tuple]] = {e["entry_id"]: [] for i in changed for e in rows_a[i]["sides"]}
+    at = 0
+    history, parts = new["history"], new["parts"]
+    for i, row in enumerate(rows_b):   # the changed tables' rows in the new wording's history (table by table)
+        width = len(row["sides"])
+        if i in changed:
+            for k in range(at, at + width):
+                now.setdefault(history[k][0], []).append((history[k][1], parts[k][1]))
+        at += width
+    by_entry = old["by_entry"]
+    seated = {}
+    for i in changed:
+        for e in rows_a[i]["sides"]:
+            seated[e["entry_id"]] = seated.get(e["entry_id"], 0) + 1
+    if any(len(by_entry.get(e, ())) != seated.get(e, 0) for e in now):   # also elsewhere in the round: mapped whole
+        return None
+    dirty = {e for e, rows in now.items() if [p for _, p in rows] != [p for _, p in by_entry.get(e, ())]}
+    new["by_entry"] = {**by_entry, **{e: rows for e, rows in now.items() if rows}}
+    for e in [e for e, rows in now.items() if not rows]:
+        new["by_entry"].pop(e, None)
     return dirty
 
 
@@ -162,18 +206,26 @@ def round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_ma
     pnames = list(rules.point_names[scoring.method])
     if doc.get("format") == "knockout":   # issue 23: a knockout's win 1 / loss 0 is not 小组积分; the winner shows
         pnames = [p for p in pnames if p != "group_points"] or pnames
-    rtables, history, parts, pieces = [], [], [], []
     memo = {} if memo is None else memo
-    for t in tables:
-        hit = memo.get(t["number"])
-        if hit is None or hit[0] is not t:
-            hit = (t, *table_site(doc, t, names, name_map, pnames))
-            memo[t["number"]] = hit
-        _, rt, hist, part, piece = hit
-        rtables.append(rt)
-        history.extend(hist)
-        parts.extend((e, part) for e, _ in hist)
-        pieces.append(piece)
+    patched = _tables_patched(doc, tables, names, name_map, pnames, memo)
+    if patched is not None:
+        rtables, history, parts, pieces, third = patched
+    else:
+        rtables, history, parts, pieces = [], [], [], []
+        for t in tables:
+            hit = memo.get(t["number"])
+            if hit is None or hit[0] is not t:
+                hit = (t, *table_site(doc, t, names, name_map, pnames))
+                memo[t["number"]] = hit
+            _, rt, hist, part, piece = hit
+            rtables.append(rt)
+            history.extend(hist)
+            parts.extend((e, part) for e, _ in hist)
+            pieces.append(piece)
+        third = any((t.get("why") or {}).get("third_place") for t in tables)
+    widths = {len(t["sides"]) for t in tables} if patched is None else {memo["_last"][5]}
+    memo["_last"] = (tables, rtables, history, parts, pieces, widths.pop() if len(widths) == 1 else None,
+                     len(history), third)
     # a bye the engine gave no rule for is the format's (a round robin's is its schedule, not "ranked last")
     byes = [{"entry_id": b, "name": names.get(b, "?"), "reason": r,
              "why": (doc.get("bye_why") or {}).get(b) or bye_rule(doc)} for b, r in doc.get("byes", [])]
@@ -186,7 +238,7 @@ def round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_ma
              for e, info in (doc.get("early_finish") or {}).items()]
     rnd = {"number": doc["number"], "status": doc["status"], "seed": doc["seed"], "tables": rtables,
            "round_name": doc.get("round_name"),   # a knockout round by its size (决赛, 半决赛 …)
-           "third_place": any((t.get("why") or {}).get("third_place") for t in tables),
+           "third_place": third,
            "byes": byes, "early_finish": early, "starts_at": doc.get("starts_at"), "ends_at": doc.get("ends_at"),
            "point_names": pnames,
            "starts": local_time(doc["starts_at"], tournament.timezone) if doc.get("starts_at") else "",
@@ -196,6 +248,36 @@ def round_site(event, rules, doc: dict, tables: list[dict], names: dict, name_ma
 
 
 _NOTHING: dict = {}   # a worded row's empty `why` and `points`, shared by most rows: never written to
+
+
+def _tables_patched(doc: dict, tables: list[dict], names: dict, name_map: dict, pnames: list[str], memo: dict):
+    """The round's worded tables as the last wording with this memo had them (`memo["_last"]`), those whose table
+    is not the same object worded again in their places (after one result: one of 50,000, the rest copied, not
+    visited); None when that cannot be (no last wording, other tables, many changed, tables of unlike sizes).
+    (rows, history rows, entry-page parts, digest pieces, whether a table is for third place)."""
+    last = memo.get("_last")
+    if last is None or last[5] is None or len(last[0]) != len(tables):
+        return None
+    was, rows, history, parts, pieces, width, size, third = last
+    changed = [i for i, (a, b) in enumerate(zip(was, tables)) if a is not b]
+    if len(changed) * 2 > len(tables) or any(tables[i]["number"] != was[i]["number"]
+                                             or len(tables[i]["sides"]) != width for i in changed):
+        return None
+    rows, pieces, history, parts = list(rows), list(pieces), history[:size], parts[:size]
+    for i in changed:
+        t = tables[i]
+        hit = memo.get(t["number"])
+        if hit is None or hit[0] is not t:
+            hit = memo[t["number"]] = (t, *table_site(doc, t, names, name_map, pnames))
+        _, rows[i], hist, part, pieces[i] = hit
+        history[i * width:(i + 1) * width] = hist
+        parts[i * width:(i + 1) * width] = [(e, part) for e, _ in hist]
+    if third:   # a third-place table among them (a knockout's few): looked for again
+        third = any((t.get("why") or {}).get("third_place") for t in tables)
+    else:
+        third = any((tables[i].get("why") or {}).get("third_place") for i in changed)
+    return rows, history, parts, pieces, third
+
 
 # json.dumps(x, sort_keys=True, default=str), without a new encoder for each of 45,000 tables
 _PIECE_JSON = json.JSONEncoder(sort_keys=True, default=str)
@@ -445,9 +527,21 @@ def _round_digests(r: dict, page_of: dict, size: int, rows: dict | None) -> list
         return kept[1]
 
     slices = round_pages(r, size, lambda key, **kw: "")[1]
-    return [hashlib.sha1((repr([page_of, {k: v for k, v in part.items() if k != "tables"}, len(slices)])
-                          + "".join(row(tb) for tb in part["tables"])).encode()).hexdigest()
-            for part in slices]
+    heads = [repr([page_of, {k: v for k, v in part.items() if k != "tables"}, len(slices)]) for part in slices]
+    # the latest round's pages as last digested: a page whose head is the same and whose rows are the same
+    # objects keeps its digest (after one result: one page of a hundred digested again, not 50,000 rows joined)
+    last = rows.get((r["number"], "pages")) if rows is not None else None
+    moved: set[int] = set()
+    if last is not None and last[0] == size and len(last[1]) == len(r["tables"]) and len(last[2]) == len(heads):
+        moved = {i // size for i, (a, b) in enumerate(zip(last[1], r["tables"])) if a is not b}
+    else:
+        last = None
+    digests = [last[3][k] if last is not None and k not in moved and last[2][k] == head else
+               hashlib.sha1((head + "".join(row(tb) for tb in part["tables"])).encode()).hexdigest()
+               for k, (head, part) in enumerate(zip(heads, slices))]
+    if rows is not None:
+        rows[(r["number"], "pages")] = (size, r["tables"], heads, digests)
+    return digests
 
 
 def _round_link(eid: str, number: int, i: int, size: int, total: int) -> str:
@@ -666,13 +760,29 @@ def _columns(rules, standings, ko: bool) -> tuple[list[str], list[str]]:
     return points, tiebreaks
 
 
-def _version(p: EventParts, rows: list[dict]) -> str:
-    """The event feed's version: its rounds' results, the standings' order, the corrections and appeals."""
-    h = hashlib.sha1()
-    for out in p.outs:
-        h.update(out["digest"].encode())
-    return hashlib.sha1(json.dumps([h.hexdigest(), [(r["entry_id"], r["rank"]) for r in rows], len(p.corrections),
-                                    p.appeals], sort_keys=True, default=str).encode()).hexdigest()[:16]
+def _version(p: EventParts, rows: list[dict], cache: dict | None = None) -> str:
+    """The event feed's version: its rounds' results, the standings' order, the corrections and appeals. `cache`:
+    the rounds' hash kept after each worded round while they are the same objects (a result re-words the open
+    round: the closed ones are not hashed again) and the standings' order as JSON while the rows are the same
+    (a big field's, through a round): the same text as dumping it whole."""
+    cache = {} if cache is None else cache
+    kept, chain = cache.get("version_rounds") or [], []
+    h, same = hashlib.sha1(), True
+    for i, out in enumerate(p.outs):
+        same = same and i < len(kept) and kept[i][0] is out   # (every round before it the same too)
+        if same:
+            h = kept[i][1].copy()
+        else:
+            h.update(out["digest"].encode())
+        chain.append((out, h.copy()))
+    cache["version_rounds"] = chain
+    hit = cache.get("version_rows")
+    if hit is None or hit[0] is not rows:
+        hit = cache["version_rows"] = (rows, json.dumps([(r["entry_id"], r["rank"]) for r in rows], sort_keys=True,
+                                                        default=str))
+    text = "[" + ", ".join([json.dumps(h.hexdigest()), hit[1], json.dumps(len(p.corrections)),
+                            json.dumps(p.appeals, sort_keys=True, default=str)]) + "]"
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
 def _knockout(event, standings) -> bool:
@@ -692,7 +802,12 @@ def event_data(p: EventParts, cache: dict) -> dict:
     """What one event's pages show, from its parts worked out."""
     event = p.event
     standings, rows = shown_standings(p.standings, cache)
-    version = _version(p, rows)
+    version = _version(p, rows, cache)
+    hit = cache.get("entry_counts")   # (kept while the entries are the same object: not 100,000 counted a result)
+    if hit is None or hit[0] is not p.entries:
+        hit = cache["entry_counts"] = (p.entries, (sum(1 for x in p.entries.values() if x.status == "confirmed"),
+                                                   sum(1 for x in p.entries.values() if x.status == "withdrawn")))
+    counts = hit[1]
     ko = _knockout(event, standings)
     reached = ko or any(r["reached"] for r in rows)   # a multi-stage event's final ranking says where each went out
     # an appeal still open (待裁决) keeps the final places and prizes provisional, on every page that shows them
@@ -713,5 +828,4 @@ def event_data(p: EventParts, cache: dict) -> dict:
             "open_round": p.state.get("open_round", 0), "places": p.places,
             "entries": public_entries, "entry_inputs": entry_inputs,
             "places_chunks": places_chunks(len(public_entries)),
-            "playing": sum(1 for x in p.entries.values() if x.status == "confirmed"),
-            "withdrawn": sum(1 for x in p.entries.values() if x.status == "withdrawn")}
+            "playing": counts[0], "withdrawn": counts[1]}

@@ -68,11 +68,19 @@ class PageOut:
     (disk or S3) run beside the rendering: they wait on I/O, rendering on the CPU. Thousands of files to a folder:
     a writer process (publish/sinks.py says why); else a few threads (S3's waits are long)."""
 
-    def __init__(self, sink, lang: str, old_manifest: dict, digests: dict, many: bool):
+    def __init__(self, sink, lang: str, old_manifest: dict, digests: dict, many: bool, carried: bool = False):
         self.sink, self.lang, self.digests = sink, lang, digests
         self.old, self.old_inputs = old_manifest.get("pages", {}), old_manifest.get("inputs", {})
+        # `carried`: the old manifest is the one this process wrote last for these pages (the pages in the sink),
+        # so the entry pages whose inputs did not move need not be visited (`carry_entries`): their lines stand.
+        # It holds which of its keys are not entry pages ("_rest"): those are visited every publish.
+        self.rest = old_manifest.get("_rest") if carried else None
+        self.carrying = False
         self.new: dict[str, str] = {}
         self.new_inputs: dict[str, str] = {}
+        self.touched: set[str] = set()   # the keys whose lines may differ from the old manifest's
+        self.seen: set[str] = set()      # the keys visited, while carrying
+        self.seen_inputs: set[str] = set()
         self.stats: dict = {"files": 0, "written": 0, "bytes": 0, "largest": ("", 0)}
         self.writer = sink.writer() if many and hasattr(sink, "writer") else None
         self.pool = (ThreadPoolExecutor(max_workers=getattr(sink, "THREADS", 8))
@@ -83,6 +91,9 @@ class PageOut:
         """An event nothing changed in: its pages stay as they are (their lines carried over)."""
         self.new.update((k, v) for k, v in self.old.items() if k.startswith(folder))
         self.new_inputs.update((k, v) for k, v in self.old_inputs.items() if k.startswith(folder))
+        if self.carrying:
+            self.seen.update(k for k in self.old if k.startswith(folder))
+            self.seen_inputs.update(k for k in self.old_inputs if k.startswith(folder))
 
     def write(self, key: str, text: str | bytes) -> None:
         body = text if isinstance(text, bytes) else text.encode("utf-8")
@@ -93,8 +104,11 @@ class PageOut:
         stats["bytes"] += len(body)
         if len(body) > stats["largest"][1]:
             stats["largest"] = (key, len(body))
+        if self.carrying:
+            self.seen.add(key)
         if self.old.get(key) == digest:
             return
+        self.touched.add(key)
         stats["written"] += 1
         if self.writer:
             self.writer.write(key, body)
@@ -118,11 +132,31 @@ class PageOut:
             if isinstance(inputs, str):
                 self.digests[key] = (inputs, digest)
         self.new_inputs[key] = digest
+        if self.carrying:
+            self.seen_inputs.add(key)
         if self.old_inputs.get(key) == digest and key in self.old:
             self.new[key] = self.old[key]
+            if self.carrying:
+                self.seen.add(key)
             self.stats["files"] += 1
             return True
+        self.touched.add(key)
         return False
+
+    def can_carry(self) -> bool:
+        """Whether entry pages can be left unvisited (`carry_entries`): the old manifest is this process's own."""
+        return self.rest is not None
+
+    def carry_entries(self, unvisited: int) -> None:
+        """The entry pages not visited in this publish keep their lines (their inputs did not move; `unvisited` of
+        them, counted as files). Every other page must be visited: an old page that is not (and is no entry
+        page) leaves the manifest, as it would have if every page had been visited."""
+        assert self.rest is not None
+        if not self.carrying:   # the pages visited so far are seen; every old line stands until visited or gone
+            self.carrying = True
+            self.seen, self.seen_inputs = set(self.new), set(self.new_inputs)
+            self.new, self.new_inputs = {**self.old, **self.new}, {**self.old_inputs, **self.new_inputs}
+        self.stats["files"] += unvisited
 
     def abandon(self) -> None:
         if self.writer:
@@ -138,7 +172,28 @@ class PageOut:
             self.pending.popleft().result()
 
     def manifest(self) -> dict:
-        return {"pages": self.new, "inputs": self.new_inputs}
+        """The pages' lines as they now are, with the keys whose lines may differ from the old manifest's
+        ("_touched": its parts are worked out again from these, not from a diff of every line) and the keys of
+        pages and of inputs that are not entry pages ("_rest")."""
+        if self.carrying:   # the old lines of pages not visited that are no entry page: gone
+            gone, gone_inputs = self.rest[0] - self.seen, self.rest[1] - self.seen_inputs
+            for k in gone:
+                self.new.pop(k, None)
+            for k in gone_inputs:
+                self.new_inputs.pop(k, None)
+            self.touched |= gone | gone_inputs
+            pages_, inputs_ = self.seen, self.seen_inputs
+        else:
+            self.touched |= (self.old.keys() - self.new.keys()) | (self.old_inputs.keys() - self.new_inputs.keys())
+            pages_, inputs_ = self.new, self.new_inputs
+        rest = (frozenset(k for k in pages_ if not is_entry_page(k)),
+                frozenset(k for k in inputs_ if not is_entry_page(k)))
+        return {"pages": self.new, "inputs": self.new_inputs, "_touched": self.touched, "_rest": rest}
+
+
+def is_entry_page(key: str) -> bool:
+    """An entry's page: most of an event's pages, left unvisited while their inputs stand (PageOut.carry_entries)."""
+    return "/entry-" in key and key.endswith(".html")
 
 
 def share_card(run: SiteRun, prefix: str, out: PageOut | None, event=None) -> dict:
@@ -311,15 +366,33 @@ class _EventPages:
         small = {**self.base, "updated": None, "root": "../", "css": "../style.css", "feed_url": "feed.json",
                  "feed_version": data["version"], "event": data["event"], "places_chunks": chunks}
         entry_pages = None   # the frame is rendered once, when the first entry page is not as it was
-        for eid_, info in data["entries"].items():
+        moved, made = self.entries_moved()
+        if moved is not None:   # the others' pages stand as this process last wrote them (not visited)
+            self.out.carry_entries(len(data["entries"]) - len(moved))
+        for eid_ in data["entries"] if moved is None else moved:
             key = self.ep + f"entry-{eid_}.html"
             if self.out.unchanged(key, data["entry_inputs"][eid_]):
                 continue
             if entry_pages is None:
                 from .entry_page import EntryPages
                 entry_pages = EntryPages(self.lang, small, self.ep_rel, self.other)
-            self.out.write(key, entry_pages.render(info, data["histories"].get(eid_, []), eid_))
+            self.out.write(key, entry_pages.render(data["entries"][eid_], data["histories"].get(eid_, []), eid_))
+        self.run.ev_caches.setdefault(self.event.id, {}).setdefault("entries_rendered", {})[self.lang] = made
         self.place_files(chunks)
+
+    def entries_moved(self) -> tuple[set | None, object]:
+        """(the entries whose page inputs moved since this language's entry pages were last visited here, or None:
+        visit every one; the inputs' generation visited now). Only when the manifest going out carries this
+        process's own last lines (PageOut.can_carry) and the entries' inputs were worked out from the ones then
+        (site_data.entry_pages_data's record: its `since` is the generation this language last visited)."""
+        cache = self.run.ev_caches.get(self.event.id) or {}
+        record = cache.get("entry_pages")
+        if record is None or record.get("public") is not self.data["entries"]:
+            return None, None
+        last = (cache.get("entries_rendered") or {}).get(self.lang)
+        if not self.out.can_carry() or record.get("moved") is None or last is None or record.get("since") is not last:
+            return None, record.get("gen")
+        return record["moved"], record["gen"]
 
     def place_files(self, chunks: int) -> None:
         """The entry pages' place charts, `chunks` files of about a hundred entries each (publish/place_files.py):

@@ -644,20 +644,48 @@ def wide_digest(event, data: dict, memo: dict) -> str:
     """What the tournament-wide pages show of an event (its line on the index, the board's round and standings,
     find-my-table's seats, names, clubs and members, its prizes, the link card's leaders): a result that moves
     none of it publishes only the event's pages. `memo`: the entries' part by event, kept while they are the same
-    object (after a result: not 10,000 entries again)."""
+    object (after a result: not 10,000 entries again), and the digest, kept while the rest is equal and the
+    round's seats are the same (a result re-words its one table: not 50,000 tables' seats again)."""
     from .hall import current_round
     r = current_round(data)
-    seats = None if r is None else (r["number"], r["status"], [[(s["entry_id"], s["name"], s["seats"]) for s in t["sides"]]
-                                                             for t in r["tables"]],
-                                    [(b["entry_id"], b["name"]) for b in r["byes"]])
     hit = memo.get(event.id)
     if hit is None or hit[0] is not data["entries"]:
         hit = memo[event.id] = (data["entries"], hashlib.sha1(repr(
             [(e, x.get("club"), x.get("members")) for e, x in data["entries"].items()]).encode()).hexdigest())
     shown = [event.config.name, event.config.game, data["playing"], len(data["rounds"]),
              data["rounds"][-1]["status"] if data["rounds"] else "open", data["withdrawn"], data["final"],
-             data["point_names"], data["event"], data["standings"][:30], data["prizes"], seats, hit[1]]
-    return hashlib.sha1(repr(shown).encode()).hexdigest()
+             data["point_names"], data["event"], data["standings"][:30], data["prizes"], None, hit[1]]
+    rest = repr(shown)   # all but the seats (a few KB)
+    kept = memo.get(("shown", event.id))
+    if kept is not None and kept[0] == rest and _same_seats(kept[1], r):
+        digest = kept[2]
+    else:
+        shown[11] = None if r is None else (r["number"], r["status"], [_seats_of(t) for t in r["tables"]],
+                                            [(b["entry_id"], b["name"]) for b in r["byes"]])
+        digest = hashlib.sha1(repr(shown).encode()).hexdigest()
+    # these rows from now on (the next result's publish compares its rows with them: all but one the same)
+    memo[("shown", event.id)] = (rest, None if r is None else (r["number"], r["status"], r["tables"], r["byes"]),
+                                 digest)
+    return digest
+
+
+def _seats_of(t: dict) -> list[tuple]:
+    return [(s["entry_id"], s["name"], s["seats"]) for s in t["sides"]]
+
+
+def _same_seats(before: tuple | None, r: dict | None) -> bool:
+    """Whether the round's seats (who sits where, by name) are those `before` held: the same table rows (or the
+    same sides) need no comparing, only the tables re-worded since (a result's: one)."""
+    if before is None or r is None:
+        return before is None and r is None
+    number, status, tables, byes = before
+    if (number, status, len(tables)) != (r["number"], r["status"], len(r["tables"])):
+        return False
+    if byes is not r["byes"] and [(b["entry_id"], b["name"]) for b in byes] != [(b["entry_id"], b["name"])
+                                                                               for b in r["byes"]]:
+        return False
+    return all(a is b or a["sides"] is b["sides"] or _seats_of(a) == _seats_of(b)
+               for a, b in zip(tables, r["tables"], strict=True))
 
 
 def _sum_stats(parts: list[dict], forked: bool, read: float) -> dict:
@@ -709,8 +737,10 @@ def _write_language(sink, lang: str, manifest_key: str, scope: str, render, warm
     out: a crash before leaves the old manifest, so pages are rewritten). `kept_ok`: the manifest this process
     wrote last is the sink's (nobody else published the scope since)."""
     kept = warm.manifests.get((scope, lang))
-    old_manifest = {} if force else kept if (kept_ok and kept) else load_manifest(sink, manifest_key)
-    out = site_pages.PageOut(sink, lang, old_manifest, warm.input_digests.setdefault(lang, {}), many)
+    carried = not force and kept_ok and bool(kept)   # this process's own last lines: entry pages need no visit
+    old_manifest = {} if force else kept if carried else load_manifest(sink, manifest_key)
+    out = site_pages.PageOut(sink, lang, old_manifest, warm.input_digests.setdefault(lang, {}), many,
+                             carried=carried)
     t1 = time.perf_counter()
     try:
         render(out)

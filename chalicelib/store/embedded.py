@@ -612,9 +612,9 @@ class EmbeddedClient:
                 if op == "between":
                     sql.append(f"AND {sk_col} BETWEEN ? AND ?")
                     args += raw
-                elif op == "begins_with":
-                    sql.append(f"AND {sk_col} >= ? AND substr({sk_col}, 1, ?) = ?")
-                    args += [raw[0], len(raw[0]), raw[0]]
+                elif op == "begins_with":   # bounded above (no UTF-8 byte is 0xFF): not the partition's rest
+                    sql.append(f"AND {sk_col} >= ? AND {sk_col} < ? AND substr({sk_col}, 1, ?) = ?")
+                    args += [raw[0], raw[0] + b"\xff", len(raw[0]), raw[0]]
                 else:
                     sql.append(f"AND {sk_col} {op} ?")
                     args.append(raw[0])

@@ -33,10 +33,16 @@ def test_a_result_publishes_its_event_from_the_cache_and_anything_else_reads_aga
 
     t1, t2, t3 = rnd["tables"][:3]
     sink.written.clear()
+    from chalicelib.publish.site_pages import PageOut
+    visited, real_unchanged = [], PageOut.unchanged
+    monkeypatch.setattr(PageOut, "unchanged", lambda out, key, inputs: visited.append(key) or real_unchanged(out, key, inputs))
     x, y = (s["entry_id"] for s in t1["sides"])
     enter_and_confirm(api, a_eid, rnd, t1, {"final": {"levels": {x: 12, y: 9}}})   # publishes once confirmed
     stats = bootstrap.deps().publish_cache.last_stats[tid]
     assert stats["by_event"] == [a_eid] and reads == []                # by event, no entry read again
+    # only the two entries' pages are even looked at (in each language); the others' lines are carried
+    assert sorted(k.rsplit("/", 1)[1] for k in visited if "/entry-" in k) == sorted(3 * [f"entry-{x}.html", f"entry-{y}.html"])
+    assert stats["files"] > len(a_ids) * 3   # every page is still counted
     assert not any(f"/{b_eid}/" in k for k in sink.written)            # the other event's pages are left alone
     assert {f"t/{tid}/{a_eid}/entry-{e}.html" for e in (x, y)} <= set(sink.written)
     assert not any(f"entry-{e}.html" in k for k in sink.written for e in a_ids if e not in (x, y))
