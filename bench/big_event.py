@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import time
 from datetime import datetime, UTC
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import on_ddb_local, repos_on  # noqa: E402
+from bench.common import on_ddb_local, repos_on, scratch_dir  # noqa: E402
 
 N = int(os.environ.get("BIG_N", "10000"))
 ROUNDS = int(os.environ.get("BIG_ROUNDS", "9"))
@@ -109,7 +108,7 @@ def run() -> None:
     repos = repos_on("bench_big_event")
     sizes = ItemSizes().attach(dynamo.client())
     clock = lambda: datetime(2026, 12, 12, 1, tzinfo=UTC)  # noqa: E731
-    out_dir = tempfile.mkdtemp(prefix="big-event-")
+    out_dir = scratch_dir("big-event-")
     d = bootstrap.Deps(repos=repos, clock=clock, publisher=LocalSink(out_dir))
     bootstrap.override(d)
     if WARM:   # a server that has drawn before: the first draw of a process pays ~0.5 s of first use (JVM, Python) once

@@ -19,6 +19,19 @@ os.environ.setdefault("DDB_READ_TIMEOUT_S", "30")
 STORE: dict = {}   # the running DynamoDB Local's process and port (the venue bench pauses it)
 
 
+def scratch_dir(prefix: str) -> str:
+    """A folder of this run (the pages a bench publishes: 2.5 GB at 100,000 entries), removed when the run ends
+    unless BENCH_KEEP_STORE=1: left behind, a session's runs filled the shared disk."""
+    import atexit
+    import shutil
+    import tempfile
+    folder = tempfile.mkdtemp(prefix=prefix)
+    if os.environ.get("BENCH_KEEP_STORE") != "1":
+        pid = os.getpid()   # a forked child's exit leaves it to the process that made it
+        atexit.register(lambda: os.getpid() == pid and shutil.rmtree(folder, ignore_errors=True))
+    return folder
+
+
 def on_ddb_local(run) -> None:
     """Starts DynamoDB Local on a free port, runs `run()` against it, and stops it whatever happens.
     BENCH_STORE=embedded: on the embedded store instead (a file of this run; the venue's store, issue 36)."""

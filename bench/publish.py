@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import random
 import sys
-import tempfile
 import threading
 import time
 from datetime import date, datetime, UTC
@@ -28,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import on_ddb_local, repos_on  # noqa: E402
+from bench.common import on_ddb_local, repos_on, scratch_dir  # noqa: E402
 
 N = int(os.environ.get("PUBLISH_N", "10000"))
 ROUNDS = int(os.environ.get("PUBLISH_ROUNDS", "9"))
@@ -92,7 +91,7 @@ def run() -> None:
     repos = repos_on("bench_publish")
     sizes = ItemSizes().attach(dynamo.client())
     clock = lambda: datetime(2026, 12, 12, 10, tzinfo=UTC)  # noqa: E731
-    out_dir = tempfile.mkdtemp(prefix="publish-bench-")
+    out_dir = scratch_dir("publish-bench-")
     d = bootstrap.Deps(repos=repos, clock=clock, publisher=LocalSink(out_dir))
     bootstrap.override(d)
     t0 = time.perf_counter()
@@ -119,7 +118,7 @@ def run() -> None:
     for _ in range(2000):
         pages.render(page, history, ids[0])
     fast_rate = 2000 / (time.perf_counter() - t0)
-    ref_sink = LocalSink(tempfile.mkdtemp(prefix="publish-ref-"))
+    ref_sink = LocalSink(scratch_dir("publish-ref-"))
     t0 = time.perf_counter()
     for k in range(2000):
         ref_sink.write(f"x/{k % 100}/p{k}.html", bodies[k % 500])
@@ -222,7 +221,7 @@ def run() -> None:
     # A new folder holding what the publishes before left beside the pages (the charts' places), as the bucket
     # does for a new container: without them a cold process works out the standings after every closed round.
     import shutil
-    alone_dir = tempfile.mkdtemp(prefix="alone-")
+    alone_dir = scratch_dir("alone-")
     kept = [p.relative_to(out_dir) for p in Path(out_dir).rglob(".places.json")]
     for rel in kept:
         (Path(alone_dir) / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -256,7 +255,7 @@ def _lean(tid: str, n: int) -> None:
 
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (guard, guard))
-    folder = tempfile.mkdtemp(prefix="publish-lean-")
+    folder = scratch_dir("publish-lean-")
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, __file__, "alone", "bench_publish", tid, folder], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, preexec_fn=cap,
@@ -564,7 +563,7 @@ def two_events(repos, clock) -> None:
     t, ev_a, *_ = seed(repos, clock, PAIR_N, ROUNDS, new_id, name="掼蛋甲组")
     _, ev_b, *_ = seed(repos, clock, PAIR_N, ROUNDS, new_id, tournament=t, name="掼蛋乙组")
     eids = (ev_a.id, ev_b.id)
-    folder = tempfile.mkdtemp(prefix="publish-pair-")
+    folder = scratch_dir("publish-pair-")
     print(f"two events of {PAIR_N:,} entries × {ROUNDS} rounds seeded in one tournament in "
           f"{time.perf_counter() - t0:.0f} s; load average {os.getloadavg()[0]:.1f}")
 
@@ -579,7 +578,7 @@ def two_events(repos, clock) -> None:
         return json.loads(out.strip().splitlines()[-1])
     for eid in eids:   # the first publish of each (places worked out and stored beside the pages): not measured
         finish(start(eid))
-    d = bootstrap.Deps(repos=repos, clock=clock, publisher=LocalSink(tempfile.mkdtemp(prefix="publish-pair-t-")))
+    d = bootstrap.Deps(repos=repos, clock=clock, publisher=LocalSink(scratch_dir("publish-pair-t-")))
     bootstrap.override(d)
 
     def in_thread(eid: str, got: list) -> None:
