@@ -20,7 +20,7 @@ from ..engine.games import game as game_rules
 from ..ids import new_id
 from ..models import Organiser, PairingEditIn, RoundOut
 from .principals import who_of
-from .rounds import code_hash, contestants, entry_names, load_round, round_out, stage_cfg, table_code
+from .rounds import code_hash, contestants, entry_names, first_page_out, load_round, stage_cfg, table_code
 from .tournaments import own_event
 
 
@@ -51,7 +51,7 @@ def edit_round(deps: Deps, organiser: Organiser, eid: str, n: int, body: Pairing
         layout, changed, old, game_rules(event.config.game).side_seats(per_table),
         lambda k: [code_hash(table_code(eid, n, k, i)) for i in range(per_table)], reason, edited, fixed)
     new_doc = edited_doc(doc, byes, before, reason, edited, changed)
-    out = round_out(new_doc, new_tables, names, with_codes=True)
+    out = first_page_out(new_doc, new_tables, names, with_codes=True)   # the console reads only the warnings
     out.warnings = warnings
     if body.dry_run:
         return out

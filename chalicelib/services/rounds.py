@@ -743,11 +743,13 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     return first_page_out(doc, tables, entry_names(deps, eid))
 
 
-def first_page_out(doc: dict, tables: list[dict], names: dict[str, dict]) -> RoundOut:
-    """The answer of a change to a whole round (its close): its first page of tables, as GET …/rounds/{n} answers
-    (at 100,000 entries all 50,000 were 39 MB, over what a Lambda function may answer, for a round just closed)."""
+def first_page_out(doc: dict, tables: list[dict], names: dict[str, dict], with_codes: bool = False) -> RoundOut:
+    """The answer of a change to a whole round (its close, a pairing edit): its first page of tables, as GET
+    …/rounds/{n} answers (at 100,000 entries all 50,000 were 39 MB, over what a Lambda function may answer, for a
+    change already committed)."""
     shown = tables[:ROUND_PAGE_TABLES]
-    return round_out(doc, shown, names, every=tables, total=None if len(shown) == len(tables) else len(tables))
+    return round_out(doc, shown, names, with_codes=with_codes, every=tables,
+                     total=None if len(shown) == len(tables) else len(tables))
 
 
 # GET …/rounds/{n} answers a page of tables as the draw answers its first (DRAW_ANSWER_TABLES, the same 6 MB reason):

@@ -86,3 +86,19 @@ def test_closing_a_big_round_names_some_open_tables_and_answers_its_first_page(a
     assert closed.data["tables_total"] == 4 and all(t["status"] == "forfeit" for t in closed.data["tables"])
     again = api.post(f"/events/{eid}/rounds/{rnd['number']}/close").data   # closed already: the same answer
     assert len(again["tables"]) == 3 and again["tables_total"] == 4
+
+
+def test_a_pairing_edit_of_a_big_round_answers_its_first_page(api, seven_tables, monkeypatch):
+    """The edit's answer was every table with its codes (39 MB at 100,000 entries: the edit committed, its answer a
+    5xx on AWS); the console reads only its warnings."""
+    eid, n, whole = seven_tables
+    monkeypatch.setattr(svc, "ROUND_PAGE_TABLES", 3)
+    a, b = whole["tables"][0]["sides"][1]["entry_id"], whole["tables"][5]["sides"][1]["entry_id"]
+    for dry in (True, False):
+        r = api.patch(f"/events/{eid}/rounds/{n}", {"swap": [[a, b]], "dry_run": dry, "reason": "场地调整"})
+        assert r.status_code == 200, r.data
+        assert [t["number"] for t in r.data["tables"]] == [1, 2, 3] and r.data["tables_total"] == 7
+        assert b in [s["entry_id"] for s in r.data["tables"][0]["sides"]] and r.data["tables"][0]["codes"]
+        assert isinstance(r.data["warnings"], list)
+    table6 = api.get(f"/events/{eid}/rounds/{n}?from=6&limit=1").data["tables"][0]
+    assert a in [s["entry_id"] for s in table6["sides"]]   # the edit saved: the whole round, not only the page
