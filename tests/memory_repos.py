@@ -65,12 +65,15 @@ class MemoryRounds:
         self.tables[key] = _frozen(table)
         self.add_audit(eid, audit)
 
-    def create_round(self, eid, round_doc, tables, state, expected_version, *, closes_late_entries=False) -> None:
+    def create_round(self, eid, round_doc, tables, state, expected_version, *, closes_late_entries=False,
+                     audit=None) -> None:
         self._state_at(eid, expected_version)
         self.states[eid] = {**copy.deepcopy(state), "version": expected_version + 1}
         self.docs[(eid, round_doc["stage"], round_doc["number"])] = copy.deepcopy(round_doc)
         for t in tables:
             self.tables[(eid, round_doc["stage"], round_doc["number"], t["number"])] = _frozen(t)
+        if audit is not None:
+            self.add_audit(eid, audit)
 
     def delete_round(self, eid, stage, n, tables, state, expected_version) -> None:
         self._state_at(eid, expected_version)
@@ -94,10 +97,12 @@ class MemoryRounds:
         self.states[eid] = {**copy.deepcopy(state), "version": expected_version + 1}
         self.add_audit(eid, audit)
 
-    def close_round(self, eid, round_doc, state, expected_version, totals=None) -> None:
+    def close_round(self, eid, round_doc, state, expected_version, totals=None, audit=None) -> None:
         self._state_at(eid, expected_version)
         self.docs[(eid, round_doc["stage"], round_doc["number"])] = copy.deepcopy(round_doc)
         self.states[eid] = {**copy.deepcopy(state), "version": expected_version + 1}
+        if audit is not None:
+            self.add_audit(eid, audit)
 
     def _state_at(self, eid: str, expected_version: int) -> None:
         if self.states.get(eid, {}).get("version", 0) != expected_version:

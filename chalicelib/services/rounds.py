@@ -370,9 +370,10 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
         answer = pool.submit(round_out, doc, shown, names, with_codes=True, codes=codes[:len(shown)],
                              total=len(tables) if len(shown) < len(tables) else None)
         deps.repos.rounds.create_round(eid, doc, tables, new_state, state.get("version", 0),
-                                       closes_late_entries=closes_late)
-        deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
-                                          "action": "round_drawn", "round": n, "after": {"seed": seed, "tables": len(tables)}})
+                                       closes_late_entries=closes_late,
+                                       audit={"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
+                                              "action": "round_drawn", "round": n,
+                                              "after": {"seed": seed, "tables": len(tables)}})
         out = answer.result()
     deps.dispatch([RoundDrawn(event.tournament_id, eid, stage_idx, n)])
     return out, {"tournament_id": event.tournament_id}
@@ -736,9 +737,9 @@ def close_round(deps: Deps, organiser: Organiser, eid: str, n: int) -> RoundOut:
     doc["closed_at"] = deps.clock().isoformat()
     new_state = {**state, "open_round": 0}
     stage_totals = totals.after_close(deps, event, doc["stage"], state, doc, tables, stamp)
-    deps.repos.rounds.close_round(eid, doc, new_state, state["version"], stage_totals)
-    deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
-                                      "action": "round_closed", "round": n})
+    deps.repos.rounds.close_round(eid, doc, new_state, state["version"], stage_totals,
+                                  audit={"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
+                                         "action": "round_closed", "round": n})
     deps.dispatch([RoundClosed(event.tournament_id, eid, doc["stage"], n)])
     return first_page_out(doc, tables, entry_names(deps, eid))
 

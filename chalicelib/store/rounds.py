@@ -158,11 +158,11 @@ class RoundRepo:
 
     # -- rounds
     def create_round(self, eid: str, round_doc: dict, tables: list[dict], state: dict, expected_version: int, *,
-                     closes_late_entries: bool = False) -> None:
-        """Tables and parts first (many; idempotent puts, in parallel), then the round and the state in one
-        transaction: the round exists only once that commits, so a crash halfway leaves nothing visible, and the
-        retry's draw removes what the crashed one left that it does not overwrite itself (tables numbered past
-        its own, parts of another document) before its own writes."""
+                     closes_late_entries: bool = False, audit: dict | None = None) -> None:
+        """Tables and parts first (many; idempotent puts, in parallel), then the round, the state and its audit
+        record in one transaction: the round exists only once that commits, so a crash halfway leaves nothing
+        visible, and the retry's draw removes what the crashed one left that it does not overwrite itself (tables
+        numbered past its own, parts of another document) before its own writes."""
         stage, n = round_doc["stage"], round_doc["number"]
         key = keys.round_(eid, stage, n)
         head, round_parts = parts.pack(key, round_doc, parts.split_round)
@@ -186,7 +186,15 @@ class RoundRepo:
             for item in read_items(self.t, eid) or [keys.event_counters(eid)]:
                 ops.append(Op.update(keys.counter_shard(eid, shard_no(item)), "SET " + ", ".join(f"{f} = :t" for f in flags),
                                      values={":t": True}))
-        self.t.transact(ops)
+        self._transact_audited(eid, audit, ops)
+
+    def _transact_audited(self, eid: str, audit: dict | None, ops: list[Op]) -> None:
+        """`ops` with the audit record of what they change in the same transaction (a crash between the two left a
+        drawn or closed round the chain did not hold), or alone when the caller records nothing."""
+        if audit is None:
+            self.t.transact(ops)
+        else:
+            self._audited(eid, audit, ops)
 
     def _remove_leftovers(self, eid: str, stage: int, n: int, keep: set[str]) -> None:
         """Items under a round not yet drawn are a crashed draw's (its transaction never ran): one keys-only
@@ -486,9 +494,10 @@ class RoundRepo:
         return pack.get(data) if pack else None
 
     def close_round(self, eid: str, round_doc: dict, state: dict, expected_version: int,
-                    totals: dict | None = None) -> None:
-        """The closed round, the event state (no open round) and the stage's running totals together (the
-        round's `rev` is kept). The totals' parts, like every part, are written first and never overwritten."""
+                    totals: dict | None = None, audit: dict | None = None) -> None:
+        """The closed round, the event state (no open round), the stage's running totals and the close's audit
+        record together (the round's `rev` is kept). The totals' parts, like every part, are written first and
+        never overwritten."""
         key = keys.round_(eid, round_doc["stage"], round_doc["number"])
         head, round_parts = parts.pack(key, round_doc, parts.split_round)
         state_parts, state_op = self._state_ops(eid, state, expected_version)
@@ -499,7 +508,7 @@ class RoundRepo:
             totals_head, totals_parts = parts.pack(totals_key, totals, parts.split_totals)
             ops.append(Op.put({**totals_key, "kind": "totals", **totals_head}))
         self._batch_put([*round_parts, *state_parts, *totals_parts])
-        self.t.transact(ops)
+        self._transact_audited(eid, audit, ops)
 
     def rounds_for_publishing(self, eid: str, state: dict) -> list[tuple[dict, list[dict]]]:
         """Every round with its tables, reading only what changed since this process last read it: the round

@@ -278,3 +278,30 @@ def test_a_key_written_twice_in_one_batch_write_keeps_the_last(embedded_repos):
     repo._batch_put([*items[:59], {"PK": "T#x", "SK": "000", "v": 99}])
     got = repo.t.query("T#x", "0")
     assert len(got) == 59 and got[0]["v"] == 99 and got[1] == items[1]
+
+
+def test_a_draw_and_a_close_carry_their_audit_record_in_their_own_transaction(any_repos, monkeypatch):
+    """The round's head and state and its audit record commit together: before, the service appended the record
+    after the round's write, so a crash between the two left a drawn or closed round the chain did not hold; and a
+    draw or close that fails leaves no record of itself."""
+    repo, table = any_repos.rounds, any_repos.table
+    state = {"rounds": [{"n": 1, "stage": 0, "stage_round": 1}], "open_round": 1, "stage": 0, "plans": {"0": {"rounds": 3}}}
+    drawn = {"id": "01D", "action": "round_drawn", "round": 1, "who": "x", "at": "t"}
+    with pytest.raises(errors.RoundOpen):                  # a stale state: neither the round nor its record
+        repo.create_round("E9", _round(1), _tables(3), state, 5, audit=drawn)
+    assert repo.audit("E9") == [] and repo.get_round("E9", 0, 1) == (None, [])
+    calls = []
+    real = type(table).transact
+    monkeypatch.setattr(type(table), "transact", lambda self, ops, *a, **k: (calls.append(list(ops)), real(self, ops, *a, **k))[1])
+    repo.create_round("E9", _round(1), _tables(3), state, 0, audit=drawn)
+    kinds = [{(op.item or {}).get("kind") for op in ops} for ops in calls]
+    assert [k for k in kinds if "round" in k] == [k for k in kinds if "audit" in k], kinds   # one transaction
+    assert [a["action"] for a in repo.audit("E9")] == ["round_drawn"]
+    got = repo.state("E9")
+    closed = {"id": "01E", "action": "round_closed", "round": 1, "who": "x", "at": "t"}
+    with pytest.raises(errors.RoundOpen):
+        repo.close_round("E9", {**_round(1), "status": "closed"}, {**got, "open_round": 0}, got["version"] + 3, audit=closed)
+    assert [a["action"] for a in repo.audit("E9")] == ["round_drawn"]
+    repo.close_round("E9", {**_round(1), "status": "closed"}, {**got, "open_round": 0}, got["version"], audit=closed)
+    assert [a["action"] for a in repo.audit("E9")] == ["round_drawn", "round_closed"]
+    assert repo.audit_head("E9")[0] == 2
