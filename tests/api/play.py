@@ -30,6 +30,22 @@ def people(n: int, size: int = 1, prefix: str = "选手") -> list[dict]:
     return out
 
 
+def two_events_drawn(api, monkeypatch, config: dict, pairs: int) -> tuple[str, str, str, dict]:
+    """Two events of one tournament, `pairs` checked-in pairs each, round 1 drawn in both, with no publish asked
+    while they are set up: (tournament id, first event, second event, the first's round)."""
+    from chalicelib.services import publish_requests
+    with monkeypatch.context() as m:
+        m.setattr(publish_requests, "request_publish", lambda *a, **k: None)
+        tid, a_eid, _ = setup_event(api, config, people(pairs, 2, "甲队"))
+        b_eid = api.post(f"/tournaments/{tid}/events", {**config, "name": config["name"] + "二"}).data["id"]
+        for body in people(pairs, 2, "乙队"):
+            reg = api.post(f"/events/{b_eid}/entries", body, token=None)
+            api.post(f"/events/{b_eid}/entries/{reg.data['entry']['id']}/check-in")
+        rnd = draw(api, a_eid)
+        draw(api, b_eid)
+    return tid, a_eid, b_eid, rnd
+
+
 def draw(api, eid: str, seed: int = 1) -> dict:
     r = api.post(f"/events/{eid}/rounds", {"seed": seed})
     assert r.status_code == 201, r.data

@@ -12,25 +12,16 @@ import boto3
 from chalicelib import bootstrap
 from chalicelib.api import jobs
 from chalicelib.publish.queue import InlinePublishQueue, SqsPublishQueue
-from chalicelib.services import publish_requests, publishing
+from chalicelib.services import publishing
 from chalicelib.services.publish_requests import HALL_CHANGE, event_change, request_publish, table_change
-from tests.api.play import Recording, draw, people, setup_event
+from tests.api.play import Recording, two_events_drawn
 
 CFG = {"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": 40, "fee": {"amount": 0},
        "stages": [{"format": "swiss", "rounds": 3}]}
 
 
 def two_events(api, monkeypatch) -> tuple[str, str, str]:
-    with monkeypatch.context() as m:   # no publish while the events are set up
-        m.setattr(publish_requests, "request_publish", lambda *a, **k: None)
-        tid, a_eid, _ = setup_event(api, CFG, people(4, 2, "甲队"))
-        b_eid = api.post(f"/tournaments/{tid}/events", {**CFG, "name": "掼蛋二"}).data["id"]
-        for body in people(4, 2, "乙队"):
-            reg = api.post(f"/events/{b_eid}/entries", body, token=None)
-            api.post(f"/events/{b_eid}/entries/{reg.data['entry']['id']}/check-in")
-        draw(api, a_eid)
-        draw(api, b_eid)
-    return tid, a_eid, b_eid
+    return two_events_drawn(api, monkeypatch, CFG, 4)[:3]
 
 
 def received(sqs, url: str) -> list:

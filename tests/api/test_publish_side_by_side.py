@@ -7,23 +7,14 @@ import threading
 from chalicelib import bootstrap
 from chalicelib.services import publishing
 from chalicelib.services.publish_requests import event_change
-from tests.api.play import Recording, draw, enter_and_confirm, people, setup_event
+from tests.api.play import Recording, draw, enter_and_confirm, people, setup_event, two_events_drawn
 
 CFG = {"name": "掼蛋", "game": "guandan", "entry": "pair", "capacity": 40, "fee": {"amount": 0},
        "stages": [{"format": "swiss", "rounds": 3}]}
 
 
 def test_two_events_publish_at_once_and_one_event_takes_turns_losing_nothing(api, moto_repos, monkeypatch):
-    from chalicelib.services import publish_requests
-    with monkeypatch.context() as m:   # no publish while the events are set up
-        m.setattr(publish_requests, "request_publish", lambda *a, **k: None)
-        tid, a_eid, _ = setup_event(api, CFG, people(8, 2, "甲队"))
-        b_eid = api.post(f"/tournaments/{tid}/events", {**CFG, "name": "掼蛋二"}).data["id"]
-        for body in people(8, 2, "乙队"):
-            reg = api.post(f"/events/{b_eid}/entries", body, token=None)
-            api.post(f"/events/{b_eid}/entries/{reg.data['entry']['id']}/check-in")
-        rnd = draw(api, a_eid)
-        draw(api, b_eid)
+    tid, a_eid, b_eid, rnd = two_events_drawn(api, monkeypatch, CFG, 8)
     d = bootstrap.deps()
     d.publisher = sink = Recording()
     publishing.publish_latest(d, tid)

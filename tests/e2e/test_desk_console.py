@@ -32,6 +32,15 @@ def console(desk):
     desk.on("weberror", lambda e: errors.append(str(e.error)))
     yield desk, errors
 
+def _checked_in_pairs(store, eid: str, n: int, prefix: str, phone_stem: str) -> None:
+    """n pairs registered at the desk and checked in: team 「<prefix><i>队」, its first member's phone <stem><i>."""
+    for i in range(n):
+        r = registration.register(store, eid, RegistrationIn(
+            name=f"{prefix}{i}队", members=[{"name": f"{prefix}{i}甲", "phone": f"{phone_stem}{i}"}, {"name": f"{prefix}{i}乙"}]),
+            None, desk=True)
+        registration.check_in(store, eid, r.entry.id)
+
+
 
 def _open(ctx, stack, token):
     # about:blank has no localStorage: set only on the site's pages
@@ -122,10 +131,7 @@ def test_every_irreversible_desk_action_asks_first_and_cash_and_check_in_undo(st
 def test_draw_and_close_ask_first_and_a_round_with_open_tables_names_them(stack, store, console, shot):
     ctx, errors = console
     token, ev = _event(store, "编排商会", fee={"amount": 0}, capacity=8)
-    for i in range(4):
-        r = registration.register(store, ev.id, RegistrationIn(name=f"编{i}队", members=[{"name": f"编{i}甲", "phone": f"1360000010{i}"},
-                                                                                     {"name": f"编{i}乙"}]), None, desk=True)
-        registration.check_in(store, ev.id, r.entry.id)
+    _checked_in_pairs(store, ev.id, 4, "编", "1360000010")
     page = _open(ctx, stack, token)
     page.get_by_role("tab", name="比赛进行").click()
     page.get_by_test_id("draw").click()
@@ -159,10 +165,7 @@ def test_the_referee_settles_a_tractor_dispute_beside_the_phones_deals_with_a_pe
     ctx, errors = console
     token, ev = _event(store, "拖拉机裁判商会", name="拖拉机比赛", game="tractor", fee={"amount": 0}, capacity=8,
                        stages=[{"format": "swiss", "rounds": 2, "scoring": {"method": "level_table", "wrong_play_points_per_card": 10}}])
-    for i in range(2):
-        r = registration.register(store, ev.id, RegistrationIn(name=f"拖{i}队", members=[{"name": f"拖{i}甲", "phone": f"1350000020{i}"},
-                                                                                     {"name": f"拖{i}乙"}]), None, desk=True)
-        registration.check_in(store, ev.id, r.entry.id)
+    _checked_in_pairs(store, ev.id, 2, "拖", "1350000020")
     page = _open(ctx, stack, token)
     page.get_by_role("tab", name="比赛进行").click()
     page.get_by_test_id("draw").click()
@@ -319,10 +322,7 @@ def test_a_round_past_one_answer_s_tables_is_paged_in_the_run_tab(stack, store, 
     from chalicelib.services import results, rounds
     ctx, errors = console
     token, ev = _event(store, "分页商会", fee={"amount": 0}, capacity=16)
-    for i in range(8):
-        r = registration.register(store, ev.id, RegistrationIn(name=f"页{i}队", members=[{"name": f"页{i}甲", "phone": f"1360000020{i}"},
-                                                                                     {"name": f"页{i}乙"}]), None, desk=True)
-        registration.check_in(store, ev.id, r.entry.id)
+    _checked_in_pairs(store, ev.id, 8, "页", "1360000020")
 
     def two_a_page(route):
         url = route.request.url
