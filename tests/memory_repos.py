@@ -112,6 +112,10 @@ class MemoryRounds:
     def add_audit(self, eid: str, record: dict) -> None:
         self.audits.setdefault(eid, []).append(json.loads(_frozen(record)))
 
+    def audited_write(self, eid: str, record: dict, write) -> None:
+        write([])   # the change first: when it is refused, no record
+        self.add_audit(eid, record)
+
     def audit(self, eid: str, since: str | None = None) -> list[dict]:
         return [r for r in self.audits.get(eid, []) if since is None or r["id"] >= since]
 
@@ -195,7 +199,7 @@ class MemoryHall:
     def clock(self, eid: str, n: int) -> dict | None:
         return copy.deepcopy(self.clocks.get((eid, n)))
 
-    def save_clock(self, eid: str, n: int, clock: dict, expected_version: int) -> None:
+    def save_clock(self, eid: str, n: int, clock: dict, expected_version: int, extra: list = ()) -> None:
         if (self.clocks.get((eid, n)) or {}).get("version", 0) != expected_version:
             raise errors.VersionConflict()
         self.clocks[(eid, n)] = copy.deepcopy(clock)

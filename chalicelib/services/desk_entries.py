@@ -23,19 +23,29 @@ from .principals import who_of
 
 def walk_in(deps: Deps, eid: str, body: DeskEntryIn, idem_key: str | None, organiser) -> RegistrationAnswer:
     form = RegistrationIn(**body.model_dump(exclude={"payment"}))
-    started = deps.clock()
-    answer = registration.register(deps, eid, form, idem_key, fresh=True, desk=True)
+
+    def pays_now(entry: Entry) -> bool:
+        return body.payment is not None and entry.status == EntryStatus.PENDING_PAYMENT and _owed(entry) > 0
+
+    def record(entry: Entry, paid: int) -> dict:   # the log says who added it
+        return {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser), "action": "desk_entry",
+                "after": {"entry_id": entry.id, "name": entry.name, "paid": paid}}
+
+    # The record goes in the walk-in's last write, in its own transaction: the entry's (nothing to pay now), or
+    # the payment's that follows it. A retry (same Idempotency-Key) is answered from the first entry and records
+    # nothing, but pays what a crashed first attempt left unpaid, with the record.
+    answer = registration.register(deps, eid, form, idem_key, fresh=True, desk=True,
+                                   audit=lambda entry: None if pays_now(entry) else record(entry, 0))
     entry = deps.repos.entries.get(eid, answer.entry.id)
-    owed = entry.amount_due - entry.amount_paid
-    # A retry (same Idempotency-Key) finds the entry already paid: nothing is recorded twice.
-    if body.payment is not None and entry.status == EntryStatus.PENDING_PAYMENT and owed > 0:
+    if pays_now(entry):
+        owed = _owed(entry)
         entry = registration.record_offline(deps, entry, OfflinePaymentIn(
-            method=body.payment.method, amount=owed, reference=body.payment.reference))
-    if answer.entry.created_at >= started:   # made now, not a retry's replay: the log says who added it
-        deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
-                                          "action": "desk_entry", "after": {"entry_id": entry.id, "name": entry.name,
-                                                                            "paid": entry.amount_paid}})
+            method=body.payment.method, amount=owed, reference=body.payment.reference), audit=record(entry, owed))
     return answer.model_copy(update={"entry": registration.view(deps, entry)})
+
+
+def _owed(entry: Entry) -> int:
+    return entry.amount_due - entry.amount_paid
 
 
 # --------------------------------------------------------------------------- the desk's undo (issue 39)
@@ -57,9 +67,9 @@ def undo_check_in(deps: Deps, eid: str, entry_id: str, organiser) -> Entry:
                               "cannot be undone (record a forfeit instead).", {"reason": "drawn"})
     now = deps.clock()
     after, _ = entry_status.undo_check_in(entry, now)
-    deps.repos.entries.transition(entry, after)
-    deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": now.isoformat(), "who": who_of(organiser),
-                                      "action": "check_in_undone", "after": {"entry_id": entry.id, "name": entry.name}})
+    audit = {"id": new_id(), "at": now.isoformat(), "who": who_of(organiser), "action": "check_in_undone",
+             "after": {"entry_id": entry.id, "name": entry.name}}
+    deps.repos.rounds.audited_write(eid, audit, lambda ops: deps.repos.entries.transition(entry, after, extra=ops))
     return after
 
 
@@ -80,9 +90,9 @@ def void_payment(deps: Deps, eid: str, entry_id: str, payment_id: str, organiser
     now = deps.clock()
     after, _ = entry_status.void_payment(entry, payment.amount, now)   # refused once checked in or refunded
     voided, _ = payment.void(f"撤销 · undone by {who_of(organiser)}", now)
-    deps.repos.entries.transition(entry, after, extra=deps.repos.payments.ops(payment, voided))
-    deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": now.isoformat(), "who": who_of(organiser),
-                                      "action": "payment_voided", "after": {"entry_id": entry.id, "name": entry.name,
-                                                                            "amount": payment.amount,
-                                                                            "method": payment.provider}})
+    audit = {"id": new_id(), "at": now.isoformat(), "who": who_of(organiser), "action": "payment_voided",
+             "after": {"entry_id": entry.id, "name": entry.name, "amount": payment.amount, "method": payment.provider}}
+    voiding = deps.repos.payments.ops(payment, voided)
+    deps.repos.rounds.audited_write(eid, audit, lambda ops: deps.repos.entries.transition(
+        entry, after, extra=[*voiding, *ops]))
     return after

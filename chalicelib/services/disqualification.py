@@ -30,21 +30,23 @@ def disqualify(deps: Deps, organiser: Organiser, eid: str, entry_id: str, body: 
     after, _ = entry_status.disqualify(entry, now, reason=reason)   # refused unless confirmed
     if after is entry:
         return entry   # idempotent: a retried request changes nothing
-    deps.repos.entries.transition(entry, after, take_place=False)
-    actor = Actor("organiser", who_of(organiser))
+    # its open tables read first: the record names them and goes in the transition's own transaction (a crash
+    # between the two left a disqualified entry the event's chain did not hold); each forfeit then records itself
     state = deps.repos.rounds.state_head(eid)
+    n = state.get("open_round") or 0
     awarded = []
-    if state.get("open_round"):
-        n = state["open_round"]
+    if n:
         ref = next(r for r in state["rounds"] if r["n"] == n)
         _, tables = deps.repos.rounds.get_round(eid, ref["stage"], n)
-        for t in tables or []:
-            if t["status"] in OPEN and any(s["entry_id"] == entry_id for s in t["sides"]):
-                record_forfeit(deps, eid, n, t["number"], entry_id, reason, actor)   # "判对方获胜"
-                awarded.append(t["number"])
-    deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": now.isoformat(), "who": who_of(organiser),
-                                      "action": "entry_disqualified", "reason": reason,
-                                      "after": {"entry_id": entry_id, "kind": body.kind, "tables_awarded": awarded}})
+        awarded = [t["number"] for t in tables or []
+                   if t["status"] in OPEN and any(s["entry_id"] == entry_id for s in t["sides"])]
+    audit = {"id": new_id(), "at": now.isoformat(), "who": who_of(organiser), "action": "entry_disqualified",
+             "reason": reason, "after": {"entry_id": entry_id, "kind": body.kind, "tables_awarded": awarded}}
+    deps.repos.rounds.audited_write(eid, audit, lambda ops: deps.repos.entries.transition(
+        entry, after, take_place=False, extra=ops))
+    actor = Actor("organiser", who_of(organiser))
+    for number in awarded:
+        record_forfeit(deps, eid, n, number, entry_id, reason, actor)   # "判对方获胜"
     from .publish_requests import request_publish
     request_publish(deps, event.tournament_id)
     return after

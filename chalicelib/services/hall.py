@@ -88,10 +88,9 @@ def run_clock(deps: Deps, organiser: Organiser, eid: str, n: int, action: str, m
     version = clock["version"] if clock else 0
     duration = _round_minutes(event, doc)
     after = apply(clock, action, deps.clock(), minutes=minutes, duration=duration)
-    deps.repos.hall.save_clock(eid, n, after, version)
-    deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser),
-                                      "action": f"clock_{action}", "round": n,
-                                      "after": {k: after.get(k) for k in ("starts_at", "ends_at", "paused_at")}})
+    audit = {"id": new_id(), "at": deps.clock().isoformat(), "who": who_of(organiser), "action": f"clock_{action}",
+             "round": n, "after": {k: after.get(k) for k in ("starts_at", "ends_at", "paused_at")}}
+    deps.repos.rounds.audited_write(eid, audit, lambda ops: deps.repos.hall.save_clock(eid, n, after, version, extra=ops))
     deps.dispatch([HallChanged(event.tournament_id)])   # the feeds and the board, no event's pages
     return {**public_clock(eid, n, after, doc), "tournament_id": event.tournament_id, "game": event.config.game}
 

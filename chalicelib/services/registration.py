@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import json
 import re
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from .. import errors
@@ -254,14 +255,18 @@ def check_one_place_each(phones: list[str | None]) -> None:
 # --------------------------------------------------------------------------- register
 
 def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *, fresh: bool = False,
-             attempts: int = 3, desk: bool = False) -> RegistrationAnswer:
+             attempts: int = 3, desk: bool = False, audit: Callable[[Entry], dict | None] | None = None
+             ) -> RegistrationAnswer:
     """One entry, in one transaction in the common case: with the event's config cached by this process, the
     write goes out without a read and its conditions check what the cache assumed (config version; a place
     free, or for the waitlist every place taken). A refusal is never made on a cached config.
 
     `desk=True` (the secretariat's roster import): the same places, eligibility and one-person-once rules, but
     no registration window (the list is often handed in after the form closes) and no online checkout (the
-    secretariat collected the money, or will at the desk)."""
+    secretariat collected the money, or will at the desk).
+
+    `audit`: the audit record of the new entry as it is about to be written (None: none), written in the
+    entry's own transaction (a retry answered from the first one records nothing)."""
     now = deps.clock()
     # No read first: the idempotency record is written in the entry's own transaction, so a retry's write
     # fails on it and is answered from it (IdempotentReplay below). Saves a round trip each time.
@@ -310,13 +315,13 @@ def register(deps: Deps, eid: str, body: RegistrationIn, idem_key: str | None, *
             raise errors.EventFull("名额已满 · The event is full.")
         try:
             entry, payment = _create(deps, event, waiting if wait else entry, None if wait else payment, idem=idem,
-                                     waits=wait, learn=not shards, messages=messages)
+                                     waits=wait, learn=not shards, messages=messages, audit=audit)
             break
         except CountersMoved as moved:
             if moved.counters["config_version"] != event.version:   # the event was edited: decide again on it
                 if attempts <= 0:
                     raise errors.Conflict("报名设置刚刚改动，请重试 · The event changed meanwhile; try again.") from None
-                return register(deps, eid, body, idem_key, fresh=True, attempts=attempts - 1, desk=desk)
+                return register(deps, eid, body, idem_key, fresh=True, attempts=attempts - 1, desk=desk, audit=audit)
             if shards:   # this shard's counters only: mark it, and try a shard with a place (or wait if none)
                 wait = shards.after_refused(moved.counters, waitlist=event.config.waitlist, tried=tried)
                 entry.shard = waiting.shard = shards.pick(full=wait, avoid=tried)
@@ -443,19 +448,24 @@ def hold_until(deps: Deps, event: Event, tournament: Tournament, now: datetime) 
 
 
 def _create(deps: Deps, event: Event, entry: Entry, payment: Payment | None, *, idem, waits: bool, learn: bool,
-            messages: list = ()) -> tuple[Entry, Payment | None]:
+            messages: list = (), audit: Callable[[Entry], dict | None] | None = None) -> tuple[Entry, Payment | None]:
     """One write of a new entry: a place (or, `waits`, a place in the waitlist's line, which checks that every
     place is still taken); it fails once a draw has closed registration (the first draw, or with late entries the
-    last they may join). `learn`: the counters it moved become this process's cached ones."""
+    last they may join). `learn`: the counters it moved become this process's cached ones. `audit`: register's."""
     closing = {"before_draw": not event.config.late_entries, "before_late_close": event.config.late_entries}
     c = event.counters
     told = [deps.repos.messages.queue_op(m) for m in messages]   # the manage link's outbox items, in the same write
+    expect = Expect(event.version, full=True, **closing) if waits else Expect(event.version, **closing)
+    write = lambda ops: deps.repos.entries.create(entry, idem=idem, payment=None if waits else payment,  # noqa: E731
+                                                  expect=expect, extra=[*told, *ops])
+    record = audit(entry) if audit else None
+    if record is None:
+        write([])
+    else:
+        deps.repos.rounds.audited_write(event.id, record, write)
     if waits:
-        deps.repos.entries.create(entry, idem=idem, expect=Expect(event.version, full=True, **closing), extra=told)
         known = c.model_dump() | {"waitlisted": c.waitlisted + 1}
     else:
-        deps.repos.entries.create(entry, idem=idem, payment=payment, expect=Expect(event.version, **closing),
-                                  extra=told)
         known = c.model_dump() | {"taken": c.taken + int(entry.holds_place)}
     if learn:
         _learn_counters(event.id, event, known)
@@ -790,7 +800,8 @@ def record_offline_payment(deps: Deps, eid: str, entry_id: str, body: OfflinePay
     return record_offline(deps, own_entry(deps, eid, entry_id), body)
 
 
-def record_offline(deps: Deps, entry: Entry, body: OfflinePaymentIn) -> Entry:
+def record_offline(deps: Deps, entry: Entry, body: OfflinePaymentIn, audit: dict | None = None) -> Entry:
+    """`audit`: a record written in the payment's own transaction (the desk's walk-in)."""
     if not entry.holds_place:
         raise errors.NotHoldingPlace(f"Entry status is {entry.status}: it holds no place to pay for.")
     now = deps.clock()
@@ -799,7 +810,11 @@ def record_offline(deps: Deps, entry: Entry, body: OfflinePaymentIn) -> Entry:
                       created_at=now, updated_at=now)
     old_payment = entry.payment_id if entry.payment_state == EntryPayment.PENDING else None
     after, _ = entry_status.record_offline(entry, body.amount, payment.id, now)
-    deps.repos.entries.record_payment(entry, after, payment)
+    if audit is None:
+        deps.repos.entries.record_payment(entry, after, payment)
+    else:
+        deps.repos.rounds.audited_write(entry.event_id, audit, lambda ops: deps.repos.entries.record_payment(
+            entry, after, payment, extra=ops))
     if old_payment:  # paid at the desk while a checkout was open: close it so nobody pays twice
         cancel_open_checkout(deps, old_payment)
     return after

@@ -57,10 +57,10 @@ def substitute(deps: Deps, organiser: Organiser, eid: str, entry_id: str, body: 
               "roster_before": [m.name for m in entry.members]}
     after = entry.model_copy(update={"members": members, "version": entry.version + 1, "updated_at": now,
                                      "roster_history": [*entry.roster_history, record]})
-    deps.repos.entries.transition(entry, after)
-    deps.repos.rounds.add_audit(eid, {"id": new_id(), "at": now.isoformat(), "who": who_of(organiser),
-                                      "action": "substitution", "reason": body.reason, "round": from_round,
-                                      "after": {"entry_id": entry_id, "out": leaving.name, "in": incoming["name"]}})
+    audit = {"id": new_id(), "at": now.isoformat(), "who": who_of(organiser), "action": "substitution",
+             "reason": body.reason, "round": from_round,
+             "after": {"entry_id": entry_id, "out": leaving.name, "in": incoming["name"]}}
+    deps.repos.rounds.audited_write(eid, audit, lambda ops: deps.repos.entries.transition(entry, after, extra=ops))
     from .publish_requests import request_publish
     request_publish(deps, event.tournament_id)
     return after

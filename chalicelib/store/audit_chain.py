@@ -23,7 +23,7 @@ import random
 import secrets
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from .. import auditchain, errors
@@ -197,10 +197,13 @@ def _in_turn(key: str) -> Iterator[None]:
         lock.release()
 
 
-def append(table: Table, eid: str, record: dict, ops: Sequence[Op] = (), *, legacy: bool = False) -> dict | None:
+def append(table: Table, eid: str, record: dict, ops: Sequence[Op] = (), *, legacy: bool = False,
+           write: Callable[[list[Op]], None] | None = None) -> dict | None:
     """`record` appended to its lane's chain (the event's one chain, for an event chained before lanes) in one
     transaction with `ops` (the change it records; their own failures raise as they would without the audit,
-    first). Returns its entry (None: it was appended before)."""
+    first). `write`: instead of `ops`, another repository's write of the change, called with the chain's ops to
+    put in its own transaction after its own (again with fresh ones if the chain moved meanwhile: nothing of a
+    cancelled transaction was written). Returns its entry (None: it was appended before)."""
     # The writers of one chain in one process take turns (a venue's API is one process of many threads): racing
     # each other for the head they would mostly cancel each other's transactions, and an unlucky one could lose
     # every time. Across processes (Lambda) the head's condition decides, with retries.
@@ -211,19 +214,23 @@ def append(table: Table, eid: str, record: dict, ops: Sequence[Op] = (), *, lega
         at = lane_head(table, eid, lane)
         if at is not None or table.get(keys.audit_head(eid)) is None:
             try:
-                return _append(table, eid, record, ops, legacy, lane, at or (0, auditchain.lane_genesis(eid, lane)))
+                return _append(table, eid, record, ops, legacy, lane, at or (0, auditchain.lane_genesis(eid, lane)),
+                               write)
             except OneChainBegun:
                 pass
     with _in_turn(eid):   # an event chained before lanes: its one chain, every writer in turn
-        return _append(table, eid, record, ops, legacy, None, head(table, eid))
+        return _append(table, eid, record, ops, legacy, None, head(table, eid), write)
 
 
 def _append(table: Table, eid: str, record: dict, ops: Sequence[Op], legacy: bool, lane: int | None,
-            at: tuple[int, str]) -> dict | None:
+            at: tuple[int, str], write: Callable[[list[Op]], None] | None = None) -> dict | None:
     for attempt in range(APPEND_ATTEMPTS):
         entry, chain_ops = _ops(eid, record, at, legacy, lane)
         try:
-            table.transact([*ops, *chain_ops])
+            if write is None:
+                table.transact([*ops, *chain_ops])
+            else:
+                write(chain_ops)
             return entry
         except ChainMoved as moved:
             time.sleep(random.uniform(0, min(0.1, 0.002 * 2 ** attempt)))   # a burst of writers spreads out

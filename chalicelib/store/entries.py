@@ -592,10 +592,10 @@ class EntryRepo:
                               on_fail=lambda: errors.VersionConflict("An entry changed meanwhile; reload and try again.")))
         self.t.transact([*ops, *roster_copy_ops(changes), *extra])
 
-    def record_payment(self, before: Entry, after: Entry, payment: Payment) -> None:
-        """A desk payment: the payment record and the entry's new state in one transaction."""
+    def record_payment(self, before: Entry, after: Entry, payment: Payment, extra: Iterable[Op] = ()) -> None:
+        """A desk payment: the payment record and the entry's new state (and `extra`) in one transaction."""
         self.transition(before, after, extra=[Op.put(payment_item(payment), condition="attribute_not_exists(PK)",
-                                                     on_fail=errors.DuplicateEntry)])
+                                                     on_fail=errors.DuplicateEntry), *extra])
 
     def merge(self, sources: list[Entry], merged: list[Entry], new_entry: Entry) -> None:
         """Partner seekers joined into one entry: the new entry takes a place; the seekers become 'merged'."""

@@ -22,16 +22,19 @@ class HallRepo:
         items = self.t.get_many([keys.round_clock(eid, n) for eid, n in refs]) if refs else []
         return [{**json.loads(i["data"]), "version": i["version"]} if i else None for i in items]
 
-    def save_clock(self, eid: str, n: int, clock: dict, expected_version: int) -> None:
+    def save_clock(self, eid: str, n: int, clock: dict, expected_version: int, extra: list[Op] = ()) -> None:
+        """The clock, only if still at `expected_version`; with `extra` (its audit record: RoundRepo.audited_write)
+        in one transaction."""
         body = {k: v for k, v in clock.items() if k != "version"}
         item = {**keys.round_clock(eid, n), "kind": "round_clock", "data": json.dumps(body, ensure_ascii=False),
                 "version": expected_version + 1}
-        if expected_version == 0:
-            self.t.put(item, condition="attribute_not_exists(PK)",
-                       on_fail=lambda: errors.VersionConflict("The clock changed meanwhile; reload."))
+        moved = lambda: errors.VersionConflict("The clock changed meanwhile; reload.")   # noqa: E731
+        condition, values = (("attribute_not_exists(PK)", None) if expected_version == 0
+                             else ("version = :v", {":v": expected_version}))
+        if extra:
+            self.t.transact([Op.put(item, condition=condition, values=values, on_fail=moved), *extra])
         else:
-            self.t.put(item, condition="version = :v", values={":v": expected_version},
-                       on_fail=lambda: errors.VersionConflict("The clock changed meanwhile; reload."))
+            self.t.put(item, condition=condition, values=values, on_fail=moved)
 
     # -- announcements
     def add_announcement(self, tid: str, ann: dict) -> None:

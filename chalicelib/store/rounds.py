@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from .. import errors
@@ -635,6 +636,14 @@ class RoundRepo:
 
     def add_audit(self, eid: str, record: dict) -> None:
         self._audited(eid, record, [])
+
+    def audited_write(self, eid: str, record: dict, write: Callable[[list[Op]], None]) -> None:
+        """Another repository's change and the audit record of it in one transaction (a crash between the two
+        left a change the event's chain did not hold): `write(ops)` writes the change with `ops` (the record and
+        its chain's head, written only if the head is as read) in its own transaction, after its own ops. It is
+        called again with fresh ops when another record was appended meanwhile (the cancelled one wrote nothing);
+        its own refusals raise as they would alone."""
+        audit_chain.append(self.t, eid, record, write=write)
 
     def audit(self, eid: str, since: str | None = None) -> list[dict]:
         """The event's audit records in the order of their ids (ULIDs: time first); `since`: only those whose id

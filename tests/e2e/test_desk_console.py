@@ -297,6 +297,52 @@ def test_an_open_appeal_keeps_the_finished_events_places_provisional_in_the_cons
     assert not errors, errors
 
 
+def test_the_run_tab_goes_to_the_page_of_any_table_and_the_pairing_edit_sees_it(stack, store, console, shot):
+    """跳至第 n 桌: a referee at a round of many pages reaches the page of any table without paging there one by one,
+    and the pairing edit (which sees the tables shown) offers that table (here 2 tables a page of 5, added to the
+    console's GETs in the browser, as above)."""
+    ctx, errors = console
+    token, ev = _event(store, "跳桌商会", fee={"amount": 0}, capacity=16)
+    _checked_in_pairs(store, ev.id, 10, "跳", "1360000040")
+
+    def two_a_page(route):
+        url = route.request.url
+        if route.request.method == "GET":
+            url += ("&" if "?" in url else "?") + "limit=2"
+        route.continue_(url=url)
+    ctx.route(re.compile(r"/events/[^/]+/rounds/\d+(\?.*)?$"), two_a_page)
+    page = _open(ctx, stack, token)
+    page.get_by_role("tab", name="比赛进行").click()
+    page.get_by_test_id("draw").click()
+    page.locator(".act-confirm .van-dialog__confirm").click()
+    expect(page.get_by_test_id("tables-page")).to_have_text("第 1–2 桌，共 5 桌")
+    expect(page.get_by_test_id("tables-goto")).to_be_disabled()
+    page.get_by_test_id("tables-goto-n").fill("4")
+    expect(page.get_by_test_id("tables-goto")).to_have_text("跳至第 4 桌")
+    shot(page, "goto-typed")
+    page.get_by_test_id("tables-goto").click()
+    expect(page.get_by_test_id("tables-page")).to_have_text("第 4–5 桌，共 5 桌")
+    expect(page.locator("tr[data-table='5']")).to_be_visible()
+    expect(page.locator("tr[data-table='1']")).to_have_count(0)
+    page.get_by_test_id("edit-pairing").click()
+    expect(page.get_by_test_id("pe-bye").locator("option[value='5']")).to_have_count(1)   # the page's tables
+    expect(page.get_by_test_id("pe-bye").locator("option[value='1']")).to_have_count(0)
+    shot(page, "goto-pairing-edit")
+    page.get_by_test_id("pairing-edit").get_by_role("button", name="关闭").click()
+    # a jumped page does not know how many tables came before it: a next page that comes empty is the round's end
+    page.get_by_test_id("tables-next").click()
+    expect(page.get_by_test_id("tables-next")).to_be_disabled()
+    expect(page.get_by_test_id("tables-page")).to_have_text("第 4–5 桌，共 5 桌")
+    page.get_by_test_id("tables-prev").click()
+    expect(page.get_by_test_id("tables-page")).to_have_text("第 1–2 桌，共 5 桌")   # back where the jump was asked
+    # past the last table: said, and the page stays
+    page.get_by_test_id("tables-goto-n").fill("9")
+    page.get_by_test_id("tables-goto-n").press("Enter")
+    expect(page.get_by_test_id("notice")).to_contain_text("第 9 桌起没有桌次")
+    expect(page.get_by_test_id("tables-page")).to_have_text("第 1–2 桌，共 5 桌")
+    assert not errors, errors
+
+
 def test_removing_a_staff_member_asks_first(stack, store, console, shot):
     from chalicelib.services import principals
     ctx, errors = console

@@ -144,3 +144,39 @@ def test_saving_an_edited_account_keeps_its_optional_settings(store, stack, desk
     expect(page.get_by_test_id("pa-form-alipay")).to_have_count(0)
     alipay = store.repos.payment_accounts.get(org.id, "alipay")
     assert alipay.public == {"alipay_public_key": ALIPAY_KEY, "sandbox": True}
+
+
+def test_the_optional_secrets_say_they_are_kept_when_left_empty(store, stack, desk, shot):
+    """A change keeps the optional secrets it leaves out (WeChat Pay direct's AppSecret and platform public key,
+    services/payment_accounts.py _kept_secrets): their fields say so, where the required secrets ask to be typed
+    again; saved with them empty, the AppSecret is still there."""
+    from chalicelib.services.payment_accounts import put_account
+    from tests.api.test_payment_accounts import APIV3, PEM
+    org, token = organisers.create_organiser(store, "留空商会")
+    direct = {"mode": "direct", "mchid": "1900000109", "appid": "wx8888888888888888",
+              "cert_serial_no": "5157F09EFDC096DE15EBE81A47057A72", "apiv3_key": APIV3, "private_key": PEM}
+    put_account(store, org.id, "wechat_pay", {**direct, "app_secret": "a" * 32})
+    page = desk.new_page()
+    token_sign_in(page, stack, token)
+    page.get_by_test_id("show-payments").click()
+    page.get_by_test_id("pa-edit-wechat_pay").click()
+    form = page.get_by_test_id("pa-form-wechat_pay")
+    expect(form.locator("input[name=pa-app_secret]")).to_have_attribute("placeholder", "留空则保持不变")
+    expect(form.locator("textarea[name=pa-public_key]")).to_have_attribute("placeholder", "留空则保持不变")
+    expect(form.locator("input[name=pa-apiv3_key]")).to_have_attribute("placeholder", "出于安全不回显，修改时请重新填写")
+    shot(page, "kept-when-empty")
+    for name, value in (("cert_serial_no", direct["cert_serial_no"]), ("apiv3_key", APIV3)):
+        form.locator(f"input[name=pa-{name}]").fill(value)
+    form.locator("textarea[name=pa-private_key]").fill(PEM)
+    form.get_by_test_id("pa-save").click()
+    expect(page.get_by_test_id("pa-form-wechat_pay")).to_have_count(0)
+    assert store.repos.payment_accounts.get(org.id, "wechat_pay").secrets["app_secret"] == "a" * 32
+    page.goto(f"{stack['site']}/organiser.html?lang=en")
+    page.get_by_test_id("show-payments").click()
+    page.get_by_test_id("pa-edit-wechat_pay").click()
+    expect(page.get_by_test_id("pa-form-wechat_pay").locator("input[name=pa-app_secret]")).to_have_attribute(
+        "placeholder", "Leave empty to keep")
+    # a new connection's fields say what goes in them
+    page.get_by_test_id("pa-edit-alipay").click()
+    expect(page.get_by_test_id("pa-form-alipay").locator("input[name=pa-app_auth_token]")).not_to_have_attribute(
+        "placeholder", "Leave empty to keep")
