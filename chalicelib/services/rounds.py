@@ -559,18 +559,23 @@ def contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dic
     if field is None:
         field = _field(deps, event, stage_idx, plan, state, before)
     entries = roster_of(deps, event.id)
-    alive = set(plan["entries"]) - {e.id for e in entries if e.status in LEFT}
+    left = {e.id for e in entries if e.status in LEFT}
     clubs = {e.id: e.club for e in entries}
     carry = plan.get("carry", {})
+    numbers, of, none = plan["numbers"], field.get, totals.get(field, None)
+    pts, opp, byes, home, away, last, seats, losses = (totals.PTS, totals.OPP, totals.BYES, totals.HOME, totals.AWAY,
+                                                       totals.LAST, totals.SEATS, totals.LOSSES)
     out = []
+    # the loop of 100,000 at the largest: names bound once, each score added up as totals.score_of adds it
     for e in plan["entries"]:
-        if e not in alive:
+        if e in left:
             continue
-        t = totals.get(field, e)
-        out.append(Contestant(id=e, number=plan["numbers"][e], score=totals.score_of(field, e, carry.get(e, {}).get(primary, 0.0)),
-                              opponents=frozenset(t[totals.OPP]), byes=t[totals.BYES], home=t[totals.HOME],
-                              away=t[totals.AWAY], last_home=t[totals.LAST], club=clubs.get(e, ""),
-                              seat_counts=tuple(sorted(t[totals.SEATS].items())), losses=t[totals.LOSSES]))
+        t = of(e, none)
+        score = carry[e].get(primary, 0.0) if e in carry else 0.0
+        for x in t[pts]:
+            score += x
+        out.append(Contestant(e, numbers[e], score, frozenset(t[opp]), t[byes], t[home], t[away], t[last],
+                              clubs.get(e, ""), tuple(sorted(t[seats].items())), t[losses]))
     return out
 
 
