@@ -144,7 +144,7 @@ class RoundRepo:
         item = self.t.get(keys.event_state(eid))
         if not item:
             return {"rounds": [], "open_round": 0, "stage": 0, "plans": {}, "version": 0}
-        data = parts.unpack(item, self._blobs(item), parts.merge_state)
+        data = parts.unpack(item, self._blobs(item), parts.merge_state, reuse=True)
         data["version"] = item["version"]
         return data
 
@@ -172,7 +172,7 @@ class RoundRepo:
             raise RuntimeError("a state read with state_head() lacks the plans' entries and cannot be saved")
         body = {k: v for k, v in state.items() if k != "version"}
         key = keys.event_state(eid)
-        head, part_items = parts.pack(key, body, parts.split_state)
+        head, part_items = parts.pack(key, body, parts.split_state, reuse=True)
         item = {**key, "kind": "event_state", **head, "version": expected_version + 1}
         if expected_version == 0:
             return part_items, Op.put(item, condition="attribute_not_exists(PK)",
