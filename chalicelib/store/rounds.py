@@ -5,6 +5,7 @@ import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
+from operator import itemgetter
 
 from .. import errors
 from . import audit_chain, keys, parts
@@ -106,8 +107,8 @@ def _fill_key(template: dict):
     """An item alike's key as _request_key makes a request's, from its fill (the template's constants otherwise)."""
     names = _slots(template)
     pk, sk = (names.index(a) if a in names else template[a]["S"] for a in ("PK", "SK"))
-    if isinstance(sk, str):
-        return (lambda fill: fill[pk] + "\0" + sk) if isinstance(pk, int) else (lambda fill: pk + "\0" + sk)
+    if isinstance(sk, str):   # one SK for all: ordered as their PKs are (NUL is below every character of a key)
+        return itemgetter(pk) if isinstance(pk, int) else (lambda fill: pk + "\0" + sk)
     return (lambda fill: fill[pk] + "\0" + fill[sk]) if isinstance(pk, int) else (lambda fill: pk + "\0" + fill[sk])
 
 

@@ -223,12 +223,12 @@ def test_a_round_stored_under_its_event_key_reads_there_and_moves_to_its_own_tab
 
 def _write_calls(client, table: str) -> list[tuple[str, list[str]]]:
     """Every batch write call the embedded client is asked for, as it comes: (its kind, its items' keys)."""
-    from chalicelib.store.rounds import _fill_key, _request_key
+    from chalicelib.store.rounds import _filled, _request_key
     calls = []
 
     def seen(params, **_):
         if "Fills" in params:   # items alike (batch_put_alike): a template and each item's values
-            calls.append(("alike", list(map(_fill_key(params["Template"]), params["Fills"]))))
+            calls.append(("alike", [_request_key(r) for r in _filled(params["Template"], params["Fills"])]))
         else:
             calls.append(("requests", [_request_key(r) for r in params["RequestItems"][table]]))
     client.meta.events.register("before-call.dynamodb.BatchWriteItem", seen)
