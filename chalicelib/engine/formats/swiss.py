@@ -384,9 +384,9 @@ def pair_round(contestants: Sequence[Contestant], round_no: int, *, separate_rel
         draw.byes.append((c.id, _bye_text(why)))
         draw.bye_why[c.id] = why
     paired = [c for k, c in enumerate(ordered) if k != bye_pos]
-    natural: dict[str, Contestant] = {}
-    for k in range(0, len(paired) - 1, 2):
-        natural[paired[k].id], natural[paired[k + 1].id] = paired[k + 1], paired[k]
+    ids, even = [c.id for c in paired], len(paired) // 2 * 2   # each entry's natural partner: 1v2, 3v4 …
+    natural: dict[str, Contestant] = dict(zip(ids[0:even:2], paired[1:even:2]))
+    natural.update(zip(ids[1:even:2], paired[0:even:2]))
     for i, j in sol.pairs:
         if j == n:
             continue
