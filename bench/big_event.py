@@ -48,6 +48,7 @@ def main() -> None:
 
 
 PARTS: dict[str, float] = {}   # wall time of each timed part in the call being measured
+SIZES: list = [None]           # every item put, sized (tests.bigday.ItemSizes) after each timed part
 
 
 def _timed(owner, name: str, label: str) -> None:
@@ -106,7 +107,7 @@ def run() -> None:
     _timed(RoundRepo, "get_round_stamped", "round read")
     _timed(svc, "round_out", "answer")
     repos = repos_on("bench_big_event")
-    sizes = ItemSizes().attach(dynamo.client())
+    sizes = SIZES[0] = ItemSizes(defer=True).attach(dynamo.client())   # sized after each timed part: sizes.settle()
     clock = lambda: datetime(2026, 12, 12, 1, tzinfo=UTC)  # noqa: E731
     out_dir = scratch_dir("big-event-")
     d = bootstrap.Deps(repos=repos, clock=clock, publisher=LocalSink(out_dir))
@@ -116,6 +117,7 @@ def run() -> None:
         svc.draw_next(d, small_organiser, small.id, seed=0)
     t0 = time.perf_counter()
     tournament, event, organiser = seed_event(repos, clock, N)
+    sizes.settle()
     print(f"{N:,} entries written in bulk in {time.perf_counter() - t0:.1f} s; {ROUNDS} Swiss rounds follow; "
           + ("the store and the service warmed by a 400-entry draw first" if WARM else "a cold process (BIG_WARM=0)"))
     if ROSTER_REF:
@@ -134,6 +136,7 @@ def run() -> None:
         out, _ = _profiled(f"round {n}'s draw", svc.draw_next, d, organiser, event.id, seed=n)
         drawn, draw_cpu = time.perf_counter() - t0, time.process_time() - c0
         draw_parts = _parts()
+        sizes.settle()   # the bench's own bookkeeping, after the timed part
         print(f"round {n}: engine alone {engine:.2f} s ({engine_cpu:.2f} s CPU), draw through the service {drawn:.2f} s "
               f"({drawn / engine:.1f}× the engine; target < {TARGETS['draw']:g} s; {draw_cpu:.2f} s of this process's "
               f"CPU), {out.tables_total or len(out.tables):,} tables; load average {os.getloadavg()[0]:.1f}; draw's parts (s): {draw_parts}",
@@ -153,6 +156,7 @@ def run() -> None:
         last_open = PUBLISH and n == ROUNDS
         open_table = out.tables[min(SAMPLE, len(out.tables) - 1)].number
         results_for_round(repos, event, n, leave=frozenset({open_table}) if last_open else frozenset())
+        sizes.settle()
         if last_open:   # closed after the publish of its last result, below
             rows.append([n, engine, drawn, per_result, None])
         else:
@@ -182,6 +186,7 @@ def run() -> None:
         t0, c0 = time.perf_counter(), time.process_time()
         _profiled(label, ask_publish, d, tid, change)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        sizes.settle()
         one = d.publish_cache.last_stats[tid]
         print(f"{label}: {wall:.2f} s ({cpu:.2f} s CPU), {one['written']:,} of {one['files']:,} files written, by "
               f"event {one.get('by_event')}; {note}", flush=True)
@@ -223,6 +228,7 @@ def _close(d, organiser, eid: str, n: int) -> float:
     t0, c0 = time.perf_counter(), time.process_time()
     _profiled(f"round {n}'s close", svc.close_round, d, organiser, eid, n)
     closed, close_cpu = time.perf_counter() - t0, time.process_time() - c0
+    SIZES[0].settle()
     print(f"  round {n}'s close {closed:.2f} s (target < {TARGETS['close']:g} s; {close_cpu:.2f} s CPU); load average "
           f"{os.getloadavg()[0]:.1f}; close's parts (s): {_parts()}", flush=True)
     return closed

@@ -75,9 +75,11 @@ def encode(field: dict[str, list]) -> dict:
 
 
 def decode(cols: dict) -> dict[str, list]:
+    """encode's columns back to rows (a 100,000-entry draw's: column by column, not a lookup a field an entry)."""
     ids = cols["ids"]
-    return {e: [cols["pts"][k], {ids[o] for o in cols["opp"][k]}, cols["byes"][k], cols["home"][k], cols["away"][k],
-                cols["last"][k], cols["seats"][k], cols["losses"][k], cols["played"][k]] for k, e in enumerate(ids)}
+    opp = [{ids[o] for o in places} for places in cols["opp"]]
+    return dict(zip(ids, map(list, zip(cols["pts"], opp, cols["byes"], cols["home"], cols["away"], cols["last"],
+                                       cols["seats"], cols["losses"], cols["played"]))))
 
 
 def applies(event, stage_idx: int, plan: dict) -> bool:

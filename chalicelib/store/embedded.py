@@ -222,6 +222,78 @@ class _TableInfo:
         return self._key_bytes(item[self.ghash], self.ghash), self._key_bytes(item[self.grange], self.grange)
 
 
+_quoted = json.encoder.encode_basestring   # a string's JSON as _dump writes it (not ASCII-escaped), quoted: C
+
+
+class _Alike:
+    """Items alike (EmbeddedClient.batch_put_alike): the template's JSON made once and cut at its slots, each item's
+    row that JSON with its values put in and its key taken from them; what _put_row would make of the whole item,
+    with its checks (tests/unit/test_embedded_store.py holds the two equal). An item outside the plain case (a
+    value not a string, a number not in DynamoDB's own form, an empty key, a row that might be over 400 KB) is
+    made whole and goes through _put_row itself."""
+
+    def __init__(self, table: _TableInfo, template: dict):
+        self.table, self.template = table, template
+        self.names = [k for k, v in template.items() if type(v) is dict and len(v) == 1 and None in v.values()]
+        self.types = [next(iter(template[k])) for k in self.names]
+        slot_of = {k: i for i, k in enumerate(self.names)}
+        constants = _checked({k: v for k, v in template.items() if k not in slot_of})   # checked and normalised once
+        marks = [f"\0slot{i}\0" for i in range(len(self.names))]
+        text = _dump({k: ({self.types[slot_of[k]]: marks[slot_of[k]]} if k in slot_of else constants[k]) for k in template})
+        quoted_marks = [_quoted(m) for m in marks]
+        self.fast = all(t in ("S", "N") for t in self.types) and all(text.count(m) == 1 for m in quoted_marks)
+        self.pieces = []
+        for m in quoted_marks:
+            head, _, text = text.partition(m)
+            self.pieces.append(head)
+        self.pieces.append(text)
+
+        def where(name: str | None):   # a key attribute: its slot, or its constant's bytes (None: not in the item)
+            if name in slot_of:
+                self.fast &= self.types[slot_of[name]] == "S"
+                return slot_of[name]
+            if name in constants:
+                v = constants[name]
+                self.fast &= type(v) is dict and set(v) == {"S"} and v["S"] != ""
+                return v["S"].encode() if self.fast else None
+            return None
+        self.pk, self.sk = where(table.hash), where(table.range)
+        self.fast &= self.pk is not None and self.sk is not None
+        self.gpk, self.gsk = where(table.ghash), where(table.grange)
+        if self.gpk is None or self.gsk is None:   # an item without both index keys is not in the index
+            self.gpk = self.gsk = None
+
+    def row(self, fill: tuple) -> tuple:
+        if not self.fast or len(fill) != len(self.names):
+            return self._whole(fill)
+        pieces, types = self.pieces, self.types
+        parts = [pieces[0]]
+        for k, v in enumerate(fill):
+            if type(v) is not str or (types[k] == "N" and not _plain_whole(v)):
+                return self._whole(fill)
+            parts.append(_quoted(v))
+            parts.append(pieces[k + 1])
+        text = "".join(parts)
+        if len(text) * 4 > MAX_ITEM_BYTES:   # might be over: counted exactly
+            return self._whole(fill)
+        keys = []
+        for at in (self.pk, self.sk, self.gpk, self.gsk):
+            if type(at) is int:
+                if fill[at] == "":
+                    return self._whole(fill)
+                at = fill[at].encode()
+            keys.append(at)
+        return (self.table.name, *keys, text)
+
+    def _whole(self, fill: tuple) -> tuple:
+        if len(fill) != len(self.names):
+            raise ValidationError(f"an item alike fills the template's {len(self.names)} slots")
+        item = dict(self.template)
+        for name, t, v in zip(self.names, self.types, fill):
+            item[name] = {t: v}
+        return EmbeddedClient._put_row(self.table, item)
+
+
 class EmbeddedClient:
     """A boto3-DynamoDB-client look-alike over one SQLite file."""
 
@@ -382,6 +454,14 @@ class EmbeddedClient:
         pk, sk = key or table.check_key(table.key_of(item))
         gpk, gsk = table.index_keys(item)
         return table.name, pk, sk, gpk, gsk, text
+
+    @staticmethod
+    def _put_row(table: _TableInfo, item: dict) -> tuple:
+        """A put's item checked (values, key, size) and made into its row, as _row's."""
+        item = _checked(item)
+        if table.hash not in item or table.range not in item:
+            raise ValidationError("One or more parameter values were invalid: Missing the key in the item")
+        return EmbeddedClient._row(table, item, table.check_key(table.key_of(item)))
 
     def _remove(self, conn, table: _TableInfo, pk: bytes, sk: bytes) -> None:
         conn.execute(_DELETE_SQL, (table.name, pk, sk))
@@ -750,6 +830,32 @@ class EmbeddedClient:
                 self._write("BatchWriteItem", lambda conn, chunk=chunk: self._write_rows(conn, chunk))
             return {"UnprocessedItems": {}}
 
+    @_operation("BatchWriteItem")
+    def batch_put_alike(self, TableName: str, Template: dict, Fills: list[tuple], **_) -> dict:
+        """This store's own: the puts of many items alike, written as batch_write_all writes its requests. `Template`
+        is an item in the wire format whose slot values ({"S": None} or {"N": None}) each item fills, in the
+        template's order, from its tuple in `Fills`. Every item is checked as batch_write_item checks it (values,
+        sizes, keys; a key twice within each 25 of `Fills` in order, as the batches DynamoDB would be sent), all
+        before any write; its row is the template's JSON, made once, with the item's values put in at its slots:
+        no item made (a 100,000-entry draw's code items, _Alike). An item with a value outside the plain forms (a
+        number not in DynamoDB's own form, say) is made whole and checked as any put."""
+        with _answers("BatchWriteItem"):
+            alike = _Alike(self._table(TableName, "BatchWriteItem"), Template)
+            rows, seen = [], set()
+            for k, fill in enumerate(Fills):
+                if k % 25 == 0:
+                    seen = set()
+                row = alike.row(fill)
+                key = row[1], row[2]
+                if key in seen:
+                    raise ValidationError("Provided list of item keys contains duplicates")
+                seen.add(key)
+                rows.append(row)
+            for k in range(0, len(rows), WRITE_ALL_ROWS):
+                chunk = rows[k:k + WRITE_ALL_ROWS]
+                self._write("BatchWriteItem", lambda conn, chunk=chunk: conn.executemany(_PUT_SQL, chunk))
+            return {"UnprocessedItems": {}}
+
     def _batch_rows(self, request_items: dict) -> list[tuple]:
         """A batch write's requests checked (before any lock is taken) and made into rows: ("put", (table, pk, sk,
         gpk, gsk, item's JSON)) or ("delete", (table, pk, sk))."""
@@ -759,11 +865,9 @@ class EmbeddedClient:
             seen = set()
             for request in requests:
                 if "PutRequest" in request:
-                    item = _checked(request["PutRequest"]["Item"])
-                    if table.hash not in item or table.range not in item:
-                        raise ValidationError("One or more parameter values were invalid: Missing the key in the item")
-                    key = table.check_key(table.key_of(item))
-                    rows.append(("put", self._row(table, item, key)))
+                    row = self._put_row(table, request["PutRequest"]["Item"])
+                    key = row[1], row[2]
+                    rows.append(("put", row))
                 else:
                     key = table.check_key(request["DeleteRequest"]["Key"])
                     rows.append(("delete", (table.name, *key)))

@@ -121,10 +121,13 @@ def appeal_pointer(appeal_id: str) -> dict:
 APPEAL_PREFIX = "APPEAL#"
 
 
+TABLE_CODE_MARK, TABLE_CODE_SK = "TABLECODE#", "META"
+
+
 def table_code(code_hash: str) -> dict:
     """Finds a table from its printed code alone (bare score.html, issue 39): the code's keyed hash → event, round,
     table. A code is derived from its place, so an item left by a crashed draw still points to the right table."""
-    return {"PK": f"TABLECODE#{code_hash}", "SK": "META"}
+    return {"PK": TABLE_CODE_MARK + code_hash, "SK": TABLE_CODE_SK}
 
 
 def publish_lease(tid: str, scope: str = "") -> dict:

@@ -5,6 +5,8 @@ import json
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from operator import itemgetter
 
 from .. import errors
 from . import audit_chain, keys, parts
@@ -84,17 +86,45 @@ def _request_key(request: dict) -> str:
     return key["PK"]["S"] + "\0" + key["SK"]["S"]
 
 
-def _in_key_order(requests: list[dict]) -> list[dict]:
-    """Batch write requests in their items' key order, so each of the embedded store's SQLite transactions fills a
-    run of neighbouring B-tree pages: a draw's 100,000 code items, keyed by hash, were random inserts over the whole
-    (growing) table, 3–5× the CPU of the same rows in order, more each round (docs/scaling.md). As they came if a
-    key is asked twice: in order they would fall in one batch of 25, which refuses a key twice, where they were
-    written one after the other."""
-    key = [_request_key(r) for r in requests]
+def _in_key_order(requests: list, key_of=_request_key) -> list:
+    """Batch write requests (or items alike: _fill_key) in their items' key order, so each of the embedded store's
+    SQLite transactions fills a run of neighbouring B-tree pages: a draw's 100,000 code items, keyed by hash, were
+    random inserts over the whole (growing) table, 3–5× the CPU of the same rows in order, more each round
+    (docs/scaling.md). As they came if a key is asked twice: in order they would fall in one batch of 25, which
+    refuses a key twice, where they were written one after the other."""
+    key = [key_of(r) for r in requests]
     order = sorted(range(len(requests)), key=key.__getitem__)
     if any(key[a] == key[b] for a, b in zip(order, order[1:])):
         return requests
     return [requests[k] for k in order]
+
+
+def _slots(template: dict) -> list[str]:
+    """The names of an alike template's slots (values {"S": None} or {"N": None}: each item's own), in order."""
+    return [k for k, v in template.items() if None in v.values()]
+
+
+def _fill_key(template: dict):
+    """An item alike's key as _request_key makes a request's, from its fill (the template's constants otherwise)."""
+    names = _slots(template)
+    pk, sk = (names.index(a) if a in names else template[a]["S"] for a in ("PK", "SK"))
+    if isinstance(sk, str):   # one SK for all: ordered as their PKs are (NUL is below every character of a key)
+        return itemgetter(pk) if isinstance(pk, int) else (lambda fill: pk + "\0" + sk)
+    return (lambda fill: fill[pk] + "\0" + fill[sk]) if isinstance(pk, int) else (lambda fill: pk + "\0" + fill[sk])
+
+
+def _filled(template: dict, fills: list[tuple]) -> list[dict]:
+    """Items alike as batch write requests (for DynamoDB), the template's constant values shared (no writer changes
+    a request's values)."""
+    names = _slots(template)
+    types = [next(iter(template[k])) for k in names]
+    out = []
+    for fill in fills:
+        item = dict(template)
+        for name, t, v in zip(names, types, fill):
+            item[name] = {t: v}
+        out.append({"PutRequest": {"Item": item}})
+    return out
 
 
 def _written_condition(expected_version: int) -> tuple[str, dict]:
@@ -116,7 +146,7 @@ class RoundRepo:
         item = self.t.get(keys.event_state(eid))
         if not item:
             return {"rounds": [], "open_round": 0, "stage": 0, "plans": {}, "version": 0}
-        data = parts.unpack(item, self._blobs(item), parts.merge_state)
+        data = parts.unpack(item, self._blobs(item), parts.merge_state, reuse=True)
         data["version"] = item["version"]
         return data
 
@@ -144,7 +174,7 @@ class RoundRepo:
             raise RuntimeError("a state read with state_head() lacks the plans' entries and cannot be saved")
         body = {k: v for k, v in state.items() if k != "version"}
         key = keys.event_state(eid)
-        head, part_items = parts.pack(key, body, parts.split_state)
+        head, part_items = parts.pack(key, body, parts.split_state, reuse=True)
         item = {**key, "kind": "event_state", **head, "version": expected_version + 1}
         if expected_version == 0:
             return part_items, Op.put(item, condition="attribute_not_exists(PK)",
@@ -170,8 +200,8 @@ class RoundRepo:
         state_parts, state_op = self._state_ops(eid, state, expected_version)
         table_items = [*self.table_items(eid, stage, n, tables), *self.written_items(eid, stage, n, tables)]
         self._remove_leftovers(eid, stage, n, {(i["PK"], i["SK"]) for i in [*table_items, *round_parts]})
-        self._batch_write([*self._put_requests([*round_parts, *state_parts, *table_items]),
-                           *self.code_requests(eid, n, tables)])
+        self._batch_write(self._put_requests([*round_parts, *state_parts, *table_items]),
+                          alike=self.code_items(eid, n, tables))
         used = keys.round_table_keys(max((t["number"] for t in tables), default=0))
         ops = [
             Op.put({**key, "kind": "round", **head, "table_keys": used},
@@ -310,19 +340,23 @@ class RoundRepo:
                 for t in tables if t.get("version", 0) != 0]
 
     @staticmethod
-    def code_requests(eid: str, n: int, tables: list[dict]) -> list[dict]:
-        """Each side's code (its hash) → where it sits, for a code typed without its link: batch write requests, made
-        in the wire format directly (a 100,000-entry draw writes 100,000 of them: through to_item they were ~0.7 s of
-        its CPU), the values common to all made once and shared (no writer changes a request's values)."""
-        event, number, kind = {"S": eid}, {"N": str(n)}, {"S": "table_code"}
-        out = []
+    def code_items(eid: str, n: int, tables: list[dict]) -> tuple[dict, list[tuple[str, str]]]:
+        """Each side's code (its hash) → where it sits, for a code typed without its link (keys.table_code): items
+        alike, (their template in the wire format, each one's (PK, table number)) — a 100,000-entry draw writes
+        100,000 of them: as dicts, checked and encoded one by one, they were ~1 s of its CPU on the embedded
+        store (store/embedded.py batch_put_alike)."""
+        template = {"PK": {"S": None}, "SK": {"S": keys.TABLE_CODE_SK}, "kind": {"S": "table_code"},
+                    "event_id": {"S": eid}, "round": {"N": str(n)}, "table": {"N": None}}
+        mark, fills = keys.TABLE_CODE_MARK, []
         for t in tables:
-            table = {"N": str(t["number"])}
-            for h in t.get("code_hashes", []):
-                key = keys.table_code(h)
-                out.append({"PutRequest": {"Item": {"PK": {"S": key["PK"]}, "SK": {"S": key["SK"]}, "kind": kind,
-                                                    "event_id": event, "round": number, "table": table}}})
-        return out
+            number = str(t["number"])
+            fills.extend((mark + h, number) for h in t.get("code_hashes", ()))
+        return template, fills
+
+    @classmethod
+    def code_requests(cls, eid: str, n: int, tables: list[dict]) -> list[dict]:
+        """code_items as batch write requests."""
+        return _filled(*cls.code_items(eid, n, tables))
 
     def find_code(self, code_hash: str) -> dict | None:
         item = self.t.get(keys.table_code(code_hash), consistent=False)
@@ -335,21 +369,32 @@ class RoundRepo:
     def _put_requests(items: list[dict]) -> list[dict]:
         return [{"PutRequest": {"Item": to_item(i)}} for i in items]
 
-    def _batch_write(self, requests: list[dict]) -> None:
+    def _batch_write(self, requests: list[dict], alike: tuple[dict, list[tuple]] | None = None) -> None:
         """Batches of 25 written by WRITERS threads at once (boto3 clients are thread-safe): 5,000 tables are 200
         round trips. Returns once every batch is written; raises (ServiceUnavailable when throttled throughout)
         otherwise, so a caller's transaction runs only after all of its items are in. On the embedded store, one
         call that writes them a few thousand to a SQLite transaction (store/embedded.py batch_write_all: an fsync
-        each, not one per 25 items)."""
-        write_all = getattr(client(), "batch_write_all", None)
-        if write_all is not None and len(requests) > 25:
-            requests = _in_key_order(requests)
+        each, not one per 25 items). `alike`: more items, (a template, each one's values) as code_items makes
+        them, none of them at a key of `requests` (their writes may land in either order) — requests like the
+        others on DynamoDB, rows made from the template on the embedded store (batch_put_alike)."""
+        c = client()
+        write_all, put_alike = getattr(c, "batch_write_all", None), getattr(c, "batch_put_alike", None)
+        if alike is not None and (put_alike is None or write_all is None):
+            requests, alike = [*requests, *_filled(*alike)], None
+        if write_all is not None and (len(requests) > 25 or alike is not None):
             # a few calls at once: one thread's rows are made (Python) while another's are written (SQLite, without
             # the GIL) and concurrent commits share an fsync; whole batches of 25 a call, as DynamoDB's would be
-            calls = list(chunks(requests, WRITE_ALL_REQUESTS))
-            with ThreadPoolExecutor(max_workers=min(WRITERS, len(calls))) as pool:
-                for done in [pool.submit(write_all, RequestItems={self.t.name: c}) for c in calls]:
-                    done.result()
+            name = self.t.name
+            calls = [partial(write_all, RequestItems={name: part})
+                     for part in chunks(_in_key_order(requests), WRITE_ALL_REQUESTS)]
+            if alike is not None:
+                template, fills = alike
+                calls += [partial(put_alike, TableName=name, Template=template, Fills=part)
+                          for part in chunks(_in_key_order(fills, _fill_key(template)), WRITE_ALL_REQUESTS)]
+            if calls:
+                with ThreadPoolExecutor(max_workers=min(WRITERS, len(calls))) as pool:
+                    for done in [pool.submit(call) for call in calls]:
+                        done.result()
             return
         batches = list(chunks(requests, 25))
         if len(batches) <= 1:

@@ -221,17 +221,31 @@ def test_a_round_stored_under_its_event_key_reads_there_and_moves_to_its_own_tab
     assert migrations.spread_round_tables(any_repos.table) == 0
 
 
-def test_a_draw_on_the_embedded_store_writes_its_items_in_one_call(embedded_repos):
-    """Not one batch write of 25 each (an fsync each: most of a 100,000-entry draw's time): one call, written a few
-    thousand rows to a SQLite transaction (store/embedded.py batch_write_all)."""
-    from chalicelib.store import dynamo
+def _write_calls(client, table: str) -> list[tuple[str, list[str]]]:
+    """Every batch write call the embedded client is asked for, as it comes: (its kind, its items' keys)."""
+    from chalicelib.store.rounds import _filled, _request_key
     calls = []
-    dynamo.client().meta.events.register("before-call.dynamodb.BatchWriteItem",
-                                         lambda params, **_: calls.append(sum(map(len, params["RequestItems"].values()))))
+
+    def seen(params, **_):
+        if "Fills" in params:   # items alike (batch_put_alike): a template and each item's values
+            calls.append(("alike", [_request_key(r) for r in _filled(params["Template"], params["Fills"])]))
+        else:
+            calls.append(("requests", [_request_key(r) for r in params["RequestItems"][table]]))
+    client.meta.events.register("before-call.dynamodb.BatchWriteItem", seen)
+    return calls
+
+
+def test_a_draw_on_the_embedded_store_writes_its_items_in_two_calls(embedded_repos):
+    """Not one batch write of 25 each (an fsync each: most of a 100,000-entry draw's time): one call for the packs,
+    one for the code items alike, written a few thousand rows to a SQLite transaction (store/embedded.py
+    batch_write_all, batch_put_alike)."""
+    from chalicelib.store import dynamo
+    calls = _write_calls(dynamo.client(), embedded_repos.rounds.t.name)
     tables = [{**t, "code_hashes": [f"{t['number']:064x}", f"{t['number'] + 10**6:064x}"]} for t in _tables(300)]
     state = {"rounds": [{"n": 1, "stage": 0, "stage_round": 1}], "open_round": 1, "stage": 0, "plans": {}}
     embedded_repos.rounds.create_round("E1", _round(1), tables, state, 0)
-    assert calls == [16 + 600]   # packs 0–15 (tables 1–300, twenty a pack) and each side's code
+    # packs 0–15 (tables 1–300, twenty a pack), then each side's code
+    assert [(kind, len(got)) for kind, got in calls if len(got) > 1] == [("requests", 16), ("alike", 600)]
     assert embedded_repos.rounds.get_round("E1", 0, 1)[1] == tables
     assert embedded_repos.rounds.find_code(f"{300 + 10**6:064x}") == {"event_id": "E1", "round": 1, "table": 300}
 
@@ -259,15 +273,12 @@ def test_a_draw_reaches_the_embedded_store_in_key_order(embedded_repos):
     """Its items sorted by key before they are cut into calls, so each SQLite transaction fills neighbouring pages
     (a draw's code items are keyed by hash: random inserts over the whole table were 3–5× the CPU)."""
     from chalicelib.store import dynamo
-    from chalicelib.store.rounds import _request_key
-    calls = []
-    table = embedded_repos.rounds.t.name
-    dynamo.client().meta.events.register("before-call.dynamodb.BatchWriteItem",
-                                         lambda params, **_: calls.append([_request_key(r) for r in params["RequestItems"][table]]))
+    calls = _write_calls(dynamo.client(), embedded_repos.rounds.t.name)
     state = {"rounds": [{"n": 1, "stage": 0, "stage_round": 1}], "open_round": 1, "stage": 0, "plans": {}}
     embedded_repos.rounds.create_round("E1", _round(1), _coded(_tables(300)), state, 0)
-    written = [k for call in calls if len(call) > 25 for k in call]
-    assert len(written) == 16 + 600 and written == sorted(written)
+    written = {kind: keys for kind, keys in calls if len(keys) > 1}
+    assert len(written["requests"]) == 16 and written["requests"] == sorted(written["requests"])
+    assert len(written["alike"]) == 600 and written["alike"] == sorted(written["alike"])
 
 
 def test_a_key_written_twice_in_one_batch_write_keeps_the_last(embedded_repos):

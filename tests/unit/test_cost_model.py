@@ -75,6 +75,19 @@ def test_the_meter_counts_real_calls_on_the_store(meter):
     assert "C" not in meter.units["case"]
 
 
+def test_a_draws_code_items_are_metered_as_the_batches_dynamodb_would_take(meter, monkeypatch):
+    """The embedded store's items alike (a draw's code items: store/embedded.py batch_put_alike) are not passed
+    through the meter unmetered: a draw then sends them as requests, one write unit each."""
+    from chalicelib.store import dynamo, rounds
+    from chalicelib.store.rounds import RoundRepo
+    monkeypatch.setattr(rounds, "client", lambda: meter)
+    tables = [{"number": k, "code_hashes": [f"{k:064x}", f"{k + 100:064x}"]} for k in range(1, 16)]
+    RoundRepo(dynamo.Table("t"))._batch_write([], alike=RoundRepo.code_items("E1", 1, tables))
+    metered = {pk: u for pk, u in meter.units["case"].items() if pk.startswith("TABLECODE#")}
+    assert len(metered) == 30 and all(u == [0, 1] for u in metered.values())
+    assert meter.inner.get_item(TableName="t", Key={"PK": {"S": f"TABLECODE#{115:064x}"}, "SK": {"S": "META"}})["Item"]
+
+
 def test_a_tiny_day_is_run_and_counted():
     proc = subprocess.run([sys.executable, "bench/cost.py", "--entries", "100", "--run-entries", "8", "--rounds", "1"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)

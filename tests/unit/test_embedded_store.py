@@ -190,6 +190,45 @@ def test_a_batch_write_past_25_items_is_checked_as_batches_of_25_and_written_a_f
     assert c.get_item(TableName="t", Key={"PK": {"S": "B"}, "SK": {"S": "600"}})["Item"]["n"] == {"N": "2"}
 
 
+def test_items_alike_are_stored_as_their_whole_items_would_be_and_refused_alike(c):
+    """batch_put_alike (a draw's code items: a template and each item's values) stores each item's row as a put of
+    the whole item does — its JSON byte for byte, its key and index key — and refuses what batch_write_all refuses,
+    nothing written then."""
+    template = {"PK": {"S": None}, "SK": {"S": "META"}, "kind": {"S": "表\"x"}, "GSI1PK": {"S": None},
+                "GSI1SK": {"S": "g"}, "round": {"N": "007"}, "table": {"N": None}, "note": {"S": None}}
+    fills = [("A1", "G1", "17", ""), ("A2\n表", "G2", "0", "x\\y\u0001"), ("A3", "G3", "1.50", "n")]
+    table = c._table("t")
+    whole = [{**template, "PK": {"S": a}, "GSI1PK": {"S": g}, "table": {"N": n}, "note": {"S": x}} for a, g, n, x in fills]
+    from chalicelib.store.embedded import _Alike
+    alike = _Alike(table, template)
+    assert alike.fast   # the first two from the template's JSON, the third (a number to normalise) made whole
+    assert [alike.row(f) for f in fills] == [c._put_row(table, item) for item in whole]
+    assert c.batch_put_alike(TableName="t", Template=template, Fills=fills) == {"UnprocessedItems": {}}
+    got = c.get_item(TableName="t", Key={"PK": {"S": "A3"}, "SK": {"S": "META"}})["Item"]
+    assert got == {**template, "PK": {"S": "A3"}, "GSI1PK": {"S": "G3"}, "round": {"N": "7"}, "table": {"N": "1.5"},
+                   "note": {"S": "n"}}
+    by_index = c.query(TableName="t", IndexName=table.index, KeyConditionExpression="GSI1PK = :p",
+                       ExpressionAttributeValues={":p": {"S": "G2"}})["Items"]
+    assert [i["PK"]["S"] for i in by_index] == ["A2\n表"]
+
+    def stored() -> int:
+        return c.scan(TableName="t", Select="COUNT")["Count"]
+    before = stored()
+    for bad in ([(f"B{k}", "G", "1", "") for k in range(24)] + [("B0", "G", "1", "")],   # a key twice within 25
+                [(f"C{k}", "G", "1", "") for k in range(30)] + [("", "G", "1", "")],   # an empty key
+                [(f"D{k}", "G", "1", "") for k in range(30)] + [("D", "G", "1e", "")],   # not a number
+                [(f"E{k}", "G", "1", "") for k in range(30)] + [("E", "G", "1", "x" * 400 * 1024)],   # over 400 KB
+                [("F", "G", "1")]):   # a value missing
+        with pytest.raises(ClientError) as err:
+            c.batch_put_alike(TableName="t", Template=template, Fills=bad)
+        assert err.value.response["Error"]["Code"] == "ValidationException"
+        assert stored() == before
+    # the same key in two batches of 25 is not a duplicate (as batch_write_all): the later one stays
+    c.batch_put_alike(TableName="t", Template=template, Fills=[("H", "G", "1", ""), *[(f"H{k}", "G", "1", "") for k in range(24)],
+                                                               ("H", "G", "2", "")])
+    assert c.get_item(TableName="t", Key={"PK": {"S": "H"}, "SK": {"S": "META"}})["Item"]["table"] == {"N": "2"}
+
+
 def test_a_begins_with_query_reads_its_prefix_not_the_rest_of_the_partition(c):
     """A prefix of a big partition (an event's appeals or audit heads beside 100,000 entries and tables) is read in
     its own range: the query stops at the prefix's end instead of stepping through every later key of the

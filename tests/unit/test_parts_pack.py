@@ -41,3 +41,29 @@ def test_a_round_document_by_its_byes():
         head, items = parts.pack(key, doc, parts.split_round)
         assert (items == []) == (len(parts.dumps(doc).encode()) <= parts.INLINE_BYTES)
         assert parts.unpack({**key, **head}, _blobs(items) if items else None, parts.merge_round) == doc
+
+
+def test_a_state_written_back_unchanged_reuses_the_bytes_it_was_read_from(monkeypatch):
+    """A draw reads the state and writes it back with the plan's long fields as they were (~7 MB of JSON at 100,000
+    entries): with `reuse` they are not compressed again, and the head names the same parts (same bytes, same
+    digest); a changed plan, another document's key, or a document packed without `reuse` is compressed as ever."""
+    import zlib
+    key, other = {"PK": "EVENT#E", "SK": "STATE"}, {"PK": "EVENT#F", "SK": "STATE"}
+    doc = _state(5000)
+    head, items = parts.pack(key, doc, parts.split_state)
+    read = parts.unpack({**key, **head}, _blobs(items), parts.merge_state, reuse=True)
+    assert read == doc
+    compressed = []
+    real = zlib.compress
+    monkeypatch.setattr(zlib, "compress", lambda data, level: (compressed.append(len(data)), real(data, level))[1])
+    read["open_round"] = 2   # a head field: the long ones as read
+    again, again_items = parts.pack(key, read, parts.split_state, reuse=True)
+    assert compressed == [] and again["digest"] == head["digest"] and _blobs(again_items) == _blobs(items)
+    assert json.loads(again["data"])["open_round"] == 2
+    assert parts.pack(other, read, parts.split_state, reuse=True)[0]["digest"] == head["digest"]
+    assert parts.pack(key, read, parts.split_state)[0]["digest"] == head["digest"]
+    assert len(compressed) == 2
+    read["plans"]["0"]["numbers"][read["plans"]["0"]["entries"][0]] = 99   # a long field changed
+    changed, changed_items = parts.pack(key, read, parts.split_state, reuse=True)
+    assert len(compressed) == 3 and changed["digest"] != head["digest"]
+    assert parts.unpack({**key, **changed}, _blobs(changed_items), parts.merge_state) == read

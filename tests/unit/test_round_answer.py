@@ -107,3 +107,16 @@ def test_a_knockout_final_beside_its_third_place_match_and_a_team_match():
     got = round_out(doc, tables, NAMES).model_dump(mode="json")
     assert got == _reference(doc, tables, NAMES).model_dump(mode="json")
     assert [t["match_name"] for t in got["tables"]] == ["final", "third_place"]
+
+
+def test_a_draws_codes_made_from_hmacs_keyed_once_are_table_code_and_code_hash():
+    """_RoundCodes (a draw's 200,000 HMACs at 100,000 entries, keyed once) makes the same codes as table_code and the
+    same hashes as code_hash: a code typed alone finds its table by code_hash, a reprinted card shows table_code's."""
+    from chalicelib.services.rounds import _RoundCodes, code_hash
+    secret = b"s" * 40
+    made = _RoundCodes("01JEVENT", 12, secret)
+    for table, side in [(1, 0), (1, 1), (999, 2), (10_000, 0), (50_000, 1)]:
+        code = table_code("01JEVENT", 12, table, side, secret)
+        assert made.code(table, side) == code and len(code) == 10
+        assert made.hash_of(code) == code_hash(code, secret) == code_hash(code[:5] + "-" + code[5:].lower(), secret)
+    assert made.code(1, 0) != _RoundCodes("01JEVENT", 13, secret).code(1, 0) != _RoundCodes("01JEVENT", 12, b"t").code(1, 0)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from collections.abc import Sequence
 
 from ...errors import NoValidPairing
-from .common import Contestant, Draw, Pairing, fmt, number_tables
+from .common import Contestant, Draw, Pairing, fmt, number_tables, number_tables_by
 
 REMATCH = 1_000_000.0      # the float costs of `pair_cost`, kept for references and benchmarks
 RELATED = 1_000.0
@@ -384,9 +384,10 @@ def pair_round(contestants: Sequence[Contestant], round_no: int, *, separate_rel
         draw.byes.append((c.id, _bye_text(why)))
         draw.bye_why[c.id] = why
     paired = [c for k, c in enumerate(ordered) if k != bye_pos]
-    natural: dict[str, Contestant] = {}
-    for k in range(0, len(paired) - 1, 2):
-        natural[paired[k].id], natural[paired[k + 1].id] = paired[k + 1], paired[k]
+    ids, even = [c.id for c in paired], len(paired) // 2 * 2   # each entry's natural partner: 1v2, 3v4 …
+    natural: dict[str, Contestant] = dict(zip(ids[0:even:2], paired[1:even:2]))
+    natural.update(zip(ids[1:even:2], paired[0:even:2]))
+    boards: list[tuple] = []
     for i, j in sol.pairs:
         if j == n:
             continue
@@ -410,10 +411,11 @@ def pair_round(contestants: Sequence[Contestant], round_no: int, *, separate_rel
             why["related"] = True
         draw.tables.append(Pairing(sides=[home.id, away.id], reason=_pair_text(why), rematch=why["kind"] == "rematch",
                                    why=why))
+        boards.append((-max(a.score, b.score), min(a.number, b.number)))   # number_tables' order
     if rematches:
         draw.notes.append(f"fewest rematches possible: {len(rematches)}")
     draw.cost = sum(pair_cost(ordered[i], ordered[j], round_no, separate_related) for i, j in sol.pairs if j < n)
-    return number_tables(draw, {c.id: c.score for c in contestants}, {c.id: c.number for c in contestants})
+    return number_tables_by(draw, boards)
 
 
 def _pair_text(why: dict) -> str:
