@@ -83,9 +83,9 @@ class _TablesRead:
     def __init__(self, words: dict | None = None):
         self.drawn: dict[int, dict] = {}     # table number → table, from its pack
         self.written: dict[int, dict] = {}   # table number → table, from its own item (wins over its pack's copy)
-        self.gone: set[int] = set()          # tables a pairing edit removed (their item says so)
+        self.owned: set[int] = set()         # tables with an item of their own (removed ones too: it says `gone`)
         self.sks: set[str] = set()           # sort keys read (a copy also left under the event's key is passed over)
-        self.words = {} if words is None else words
+        self.words = {} if words is None else words   # shared by rounds read at once: setdefault is atomic
         self._lock = threading.Lock()        # a round's table keys are read on threads of their own
 
     def page(self, items: list[dict]) -> None:
@@ -96,17 +96,15 @@ class _TablesRead:
                 own[_table_no(item["SK"]["S"])] = item
             elif kind == "tables":
                 packs.append(item)
-        with self._lock:
+        with self._lock:   # before parsing: a pack's copy parsed meanwhile on another thread is not kept
             self.sks.update(item["SK"]["S"] for item in [*own.values(), *packs])
-            for no, item in own.items():
+            self.owned.update(own)
+            for no in own:
                 self.drawn.pop(no, None)
-                if "gone" in item:
-                    self.gone.add(no)
-                    self.written.pop(no, None)
-            shadowed = self.written.keys() | self.gone | own.keys()
+        owned = self.owned   # (a table another thread claims meanwhile: its copy parsed here is not kept, below)
         texts = [item["data"]["S"] for item in own.values() if "gone" not in item]
         n_own = len(texts)
-        texts += [v["S"] for pack in packs for k, v in pack.items() if _is_table_attr(k) and int(k[1:]) not in shadowed]
+        texts += [v["S"] for pack in packs for k, v in pack.items() if _is_table_attr(k) and int(k[1:]) not in owned]
         del own, packs, items
         if not texts:
             return
@@ -117,9 +115,8 @@ class _TablesRead:
             for t in tables[:n_own]:
                 self.written[t["number"]] = t
             for t in tables[n_own:]:
-                no = t["number"]
-                if no not in self.written and no not in self.gone:
-                    self.drawn[no] = t
+                if t["number"] not in self.owned:
+                    self.drawn[t["number"]] = t
 
     def tables(self) -> list[dict]:
         """The round's tables in number order (as round_tables gives them)."""
