@@ -320,13 +320,19 @@ class Table:
 
     def query_ranges(self, pk: str, ranges: Sequence[tuple[str, str]],
                      split: Callable[[str, str], str | None] | None = None, *,
-                     projection: str | None = None, workers: int = 8) -> list[dict]:
+                     projection: str | None = None, workers: int = 8,
+                     on_page: Callable[[list[dict]], None] | None = None) -> list[dict]:
         """Raw items with a sort key in any of `ranges` ((low, high), both included), each once, in sort-key order,
         read by up to `workers` queries at once. A query stopped by a page's end (DynamoDB reads at most 1 MB a
         page, whatever the projection) hands the rest of its range to two queries, cut at `split(last, high)` (a
         sort key between the two, or None: the next page of the same query), so a dense range does not become a
         chain of pages one after another (on DynamoDB Local each page of a range also costs as much as reading what
-        is left of the range: narrow ranges are cheap there)."""
+        is left of the range: narrow ranges are cheap there).
+
+        `on_page`: each page's raw items handed to it as read (in this thread, one page at a time, pages in no
+        particular order, an item at a cut possibly in two pages) and not kept: the answer is then []. A reader
+        that keeps only what it makes of the items (a round's parsed tables) holds one page of raw items at a
+        time, not the whole range (issue 43: a 100,000-entry round's packs are ~100 MB of text)."""
         from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
         found: dict[str, dict] = {}
         with ThreadPoolExecutor(max_workers=max(1, min(workers, 2 * len(ranges)))) as pool:
@@ -338,8 +344,12 @@ class Table:
                 for f in done:
                     low, high = running.pop(f)
                     items, last = f.result()
-                    for item in items:
-                        found[item["SK"]["S"]] = item
+                    if on_page is not None:
+                        on_page(items)
+                    else:
+                        for item in items:
+                            found[item["SK"]["S"]] = item
+                    del items
                     if last is None:
                         continue
                     cut = split(last, high) if split else None

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import math
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -69,6 +71,86 @@ def round_tables(packs: list[dict], written: list[dict]) -> list[dict]:
     texts = [v["S"] for pack in packs for k, v in pack.items() if _is_table_attr(k) and int(k[1:]) not in over]
     texts += [item["data"]["S"] for item in over.values() if "gone" not in item]
     return sorted(json.loads("[" + ",".join(texts) + "]"), key=lambda t: t["number"])
+
+
+class _TablesRead:
+    """A round's tables parsed page by page as its packs and table items are read (Table.query_ranges' on_page),
+    each page's raw items let go once parsed: what `round_tables` makes of them all at once, without the round's
+    raw items held together (issue 43: a 100,000-entry publisher read three rounds at once, ~100 MB of raw packs
+    each, and what their parse left freed between the tables stayed in the process). A table's item wins over its
+    pack's copy whichever page comes first (a page's items are looked at before its packs, so a copy they shadow
+    is not parsed); an item at a page's cut, read twice, parses to the same table. The strings and floats the
+    tables repeat (ids, statuses, points) are one object each (`words`), page by page: the copies let go are where
+    the next page's go."""
+
+    def __init__(self, words: dict | None = None):
+        self.drawn: dict[int, dict] = {}     # table number → table, from its pack
+        self.written: dict[int, dict] = {}   # table number → table, from its own item (wins over its pack's copy)
+        self.owned: set[int] = set()         # tables with an item of their own (removed ones too: it says `gone`)
+        self.sks: set[str] = set()           # sort keys read (a copy also left under the event's key is passed over)
+        self.words = {} if words is None else words   # shared by rounds read at once: setdefault is atomic
+        self._lock = threading.Lock()        # a round's table keys are read on threads of their own
+
+    def page(self, items: list[dict]) -> None:
+        own, packs = {}, []
+        for item in items:
+            kind = item["kind"]["S"]
+            if kind == "table_item":
+                own[_table_no(item["SK"]["S"])] = item
+            elif kind == "tables":
+                packs.append(item)
+        with self._lock:   # before parsing: a pack's copy parsed meanwhile on another thread is not kept
+            self.sks.update(item["SK"]["S"] for item in [*own.values(), *packs])
+            self.owned.update(own)
+            for no in own:
+                self.drawn.pop(no, None)
+        owned = self.owned   # (a table another thread claims meanwhile: its copy parsed here is not kept, below)
+        texts = [item["data"]["S"] for item in own.values() if "gone" not in item]
+        n_own = len(texts)
+        texts += [v["S"] for pack in packs for k, v in pack.items() if _is_table_attr(k) and int(k[1:]) not in owned]
+        del own, packs, items
+        if not texts:
+            return
+        tables = json.loads("[" + ",".join(texts) + "]")   # one parse a page
+        del texts
+        with self._lock:
+            _one_object_each(tables, self.words)
+            for t in tables[:n_own]:
+                self.written[t["number"]] = t
+            for t in tables[n_own:]:
+                if t["number"] not in self.owned:
+                    self.drawn[t["number"]] = t
+
+    def tables(self) -> list[dict]:
+        """The round's tables in number order (as round_tables gives them)."""
+        return sorted([*self.drawn.values(), *self.written.values()], key=lambda t: t["number"])
+
+
+def _one_object_each(tables: list[dict], words: dict) -> None:
+    """Tables as parsed, their repeated values made one object each in place (each table names its two entries six
+    times, each a string of its own as parsed): equal values for equal ones, -0.0 left as it is (equal to 0.0 as
+    a key, not shown the same)."""
+    one = words.setdefault
+    for t in tables:
+        for s in t.get("sides") or ():
+            if type(e := s.get("entry_id")) is str:
+                s["entry_id"] = one(e, e)
+        for k in ("home", "winner", "status", "reason"):
+            if type(v := t.get(k)) is str:
+                t[k] = one(v, v)
+        for k in ("points", "outcome"):
+            if type(v := t.get(k)) is dict:
+                t[k] = v = {one(e, e): _one(x, one) for e, x in v.items()}
+                for x in v.values():
+                    if type(x) is dict:
+                        for name, y in x.items():
+                            x[name] = _one(y, one)
+
+
+def _one(x, one):
+    if type(x) is not float or (x == 0.0 and math.copysign(1.0, x) < 0):
+        return x
+    return one(x, x)
 
 
 # a table's stored JSON: json.dumps(table, ensure_ascii=False, default=str), without making an encoder each time
@@ -420,46 +502,50 @@ class RoundRepo:
         doc, tables, _ = self.get_round_stamped(eid, stage, n)
         return doc, tables
 
-    def get_round_stamped(self, eid: str, stage: int, n: int,
-                          tables_hint: int | None = None) -> tuple[dict | None, list[dict], list | None]:
+    def get_round_stamped(self, eid: str, stage: int, n: int, tables_hint: int | None = None,
+                          words: dict | None = None) -> tuple[dict | None, list[dict], list | None]:
         """The round, its tables and its stamp as read (see `round_stamps`): the event key's query of its head, parts
         and rev counters, and a query of each table key the head names (keys.round_tables_partition), at once; given
         `tables_hint` (about how many tables there are at most, which a close knows from the field) the table keys'
-        queries start before the head is read."""
+        queries start before the head is read. The tables are parsed page by page as read (`_TablesRead`);
+        `words`: the memo of repeated values they share (rounds read together share one)."""
         prefix = keys.round_prefix(stage, n)
         guess = keys.round_table_keys(tables_hint) if tables_hint else 0
+        read = _TablesRead(words)
         with ThreadPoolExecutor(max_workers=READERS) as pool:
-            early = {pk: pool.submit(self._tables_under, pk, prefix) for pk in keys.round_tables_partitions(eid, stage, n, guess)}
+            early = [pool.submit(self._tables_under, pk, prefix, read.page)
+                     for pk in keys.round_tables_partitions(eid, stage, n, guess)]
             own = self.t.query(keys.event_partition(eid), prefix, raw=True)   # head, parts, rev counters
             head_item = next((i for i in own if i["kind"]["S"] == "round"), None)
-            later = {pk: pool.submit(self._tables_under, pk, prefix)
-                     for pk in keys.round_tables_partitions(eid, stage, n, _table_keys_of(head_item)) if pk not in early}
-            items = [i for f in [*early.values(), *later.values()] for i in f.result()] + own
-        head, packs, written, blobs, seen, revs = None, [], [], {}, set(), 0
-        for item in items:   # raw items: the generic deserialiser is most of the time of 5,000 tables
-            kind, sk = item["kind"]["S"], item["SK"]["S"]
-            if sk in seen:   # a pack or table item also left under the event's key (a migration halfway): its own kept
-                continue
-            seen.add(sk)
+            later = [pool.submit(self._tables_under, pk, prefix, read.page)
+                     for pk in keys.round_tables_partitions(eid, stage, n, _table_keys_of(head_item))[len(early):]]
+            for f in [*early, *later]:
+                f.result()
+        head, blobs, revs = None, {}, 0
+        left = []   # packs or table items also left under the event's key (a migration halfway): the moved ones win
+        for item in own:   # raw items: the generic deserialiser is most of the time of 5,000 tables
+            kind = item["kind"]["S"]
             if kind == "round":
                 head = from_item(item)
-            elif kind == "tables":
-                packs.append(item)
-            elif kind == "table_item":
-                written.append(item)
+            elif kind in ("tables", "table_item"):
+                if item["SK"]["S"] not in read.sks:
+                    left.append(item)
             elif kind == "rev":
                 revs += int(item["rev"]["N"])
             elif kind == "part":
                 blobs[item["SK"]["S"]] = item["blob"]["B"]
+        if left:
+            read.page(left)
         if head is None:   # tables without their round: a crashed draw's, which its retry cleans
             return None, [], None
-        return self._round_doc(head, blobs), round_tables(packs, written), _stamp(head, revs)
+        return self._round_doc(head, blobs), read.tables(), _stamp(head, revs)
 
-    def _tables_under(self, pk: str, prefix: str) -> list[dict]:
+    def _tables_under(self, pk: str, prefix: str, on_page=None) -> list[dict]:
         """Raw items under one of a round's table keys (its packs and table items, keys.round_tables_partition); a
-        page's end cuts the rest in two queries at once (DynamoDB Local reads what is left of a range a page)."""
+        page's end cuts the rest in two queries at once (DynamoDB Local reads what is left of a range a page).
+        `on_page`: each page handed to it as read instead (Table.query_ranges)."""
         return self.t.query_ranges(pk, [(prefix + keys.TABLE_PACK_MARK, prefix + "#~")],
-                                   lambda lo, hi: _between_packs(prefix, lo, hi), workers=2)
+                                   lambda lo, hi: _between_packs(prefix, lo, hi), workers=2, on_page=on_page)
 
     def round_stamps(self, eid: str, refs: list[dict]) -> dict[int, list]:
         """Round number → [rev, drawn_at] of each round named (small head items, one batch read): `rev` moves
@@ -578,8 +664,10 @@ class RoundRepo:
                 out.append(None)
         # the rounds not cached read at once (a cold publish of nine 5,000-table rounds: one after another they
         # wait on each other's pages)
+        words: dict = {}   # the rounds' repeated ids and words one object each, across the rounds too
         with ThreadPoolExecutor(max_workers=max(1, min(ROUNDS_AT_ONCE, len(misses)))) as pool:
-            read = list(pool.map(lambda m: self.get_round(eid, m[3]["stage"], m[3]["n"]), misses))
+            read = list(pool.map(lambda m: self.get_round_stamped(eid, m[3]["stage"], m[3]["n"], words=words)[:2],
+                                 misses))
         for (at, key, stamp, _), (doc, tables) in zip(misses, read):
             if doc and doc.get("status") == "closed":
                 _ROUND_CACHE[key] = (stamp, doc, tables)

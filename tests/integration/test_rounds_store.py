@@ -316,3 +316,39 @@ def test_a_draw_and_a_close_carry_their_audit_record_in_their_own_transaction(an
     repo.close_round("E9", {**_round(1), "status": "closed"}, {**got, "open_round": 0}, got["version"], audit=closed)
     assert [a["action"] for a in repo.audit("E9")] == ["round_drawn", "round_closed"]
     assert repo.audit_head("E9")[0] == 2
+
+
+def test_a_round_read_page_by_page_is_the_round_read_whole(any_repos, monkeypatch):
+    """A round's tables are parsed page by page as read (issue 43: the raw packs are not all held until the round is
+    parsed): with pages of two items (cuts between a pack and its tables' items, and ranges cut again) the tables
+    are those of one parse of every pack and table item read whole, a table's item winning over its pack's copy, a
+    removed table gone; the repeated ids and words are one object each across the round; the pages handed to the
+    reader are every item, none kept by the table layer."""
+    from chalicelib.store import dynamo, keys
+    from chalicelib.store.rounds import round_tables
+    repo = any_repos.rounds
+    state = {"rounds": [{"n": 1, "stage": 0, "stage_round": 1}], "open_round": 1, "stage": 0, "plans": {"0": {"rounds": 3}}}
+    repo.create_round("E12", _round(1), _tables(45), state, 0)
+    for k in (1, 19, 20, 21, 40, 45):   # each end of a pack: its item and its pack's copy in different pages
+        repo.save_table("E12", 0, 1, dict(_tables(45)[k - 1], status="entered", version=1, winner=f"a{k}",
+                                          points={f"a{k}": {"mp": 2.0}, f"b{k}": {"mp": -0.0}}), 0,
+                        {"id": f"01P{k:02d}", "action": "result_entered", "who": "x", "at": "t"})
+    state = repo.state("E12")
+    repo.edit_round("E12", _round(1), [], [(21, 1)], state, state["version"],
+                    {"id": "01P99", "action": "pairing_edited", "who": "x", "at": "t"})
+    raw = [i for pk in keys.round_tables_partitions("E12", 0, 1) for i in any_repos.table.query(pk, raw=True)]
+    whole = round_tables([i for i in raw if i["kind"]["S"] == "tables"], [i for i in raw if i["kind"]["S"] == "table_item"])
+    assert 21 not in [t["number"] for t in whole] and len(whole) == 44
+
+    monkeypatch.setattr(dynamo, "PAGE_ITEMS", 2)
+    doc, tables = repo.get_round("E12", 0, 1)
+    assert doc["number"] == 1 and tables == whole
+    assert [t["status"] for t in tables].count("entered") == 5 and str(tables[19]["points"]["b20"]["mp"]) == "-0.0"
+    assert all(t["sides"][0]["entry_id"] is t["home"] for t in tables)                 # one string each
+    assert len({id(t["status"]) for t in tables if t["status"] == "pending"}) == 1
+    assert tables[0]["points"]["a1"]["mp"] is tables[-1]["points"]["a45"]["mp"]        # 2.0 once
+
+    pages: list[list[dict]] = []
+    pk = keys.round_tables_partition("E12", 0, 1, 0)
+    assert any_repos.table.query_ranges(pk, [("ROUND#0#001#TABLES#", "ROUND#0#001#~")], on_page=pages.append) == []
+    assert len(pages) >= 2 and {i["SK"]["S"] for p in pages for i in p} == {i["SK"]["S"] for i in raw if i["PK"]["S"] == pk}

@@ -94,3 +94,21 @@ def test_an_entrys_public_part_reads_and_prints_as_the_dict_it_was():
     assert shown.get("club") == "商会0" and shown.get("phone") is None
     _, names, name_map = entry_maps(entries, {})
     assert entries[1].id in name_map and "x" not in name_map and name_map[entries[1].id] == {"name": "第2对"}
+
+
+def test_entries_listed_a_chunk_at_a_time_share_across_chunks(monkeypatch):
+    """EntryRepo.list parses and compacts each chunk before the next (the sets a chunk lets go are where the next
+    one's models go): the entries of every chunk share one field-name set and one string per repeated word, and are
+    the models one parse of the whole would give, in the same order."""
+    import json
+    from types import SimpleNamespace
+    from chalicelib.store import entries as store_entries
+    raw = json.loads(_raw(7))
+    items = [{"data": {"S": json.dumps(e, ensure_ascii=False)}} for e in raw]
+    monkeypatch.setattr(store_entries, "LIST_CHUNK", 2)
+    repo = SimpleNamespace(_entry_items=lambda eid, known, projection: list(items))
+    listed = store_entries.EntryRepo.list(repo, "E" * 26)
+    assert [e.model_dump() for e in listed] == [e.model_dump() for e in _entry_list().validate_json(_raw(7))]
+    assert len({id(e.__pydantic_fields_set__) for e in listed}) == 1
+    assert len({id(e.members[0].__pydantic_fields_set__) for e in listed}) == 1
+    assert len({id(e.event_id) for e in listed}) == 1 and len({id(e.currency) for e in listed}) == 1
