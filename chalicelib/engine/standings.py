@@ -138,6 +138,10 @@ def compute(entries: Iterable[str], records: Sequence[MatchRecord], chain: Seque
 
     # The first key splits everyone: do it with one sort instead of recursion (10k entries).
     split(entries, 0)
+    # `split` calls itself, so it and its closure's cells are a cycle holding every table above (totals, meetings,
+    # opponents): freed only by the cyclic collector, which a publish pauses (services/gc_pause.py) — each standings
+    # worked out was kept to the publish's end (issue 43: hundreds of MB at 100,000 entries). Broken here.
+    split = None  # noqa: F841
     rows: list[Row] = []
     position = 1
     for tied in ordered:

@@ -149,11 +149,26 @@ def initials(text: str) -> str:
     """Pinyin initials of a name, for find.html ("张三丰" → "zsf"); a Latin name gives its words' first letters
     ("Nguyễn Văn An" → "nva")."""
     from pypinyin import Style, lazy_pinyin
+    _phrases_shared()
     out = []
     for part in lazy_pinyin(text, style=Style.FIRST_LETTER, errors="default"):
         for word in fold(part).split():
             out.append(word[:1])
     return "".join(ch for ch in out if ch.isalnum())
+
+
+@lru_cache(maxsize=1)
+def _phrases_shared() -> None:
+    """pypinyin's phrase dictionary (47,000 phrases, loaded with the first name's initials) made smaller in place,
+    once a process: each phrase's readings are lists of one-syllable lists as parsed from its JSON, each its own
+    (~35 MB); equal ones become one list (a few thousand), so each phrase keeps only its outer list (issue 43: the
+    publisher's memory). The same readings: pypinyin copies a phrase's lists (deepcopy) before it converts them,
+    and assigns, never changes, their items."""
+    from pypinyin import constants
+    one: dict[tuple, list] = {}
+    for readings in constants.PHRASES_DICT.values():
+        if type(readings) is list and all(type(r) is list for r in readings):
+            readings[:] = [one.setdefault(tuple(r), r) for r in readings]
 
 
 @lru_cache(maxsize=65536)

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 from contextlib import contextmanager
 from contextvars import ContextVar
+from collections.abc import Mapping
 from types import SimpleNamespace
 
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
@@ -22,9 +23,46 @@ from .tournaments import own_event
 COUNTED = ("confirmed", "forfeit")
 
 
+class RoundTable(Mapping):
+    """A stage's table as the standings read it: the table with its round's number and name (`_round`,
+    `_round_name`) — a view, not a copy (issue 43: a copy of every table, ~1.2 KB each, for every standings worked
+    out, was ~180 MB at 100,000 entries)."""
+    __slots__ = ("table", "n", "name")
+
+    def __init__(self, table: dict, n: int, name):
+        self.table, self.n, self.name = table, n, name
+
+    def __getitem__(self, key):
+        if key == "_round":
+            return self.n
+        if key == "_round_name":
+            return self.name
+        return self.table[key]
+
+    def get(self, key, default=None):
+        if key == "_round":
+            return self.n
+        if key == "_round_name":
+            return self.name
+        return self.table.get(key, default)
+
+    def __contains__(self, key) -> bool:
+        return key in ("_round", "_round_name") or key in self.table
+
+    def __iter__(self):
+        yield from (k for k in self.table if k not in ("_round", "_round_name"))
+        yield "_round"
+        yield "_round_name"
+
+    def __len__(self) -> int:
+        return len(self.table) + 2 - ("_round" in self.table) - ("_round_name" in self.table)
+
+
 def stage_records(deps: Deps, event: Event, stage_idx: int, state: dict | None = None,
-                  rounds: list | None = None) -> tuple[list[MatchRecord], list[dict]]:
-    """MatchRecords of a stage's counted results (confirmed or forfeit) and byes, and all its tables."""
+                  rounds: list | None = None, cuts: list | None = None) -> tuple[list[MatchRecord], list]:
+    """MatchRecords of a stage's counted results (confirmed or forfeit) and byes, and all its tables (each a
+    RoundTable). `cuts` gets, after each of the stage's rounds, how many records and tables were made so far
+    (the records of a prefix of the rounds are a prefix of these)."""
     rules = game_rules(event.config.game)
     scoring = event.config.stages[stage_idx].scoring
     records: list[MatchRecord] = []
@@ -34,7 +72,7 @@ def stage_records(deps: Deps, event: Event, stage_idx: int, state: dict | None =
     for doc, tables in rounds if rounds is not None else deps.repos.rounds.all_rounds(event.id):
         if doc["stage"] != stage_idx:
             continue
-        n = doc["number"]
+        n, name = doc["number"], doc.get("round_name")
         for e, info in early.items():  # finished early: its average for every round it was not drawn in
             if doc.get("stage_round", 0) >= info["from_round"]:
                 records.append(MatchRecord(n, 0, (e,), {e: dict(info["average"])}, {}, bye=True))
@@ -43,10 +81,12 @@ def stage_records(deps: Deps, event: Event, stage_idx: int, state: dict | None =
                 continue  # a knockout bye only advances
             records.append(MatchRecord(n, 0, (bye,), {bye: rules.bye(bye, scoring)}, {}, bye=True))
         for t in tables:
-            tables_out.append({**t, "_round": n, "_round_name": doc.get("round_name")})
+            tables_out.append(RoundTable(t, n, name))
             if t["status"] in COUNTED and t.get("points"):
                 entries = tuple(s["entry_id"] for s in t["sides"])
                 records.append(MatchRecord(n, t["number"], entries, t["points"], t.get("outcome", {})))
+        if cuts is not None:
+            cuts.append((len(records), len(tables_out)))
     return records, tables_out
 
 
@@ -66,22 +106,23 @@ def standings_shared():
 
 
 def stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None = None, rounds: list | None = None,
-                    *, share: bool = True) -> dict:
-    """`share` False: not kept for a second ask within standings_shared (one nothing asks for again)."""
+                    *, share: bool = True, made: tuple | None = None) -> dict:
+    """`share` False: not kept for a second ask within standings_shared (one nothing asks for again). `made`:
+    stage_records of these rounds, made already (the places after each prefix of closed rounds: one pass)."""
     shared = _SHARED.get() if share else None
     if shared is None or state is None or rounds is None:
-        return _stage_standings(deps, event, stage_idx, state, rounds)
+        return _stage_standings(deps, event, stage_idx, state, rounds, made)
     mine = [r for r in rounds if r[0] is not None and r[0]["stage"] == stage_idx]
     key = (event.id, stage_idx, id(state), tuple((id(doc), id(tables)) for doc, tables in mine))
     hit = shared.get(key)
     if hit is None or hit[0] is not state or any(a[0] is not b[0] or a[1] is not b[1]
                                                  for a, b in zip(hit[1], mine, strict=True)):
-        hit = shared[key] = (state, mine, _stage_standings(deps, event, stage_idx, state, rounds))
+        hit = shared[key] = (state, mine, _stage_standings(deps, event, stage_idx, state, rounds, made))
     return hit[2]
 
 
 def _stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | None = None,
-                     rounds: list | None = None) -> dict:
+                     rounds: list | None = None, made: tuple | None = None) -> dict:
     state = state or deps.repos.rounds.state(event.id)
     plan = state.get("plans", {}).get(str(stage_idx))
     if plan is None:
@@ -89,7 +130,7 @@ def _stage_standings(deps: Deps, event: Event, stage_idx: int, state: dict | Non
     scoring = event.config.stages[stage_idx].scoring
     rules = game_rules(event.config.game)
     names = list(rules.point_names[scoring.method])
-    records, tables = stage_records(deps, event, stage_idx, state, rounds)
+    records, tables = made if made is not None else stage_records(deps, event, stage_idx, state, rounds)
     statuses = {e.id: e.status for e in roster_of(deps, event.id)}
     disqualified = {e for e in plan["entries"] if statuses.get(e) == EntryStatus.DISQUALIFIED}
     if event.config.game == "gouji" and plan["format"] in getattr(scoring, "withdrawal_points_formats", ()):
