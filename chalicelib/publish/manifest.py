@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from functools import lru_cache
-
 ENTRY_SHARDS = 16   # an event's entry pages' part of the manifest, in this many files
 
 
-@lru_cache(maxsize=200_000)
 def shard(key: str) -> str:
     """Which part of the manifest a page's line is kept in: the tournament's own pages ("t"), an event's pages
-    (its id), or, for the entry pages that are most of them, one of ENTRY_SHARDS parts of the event's."""
+    (its id), or, for the entry pages that are most of them, one of ENTRY_SHARDS parts of the event's. Not
+    cached: at 100,000 entries a publish asks for ~310,000 keys in turn, more than a bounded cache holds (each
+    pass evicted what the next needed: slower than none, measured) and ~35 MiB held in the publisher for nothing."""
     rest = key.split("/t/", 1)[-1] if "/t/" in key else key[2:] if key.startswith("t/") else key
     parts = rest.split("/")
     if len(parts) < 3:
@@ -33,10 +32,11 @@ def save_manifest(sink, key: str, manifest: dict, before: dict) -> None:
     if old and "pages" in before and "inputs" in before:
         shards = _shards_again(manifest, before, old, touched)
     else:
-        shards = {}
+        shards, part_of = {}, {}   # a key's part worked out once for both fields
         for field in ("pages", "inputs"):
             for k, v in manifest[field].items():
-                shards.setdefault(shard(k), {"pages": {}, "inputs": {}})[field][k] = v
+                name = part_of.get(k) or part_of.setdefault(k, shard(k))
+                shards.setdefault(name, {"pages": {}, "inputs": {}})[field][k] = v
     folder = key[: -len(".manifest.json")] + ".manifest/"
     index, kept = {}, {}
     for name, body in shards.items():

@@ -497,22 +497,25 @@ def page_of_event(data: dict) -> list:
             data["knockout"]]
 
 
-def draw_key(ev: dict, memo: dict) -> str:
-    """repr() of (event id, name, round number, [each table's sides], [the byes]): who sits where, not the results.
-    Each table's piece is kept while its draw is the same (a result moves a table's status only)."""
+def draw_key(ev: dict, memo: dict) -> bytes:
+    """The digest of (event id, name, round number, [each table's sides], [the byes]): who sits where, not the
+    results. Each table's digest is kept while its draw is the same (a result moves a table's status only): its
+    digest, not its repr (~0.4 KB a table held between publishes, and the whole round's text joined each publish:
+    ~30 MiB and more at 100,000 entries, issue 43)."""
     r = ev["round"]
     if not r:
-        return repr((ev["id"], ev["name"], None))
+        return hashlib.sha1(repr((ev["id"], ev["name"], None)).encode()).digest()
     kept = memo.setdefault(ev["id"], {})
-    pieces = []
+    whole = hashlib.sha1(repr((ev["id"], ev["name"], r["number"])).encode())
     for t in r["tables"]:
         hit = kept.get(t["number"])
         if hit is None or hit[0] is not t["sides"]:
-            hit = kept[t["number"]] = (t["sides"], repr((t["number"], [(s["entry_id"], s["name"], s["seats"], s["club"],
-                                                                         s["members"], s["q"]) for s in t["sides"]])))
-        pieces.append(hit[1])
-    byes = repr([(b["entry_id"], b["name"], b["club"], b["members"], b["q"]) for b in r["byes"]])
-    return f"({ev['id']!r}, {ev['name']!r}, {r['number']!r}, [{', '.join(pieces)}], {byes})"
+            hit = kept[t["number"]] = (t["sides"], hashlib.sha1(repr((t["number"], [
+                (s["entry_id"], s["name"], s["seats"], s["club"], s["members"], s["q"]) for s in t["sides"]])).encode()
+                ).digest())
+        whole.update(hit[1])
+    whole.update(repr([(b["entry_id"], b["name"], b["club"], b["members"], b["q"]) for b in r["byes"]]).encode())
+    return whole.digest()
 
 
 def _round_digests(r: dict, page_of: dict, size: int, rows: dict | None) -> list[str]:

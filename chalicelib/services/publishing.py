@@ -723,10 +723,10 @@ def _site_run(deps: Deps, tournament, datas: list, warm: TournamentCache) -> sit
     # The board reloads when what it shows moves (the draw, the standings it shows), not on every result in a
     # 5,000-table round; its clock and announcements it updates from the feed without reloading.
     draw_memo = warm.draw_keys
-    find_inputs = "[" + ", ".join(site_data.draw_key(ev, draw_memo) for ev in hall["events"]) + "]"   # who sits where
-    hall["version"] = hashlib.sha1(repr([find_inputs, [(ev["id"], ev.get("standings"), ev.get("point_names"))
-                                                       for ev in hall["events"]]]).encode()).hexdigest()[:16]
-    hall["find_inputs"] = hashlib.sha1(find_inputs.encode()).hexdigest()
+    seats = hashlib.sha1(b"".join(site_data.draw_key(ev, draw_memo) for ev in hall["events"]))   # who sits where
+    hall["find_inputs"] = seats.hexdigest()
+    hall["version"] = hashlib.sha1(repr([hall["find_inputs"], [(ev["id"], ev.get("standings"), ev.get("point_names"))
+                                                               for ev in hall["events"]]]).encode()).hexdigest()[:16]
     hall["pages_of"] = {event.id: page_rows() for event, _ in datas}
     return _run(deps, tournament, datas, datas, summaries, t_version, hall, warm)
 
