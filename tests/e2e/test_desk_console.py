@@ -297,6 +297,16 @@ def test_an_open_appeal_keeps_the_finished_events_places_provisional_in_the_cons
     assert not errors, errors
 
 
+def _two_tables_a_page(ctx) -> None:
+    """The console's GETs of a round ask for 2 tables a page (5,000 in use): its pager at a small size."""
+    def two_a_page(route):
+        url = route.request.url
+        if route.request.method == "GET":
+            url += ("&" if "?" in url else "?") + "limit=2"
+        route.continue_(url=url)
+    ctx.route(re.compile(r"/events/[^/]+/rounds/\d+(\?.*)?$"), two_a_page)
+
+
 def test_the_run_tab_goes_to_the_page_of_any_table_and_the_pairing_edit_sees_it(stack, store, console, shot):
     """跳至第 n 桌: a referee at a round of many pages reaches the page of any table without paging there one by one,
     and the pairing edit (which sees the tables shown) offers that table (here 2 tables a page of 5, added to the
@@ -304,13 +314,7 @@ def test_the_run_tab_goes_to_the_page_of_any_table_and_the_pairing_edit_sees_it(
     ctx, errors = console
     token, ev = _event(store, "跳桌商会", fee={"amount": 0}, capacity=16)
     _checked_in_pairs(store, ev.id, 10, "跳", "1360000040")
-
-    def two_a_page(route):
-        url = route.request.url
-        if route.request.method == "GET":
-            url += ("&" if "?" in url else "?") + "limit=2"
-        route.continue_(url=url)
-    ctx.route(re.compile(r"/events/[^/]+/rounds/\d+(\?.*)?$"), two_a_page)
+    _two_tables_a_page(ctx)
     page = _open(ctx, stack, token)
     page.get_by_role("tab", name="比赛进行").click()
     page.get_by_test_id("draw").click()
@@ -369,13 +373,7 @@ def test_a_round_past_one_answer_s_tables_is_paged_in_the_run_tab(stack, store, 
     ctx, errors = console
     token, ev = _event(store, "分页商会", fee={"amount": 0}, capacity=16)
     _checked_in_pairs(store, ev.id, 8, "页", "1360000020")
-
-    def two_a_page(route):
-        url = route.request.url
-        if route.request.method == "GET":
-            url += ("&" if "?" in url else "?") + "limit=2"
-        route.continue_(url=url)
-    ctx.route(re.compile(r"/events/[^/]+/rounds/\d+(\?.*)?$"), two_a_page)
+    _two_tables_a_page(ctx)
     page = _open(ctx, stack, token)
     page.get_by_role("tab", name="比赛进行").click()
     page.get_by_test_id("draw").click()
