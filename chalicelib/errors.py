@@ -315,7 +315,7 @@ class PaymentAccountTaken(Conflict):
 
 class PaymentAccountInvalid(DomainError):
     """An organiser's payment account as sent cannot be used: `details` name the field and why (mode, missing,
-    format)."""
+    format, not_in_mode, cannot_clear, cleared_and_sent)."""
     code, status, default_message = "payment_account_invalid", 400, "The payment account is not valid."
 
 

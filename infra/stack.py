@@ -43,6 +43,17 @@ PUBLISHER_TIMEOUT_S = 300
 # scheduled one would finish; two at once are safe (each message is claimed before it is tried).
 NUDGED_TIMEOUT_S = 300
 NUDGED_CONCURRENCY = 2
+# How many publisher containers the queue's trigger runs at once (its event source mapping's MaximumConcurrency; no
+# reserved concurrency: none is taken from the account's pool while nothing publishes). Sized from bench/cost.py's
+# model of a national day (100,000 entries, 50,000 tables): a result and its confirmation per table come in over a
+# round's last RESULTS_WINDOW_S (20 min), each an ask, 2 × 50,000 / 1,200 s = 83 asks a second across the day's
+# events; one result's publish takes ~0.1-0.2 s (docs/scaling.md, "The publish after one result", at 20,000
+# entries) — PUBLISH_RESULT_S = 0.3 s with S3's latency for its few files — so 83 × 0.3 = 25 containers busy at once
+# on average (Little's law), twice that for the closes and draws that land among the results: 50. Each scope (an
+# event, a tournament's wide pages) has one publisher at a time (its lease), so the cap only matters when that many
+# scopes publish side by side. A dev stage is no national day: 5.
+PUBLISH_RESULT_S = 0.3
+PROD_PUBLISHERS, DEV_PUBLISHERS = 50, 5
 
 
 class CheckedChalice(Chalice):
@@ -251,8 +262,7 @@ class PlatformStack(cdk.Stack):
         # The other two functions' own sizes. Not through stage_config's "lambda_functions": Chalice reads those only
         # from .chalice/config.json, under a stage named after this stack, and the values above (given here) win
         # over everything else — so they were ignored, and the publisher ran with 30 s and 1,024 MB, 200 at once.
-        for name, props in {"PublishFromQueue": {"Timeout": PUBLISHER_TIMEOUT_S, "MemorySize": PUBLISHER_MEMORY_MB,
-                                                 "ReservedConcurrentExecutions": 5},
+        for name, props in {"PublishFromQueue": {"Timeout": PUBLISHER_TIMEOUT_S, "MemorySize": PUBLISHER_MEMORY_MB},
                             "SweepHolds": {"Timeout": 120, "ReservedConcurrentExecutions": 1},
                             # one worker at a time is enough (its claims keep two apart anyway); a pass is bounded by
                             # 50 messages of at most 5 s each
@@ -306,6 +316,12 @@ class PlatformStack(cdk.Stack):
         publisher.add_dependency(queue.node.default_child)
         publisher.add_dependency(
             self.api.node.find_child("PublishFromQueueRole").node.find_child("Policy").node.default_child)
+        # At most this many at once through its trigger (SAM's SQS event: ScalingConfig), not a reserved concurrency
+        # of 5: that held five of the account's pool always and capped the events publishing side by side, and Lambda
+        # throttling the trigger's surplus hands messages back, counting their receives toward the dead-letter queue.
+        publisher.add_property_override("Events.PublishFromQueueSqsEventSource.Properties.ScalingConfig",
+                                        {"MaximumConcurrency": PROD_PUBLISHERS if prod else DEV_PUBLISHERS})
+        publisher.add_property_deletion_override("ReservedConcurrentExecutions")   # else the API's, from stage_config
 
         # ------------------------------------------------------------ the nudged pass of the messages' worker
         # The API nudges (its requests queue the urgent jobs); the consumer is granted what the scheduled worker is.

@@ -1,7 +1,7 @@
 """The organiser's own merchant accounts (issue 40, api.md v1.3): organiser only, secrets write-only."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from chalice import Blueprint
 from pydantic import Field
@@ -38,6 +38,10 @@ class AccountIn(Strict):
     alipay_public_key: str | None = Field(default=None, max_length=_KEY)
     sandbox: bool | None = None
     account: str | None = Field(default=None, max_length=64, description="Stripe Connect: acct_…")
+    clear: list[Annotated[str, Field(min_length=1, max_length=40)]] | None = Field(
+        default=None, max_length=8, description="optional secrets to erase (wechat_pay direct: app_secret, "
+        "public_key); an optional secret neither sent nor named here is kept. A required secret or an answered "
+        "setting: 400 payment_account_invalid, reason cannot_clear")
 
 
 class AccountOut(Out):

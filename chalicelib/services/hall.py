@@ -173,11 +173,13 @@ def _phrases_shared() -> None:
 
 @lru_cache(maxsize=65536)
 def fold(text: str) -> str:
-    """Lower case without diacritics (đ → d), as find.html folds what is typed: every mark (category M) goes, as
-    find.js's \\p{M} strips them — `combining()` would keep the marks of combining class 0 (U+20DD, U+034F)."""
+    """Lower case without diacritics (đ → d), as find.html folds what is typed: every combining mark goes, those of
+    chalicelib/marks.py, the one list find.js strips too (not each side's own Unicode) — `combining()` would keep
+    the marks of combining class 0 (U+20DD, U+034F)."""
     import unicodedata
-    text = unicodedata.normalize("NFD", text.lower().replace("đ", "d"))
-    return "".join(ch for ch in text if not unicodedata.category(ch).startswith("M"))
+
+    from ..marks import strip_marks
+    return strip_marks(unicodedata.normalize("NFD", text.lower().replace("đ", "d")))
 
 
 def current_round(data: dict) -> dict | None:

@@ -82,9 +82,10 @@ def account_from(organiser_id: str, provider: str, body: dict) -> PaymentAccount
     spec = _FIELDS[(provider, mode)]
     allowed = {"mode"} | {f for f, *_ in spec} | set(_OPTIONAL_PUBLIC.get((provider, mode), ())) \
         | set(_OPTIONAL_SECRET.get((provider, mode), ()))
-    extra = sorted(k for k, v in body.items() if v not in (None, "") and k not in allowed)
+    extra = sorted(k for k, v in body.items() if v not in (None, "") and k not in allowed | {"clear"})
     if extra:
         raise _invalid(extra[0], "not_in_mode", f"{mode} 方式不需要填写 {extra[0]}", f"{extra[0]} is not part of mode {mode}")
+    _check_clear(body, provider, mode, allowed)
     ident, public, secrets = "", {}, {}
     for name, where, pattern, words in spec:
         value = body.get(name)
@@ -111,13 +112,30 @@ def account_from(organiser_id: str, provider: str, body: dict) -> PaymentAccount
                           secrets=secrets)
 
 
+def _check_clear(body: dict, provider: str, mode: str, fields: set[str]) -> None:
+    """`clear`: the optional secrets the change erases (the console never shows a secret, so an empty field means
+    "keep" and cannot say "erase"). Only an optional secret can be cleared: a required one is sent with every change,
+    and a setting that is answered back is cleared by leaving it out. Naming one and sending a value for it is
+    refused rather than guessed."""
+    for name in body.get("clear") or ():
+        if name not in fields:
+            raise _invalid(name, "not_in_mode", f"{mode} 方式没有 {name[:40]}", f"{name[:40]} is not part of mode {mode}")
+        words = next((w for f, _, _, w in _FIELDS[(provider, mode)] if f == name), name)
+        if name not in _OPTIONAL_SECRET.get((provider, mode), ()):
+            raise _invalid(name, "cannot_clear", f"{words}是必填项或会回显的设置，不能清除",
+                           f"{name} is required or answered back: it cannot be cleared")
+        if body.get(name) not in (None, ""):
+            raise _invalid(name, "cleared_and_sent", f"{words}不能同时填写又清除", f"{name} is both sent and cleared")
+
+
 def _kept_secrets(account: PaymentAccount, body: dict):
     """The optional secrets a change keeps from the stored account (the store calls this on the account it
     replaces, under the same version check): those the body does not name at all — the console never shows a secret
     back, so an edit of something else would erase them — on the same account (mode and id) with the setting each
-    goes with unchanged. Sent as "": cleared (null is "not given", api.md v1.1, so kept). Required secrets are
-    always sent."""
-    unnamed = [n for n in _OPTIONAL_SECRET.get((account.provider, account.mode), ()) if n not in body]
+    goes with unchanged. Named in `clear`, or sent as "": cleared (null is "not given", api.md v1.1, so kept).
+    Required secrets are always sent."""
+    cleared = set(body.get("clear") or ())
+    unnamed = [n for n in _OPTIONAL_SECRET.get((account.provider, account.mode), ()) if n not in body and n not in cleared]
     if not unnamed:
         return None
 

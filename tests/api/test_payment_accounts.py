@@ -206,3 +206,51 @@ def test_a_change_that_does_not_name_an_optional_secret_keeps_it(chalice_client)
     other = {k: v for k, v in direct.items() if k != "public_key"} | {"mchid": "1900000110"}
     assert put(other).keys() == {"cert_serial_no", "apiv3_key", "private_key"}
     assert "app_secret" in repo.retired(org.id, "wechat_pay", "1900000109").secrets   # kept for its own orders
+
+
+def test_a_change_clears_the_optional_secrets_it_names_on_each_store(any_repos):
+    """Follow-up: the console could not erase an optional secret — an empty field means "keep" — so a stale
+    AppSecret or WeChat Pay public key stayed. `clear` names the ones to erase; the others are still kept, the
+    contract's "" still clears, and a required secret (or an answered setting) cannot be cleared: a 400 with its
+    own reason, nothing written. Through the API on moto, DynamoDB Local and the embedded store."""
+    from chalice.test import Client
+
+    from app import app
+    from chalicelib.services.organisers import create_organiser
+    from tests.factories import Api
+    org, token = create_organiser(bootstrap.deps(), "清除密钥商会")
+    repo = bootstrap.deps().repos.payment_accounts
+    direct = {"mode": "direct", "mchid": "1900000109", "appid": "wx8888888888888888",
+              "cert_serial_no": "5157F09EFDC096DE15EBE81A47057A72", "apiv3_key": APIV3, "private_key": PEM,
+              "public_key_id": "PUB_KEY_ID_0114232134912410000"}
+    public_key = PEM.replace("PRIVATE", "PUBLIC").strip()
+    with Client(app) as client:
+        api = Api(client, token)
+
+        def put(body):
+            r = api.put("/organiser/payment-accounts/wechat_pay", body)
+            assert r.status_code == 200, r.data
+            return repo.get(org.id, "wechat_pay").secrets
+
+        full = {**direct, "app_secret": "a" * 32, "public_key": public_key}
+        assert {"app_secret", "public_key"} <= put(full).keys()
+        secrets = put({**direct, "clear": ["app_secret"]})
+        assert "app_secret" not in secrets and secrets["public_key"] == public_key   # the one named; the other kept
+        assert put({**direct, "clear": ["public_key"]}).keys() == {"cert_serial_no", "apiv3_key", "private_key"}
+        assert put({**direct, "clear": ["app_secret"]})["apiv3_key"] == APIV3           # nothing to clear: fine
+        put(full)
+        assert put({**direct, "app_secret": ""}).keys() == {"cert_serial_no", "apiv3_key", "private_key", "public_key"}
+        version = repo.version(org.id, "wechat_pay")
+        for clear, field, reason in ((["private_key"], "private_key", "cannot_clear"),
+                                     (["appid"], "appid", "cannot_clear"),
+                                     (["sub_appid"], "sub_appid", "not_in_mode"),
+                                     (["public_key"], "public_key", "cleared_and_sent")):
+            body = {**direct, "clear": clear} | ({"public_key": public_key} if reason == "cleared_and_sent" else {})
+            r = api.put("/organiser/payment-accounts/wechat_pay", body)
+            assert (r.status_code, r.data["code"], r.data["details"]) == (
+                400, "payment_account_invalid", {"field": field, "reason": reason}), clear
+            assert PEM not in json.dumps(r.data)
+        assert repo.version(org.id, "wechat_pay") == version and "public_key" in repo.get(org.id, "wechat_pay").secrets
+        # a mode without optional secrets has nothing to clear
+        r = api.put("/organiser/payment-accounts/stripe", {"account": "acct_1ChamberA", "clear": ["account"]})
+        assert (r.status_code, r.data["details"]["reason"]) == (400, "cannot_clear")

@@ -148,21 +148,42 @@ def test_typing_finds_what_a_search_of_every_row_finds(store, stack, browser, mo
 def test_find_js_folds_as_the_publisher_folds_in_chromium(browser):
     """find.js's own fold, run in Chromium, against the publisher's (services/hall.fold, which keys the shards): the
     same for every combining mark, not only U+0300–036F (U+1DC0–1DFF, U+20D0–20FF, U+FE20–FE2F, enclosing and
-    spacing marks — a name holding one was never found), and for letters that decompose (Vietnamese, Latin, Greek)."""
+    spacing marks — a name holding one was never found), and for letters that decompose (Vietnamese, Latin, Greek).
+    Also for the marks Chromium's own Unicode has and Python 3.11's does not (U+0CF3 Kannada, U+0ECE Lao …: \\p{M}
+    stripped them from the query, the publisher kept them in the keys; both take chalicelib/marks.py's list now),
+    and in a browser without the "u" flag (its fallback: the list's marks of the BMP, not a few blocks)."""
     import sys
     import unicodedata
     source = (Path(site_pages.__file__).parent / "templates" / "find.js").read_text()
-    fold_js = re.search(r"  var MARKS = .*?\n  function fold\(s\) \{\n.*?\n  \}\n", source, re.S).group(0)
+    fold_js = re.search(r"  var MARK_RANGES =\n.*?\n  function fold\(s\) \{\n.*?\n  \}\n", source, re.S).group(0)
     marks = [chr(c) for c in range(0x300, sys.maxunicode + 1)
              if unicodedata.category(chr(c)).startswith("M") and not 0xD800 <= c <= 0xDFFF]
     decomposing = [chr(c) for c in range(0xC0, 0x2000) if unicodedata.decomposition(chr(c))[:1] not in ("", "<")]
-    samples = ([f"a{m}b" for m in marks] + [f"X{d}y" for d in decomposing]
-               + ["Nguyễn Văn An", "ĐẶNG Thị", "Zoë", "e\u1dc4n", "Ha\u20dd", "Le\ufe20o\ufe21n", "陈𠮷\u20d2", "मोहन"])
-    assert len(marks) > 2000
+    names = ["Nguyễn Văn An", "ĐẶNG Thị", "Zoë", "e\u1dc4n", "Ha\u20dd", "Le\ufe20o\ufe21n", "陈𠮷\u20d2", "मोहन",
+             "สมศักดิ์ ใจดี", "ประเสริฐ", "ಕನ್ನಡ\u0cf3", "ລາວ\u0ece", "a\U00011f00b"]
     page = browser.new_page()
     try:
+        # Chromium's Unicode is newer than Python 3.11's (14.0). Left out: the few of its new marks that its NFD
+        # decomposes (Unicode 16's Tulu-Tigalari, Gurung Khema: 11 in Chromium 156) — Python's NFD does not know them
+        browsers_marks, decomposing_marks = page.evaluate("""() => { const out = [[], []], re = /^\\p{M}$/u;
+            for (let c = 0x300; c <= 0x10ffff; c++) {
+              const s = String.fromCodePoint(c);
+              if ((c < 0xd800 || c > 0xdfff) && re.test(s)) out[s.normalize("NFD") === s ? 0 : 1].push(s);
+            }
+            return out; }""")
+        newer, decomposed = sorted(set(browsers_marks) - set(marks)), set(decomposing_marks) - set(marks)
+        samples = [f"a{m}b" for m in marks + newer] + [f"X{d}y" for d in decomposing] + names
         folded = page.evaluate(f"(samples) => {{ {fold_js} return samples.map(fold); }}", samples)
+        # a browser whose RegExp takes no "u" flag (before ES2015): the same for everything in the BMP
+        bmp = [s for s in samples if all(ord(ch) <= 0xFFFF for ch in s)]
+        old = page.evaluate("(samples) => { const R = RegExp; RegExp = function (p, f) { if (/u/.test(f || '')) "
+                            f"throw new SyntaxError('u'); return new R(p, f); }}; {fold_js} "
+                            "try { return samples.map(fold); } finally { RegExp = R; } }", bmp)
     finally:
         page.close()
+    assert len(marks) > 2000 and newer and len(decomposed) < 20, (len(newer), sorted(decomposed))
     differ = [(s, js, _typed(s)) for s, js in zip(samples, folded) if js != _typed(s)]
     assert not differ, (len(differ), differ[:10])
+    differ = [(s, js, _typed(s)) for s, js in zip(bmp, old) if js != _typed(s)]
+    assert not differ, (len(differ), differ[:10])
+    assert _typed("สมศักดิ์") == "สมศกด" and _typed("मोहन") == "महन"   # Thai's and Devanagari's marks went

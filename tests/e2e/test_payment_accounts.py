@@ -180,3 +180,50 @@ def test_the_optional_secrets_say_they_are_kept_when_left_empty(store, stack, de
     page.get_by_test_id("pa-edit-alipay").click()
     expect(page.get_by_test_id("pa-form-alipay").locator("input[name=pa-app_auth_token]")).not_to_have_attribute(
         "placeholder", "Leave empty to keep")
+
+
+def test_each_optional_secret_has_its_own_clear_control(store, stack, desk, shot):
+    """Follow-up: an empty optional-secret field means "keep", so the console could not erase a stale AppSecret.
+    Each optional secret of the stored account has a 清除 control: pressed, its field is disabled and says it is
+    cleared on save, and the save erases that secret only; 不清除 takes it back. A new connection has none."""
+    from chalicelib.services.payment_accounts import put_account
+    from tests.api.test_payment_accounts import APIV3, PEM
+    org, token = organisers.create_organiser(store, "清除商会")
+    direct = {"mode": "direct", "mchid": "1900000119", "appid": "wx8888888888888888",
+              "cert_serial_no": "5157F09EFDC096DE15EBE81A47057A72", "apiv3_key": APIV3, "private_key": PEM,
+              "public_key_id": "PUB_KEY_ID_0114232134912410000"}
+    public_key = PEM.replace("PRIVATE", "PUBLIC").strip()
+    put_account(store, org.id, "wechat_pay", {**direct, "app_secret": "a" * 32, "public_key": public_key})
+    page = desk.new_page()
+    token_sign_in(page, stack, token)
+    page.get_by_test_id("show-payments").click()
+    page.get_by_test_id("pa-edit-wechat_pay").click()
+    form = page.get_by_test_id("pa-form-wechat_pay")
+    expect(form.get_by_test_id("pa-clear-apiv3_key")).to_have_count(0)           # a required secret: no control
+    secret, key = form.locator("input[name=pa-app_secret]"), form.locator("textarea[name=pa-public_key]")
+    form.get_by_test_id("pa-clear-public_key").click()
+    expect(key).to_be_disabled()
+    form.get_by_test_id("pa-clear-public_key").click()                           # 不清除: taken back
+    expect(key).to_be_enabled()
+    expect(key).to_have_attribute("placeholder", "留空则保持不变")
+    secret.fill("typed then cleared")
+    form.get_by_test_id("pa-clear-app_secret").click()
+    expect(secret).to_be_disabled()
+    expect(secret).to_have_value("")
+    expect(secret).to_have_attribute("placeholder", "保存时清除已保存的值")
+    expect(form.get_by_test_id("pa-clear-app_secret")).to_have_text("不清除")
+    expect(form.get_by_test_id("pa-clear-public_key")).to_have_text("清除")
+    for name in ("cert_serial_no", "apiv3_key"):
+        form.locator(f"input[name=pa-{name}]").fill(direct[name])
+    form.locator("textarea[name=pa-private_key]").fill(PEM)
+    shot(page, "app-secret-cleared-on-save")
+    form.get_by_test_id("pa-save").click()
+    expect(page.get_by_test_id("pa-form-wechat_pay")).to_have_count(0)
+    secrets = store.repos.payment_accounts.get(org.id, "wechat_pay").secrets
+    assert "app_secret" not in secrets and secrets["public_key"] == public_key
+    page.goto(f"{stack['site']}/organiser.html?lang=en")
+    page.get_by_test_id("show-payments").click()
+    page.get_by_test_id("pa-edit-wechat_pay").click()
+    expect(page.get_by_test_id("pa-form-wechat_pay").get_by_test_id("pa-clear-app_secret")).to_have_text("Clear")
+    page.get_by_test_id("pa-edit-alipay").click()                                # a new connection: nothing to clear
+    expect(page.get_by_test_id("pa-form-alipay").locator("[data-testid^=pa-clear-]")).to_have_count(0)

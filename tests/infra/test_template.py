@@ -231,15 +231,26 @@ def test_the_publisher_is_sized_for_a_ten_thousand_entry_event(template):
 
 
 def test_each_function_has_its_own_concurrency_and_timeout(template):
-    """docs/scaling.md: the API reserved 20 (dev) or 200 (prod), the publisher 5 (it rewrites whole tournaments:
-    more would only race), the sweeper 1."""
+    """docs/scaling.md: the API reserved 20 (dev) or 200 (prod), the sweeper 1. The publisher reserves none: its
+    queue's trigger runs at most so many at once (ScalingConfig.MaximumConcurrency), in prod sized from
+    bench/cost.py's model — a national day's asks while results come in, times one result's publish, twice."""
     stage, tpl = template
     functions = resources(tpl, "AWS::Serverless::Function") or resources(tpl, "AWS::Lambda::Function")
     by_handler = {f["Properties"]["Handler"]: f["Properties"] for f in functions.values()}
     api, publisher, sweeper = by_handler["app.app"], by_handler["app.publish_from_queue"], by_handler["app.sweep_holds"]
     assert api["ReservedConcurrentExecutions"] == (200 if stage == "prod" else 20) and api["Timeout"] == 30
-    assert publisher["ReservedConcurrentExecutions"] == 5 and sweeper["ReservedConcurrentExecutions"] == 1
+    assert "ReservedConcurrentExecutions" not in publisher and sweeper["ReservedConcurrentExecutions"] == 1
     assert sweeper["Timeout"] == 120
+    (source,) = [e["Properties"] for e in publisher["Events"].values() if e["Type"] == "SQS"]
+    assert "publish" in json.dumps(source["Queue"]) and set(source) <= {
+        "Queue", "BatchSize", "MaximumBatchingWindowInSeconds", "ScalingConfig"}   # no second, broken event
+    most = source["ScalingConfig"]["MaximumConcurrency"]
+    assert 2 <= most <= 1000   # SQS's own bounds
+    if stage == "prod":
+        from bench.cost import RESULTS_WINDOW_S
+        per_result_s = 0.3   # infra/stack.py PUBLISH_RESULT_S: one result's publish in AWS (docs/scaling.md)
+        busy = 2 * (100_000 // 2) / RESULTS_WINDOW_S * per_result_s   # Little's law: asks/s × seconds each
+        assert 1.5 * busy <= most <= 3 * busy and most < api["ReservedConcurrentExecutions"]
 
 
 def test_no_aws_stage_offers_the_demo_provider(template):
