@@ -89,3 +89,42 @@ def test_a_person_item_keyed_as_typed_before_issue_36_still_refuses_the_registra
     any_repos.table.delete(old)   # that entry withdrawn (it releases its own item): now they may register
     any_repos.entries.create_many(entries, record, **kw)
     assert len(_written(any_repos, entries, record)) == 1 + 1 + 3 + 6   # registration, payment, entries, people
+
+
+@pytest.mark.parametrize("shape", [
+    # (members' phones as the form sends them, member 1 being the contact; an online payment opened)
+    ([["138 0000 0001", "13800000002"]] * 3, True),
+    ([["+86 138-0000-0001", "13800000003", None, "+84912345678"], ["13800000001", None]], False),
+    ([["13800000001"]] * 5 + [["13800000001", "13800000004"]], True),
+])
+def test_the_form_counts_the_actions_as_the_store_writes_them(moto_repos, clock, shape):
+    """frontend/app/src/shared/dayLimit.js (the day's form, stopping a registration before it is sent) counts what
+    EntryRepo.create_many puts in the transaction: compared here, shape by shape, with the actions it sent."""
+    import json
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    from chalicelib.models import Member
+    from chalicelib.phones import normalise
+    rosters, online = shape
+    entries, record, kw = _day(moto_repos, clock, len(rosters))
+    entries = [e.model_copy(update={"members": [Member(name=f"甲{k}", phone=normalise(p)) for k, p in enumerate(r)]})
+               for e, r in zip(entries, rosters, strict=True)]
+    record["contact"]["phone"] = normalise(rosters[0][0])
+    if not online:
+        kw["payment"] = None
+    sent = []
+    real = moto_repos.entries.t.transact
+    moto_repos.entries.t.transact = lambda ops: (sent.append(len(ops)), real(ops))
+    try:
+        moto_repos.entries.create_many(entries, record, **kw)
+    finally:
+        del moto_repos.entries.t.transact
+    module = (Path(__file__).parents[2] / "frontend/app/src/shared/dayLimit.js").as_uri()
+    items = [{"members": [{"phone": p} for p in r]} for r in rosters]
+    script = (f"import {{ dayActions }} from {json.dumps(module)};\n"
+              f"console.log(dayActions({json.dumps(rosters[0][0])}, {json.dumps(items)}, {{ payment: {json.dumps(online)} }}));")
+    out = subprocess.run([shutil.which("node"), "--input-type=module", "-e", script], capture_output=True, text=True,
+                         check=True, timeout=30)
+    assert sent == [int(out.stdout)]
