@@ -71,7 +71,9 @@ class DayRegistrationIn(Strict):
     """Several events of one tournament, one form, one payment (api.md v1.1). `checkout` (v1.2) chooses the
     provider and channel now; without it Stripe's Checkout starts where the tournament offers Stripe."""
     contact: Contact
-    items: list[DayItemIn] = Field(min_length=1, max_length=10)
+    # 16: a long day's events at once; the transaction bounds it too (EntryRepo.create_many: 100 actions, about
+    # thirteen pair events whose two members give mainland phones), and the form warns before sending
+    items: list[DayItemIn] = Field(min_length=1, max_length=16)
     checkout: CheckoutIn | None = None
 
 

@@ -178,21 +178,25 @@ def phone_hash(phone: str) -> str:
     return hashlib.sha256(f"person:{phone}".encode()).hexdigest()[:32]
 
 
+def _clash(eid: str) -> errors.DuplicateEntry:
+    return errors.DuplicateEntry(
+        "该手机号已在本项目报名，请用报名时得到的管理链接查看或修改；找不到链接请联系组委会报到台（按手机号查找）· "
+        "This phone number is already registered in this event: use the manage link you got then; if it is "
+        "lost, the organiser's desk finds the entry by phone.", {"event_id": eid})
+
+
 def person_ops(entry: Entry) -> list[Op]:
     """The same person (phone) once per event: an item per member phone, written with the entry."""
-    def clash():
-        return errors.DuplicateEntry(
-            "该手机号已在本项目报名，请用报名时得到的管理链接查看或修改；找不到链接请联系组委会报到台（按手机号查找）· "
-            "This phone number is already registered in this event: use the manage link you got then; if it is "
-            "lost, the organiser's desk finds the entry by phone.", {"event_id": entry.event_id})
     phones = sorted({m.phone for m in entry.members if m.phone})
-    ops = [Op.put({**keys.person_in_event(entry.event_id, phone_hash(p)), "kind": "person", "entry_id": entry.id},
-                  condition="attribute_not_exists(PK)", on_fail=clash) for p in phones]
-    # Entries stored before phones were normalised (issue 36) keep their person item under the number as typed
-    # then: a mainland mobile also as +86…. Checked, not rewritten: the old entry still releases its own item.
-    ops += [Op.check(keys.person_in_event(entry.event_id, phone_hash("+86" + p)), "attribute_not_exists(PK)",
-                     on_fail=clash) for p in phones if MAINLAND_MOBILE.fullmatch(p)]
-    return ops
+    return [Op.put({**keys.person_in_event(entry.event_id, phone_hash(p)), "kind": "person", "entry_id": entry.id},
+                   condition="attribute_not_exists(PK)", on_fail=lambda: _clash(entry.event_id)) for p in phones]
+
+
+def legacy_person_keys(entry: Entry) -> list[dict]:
+    """Where an entry stored before phones were normalised (issue 36) keeps its person item: under the number as
+    typed then, a mainland mobile also as +86…. Not rewritten: the old entry still releases its own item."""
+    return [keys.person_in_event(entry.event_id, phone_hash("+86" + p))
+            for p in sorted({m.phone for m in entry.members if m.phone}) if MAINLAND_MOBILE.fullmatch(p)]
 
 
 def release_person_ops(entry: Entry) -> list[Op]:
@@ -225,8 +229,10 @@ def phone_registration_item(h: str, registration: dict) -> dict:
             "registration_id": registration["id"], "tournament_id": registration["tournament_id"]}
 
 
-def phone_index_ops(entry: Entry) -> list[Op]:
-    return [Op.put(phone_entry_item(h, entry)) for h in sorted(_entry_phone_hashes(entry))]
+def phone_index_ops(entry: Entry, indexed: str | None = None) -> list[Op]:
+    """`indexed`: a phone hash that already finds the entry (its day registration's contact, indexed by the
+    registration: services/players.py lists every entry of a registration whose contact the phone is)."""
+    return [Op.put(phone_entry_item(h, entry)) for h in sorted(_entry_phone_hashes(entry) - {indexed})]
 
 
 def phone_index_moves(before: Entry, after: Entry) -> list[Op]:
@@ -496,7 +502,23 @@ class EntryRepo:
                          on_fail=lambda: errors.EventFull("The event has no place left.", {"event_id": eid}),
                          on_fail_item=on_fail_item)
 
-    def _entry_ops(self, entry: Entry, expect: Expect | None = None) -> list[Op]:
+    def _refuse_legacy_persons(self, entries: Iterable[Entry]) -> None:
+        """The person items an earlier version keyed under the number as typed (legacy_person_keys), read before a
+        day's transaction instead of checked in it (two actions an entry of its 100): nothing writes such an item
+        any more, so one absent now stays absent until the write, and one present refuses the entry as a check
+        did (a clash, naming its event)."""
+        wanted = [(entry.event_id, key) for entry in entries for key in legacy_person_keys(entry)]
+        for k in range(0, len(wanted), TRANSACTION_ACTIONS):   # BatchGetItem's most keys
+            batch = wanted[k:k + TRANSACTION_ACTIONS]
+            found = self.t.get_many([key for _, key in batch])
+            held = next((eid for (eid, _), item in zip(batch, found, strict=True) if item is not None), None)
+            if held is not None:
+                raise _clash(held)
+
+    def _entry_ops(self, entry: Entry, expect: Expect | None = None, indexed: str | None = None,
+                   legacy_read: bool = False) -> list[Op]:
+        """`legacy_read`: the person items keyed as typed before issue 36 are read before the transaction
+        (_refuse_legacy_persons, a day's registration) rather than checked in it (one write alone: issue 16)."""
         ops: list[Op] = [Op.put(entry_item(entry), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry),
                          Op.put({**keys.entry_pointer(entry.id), "kind": "entry_pointer", "event_id": entry.event_id},
                                 condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry)]
@@ -507,7 +529,10 @@ class EntryRepo:
         else:  # no counter moves (partner seekers); still require the event to exist
             ops.append(Op.check(keys.event_counters(entry.event_id), "attribute_exists(PK)", on_fail=errors.NotFound))
         ops.extend(person_ops(entry))
-        ops.extend(phone_index_ops(entry))
+        if not legacy_read:
+            ops.extend(Op.check(k, "attribute_not_exists(PK)", on_fail=lambda: _clash(entry.event_id))
+                       for k in legacy_person_keys(entry))
+        ops.extend(phone_index_ops(entry, indexed))
         return ops
 
     def create_many(self, entries: list[Entry], registration: dict, *, idem: dict | None = None,
@@ -518,20 +543,27 @@ class EntryRepo:
         must still say (config version, not drawn): else CountersMoved, naming the event."""
         # the idempotency record first: a retry fails on it before anything else (its answer is the first one's)
         ops: list[Op] = [Op.put(idem, condition="attribute_not_exists(PK)", on_fail=IdempotentReplay)] if idem else []
+        contact = (registration.get("contact") or {}).get("phone")
+        # The contact's phone finds the registration's entries through the registration's own index item: their
+        # entries need none of their own for it (one action an entry less where the contact plays)
+        contact_hash = phone_hash_of(contact) if contact else None
+        listed = {i["entry_id"] for i in registration.get("items") or []}
         for entry in entries:
             ops.extend(self._entry_ops(self.with_place_shard(entry) if entry.holds_place else entry,
-                                       (expect or {}).get(entry.event_id)))
+                                       (expect or {}).get(entry.event_id),
+                                       indexed=contact_hash if entry.id in listed else None, legacy_read=True))
         ops.extend(roster_copy_ops((None, e) for e in entries))   # entries of one chunk in one update
         ops.append(Op.put({**keys.registration(registration["id"]), "kind": "registration", **registration},
                           condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
-        contact = (registration.get("contact") or {}).get("phone")
-        if contact:
-            ops.append(Op.put(phone_registration_item(phone_hash_of(contact), registration)))
+        if contact_hash:
+            ops.append(Op.put(phone_registration_item(contact_hash, registration)))
         if payment:
             ops.append(Op.put(payment_item(payment), condition="attribute_not_exists(PK)", on_fail=errors.DuplicateEntry))
         ops.extend(extra)   # its messages' outbox items (keyed by this new registration: never there before)
         if len(ops) > TRANSACTION_ACTIONS:   # DynamoDB refuses the whole transaction: say so, not a 500
-            raise errors.RegistrationTooLarge(details={"events": len({e.event_id for e in entries})})
+            raise errors.RegistrationTooLarge(details={"events": len({e.event_id for e in entries}),
+                                                       "actions": len(ops), "limit": TRANSACTION_ACTIONS})
+        self._refuse_legacy_persons(entries)
         self.t.transact(ops)
 
     def registration(self, reg_id: str) -> dict | None:

@@ -454,6 +454,39 @@ def test_one_form_for_the_day_on_a_phone(store, stack, phone, browser, shot):
     shot(page, "day-duplicate")
 
 
+def test_the_day_form_says_before_sending_that_too_many_events_do_not_fit(store, stack, phone, shot):
+    """One registration is one transaction of at most 100 actions: fourteen pair events with the contact's and a
+    partner's phone are 102 of them here (7 an event, 4 the registration's own without an online payment). The
+    form says so before sending anything, naming how many fit (13); with 13 picked it registers them all."""
+    _, _, t, events = make_tournament(store, [
+        {"name": f"拖拉机{i + 1}组", "game": "tractor", "entry": "pair", "capacity": 16, "fee": {"amount": 0},
+         "stages": [{"format": "knockout", "scoring": {"method": "level_table"}}]} for i in range(14)])
+    page = phone.new_page()
+    sent = []
+    page.on("request", lambda r: sent.append(r.url) if r.method == "POST" and "/registrations" in r.url else None)
+    page.goto(f"{stack['site']}/day.html?t={t.id}")
+    expect(page.locator(".pick-card")).to_have_count(14)
+    page.get_by_label("姓名", exact=True).fill("张三")
+    page.get_by_label("手机号", exact=True).fill("138 0000 0071")
+    for e in events:
+        page.get_by_test_id(f"pick-{e.id}").click()
+    first = page.get_by_test_id(f"event-{events[0].id}")
+    first.get_by_label("队员 2 · 姓名").fill("李四")
+    first.get_by_label("队员 2 · 手机号").fill("13800000072")          # reused in the other thirteen
+    expect(page.get_by_test_id("too-large")).to_contain_text("已选 14 个项目")
+    expect(page.get_by_test_id("too-large")).to_contain_text("一次最多报 13 个项目")
+    page.get_by_role("button", name="提交").click()
+    expect(page.get_by_test_id("error")).to_contain_text("一次最多报 13 个项目")
+    shot(page, "day-too-large")
+    assert sent == [] and all(store.repos.entries.counters(e.id)["taken"] == 0 for e in events)
+    page.get_by_test_id(f"pick-{events[-1].id}").click()
+    expect(page.get_by_test_id("too-large")).to_be_hidden()
+    page.get_by_role("button", name="提交").click()
+    expect(page.get_by_test_id("done")).to_be_visible()
+    expect(page.get_by_test_id("done-items").locator("li")).to_have_count(13)
+    assert [store.repos.entries.counters(e.id)["taken"] for e in events] == [1] * 13 + [0]
+
+
 ULID = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b")
 CODE = re.compile(r"\b[a-z]+_[a-z_]+\b")   # snake_case: an internal code on screen
 
