@@ -52,6 +52,9 @@ class AccountOut(Out):
     state: Literal["unchecked", "ok", "failed"]
     checked_at: str | None = None
     code: str | None = None
+    secrets_set: list[str] | None = Field(default=None, description="the names of the secrets stored (never a "
+                                          "value): the console offers to clear an optional one only when set; "
+                                          "null for an account saved before the names were stored")
 
 
 class AccountList(Out):

@@ -34,6 +34,9 @@ class PaymentAccount:
     state: AccountState = "unchecked"
     checked_at: str | None = None
     code: str | None = None                           # why the last check failed (a stable code)
+    # the names of the secrets stored (never their values), so a listing can say which are set without opening
+    # them; None for an account saved before the names were stored
+    secrets_set: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -153,6 +153,8 @@ def answer(account: PaymentAccount, message: str | None = None) -> dict:
            "state": account.state, "checked_at": account.checked_at}
     if account.code:
         out["code"] = account.code
+    if account.secrets_set is not None:   # unknown for an account saved before the names were stored: left out
+        out["secrets_set"] = list(account.secrets_set)
     if message:
         out["message"] = message
     return out

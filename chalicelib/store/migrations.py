@@ -175,13 +175,19 @@ def index_retention(table: Table) -> int:
 
 def index_phones(table: Table) -> int:
     """Entries and day registrations made before the phone index (api.md v1.3 "Players") indexed by their phones
-    (store/entries.phone_entry_item): each written only where it is missing, so it is safe beside live writers
-    (which write their own with the entry) and when run again. Returns how many index items were written."""
+    (store/entries.phone_index_ops): each written only where it is missing, so it is safe beside live writers
+    (which write their own with the entry) and when run again. A day registration's entry gets none for the
+    registration's contact phone, as create_many writes it: the registration's own index item finds it
+    (services/players.py). Returns how many index items were written."""
     from .. import errors
     from ..models import Entry
     from .dynamo import Op
-    from .entries import phone_entry_item, phone_hash_of, phone_registration_item
+    from .entries import phone_hash_of, phone_index_ops, phone_registration_item
     wanted: list[dict] = []
+    # a registration's contact hash and listed entries, known only once the scan has read it (any order): the
+    # entries of a registration wait for it
+    contacts: dict[str, tuple[str | None, set[str]]] = {}
+    of_registrations: list[Entry] = []
     kwargs = {"TableName": table.name, "FilterExpression": "#k = :e OR #k = :r", "ExpressionAttributeNames": {"#k": "kind"},
               "ExpressionAttributeValues": {":e": {"S": "entry"}, ":r": {"S": "registration"}}}
     while True:
@@ -190,12 +196,22 @@ def index_phones(table: Table) -> int:
             item = from_item(raw)
             if item["kind"] == "entry":
                 entry = Entry.model_validate_json(item["data"])
-                wanted += [phone_entry_item(phone_hash_of(p), entry) for p in {m.phone for m in entry.members if m.phone}]
-            elif (item.get("contact") or {}).get("phone"):
-                wanted.append(phone_registration_item(phone_hash_of(item["contact"]["phone"]), item))
+                if entry.registration_id:
+                    of_registrations.append(entry)
+                else:
+                    wanted += [op.item for op in phone_index_ops(entry)]
+                continue
+            phone = (item.get("contact") or {}).get("phone")
+            contacts[item["id"]] = (phone_hash_of(phone) if phone else None,
+                                    {i["entry_id"] for i in item.get("items") or [] if i.get("entry_id")})
+            if phone:
+                wanted.append(phone_registration_item(phone_hash_of(phone), item))
         if "LastEvaluatedKey" not in resp:
             break
         kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+    for entry in of_registrations:
+        contact_hash, listed = contacts.get(entry.registration_id, (None, set()))
+        wanted += [op.item for op in phone_index_ops(entry, indexed=contact_hash if entry.id in listed else None)]
     present = []
     for batch in chunks(wanted, 100):
         present += table.get_many([{"PK": w["PK"], "SK": w["SK"]} for w in batch])

@@ -43,6 +43,8 @@ class PaymentAccountRepo:
                 "public": dict(account.public), "state": "unchecked", "version": version, "updated_at": now_iso}
         if account.secrets:
             item["sealed"] = self.sealer.seal(account.organiser_id, account.provider, dict(account.secrets))
+        # which secrets are set, names only, beside the sealed values: the listing answers them without opening
+        item["secrets_set"] = sorted(account.secrets)
         if old:
             put = Op.put(item, condition="version = :v", values={":v": int(old["version"])},
                          on_fail=lambda: errors.VersionConflict("收款账户刚被修改，请重试 · The account changed meanwhile: try again."))
@@ -145,4 +147,5 @@ class PaymentAccountRepo:
         secrets = self.sealer.open(oid, item["provider"], item["sealed"]) if with_secrets and item.get("sealed") else {}
         return PaymentAccount(organiser_id=oid, provider=item["provider"], mode=item["mode"], id=item["account_id"],
                               public=dict(item.get("public") or {}), secrets=secrets, state=item.get("state", "unchecked"),
-                              checked_at=item.get("checked_at"), code=item.get("code"))
+                              checked_at=item.get("checked_at"), code=item.get("code"),
+                              secrets_set=tuple(item["secrets_set"]) if "secrets_set" in item else None)

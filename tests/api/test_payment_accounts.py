@@ -75,7 +75,7 @@ def test_the_api_keeps_secrets_write_only_and_says_what_is_wrong(api, other_api,
     assert r.status_code == 200, r.data
     assert r.data == {"provider": "wechat_pay", "mode": "direct", "id": "1900000109",
                       "public": {"appid": "wx8888888888888888"}, "state": "unchecked", "checked_at": None,
-                      "code": None}
+                      "code": None, "secrets_set": ["apiv3_key", "cert_serial_no", "private_key"]}
     listed = api.get("/organiser/payment-accounts")
     text = json.dumps(listed.data) + json.dumps(r.data) + caplog.text
     assert "secret-body" not in text and APIV3 not in text and "5157F09EFDC" not in text
@@ -254,3 +254,52 @@ def test_a_change_clears_the_optional_secrets_it_names_on_each_store(any_repos):
         # a mode without optional secrets has nothing to clear
         r = api.put("/organiser/payment-accounts/stripe", {"account": "acct_1ChamberA", "clear": ["account"]})
         assert (r.status_code, r.data["details"]["reason"]) == (400, "cannot_clear")
+
+
+def test_the_listing_names_the_secrets_set_never_their_values_on_each_store(any_repos):
+    """Follow-up: the console offered 清除 for an optional secret even when none was stored, since a listing never
+    opens the sealed secrets. The store keeps which secret names are set (names only) beside the sealed values and
+    the listing answers them, after a clear, a kept secret and a check alike; an account saved before the names
+    were stored answers null (the console then offers 清除 as before). On moto, DynamoDB Local and embedded."""
+    from chalice.test import Client
+
+    from app import app
+    from chalicelib.services.organisers import create_organiser
+    from chalicelib.store import keys
+    from tests.factories import Api
+    org, token = create_organiser(bootstrap.deps(), "密钥名单商会")
+    table = bootstrap.deps().repos.table
+    direct = {"mode": "direct", "mchid": "1900000109", "appid": "wx8888888888888888",
+              "cert_serial_no": "5157F09EFDC096DE15EBE81A47057A72", "apiv3_key": APIV3, "private_key": PEM,
+              "public_key_id": "PUB_KEY_ID_0114232134912410000"}
+    required = ["apiv3_key", "cert_serial_no", "private_key"]
+    with Client(app) as client:
+        api = Api(client, token)
+
+        def listed(provider="wechat_pay"):
+            got = api.get("/organiser/payment-accounts").data
+            return next(a for a in got["accounts"] if a["provider"] == provider)
+
+        def put(body):
+            r = api.put("/organiser/payment-accounts/wechat_pay", body)
+            assert r.status_code == 200, r.data
+            return r.data["secrets_set"]
+
+        assert put({**direct, "app_secret": "a" * 32}) == sorted([*required, "app_secret"])
+        assert listed()["secrets_set"] == sorted([*required, "app_secret"])
+        raw = table.get(keys.payment_account(org.id, "wechat_pay"))
+        assert raw["secrets_set"] == sorted([*required, "app_secret"])
+        assert "a" * 32 not in json.dumps({k: v for k, v in raw.items() if k != "sealed"}, default=str)
+        assert put(direct) == sorted([*required, "app_secret"])                 # not named: kept, still listed
+        assert put({**direct, "clear": ["app_secret"]}) == required
+        assert listed()["secrets_set"] == required                              # no AppSecret: nothing to clear
+        api.post("/organiser/payment-accounts/wechat_pay/check")                # a check's record keeps the names
+        assert (listed()["state"], listed()["secrets_set"]) == ("failed", required)
+        text = json.dumps(api.get("/organiser/payment-accounts").data)
+        assert APIV3 not in text and "secret-body" not in text
+        assert api.put("/organiser/payment-accounts/stripe", {"account": "acct_1ChamberA"}).data["secrets_set"] == []
+        assert listed("stripe")["secrets_set"] == []
+        # an account saved before the names were stored: unknown, not "none set"
+        table.put({k: v for k, v in raw.items() if k != "secrets_set"})
+        assert listed()["secrets_set"] is None
+        assert bootstrap.deps().repos.payment_accounts.get(org.id, "wechat_pay").secrets["app_secret"] == "a" * 32

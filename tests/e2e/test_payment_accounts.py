@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 
 from chalicelib.models import EventConfig, TournamentIn
 from chalicelib.services import organisers, tournaments
+from chalicelib.store import keys
 from scripts.site_build import built_site
 from tests.e2e.conftest import ROOT
 from tests.e2e.test_browser import token_sign_in
@@ -162,7 +163,8 @@ def test_the_optional_secrets_say_they_are_kept_when_left_empty(store, stack, de
     page.get_by_test_id("pa-edit-wechat_pay").click()
     form = page.get_by_test_id("pa-form-wechat_pay")
     expect(form.locator("input[name=pa-app_secret]")).to_have_attribute("placeholder", "留空则保持不变")
-    expect(form.locator("textarea[name=pa-public_key]")).to_have_attribute("placeholder", "留空则保持不变")
+    # none stored (the listing's secrets_set): nothing to keep, its field says what goes in it
+    expect(form.locator("textarea[name=pa-public_key]")).to_have_attribute("placeholder", "pub_key.pem 的内容")
     expect(form.locator("input[name=pa-apiv3_key]")).to_have_attribute("placeholder", "出于安全不回显，修改时请重新填写")
     shot(page, "kept-when-empty")
     for name, value in (("cert_serial_no", direct["cert_serial_no"]), ("apiv3_key", APIV3)):
@@ -184,8 +186,9 @@ def test_the_optional_secrets_say_they_are_kept_when_left_empty(store, stack, de
 
 def test_each_optional_secret_has_its_own_clear_control(store, stack, desk, shot):
     """Follow-up: an empty optional-secret field means "keep", so the console could not erase a stale AppSecret.
-    Each optional secret of the stored account has a 清除 control: pressed, its field is disabled and says it is
-    cleared on save, and the save erases that secret only; 不清除 takes it back. A new connection has none."""
+    Each optional secret the stored account has gets a 清除 control (and says 已保存): pressed, its field is
+    disabled and says it is cleared on save, and the save erases that secret only; 不清除 takes it back. One not
+    stored has none, nor has a new connection; an account saved before the API listed the secrets set offers each."""
     from chalicelib.services.payment_accounts import put_account
     from tests.api.test_payment_accounts import APIV3, PEM
     org, token = organisers.create_organiser(store, "清除商会")
@@ -221,9 +224,32 @@ def test_each_optional_secret_has_its_own_clear_control(store, stack, desk, shot
     expect(page.get_by_test_id("pa-form-wechat_pay")).to_have_count(0)
     secrets = store.repos.payment_accounts.get(org.id, "wechat_pay").secrets
     assert "app_secret" not in secrets and secrets["public_key"] == public_key
+    # Follow-up: the listing names the secrets set, so the one cleared has no 清除 (nothing stored to clear) and
+    # asks for what goes in it; the one kept says it is saved
+    page.get_by_test_id("pa-edit-wechat_pay").click()
+    form = page.get_by_test_id("pa-form-wechat_pay")
+    expect(form.get_by_test_id("pa-saved-public_key")).to_have_text("已保存")
+    expect(form.get_by_test_id("pa-clear-app_secret")).to_have_count(0)
+    shot(page, "only-a-saved-secret-can-be-cleared")
     page.goto(f"{stack['site']}/organiser.html?lang=en")
     page.get_by_test_id("show-payments").click()
     page.get_by_test_id("pa-edit-wechat_pay").click()
-    expect(page.get_by_test_id("pa-form-wechat_pay").get_by_test_id("pa-clear-app_secret")).to_have_text("Clear")
+    form = page.get_by_test_id("pa-form-wechat_pay")
+    expect(form.get_by_test_id("pa-clear-public_key")).to_have_text("Clear")
+    expect(form.get_by_test_id("pa-saved-public_key")).to_have_text("Saved")
+    expect(form.get_by_test_id("pa-clear-app_secret")).to_have_count(0)
+    expect(form.get_by_test_id("pa-saved-app_secret")).to_have_count(0)
+    expect(form.locator("input[name=pa-app_secret]")).to_have_attribute(
+        "placeholder", "needed to pay inside WeChat (JSAPI); the AppID's official account")
     page.get_by_test_id("pa-edit-alipay").click()                                # a new connection: nothing to clear
     expect(page.get_by_test_id("pa-form-alipay").locator("[data-testid^=pa-clear-]")).to_have_count(0)
+    # an account saved before the names were stored: unknown, so each optional secret has its 清除 as before
+    raw = store.repos.table.get(keys.payment_account(org.id, "wechat_pay"))
+    store.repos.table.put({k: v for k, v in raw.items() if k != "secrets_set"})
+    page.reload()
+    page.get_by_test_id("show-payments").click()
+    page.get_by_test_id("pa-edit-wechat_pay").click()
+    form = page.get_by_test_id("pa-form-wechat_pay")
+    expect(form.get_by_test_id("pa-clear-app_secret")).to_have_text("Clear")
+    expect(form.get_by_test_id("pa-clear-public_key")).to_have_text("Clear")
+    expect(form.locator("[data-testid^=pa-saved-]")).to_have_count(0)

@@ -118,3 +118,27 @@ def test_the_backfill_indexes_what_was_stored_before_once(any_repos, clock):
     assert _entry_ids(any_repos, A) == [a.id] == _entry_ids(any_repos, B)
     assert [h["registration_id"] for h in any_repos.players.holdings(phone_hash_of("13600000004"))] == [reg_id]
     assert migrations.index_phones(any_repos.table) == 0
+
+
+def test_the_backfill_leaves_a_days_entry_to_its_registration_for_the_contacts_phone(any_repos, clock):
+    """Follow-up: a day registration's entries get no index item for the contact's phone (create_many: the
+    registration's own item finds them, services/players.py), but the backfill, run again, wrote one for each. It
+    now skips it the same way (entries.phone_index_ops(entry, indexed=)), and still indexes the other members'."""
+    e1, e2 = _event(any_repos, clock), _event(any_repos, clock)
+    reg_id = new_id()
+    x = _entry(e1, clock, phones=(A, B), registration_id=reg_id)               # the contact plays, with B
+    y = _entry(e2, clock, phones=("13600000005", None), registration_id=reg_id)  # the contact does not play
+    record = {"id": reg_id, "tournament_id": e1.tournament_id, "contact": {"name": "联系人", "phone": A},
+              "items": [{"event_id": x.event_id, "entry_id": x.id}, {"event_id": y.event_id, "entry_id": y.id}],
+              "created_at": clock().isoformat(), "currency": "CNY"}
+    any_repos.entries.create_many([x, y], record)
+    assert _entry_ids(any_repos, A) == [] and _entry_ids(any_repos, B) == [x.id]   # A: through the registration
+    assert migrations.index_phones(any_repos.table) == 0                          # nothing missing: nothing added
+    assert _entry_ids(any_repos, A) == []
+    # what an earlier store lacked: the registration's item and the other members' are written back, A's is not
+    for phone, sk in ((A, f"REG#{reg_id}"), (B, f"ENTRY#{x.id}"), ("13600000005", f"ENTRY#{y.id}")):
+        any_repos.table.delete({"PK": keys.phone_partition(phone_hash_of(phone)), "SK": sk})
+    assert migrations.index_phones(any_repos.table) == 3
+    assert _entry_ids(any_repos, A) == [] and _entry_ids(any_repos, B) == [x.id]
+    assert _entry_ids(any_repos, "13600000005") == [y.id]
+    assert [h["registration_id"] for h in any_repos.players.holdings(phone_hash_of(A))] == [reg_id]
