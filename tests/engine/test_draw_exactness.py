@@ -206,3 +206,35 @@ def test_a_mended_block_that_met_its_bound_is_not_drawn_again_when_another_block
     around_e20 = [block for block in solved if "E20" in block]
     assert len(around_e20) == 1, around_e20               # drawn once, kept while the top block widened
     assert sum("E00" in block for block in solved) >= 2   # the top block did widen
+
+
+def test_blocks_alike_are_mended_once_and_as_each_would_be_on_its_own(monkeypatch):
+    """A late round at 100,000 entries mends ~1,600 blocks around natural pairs that met before, most of a few kinds
+    (swiss._block_kind: scores and who met whom within the window). Each kind goes to the programme once; the
+    pairs are those of drawing every block on its own (the kind made unique per block: the old way)."""
+    from chalicelib.engine.formats import swiss
+    ids = [f"E{i:03d}" for i in range(240)]
+    met = {i: set() for i in ids}
+    for k in range(0, 240, 12):          # every twelfth natural pair met in round 1: blocks of one kind
+        met[ids[k]].add(ids[k + 1])
+        met[ids[k + 1]].add(ids[k])
+    met[ids[100]].add(ids[101])          # and one of another kind (scores differ around it)
+    met[ids[101]].add(ids[100])
+    field = [Contestant(i, k + 1, 4.0 if k < 120 else 2.0, frozenset(met[i])) for k, i in enumerate(ids)]
+    calls = []
+    real = swiss.min_cost_pairs
+
+    def counted(order, round_no, separate_related=False, window=swiss.WINDOW, beam=swiss.BEAM):
+        calls.append(len(order))
+        return real(order, round_no, separate_related, window, beam)
+    monkeypatch.setattr(swiss, "min_cost_pairs", counted)
+    p = swiss._Problem(order_for_round(field, 3), 3, False)
+    once = swiss._repaired_natural_pairs(p)
+    kinds = len(calls)
+    calls.clear()
+    unique = iter(range(10 ** 6))
+    monkeypatch.setattr(swiss, "_block_kind", lambda members, window, related: (next(unique),))
+    each = swiss._repaired_natural_pairs(p)
+    assert once is not None and once == each
+    assert p.proven(once, p.totals(once)) and p.totals(once)[0] == 0
+    assert len(calls) >= 19 and kinds <= 5, (kinds, len(calls))   # the top, the score change, the odd one: a few kinds
