@@ -420,25 +420,37 @@ def _drawn_tables(eid: str, n: int, event: Event, pairings: list, whys: list, fi
 
 
 class _RoundCodes:
-    """table_code and code_hash of every side of one round, from HMACs keyed once (hmac's copy() of a keyed state
-    with the common part of the message in: the same digests, without hashing the key's two blocks again for each
-    of a 100,000-entry draw's 200,000)."""
+    """table_code and code_hash of every side of one round, from HMACs keyed once: HMAC-SHA256 (RFC 2104) made of its
+    two SHA-256 states, the key's inner block with the common part of the message in and its outer block, each
+    copied per code (hashlib's copy(), in C) — the same digests as hmac's, without hashing the key's two blocks again
+    for each of a 100,000-entry draw's 200,000, nor hmac.HMAC's copy() and digest() in Python around them
+    (tests/unit/test_round_answer.py holds them equal to table_code and code_hash)."""
 
     def __init__(self, eid: str, number: int, secret: bytes):
-        self._place = hmac.new(secret, f"{eid}:{number}:".encode(), hashlib.sha256)   # table_code's message so far
-        self._code = hmac.new(secret, b"code:", hashlib.sha256)                       # code_hash's
+        key = (hashlib.sha256(secret).digest() if len(secret) > 64 else secret).ljust(64, b"\0")   # SHA-256's block
+        inner, self._outer = hashlib.sha256(key.translate(_IPAD)), hashlib.sha256(key.translate(_OPAD))
+        self._place, self._code = inner.copy(), inner
+        self._place.update(f"{eid}:{number}:".encode())   # table_code's message so far
+        self._code.update(b"code:")                        # code_hash's
 
     def code(self, table: int, side: int) -> str:
         """table_code(eid, number, table, side, secret)."""
         h = self._place.copy()
         h.update(f"{table}:{side}".encode())
-        return h.digest()[:CODE_LENGTH].translate(_CODE_SYMBOLS).decode()
+        out = self._outer.copy()
+        out.update(h.digest())
+        return out.digest()[:CODE_LENGTH].translate(_CODE_SYMBOLS).decode()
 
     def hash_of(self, code: str) -> str:
         """code_hash of a code `code` just made (already in its normal form: nothing to strip or raise)."""
         h = self._code.copy()
         h.update(code.encode())
-        return h.hexdigest()
+        out = self._outer.copy()
+        out.update(h.digest())
+        return out.hexdigest()
+
+
+_IPAD, _OPAD = bytes(b ^ 0x36 for b in range(256)), bytes(b ^ 0x5C for b in range(256))   # RFC 2104's pads, per byte
 
 
 def late_entry_until(event: Event) -> int:

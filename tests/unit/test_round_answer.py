@@ -112,6 +112,10 @@ def test_a_knockout_final_beside_its_third_place_match_and_a_team_match():
 def test_a_draws_codes_made_from_hmacs_keyed_once_are_table_code_and_code_hash():
     """_RoundCodes (a draw's 200,000 HMACs at 100,000 entries, keyed once) makes the same codes as table_code and the
     same hashes as code_hash: a code typed alone finds its table by code_hash, a reprinted card shows table_code's."""
+    import hashlib
+    import hmac
+
+    from chalicelib.services import rounds
     from chalicelib.services.rounds import _RoundCodes, code_hash
     secret = b"s" * 40
     made = _RoundCodes("01JEVENT", 12, secret)
@@ -120,3 +124,9 @@ def test_a_draws_codes_made_from_hmacs_keyed_once_are_table_code_and_code_hash()
         assert made.code(table, side) == code and len(code) == 10
         assert made.hash_of(code) == code_hash(code, secret) == code_hash(code[:5] + "-" + code[5:].lower(), secret)
     assert made.code(1, 0) != _RoundCodes("01JEVENT", 13, secret).code(1, 0) != _RoundCodes("01JEVENT", 12, b"t").code(1, 0)
+    for secret in (b"k" * 64, b"long" * 30, bytes(range(65)), b""):   # a block's length, longer (hashed first), none
+        made = _RoundCodes("01JEVENT", 3, secret)
+        code = table_code("01JEVENT", 3, 7, 1, secret) if secret else made.code(7, 1)
+        assert made.code(7, 1) == hmac.digest(secret, b"01JEVENT:3:7:1", hashlib.sha256)[:10].translate(
+            rounds._CODE_SYMBOLS).decode() == code
+        assert made.hash_of(code) == hmac.new(secret, b"code:" + code.encode(), hashlib.sha256).hexdigest()
