@@ -20,7 +20,7 @@ from .. import errors
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
 from ..engine.formats import Contestant, draw_round
-from ..engine.formats.common import rng_for
+from ..engine.formats.common import contestant_of, rng_for
 from ..engine.formats.knockout import bracket_size, first_round, next_round, redrawn_round, third_place_match
 from ..engine.formats.round_robin import number_for_related_first, schedule, snake_groups
 from ..engine.formats.stages import advancing, carry_over
@@ -586,8 +586,8 @@ def contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dic
         score = carry[e].get(primary, 0.0) if e in carry else 0.0
         for x in t[pts]:
             score += x
-        out.append(Contestant(e, numbers[e], score, frozenset(t[opp]), t[byes], t[home], t[away], t[last],
-                              clubs.get(e, ""), tuple(sorted(t[seats].items())), t[losses]))
+        out.append(contestant_of(e, numbers[e], score, frozenset(t[opp]), t[byes], t[home], t[away], t[last],
+                                 clubs.get(e, ""), tuple(sorted(t[seats].items())), t[losses]))
     return out
 
 

@@ -238,3 +238,24 @@ def test_blocks_alike_are_mended_once_and_as_each_would_be_on_its_own(monkeypatc
     assert once is not None and once == each
     assert p.proven(once, p.totals(once)) and p.totals(once)[0] == 0
     assert len(calls) >= 19 and kinds <= 5, (kinds, len(calls))   # the top, the score change, the odd one: a few kinds
+
+
+def test_a_draws_tier_totals_are_the_sums_of_each_pairs_tiers():
+    """_Problem.totals adds the tiers up inline (50,000 pairs at 100,000 entries): the sums of pair_tiers, pair by
+    pair, for fields with byes, rematches, related entries and home/away histories, in odd and even rounds."""
+    from chalicelib.engine.formats import swiss
+    rng = random.Random(5)
+    seen = [0] * 6
+    for n, rnd in [(9, 1), (61, 1), (40, 2), (41, 3), (120, 4)]:
+        ids = [f"E{k:03d}" for k in range(n)]
+        field = [Contestant(e, k + 1, float(rng.choice([0, 1, 2, 3.5])), frozenset(rng.sample(ids, 3)),
+                            rng.choice([0, 1]), rng.randint(0, 3), rng.randint(0, 3), None, rng.choice(["", "A", "B"]))
+                 for k, e in enumerate(ids)]
+        p = swiss._Problem(order_for_round(field, rnd), rnd, True)
+        places = list(range(n)) + ([n] if n % 2 else [])
+        rng.shuffle(places)
+        pairs = [tuple(sorted(places[k:k + 2])) for k in range(0, len(places), 2)]
+        by_pair = [p.pair_tiers(i, j) for i, j in pairs]
+        assert p.totals(pairs) == tuple(sum(t[k] for t in by_pair) for k in range(6)), (n, rnd)
+        seen = [x + sum(t[k] for t in by_pair) for k, x in enumerate(seen)]
+    assert all(seen), seen   # every tier met: rematches, related, a bye above the last, scores, home balance, places

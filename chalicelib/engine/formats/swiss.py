@@ -119,11 +119,25 @@ class _Problem:
         return self.top - (t1 * self.u1 + t2 * self.u2 + t3 * self.u3 + t4 * self.u4 + t5 * self.u5 + t6 * self.u6)
 
     def totals(self, pairs: list[tuple[int, int]]) -> tuple[int, ...]:
-        sums = [0] * 6
+        """Each tier's sum of pair_tiers over `pairs`, its terms made inline (50,000 pairs at 100,000 entries)."""
+        n, order, scores, related, odd_round = self.n, self.order, self.scores, self.related, self.round_no % 2 == 1
+        t1 = t2 = t3 = t4 = t5 = t6 = 0
         for i, j in pairs:
-            for k, v in enumerate(self.pair_tiers(i, j)):
-                sums[k] += v
-        return tuple(sums)
+            if j == n:   # i takes the bye
+                t1 += 1 if order[i].byes else 0
+                t3 += n - 1 - i
+                continue
+            a, b = order[i], order[j]
+            if b.id in a.opponents:
+                t1 += 1
+            if related and a.club and a.club == b.club:
+                t2 += 1
+            t4 += abs(scores[i] - scores[j])
+            small, large = (a, b) if a.number < b.number else (b, a)
+            home, away = (small, large) if odd_round else (large, small)
+            t5 += (home.home > home.away) + (away.away > away.home)
+            t6 += (j - i) * 2 * n - (i + j - 1) * (j - i) // 2
+        return t1, t2, t3, t4, t5, t6
 
     def _bounds(self) -> tuple[int, int, int]:
         """Lower bounds of tiers 1–3 that hold for every draw of this field."""
