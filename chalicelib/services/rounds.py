@@ -31,7 +31,7 @@ from ..domain.events import RoundClosed, RoundDrawn
 from ..domain.round import apply_choices, drawn_doc, drawn_state
 from ..domain.table import SETTLED, Table, TableStatus
 from ..models import Event, Organiser, RoundOut, RoundTable
-from .names import readable
+from .names import ids_in, readable
 from ..installation import table_secret
 from . import running_totals as totals
 from .gc_pause import gc_paused
@@ -105,8 +105,32 @@ def load_table(deps: Deps, eid: str, n: int, t: int) -> tuple[dict, dict, dict]:
     return state, doc, table
 
 
-def entry_names(deps: Deps, eid: str) -> dict[str, dict]:
+def entry_names(deps: Deps, eid: str, only: set[str] | None = None) -> dict[str, dict]:
+    """Each entry's name and club by id; `only`: of those ids alone (the rest are not looked up)."""
+    if only is not None:
+        return {e.id: {"name": e.name, "club": e.club} for e in roster_of(deps, eid) if e.id in only}
     return {e.id: {"name": e.name, "club": e.club} for e in roster_of(deps, eid)}
+
+
+def answer_ids(doc: dict, tables: list[dict]) -> set[str]:
+    """Every entry round_out(doc, tables, names) looks up in `names`: the tables' sides, an avoided rematch's
+    entries, the ids in the tables' reasons, the byes and their reasons, the ids in the notes, the early finishers
+    and their chasers, the late entries (tests/unit/test_round_answer.py holds the answers equal). A 100,000-entry draw's
+    answer shows 5,000 tables: their names, not 100,000 made into dicts and copied again."""
+    wanted: set[str] = set()
+    for t in tables:
+        wanted.update(s["entry_id"] for s in t["sides"])
+        wanted.update(ids_in(t.get("reason", "")))
+        wanted.update((t.get("why") or {}).get("avoids") or ())
+    for b, r in doc.get("byes", []):
+        wanted.add(b)
+        wanted.update(ids_in(r))
+    for x in doc.get("notes", []):
+        wanted.update(ids_in(x))
+    for e, info in (doc.get("early_finish") or {}).items():
+        wanted.update((e, info.get("chaser")))
+    wanted.update(x["entry_id"] for x in doc.get("late_entries", []))
+    return wanted
 
 
 _TABLE_FIELDS: frozenset[str] | None = None   # a stored table's fields the answer copies as they are
@@ -364,8 +388,8 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
     new_state = drawn_state(state, stage_idx, n, stage_round)
     # with late entries on, registration stays open until the last round a late entry may join is drawn
     closes_late = event.config.late_entries and (stage_idx > 0 or stage_round >= late_entry_until(event))
-    names = entry_names(deps, eid)
     shown = tables[:DRAW_ANSWER_TABLES]
+    names = entry_names(deps, eid, only=answer_ids(doc, shown))
     with ThreadPoolExecutor(max_workers=1) as pool:   # the answer is made while the store takes the 5,000 tables
         answer = pool.submit(round_out, doc, shown, names, with_codes=True, codes=codes[:len(shown)],
                              total=len(tables) if len(shown) < len(tables) else None)
