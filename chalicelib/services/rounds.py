@@ -628,7 +628,7 @@ def _early_finish(deps, event, stage_idx, plan, state, cs: list[Contestant], sta
     new = decide_places({c.id: c.score for c in cs}, plan["rounds"] - stage_round + 1, rules.max_round_points(scoring),
                         rules.min_round_points(scoring), decided=done)
     for c in new:   # the average is credited after the test, never part of it
-        done[c.entry] = {"from_round": stage_round, "average": played_average(totals.get(field, c.entry)[totals.PLAYED]),
+        done[c.entry] = {"from_round": stage_round, "average": played_average(totals.played_of(totals.get(field, c.entry))),
                          **c.reason()}
     notes = [early_finish_note(e, info) for e, info in done.items()]
     return [c for c in cs if c.id not in done], notes
