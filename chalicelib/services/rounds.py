@@ -20,7 +20,7 @@ from .. import errors
 if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports the services, not the reverse
     from ..bootstrap import Deps
 from ..engine.formats import Contestant, draw_round
-from ..engine.formats.common import rng_for
+from ..engine.formats.common import contestant_of, rng_for
 from ..engine.formats.knockout import bracket_size, first_round, next_round, redrawn_round, third_place_match
 from ..engine.formats.round_robin import number_for_related_first, schedule, snake_groups
 from ..engine.formats.stages import advancing, carry_over
@@ -31,7 +31,7 @@ from ..domain.events import RoundClosed, RoundDrawn
 from ..domain.round import apply_choices, drawn_doc, drawn_state
 from ..domain.table import SETTLED, Table, TableStatus
 from ..models import Event, Organiser, RoundOut, RoundTable
-from .names import readable
+from .names import ids_in, readable
 from ..installation import table_secret
 from . import running_totals as totals
 from .gc_pause import gc_paused
@@ -105,8 +105,32 @@ def load_table(deps: Deps, eid: str, n: int, t: int) -> tuple[dict, dict, dict]:
     return state, doc, table
 
 
-def entry_names(deps: Deps, eid: str) -> dict[str, dict]:
+def entry_names(deps: Deps, eid: str, only: set[str] | None = None) -> dict[str, dict]:
+    """Each entry's name and club by id; `only`: of those ids alone (the rest are not looked up)."""
+    if only is not None:
+        return {e.id: {"name": e.name, "club": e.club} for e in roster_of(deps, eid) if e.id in only}
     return {e.id: {"name": e.name, "club": e.club} for e in roster_of(deps, eid)}
+
+
+def answer_ids(doc: dict, tables: list[dict]) -> set[str]:
+    """Every entry round_out(doc, tables, names) looks up in `names`: the tables' sides, an avoided rematch's
+    entries, the ids in the tables' reasons, the byes and their reasons, the ids in the notes, the early finishers
+    and their chasers, the late entries (tests/unit/test_round_answer.py holds the answers equal). A 100,000-entry draw's
+    answer shows 5,000 tables: their names, not 100,000 made into dicts and copied again."""
+    wanted: set[str] = set()
+    for t in tables:
+        wanted.update(s["entry_id"] for s in t["sides"])
+        wanted.update(ids_in(t.get("reason", "")))
+        wanted.update((t.get("why") or {}).get("avoids") or ())
+    for b, r in doc.get("byes", []):
+        wanted.add(b)
+        wanted.update(ids_in(r))
+    for x in doc.get("notes", []):
+        wanted.update(ids_in(x))
+    for e, info in (doc.get("early_finish") or {}).items():
+        wanted.update((e, info.get("chaser")))
+    wanted.update(x["entry_id"] for x in doc.get("late_entries", []))
+    return wanted
 
 
 _TABLE_FIELDS: frozenset[str] | None = None   # a stored table's fields the answer copies as they are
@@ -364,8 +388,8 @@ def draw_next(deps: Deps, organiser: Organiser, eid: str, seed: int | None,
     new_state = drawn_state(state, stage_idx, n, stage_round)
     # with late entries on, registration stays open until the last round a late entry may join is drawn
     closes_late = event.config.late_entries and (stage_idx > 0 or stage_round >= late_entry_until(event))
-    names = entry_names(deps, eid)
     shown = tables[:DRAW_ANSWER_TABLES]
+    names = entry_names(deps, eid, only=answer_ids(doc, shown))
     with ThreadPoolExecutor(max_workers=1) as pool:   # the answer is made while the store takes the 5,000 tables
         answer = pool.submit(round_out, doc, shown, names, with_codes=True, codes=codes[:len(shown)],
                              total=len(tables) if len(shown) < len(tables) else None)
@@ -420,25 +444,37 @@ def _drawn_tables(eid: str, n: int, event: Event, pairings: list, whys: list, fi
 
 
 class _RoundCodes:
-    """table_code and code_hash of every side of one round, from HMACs keyed once (hmac's copy() of a keyed state
-    with the common part of the message in: the same digests, without hashing the key's two blocks again for each
-    of a 100,000-entry draw's 200,000)."""
+    """table_code and code_hash of every side of one round, from HMACs keyed once: HMAC-SHA256 (RFC 2104) made of its
+    two SHA-256 states, the key's inner block with the common part of the message in and its outer block, each
+    copied per code (hashlib's copy(), in C) — the same digests as hmac's, without hashing the key's two blocks again
+    for each of a 100,000-entry draw's 200,000, nor hmac.HMAC's copy() and digest() in Python around them
+    (tests/unit/test_round_answer.py holds them equal to table_code and code_hash)."""
 
     def __init__(self, eid: str, number: int, secret: bytes):
-        self._place = hmac.new(secret, f"{eid}:{number}:".encode(), hashlib.sha256)   # table_code's message so far
-        self._code = hmac.new(secret, b"code:", hashlib.sha256)                       # code_hash's
+        key = (hashlib.sha256(secret).digest() if len(secret) > 64 else secret).ljust(64, b"\0")   # SHA-256's block
+        inner, self._outer = hashlib.sha256(key.translate(_IPAD)), hashlib.sha256(key.translate(_OPAD))
+        self._place, self._code = inner.copy(), inner
+        self._place.update(f"{eid}:{number}:".encode())   # table_code's message so far
+        self._code.update(b"code:")                        # code_hash's
 
     def code(self, table: int, side: int) -> str:
         """table_code(eid, number, table, side, secret)."""
         h = self._place.copy()
         h.update(f"{table}:{side}".encode())
-        return h.digest()[:CODE_LENGTH].translate(_CODE_SYMBOLS).decode()
+        out = self._outer.copy()
+        out.update(h.digest())
+        return out.digest()[:CODE_LENGTH].translate(_CODE_SYMBOLS).decode()
 
     def hash_of(self, code: str) -> str:
         """code_hash of a code `code` just made (already in its normal form: nothing to strip or raise)."""
         h = self._code.copy()
         h.update(code.encode())
-        return h.hexdigest()
+        out = self._outer.copy()
+        out.update(h.digest())
+        return out.hexdigest()
+
+
+_IPAD, _OPAD = bytes(b ^ 0x36 for b in range(256)), bytes(b ^ 0x5C for b in range(256))   # RFC 2104's pads, per byte
 
 
 def late_entry_until(event: Event) -> int:
@@ -574,8 +610,8 @@ def contestants(deps: Deps, event: Event, stage_idx: int, plan: dict, state: dic
         score = carry[e].get(primary, 0.0) if e in carry else 0.0
         for x in t[pts]:
             score += x
-        out.append(Contestant(e, numbers[e], score, frozenset(t[opp]), t[byes], t[home], t[away], t[last],
-                              clubs.get(e, ""), tuple(sorted(t[seats].items())), t[losses]))
+        out.append(contestant_of(e, numbers[e], score, frozenset(t[opp]), t[byes], t[home], t[away], t[last],
+                                 clubs.get(e, ""), tuple(sorted(t[seats].items())), t[losses]))
     return out
 
 
@@ -592,7 +628,7 @@ def _early_finish(deps, event, stage_idx, plan, state, cs: list[Contestant], sta
     new = decide_places({c.id: c.score for c in cs}, plan["rounds"] - stage_round + 1, rules.max_round_points(scoring),
                         rules.min_round_points(scoring), decided=done)
     for c in new:   # the average is credited after the test, never part of it
-        done[c.entry] = {"from_round": stage_round, "average": played_average(totals.get(field, c.entry)[totals.PLAYED]),
+        done[c.entry] = {"from_round": stage_round, "average": played_average(totals.played_of(totals.get(field, c.entry))),
                          **c.reason()}
     notes = [early_finish_note(e, info) for e, info in done.items()]
     return [c for c in cs if c.id not in done], notes

@@ -9,6 +9,8 @@ draw then folds every round itself, exactly as before. One fold serves both path
 """
 from __future__ import annotations
 
+import json
+
 PTS, OPP, BYES, HOME, AWAY, LAST, SEATS, LOSSES, PLAYED = range(9)
 
 
@@ -64,22 +66,51 @@ _EMPTY = _empty()
 
 
 def encode(field: dict[str, list]) -> dict:
-    """Columns, opponents as places in `ids` (a tenth of the bytes of their ids)."""
+    """Columns, opponents as places in `ids` (a tenth of the bytes of their ids). The points of each match played
+    (`played_text`) as JSON text of their own: over half of the document, and a draw reads them only for an entry
+    that finishes early, so a draw parses that text only then (decode)."""
     ids = list(field)
     at = {e: k for k, e in enumerate(ids)}
     cols = [field[e] for e in ids]
     return {"ids": ids, "pts": [t[PTS] for t in cols], "opp": [sorted(at[o] for o in t[OPP]) for t in cols],
             "byes": [t[BYES] for t in cols], "home": [t[HOME] for t in cols], "away": [t[AWAY] for t in cols],
             "last": [t[LAST] for t in cols], "seats": [t[SEATS] for t in cols], "losses": [t[LOSSES] for t in cols],
-            "played": [t[PLAYED] for t in cols]}
+            "played_text": json.dumps([t[PLAYED] for t in cols], separators=(",", ":"))}
 
 
-def decode(cols: dict) -> dict[str, list]:
-    """encode's columns back to rows (a 100,000-entry draw's: column by column, not a lookup a field an entry)."""
+class _Unread:
+    """The played column's JSON text, parsed the first time an entry's row is asked for it (played_of)."""
+
+    def __init__(self, text: str):
+        self.text, self.column = text, None
+
+    def of(self, k: int) -> list:
+        if self.column is None:
+            self.column = json.loads(self.text)
+        return self.column[k]
+
+
+def decode(cols: dict, played: bool = True) -> dict[str, list]:
+    """encode's columns back to rows (a 100,000-entry draw's: column by column, not a lookup a field an entry).
+    `played=False` (a draw): each row's PLAYED is read through played_of, the column's text parsed only if one is
+    (a document written before `played_text` has the column itself)."""
     ids = cols["ids"]
     opp = [{ids[o] for o in places} for places in cols["opp"]]
+    if "played" in cols:
+        column = cols["played"]
+    elif played:
+        column = json.loads(cols["played_text"])
+    else:
+        unread = _Unread(cols["played_text"])
+        column = [(unread, k) for k in range(len(ids))]
     return dict(zip(ids, map(list, zip(cols["pts"], opp, cols["byes"], cols["home"], cols["away"], cols["last"],
-                                       cols["seats"], cols["losses"], cols["played"]))))
+                                       cols["seats"], cols["losses"], column))))
+
+
+def played_of(row: list) -> list:
+    """A row's points of each match played, from a draw's decode too."""
+    v = row[PLAYED]
+    return v[0].of(v[1]) if type(v) is tuple and type(v[0]) is _Unread else v
 
 
 def applies(event, stage_idx: int, plan: dict) -> bool:
@@ -91,18 +122,21 @@ def applies(event, stage_idx: int, plan: dict) -> bool:
 def stored(deps, eid: str, stage_idx: int, state: dict) -> dict[str, list] | None:
     """The stage's totals if they are those of its rounds as they stand now (None: fold the rounds instead)."""
     refs = [r for r in state.get("rounds", []) if r["stage"] == stage_idx]
-    return _stored(deps, eid, stage_idx, refs)[0]
+    return _stored(deps, eid, stage_idx, refs, played=False)[0]
 
 
-def _stored(deps, eid: str, stage_idx: int, refs: list[dict]) -> tuple[dict[str, list] | None, dict[str, list]]:
-    """(the stored totals if current, else None; the rounds' stamps as they are now)."""
+def _stored(deps, eid: str, stage_idx: int, refs: list[dict],
+            played: bool = True) -> tuple[dict[str, list] | None, dict[str, list]]:
+    """(the stored totals if current, else None; the rounds' stamps as they are now). A document with
+    `played_text` keeps its stamps as `round_stamps` (its `stamps` null): code from before it, which reads a
+    `played` column, finds such a document stale and folds the rounds itself."""
     if not refs:
         return {}, {}
     doc = deps.repos.rounds.totals(eid, stage_idx)
     stamps = {str(n): stamp for n, stamp in deps.repos.rounds.round_stamps(eid, refs).items()}
-    if doc is None or doc.get("stamps") != stamps or len(stamps) != len(refs):
+    if doc is None or doc.get("round_stamps", doc.get("stamps")) != stamps or len(stamps) != len(refs):
         return None, stamps
-    return decode(doc["field"]), stamps
+    return decode(doc["field"], played=played), stamps
 
 
 def after_close(deps, event, stage_idx: int, state: dict, doc: dict, tables: list[dict], stamp: list) -> dict | None:
@@ -126,4 +160,5 @@ def after_close(deps, event, stage_idx: int, state: dict, doc: dict, tables: lis
                         + [(doc, tables)], key=lambda r: r[0]["number"])
     records, tabs = stage_records(deps, event, stage_idx, state, rounds)
     fold(field, records, tabs, primary)
-    return {"stage": stage_idx, "through": n, "stamps": {**stamps, str(n): stamp}, "field": encode(field)}
+    return {"stage": stage_idx, "through": n, "stamps": None, "round_stamps": {**stamps, str(n): stamp},
+            "field": encode(field)}

@@ -206,3 +206,56 @@ def test_a_mended_block_that_met_its_bound_is_not_drawn_again_when_another_block
     around_e20 = [block for block in solved if "E20" in block]
     assert len(around_e20) == 1, around_e20               # drawn once, kept while the top block widened
     assert sum("E00" in block for block in solved) >= 2   # the top block did widen
+
+
+def test_blocks_alike_are_mended_once_and_as_each_would_be_on_its_own(monkeypatch):
+    """A late round at 100,000 entries mends ~1,600 blocks around natural pairs that met before, most of a few kinds
+    (swiss._block_kind: scores and who met whom within the window). Each kind goes to the programme once; the
+    pairs are those of drawing every block on its own (the kind made unique per block: the old way)."""
+    from chalicelib.engine.formats import swiss
+    ids = [f"E{i:03d}" for i in range(240)]
+    met = {i: set() for i in ids}
+    for k in range(0, 240, 12):          # every twelfth natural pair met in round 1: blocks of one kind
+        met[ids[k]].add(ids[k + 1])
+        met[ids[k + 1]].add(ids[k])
+    met[ids[100]].add(ids[101])          # and one of another kind (scores differ around it)
+    met[ids[101]].add(ids[100])
+    field = [Contestant(i, k + 1, 4.0 if k < 120 else 2.0, frozenset(met[i])) for k, i in enumerate(ids)]
+    calls = []
+    real = swiss.min_cost_pairs
+
+    def counted(order, round_no, separate_related=False, window=swiss.WINDOW, beam=swiss.BEAM):
+        calls.append(len(order))
+        return real(order, round_no, separate_related, window, beam)
+    monkeypatch.setattr(swiss, "min_cost_pairs", counted)
+    p = swiss._Problem(order_for_round(field, 3), 3, False)
+    once = swiss._repaired_natural_pairs(p)
+    kinds = len(calls)
+    calls.clear()
+    unique = iter(range(10 ** 6))
+    monkeypatch.setattr(swiss, "_block_kind", lambda members, window, related: (next(unique),))
+    each = swiss._repaired_natural_pairs(p)
+    assert once is not None and once == each
+    assert p.proven(once, p.totals(once)) and p.totals(once)[0] == 0
+    assert len(calls) >= 19 and kinds <= 5, (kinds, len(calls))   # the top, the score change, the odd one: a few kinds
+
+
+def test_a_draws_tier_totals_are_the_sums_of_each_pairs_tiers():
+    """_Problem.totals adds the tiers up inline (50,000 pairs at 100,000 entries): the sums of pair_tiers, pair by
+    pair, for fields with byes, rematches, related entries and home/away histories, in odd and even rounds."""
+    from chalicelib.engine.formats import swiss
+    rng = random.Random(5)
+    seen = [0] * 6
+    for n, rnd in [(9, 1), (61, 1), (40, 2), (41, 3), (120, 4)]:
+        ids = [f"E{k:03d}" for k in range(n)]
+        field = [Contestant(e, k + 1, float(rng.choice([0, 1, 2, 3.5])), frozenset(rng.sample(ids, 3)),
+                            rng.choice([0, 1]), rng.randint(0, 3), rng.randint(0, 3), None, rng.choice(["", "A", "B"]))
+                 for k, e in enumerate(ids)]
+        p = swiss._Problem(order_for_round(field, rnd), rnd, True)
+        places = list(range(n)) + ([n] if n % 2 else [])
+        rng.shuffle(places)
+        pairs = [tuple(sorted(places[k:k + 2])) for k in range(0, len(places), 2)]
+        by_pair = [p.pair_tiers(i, j) for i, j in pairs]
+        assert p.totals(pairs) == tuple(sum(t[k] for t in by_pair) for k in range(6)), (n, rnd)
+        seen = [x + sum(t[k] for t in by_pair) for k, x in enumerate(seen)]
+    assert all(seen), seen   # every tier met: rematches, related, a bye above the last, scores, home balance, places

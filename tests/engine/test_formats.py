@@ -246,3 +246,20 @@ def test_three_seat_grouping_of_a_large_field_uses_the_greedy_path_without_repea
                 assert pair not in seen, (rnd, pair)
                 seen.add(pair)
         f = play_three(f, d, rng)
+
+
+def test_a_contestant_made_without_its_init_is_the_same_contestant():
+    """contestant_of (the draw's 100,000 contestants without the frozen dataclass's __init__) makes what
+    Contestant(*values) makes: equal, the same hash and fields, still frozen; all fields or none."""
+    from dataclasses import FrozenInstanceError, astuple
+
+    from chalicelib.engine.formats.common import contestant_of
+    values = ("E1", 7, 3.5, frozenset({"E2", "E3"}), 1, 2, 0, True, "商会", (("N", 1), ("S", 2)), 1)
+    made, ref = contestant_of(*values), Contestant(*values)
+    assert type(made) is Contestant and made == ref and hash(made) == hash(ref) and astuple(made) == values
+    assert vars(made) == vars(ref) and list(vars(made)) == list(vars(ref))
+    assert replace(made, score=4.0) == replace(ref, score=4.0) != ref
+    with pytest.raises(FrozenInstanceError):
+        made.score = 1.0
+    with pytest.raises(TypeError):
+        contestant_of(*values[:-1])

@@ -112,6 +112,10 @@ def test_a_knockout_final_beside_its_third_place_match_and_a_team_match():
 def test_a_draws_codes_made_from_hmacs_keyed_once_are_table_code_and_code_hash():
     """_RoundCodes (a draw's 200,000 HMACs at 100,000 entries, keyed once) makes the same codes as table_code and the
     same hashes as code_hash: a code typed alone finds its table by code_hash, a reprinted card shows table_code's."""
+    import hashlib
+    import hmac
+
+    from chalicelib.services import rounds
     from chalicelib.services.rounds import _RoundCodes, code_hash
     secret = b"s" * 40
     made = _RoundCodes("01JEVENT", 12, secret)
@@ -120,3 +124,32 @@ def test_a_draws_codes_made_from_hmacs_keyed_once_are_table_code_and_code_hash()
         assert made.code(table, side) == code and len(code) == 10
         assert made.hash_of(code) == code_hash(code, secret) == code_hash(code[:5] + "-" + code[5:].lower(), secret)
     assert made.code(1, 0) != _RoundCodes("01JEVENT", 13, secret).code(1, 0) != _RoundCodes("01JEVENT", 12, b"t").code(1, 0)
+    for secret in (b"k" * 64, b"long" * 30, bytes(range(65)), b""):   # a block's length, longer (hashed first), none
+        made = _RoundCodes("01JEVENT", 3, secret)
+        code = table_code("01JEVENT", 3, 7, 1, secret) if secret else made.code(7, 1)
+        assert made.code(7, 1) == hmac.digest(secret, b"01JEVENT:3:7:1", hashlib.sha256)[:10].translate(
+            rounds._CODE_SYMBOLS).decode() == code
+        assert made.hash_of(code) == hmac.new(secret, b"code:" + code.encode(), hashlib.sha256).hexdigest()
+
+
+def test_a_draws_answer_names_only_the_entries_it_shows_and_says_the_same():
+    """The draw's answer looks up only answer_ids (its tables' sides, avoided rematches, ids in its reasons, byes,
+    notes, early finishers and their chasers, late entries): with only those names it is the answer with every
+    entry's name, and each of them is needed (one taken out changes it)."""
+    from chalicelib.services.rounds import answer_ids
+    e, f, g, h, k = ("01JE" + c * 22 for c in "EFGHK")
+    names = {**NAMES, **{x: {"name": f"队{x[-1]}", "club": ""} for x in (e, f, g, h, k)}}
+    tables = [{"number": 1, "home": A, "reason": f"floated from 2 to 1; avoids rematch with {e}",
+               "why": {"kind": "float", "high": 2.0, "low": 1.0, "avoids": [A, e]}, "status": "pending", "version": 0,
+               "sides": [_side(A, ["N", "S"]), _side(B, ["E", "W"])], "points": {}, "details": {}, "fixed": None},
+              {"number": 2, "home": C, "reason": f"note {f}", "why": {"kind": "same_score", "score": 1.0},
+               "status": "pending", "version": 0, "sides": [_side(C, ["N", "S"]), _side(g, ["E", "W"])], "points": {},
+               "details": {}, "fixed": None}]
+    doc = _doc(notes=[f"rematch unavoidable: {h} v {A}"],
+               early_finish={B: {"from_round": 3, "average": {"match_points": 1.5}, "place": 1, "chaser": k}})
+    wanted = answer_ids(doc, tables)
+    assert {A, B, C, D, e, f, g, h, k} <= wanted
+    every = round_out(doc, tables, names).model_dump_json()
+    assert round_out(doc, tables, {x: v for x, v in names.items() if x in wanted}).model_dump_json() == every
+    for x in (e, f, g, h, k, C, D):
+        assert round_out(doc, tables, {y: v for y, v in names.items() if y in wanted - {x}}).model_dump_json() != every, x

@@ -119,11 +119,25 @@ class _Problem:
         return self.top - (t1 * self.u1 + t2 * self.u2 + t3 * self.u3 + t4 * self.u4 + t5 * self.u5 + t6 * self.u6)
 
     def totals(self, pairs: list[tuple[int, int]]) -> tuple[int, ...]:
-        sums = [0] * 6
+        """Each tier's sum of pair_tiers over `pairs`, its terms made inline (50,000 pairs at 100,000 entries)."""
+        n, order, scores, related, odd_round = self.n, self.order, self.scores, self.related, self.round_no % 2 == 1
+        t1 = t2 = t3 = t4 = t5 = t6 = 0
         for i, j in pairs:
-            for k, v in enumerate(self.pair_tiers(i, j)):
-                sums[k] += v
-        return tuple(sums)
+            if j == n:   # i takes the bye
+                t1 += 1 if order[i].byes else 0
+                t3 += n - 1 - i
+                continue
+            a, b = order[i], order[j]
+            if b.id in a.opponents:
+                t1 += 1
+            if related and a.club and a.club == b.club:
+                t2 += 1
+            t4 += abs(scores[i] - scores[j])
+            small, large = (a, b) if a.number < b.number else (b, a)
+            home, away = (small, large) if odd_round else (large, small)
+            t5 += (home.home > home.away) + (away.away > away.home)
+            t6 += (j - i) * 2 * n - (i + j - 1) * (j - i) // 2
+        return t1, t2, t3, t4, t5, t6
 
     def _bounds(self) -> tuple[int, int, int]:
         """Lower bounds of tiers 1–3 that hold for every draw of this field."""
@@ -215,11 +229,18 @@ def _repaired_natural_pairs(p: _Problem) -> list[tuple[int, int]] | None:
         x, y = cs[order[a]], cs[order[b]]
         return y.id in x.opponents or (p.related and bool(x.club) and x.club == y.club)
 
-    margins = {k: 2 for k in range(0, m, 2) if bad(k, k + 1)}   # bad natural pair → places taken each side
+    # bad natural pair → places taken each side (bad() inline: 50,000 natural pairs at 100,000 entries)
+    related, pairs_of = p.related, [(cs[order[k]], cs[order[k + 1]]) for k in range(0, m, 2)]
+    margins = {2 * h: 2 for h, (x, y) in enumerate(pairs_of)
+               if y.id in x.opponents or (related and bool(x.club) and x.club == y.club)}
     rung = 0   # the first pass runs a narrow programme; the passes after it (wider blocks) the usual one
     # A block that met its bound keeps its answer in the passes after it (only failed blocks widen): running every
     # block again with the wider programme because one failed was most of a late round's draw at 100,000 entries.
     passed: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    # Blocks alike are mended alike: the programme's answer depends only on a block's scores and on which of its
+    # pairs within the window have met or are related (_block_kind), and a late round at 100,000 entries has ~1,600
+    # blocks of a few dozen kinds — each kind is drawn once (the same pairs as drawing every block).
+    mended: dict[tuple, list[tuple[int, int]]] = {}
     while True:
         blocks: list[list[int]] = []
         for k in sorted(margins):
@@ -236,12 +257,17 @@ def _repaired_natural_pairs(p: _Problem) -> list[tuple[int, int]] | None:
                 local.extend(passed[lo, hi])
                 at = hi
                 continue
-            try:
-                block = [(lo + a, lo + b) for a, b in
-                         min_cost_pairs([cs[order[a]] for a in range(lo, hi)], p.round_no, p.related,
-                                        window=6 if rung == 0 else WINDOW, beam=8 if rung == 0 else BEAM)]
-            except NoValidPairing:
-                block = []
+            members = [cs[order[a]] for a in range(lo, hi)]
+            window, beam = (6, 8) if rung == 0 else (WINDOW, BEAM)
+            kind = (window, beam, *_block_kind(members, window, p.related))
+            drawn = mended.get(kind)
+            if drawn is None:
+                try:
+                    drawn = min_cost_pairs(members, p.round_no, p.related, window=window, beam=beam)
+                except NoValidPairing:
+                    drawn = []
+                mended[kind] = drawn
+            block = [(lo + a, lo + b) for a, b in drawn]
             bound = sum(scores[k] - scores[k + 1] for k in range(lo, hi, 2))
             if not block or any(bad(a, b) for a, b in block) or \
                     sum(abs(scores[a] - scores[b]) for a, b in block) > bound:
@@ -266,6 +292,22 @@ def _repaired_natural_pairs(p: _Problem) -> list[tuple[int, int]] | None:
     if bye is not None:
         pairs.append((bye, p.n))
     return pairs
+
+
+def _block_kind(members: list[Contestant], window: int, related: bool) -> tuple:
+    """What min_cost_pairs(members, …, window) reads of a block: its scores, and which pairs within the window
+    (j before i, at most `window` places apart) have met (j's id among i's opponents) or share a club (when
+    related entries are kept apart). Two blocks of one kind get the same pairs."""
+    ids = [c.id for c in members]
+    met, clubs = [], []
+    for i, c in enumerate(members):
+        opponents, club = c.opponents, c.club
+        for j in range(max(0, i - window), i):
+            if ids[j] in opponents:
+                met.append((i, j))
+            if related and club and club == members[j].club:
+                clubs.append((i, j))
+    return tuple(c.score for c in members), tuple(met), tuple(clubs)
 
 
 def _dp_pairs(p: _Problem) -> list[tuple[int, int]] | None:
@@ -383,38 +425,65 @@ def pair_round(contestants: Sequence[Contestant], round_no: int, *, separate_rel
             why = {"kind": "bye", "rule": "lowest_without_bye"}
         draw.byes.append((c.id, _bye_text(why)))
         draw.bye_why[c.id] = why
-    paired = [c for k, c in enumerate(ordered) if k != bye_pos]
-    ids, even = [c.id for c in paired], len(paired) // 2 * 2   # each entry's natural partner: 1v2, 3v4 …
-    natural: dict[str, Contestant] = dict(zip(ids[0:even:2], paired[1:even:2]))
-    natural.update(zip(ids[1:even:2], paired[0:even:2]))
-    boards: list[tuple] = []
+    # each entry's natural partner (1v2, 3v4 … of the order with the bye taken out), by place in `ordered`
+    skip = n if bye_pos is None else bye_pos
+    even = (n - (bye_pos is not None)) // 2 * 2
+
+    def natural(i: int) -> int:
+        q = i if i < skip else i - 1
+        if q >= even:
+            return -1
+        q ^= 1
+        return q if q < skip else q + 1
+
+    # The loop of 50,000 tables at 100,000 entries: what every table repeats is made once (a wording per score,
+    # the home rule inline) and the cost is added up here, in the order and by the sums pair_cost makes.
+    tables, boards, notes = draw.tables, [], draw.notes
+    same_text: dict[float, str] = {}
+    related, odd_round = p.related, round_no % 2 == 1
+    penalise_related = separate_related and round_no == 1
+    cost = 0
     for i, j in sol.pairs:
         if j == n:
             continue
         a, b = ordered[i], ordered[j]
-        home, away = choose_home(a, b, round_no)
-        why: dict = {}
-        if b.id in a.opponents:
-            why["kind"] = "rematch"
-            draw.notes.append(f"rematch unavoidable: {a.id} v {b.id}")
-        elif a.score == b.score:
-            why.update(kind="same_score", score=a.score)
+        (small, large) = (a, b) if a.number < b.number else (b, a)
+        home, away = (small, large) if odd_round else (large, small)
+        a_score, b_score = a.score, b.score
+        rematch = b.id in a.opponents
+        if rematch:
+            why: dict = {"kind": "rematch"}
+            notes.append(f"rematch unavoidable: {a.id} v {b.id}")
+        elif a_score == b_score:
+            why = {"kind": "same_score", "score": a_score}
+        elif a_score > b_score:
+            why = {"kind": "float", "high": a_score, "low": b_score}
         else:
-            hi, lo = (a, b) if a.score > b.score else (b, a)
-            why.update(kind="float", high=hi.score, low=lo.score)
-        for x in (a, b):
-            nat = natural.get(x.id)
-            if nat is not None and nat.id in x.opponents and nat.id not in (a.id, b.id):
-                why["avoids"] = [x.id, nat.id]
+            why = {"kind": "float", "high": b_score, "low": a_score}
+        for x, at in ((a, i), (b, j)):
+            nat = natural(at)
+            if nat >= 0 and nat != i and nat != j and ordered[nat].id in x.opponents:
+                why["avoids"] = [x.id, ordered[nat].id]
                 break
-        if p.related and a.club and a.club == b.club:
+        if related and a.club and a.club == b.club:
             why["related"] = True
-        draw.tables.append(Pairing(sides=[home.id, away.id], reason=_pair_text(why), rematch=why["kind"] == "rematch",
-                                   why=why))
-        boards.append((-max(a.score, b.score), min(a.number, b.number)))   # number_tables' order
+        if len(why) == 2 and why["kind"] == "same_score" and a_score:   # (0.0 and -0.0 are one key, not one text)
+            reason = same_text.get(a_score)
+            if reason is None:
+                reason = same_text[a_score] = _pair_text(why)
+        else:
+            reason = _pair_text(why)
+        tables.append(Pairing(sides=[home.id, away.id], reason=reason, rematch=rematch, why=why))
+        boards.append((-(a_score if a_score > b_score else b_score), small.number))   # number_tables' order
+        penalty = 0.0   # pair_cost's sum, term by term
+        if rematch:
+            penalty += REMATCH
+        if penalise_related and a.club and a.club == b.club:
+            penalty += RELATED
+        cost += abs(a_score - b_score) + penalty
     if rematches:
-        draw.notes.append(f"fewest rematches possible: {len(rematches)}")
-    draw.cost = sum(pair_cost(ordered[i], ordered[j], round_no, separate_related) for i, j in sol.pairs if j < n)
+        notes.append(f"fewest rematches possible: {len(rematches)}")
+    draw.cost = cost
     return number_tables_by(draw, boards)
 
 
