@@ -199,12 +199,12 @@ def event_hall(deps: Deps, tid: str, event, data: dict) -> dict:
             "announcements": [public_announcement(a) for a in deps.repos.hall.announcements(tid)]}
 
 
-def hall_data(deps: Deps, tid: str, datas: list, memo: dict | None = None) -> dict:
-    """Each event's current round with names, clubs, members and initials (the board, find.html), its clock,
-    and the tournament's announcements: read once a publish, for every language. `memo` (the publisher's, kept
-    between publishes): each table as shown here, while its worded table and the entries are the same objects
-    (after one result, one table of 5,000 is worked out again)."""
-    memo = {} if memo is None else memo
+def hall_data(deps: Deps, tid: str, datas: list) -> dict:
+    """Each event's current round (the board, find.html), its clock, and the tournament's announcements: read once a
+    publish, for every language. The round's tables are the worded rows the event's pages show (the same objects,
+    nothing copied: issue 43, at 100,000 entries a dict and a search text a side were ~100 MiB held between
+    publishes); a side's club and members are read from the event's entries (`entry_of`), its search text worked
+    out where find-my-table needs it (`search_text`): publish/hall_rows.py."""
     rounds = {event.id: current_round(data) for event, data in datas}
     refs = [(eid, r["number"]) for eid, r in rounds.items() if r]
     clocks = dict(zip([eid for eid, _ in refs], deps.repos.hall.clocks(refs), strict=False))
@@ -215,28 +215,10 @@ def hall_data(deps: Deps, tid: str, datas: list, memo: dict | None = None) -> di
             events.append({"id": event.id, "name": event.config.name, "game": event.config.game, "round": None,
                            "clock": None})
             continue
-        info = data["entries"]
-
-        def side(s, info=info):   # this event's entries (bound now: the loop moves on)
-            e = info.get(s["entry_id"], {})
-            members = e.get("members", [])
-            return {"entry_id": s["entry_id"], "name": s["name"], "club": e.get("club", ""), "members": members,
-                    "seats": s["seats"], "q": "|".join([fold(s["name"]), *[fold(m) for m in members],
-                                                        initials(s["name"]), *[initials(m) for m in members]])}
-
-        kept = memo.get(event.id)
-        if kept is None or kept[0] is not info:
-            kept = memo[event.id] = (info, {})
-        tables = []
-        for t in r["tables"]:
-            hit = kept[1].get(t["number"])
-            if hit is None or hit[0] is not t:
-                hit = kept[1][t["number"]] = (t, {"number": t["number"], "status": t["status"],
-                                                  "sides": [side(s) for s in t["sides"]]})
-            tables.append(hit[1])
-        byes = [side({**b, "seats": []}) for b in r["byes"]]
         events.append({"id": event.id, "name": event.config.name, "game": event.config.game,
-                       "round": {"number": r["number"], "status": r["status"], "tables": tables, "byes": byes},
+                       "round": {"number": r["number"], "status": r["status"], "tables": r["tables"],
+                                 "byes": r["byes"]},
+                       "entries": data["entries"],
                        # a closed round (the event over, or the next not drawn) has nothing left to count down
                        "clock": public_clock(event.id, r["number"], clocks.get(event.id),
                                              {"starts_at": r.get("starts_at"), "ends_at": r.get("ends_at")})
