@@ -148,8 +148,8 @@ def public_announcement(ann: dict) -> dict:
 def initials(text: str) -> str:
     """Pinyin initials of a name, for find.html ("张三丰" → "zsf"); a Latin name gives its words' first letters
     ("Nguyễn Văn An" → "nva")."""
+    _phrases_shared()   # first: pypinyin loaded here, not by the import below
     from pypinyin import Style, lazy_pinyin
-    _phrases_shared()
     out = []
     for part in lazy_pinyin(text, style=Style.FIRST_LETTER, errors="default"):
         for word in fold(part).split():
@@ -163,12 +163,53 @@ def _phrases_shared() -> None:
     once a process: each phrase's readings are lists of one-syllable lists as parsed from its JSON, each its own
     (~35 MB); equal ones become one list (a few thousand), so each phrase keeps only its outer list (issue 43: the
     publisher's memory). The same readings: pypinyin copies a phrase's lists (deepcopy) before it converts them,
-    and assigns, never changes, their items."""
+    and assigns, never changes, their items. Where pypinyin is not loaded yet it is loaded so (`_lean_pypinyin`)."""
+    import sys
+    if "pypinyin.constants" not in sys.modules:
+        _lean_pypinyin()
+        return
     from pypinyin import constants
     one: dict[tuple, list] = {}
     for readings in constants.PHRASES_DICT.values():
         if type(readings) is list and all(type(r) is list for r in readings):
             readings[:] = [one.setdefault(tuple(r), r) for r in readings]
+
+
+def _lean_pypinyin() -> None:
+    """pypinyin loaded without its phrase dictionary, then the dictionary read phrase by phrase with its readings'
+    lists shared as they come and given to pypinyin (`load_phrases_dict`, which trains its word splitter on them as
+    its own load does): the whole JSON parsed at once, then shared, left ~25 MiB of freed lists between the kept
+    ones, and pypinyin's copies of its two dictionaries ~3 MiB (issue 43: the publisher's peak). The variables
+    are pypinyin's own switches, read as it is imported, and set only for that."""
+    import json
+    import os
+    import re
+    switches = ("PYPINYIN_NO_PHRASES", "PYPINYIN_NO_DICT_COPY")
+    before = {k: os.environ.get(k) for k in switches}
+    os.environ.update(dict.fromkeys(switches, "1"))
+    try:
+        import pypinyin
+        from pypinyin import constants
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    assert not constants.PHRASES_DICT, "pypinyin's phrases were loaded before"
+    with open(os.path.join(os.path.dirname(pypinyin.__file__), "phrases_dict.json"), encoding="utf-8") as fp:
+        text = fp.read()
+    decode, gap = json.JSONDecoder().raw_decode, re.compile(r"[\s,:]*")
+    one: dict[tuple, list] = {}
+    phrases: dict[str, list] = {}
+    at = gap.match(text, text.index("{") + 1).end()
+    while text[at] != "}":
+        phrase, at = decode(text, at)
+        readings, at = decode(text, gap.match(text, at).end())
+        phrases[phrase] = [one.setdefault(tuple(r), r) for r in readings]
+        at = gap.match(text, at).end()
+    del text
+    pypinyin.load_phrases_dict(phrases)
 
 
 @lru_cache(maxsize=65536)
