@@ -122,8 +122,9 @@ class _Split:
 
 
 def joined_keys(q: str) -> str:
-    """A row's search text as find.js matches it: search_keys joined by "|" again ("|" is no whitespace)."""
-    return JS_SPACE.sub("", q)
+    """A row's search text as find.js matches it: search_keys joined by "|" again ("|" is no whitespace); the text
+    itself, not a copy, when it holds none."""
+    return JS_SPACE.sub("", q) if JS_SPACE.search(q) else q
 
 
 def shards(rows: list[list]) -> list[dict]:
@@ -170,8 +171,12 @@ def shard_texts(rows: list[list], parts: list[dict]):
     yield from texts_of_shards([json.dumps(row, ensure_ascii=False, separators=(",", ":")) for row in rows], parts)
 
 
-def texts_of_shards(texts: list[str], parts: list[dict]):
-    """shard_texts from the rows' JSON (`texts`)."""
+def texts_of_shards(texts: list, parts: list[dict]):
+    """shard_texts from the rows' JSON (`texts`): strings, or their UTF-8 bytes (then each shard's bytes)."""
+    raw = bool(texts) and isinstance(texts[0], bytes)
     for part in parts:
-        yield ('{"hits":[' + ",".join(texts[i] for i in part["rows"]) + '],"heavy":'
-               + json.dumps(part["heavy"], ensure_ascii=False, separators=(",", ":"), sort_keys=True) + "}")
+        heavy = json.dumps(part["heavy"], ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        if raw:
+            yield b'{"hits":[' + b",".join(texts[i] for i in part["rows"]) + b'],"heavy":' + heavy.encode() + b"}"
+        else:
+            yield '{"hits":[' + ",".join(texts[i] for i in part["rows"]) + '],"heavy":' + heavy + "}"
