@@ -151,8 +151,8 @@ def initials(text: str) -> str:
     _phrases_shared()   # first: pypinyin loaded here, not by the import below
     from pypinyin import Style, lazy_pinyin
     out = []
-    for part in lazy_pinyin(text, style=Style.FIRST_LETTER, errors="default"):
-        for word in fold(part).split():
+    for part in lazy_pinyin(text, style=Style.FIRST_LETTER, errors="default"):   # a name's digits and Latin words
+        for word in fold.__wrapped__(part).split():   # are parts too: not cached (65,536 kept, ~15 MiB, issue 43)
             out.append(word[:1])
     return "".join(ch for ch in out if ch.isalnum())
 
