@@ -110,10 +110,9 @@ def run() -> None:
     tfeed = (base / "feed.json").read_bytes()
     find, board = (base / "find.html").read_bytes(), (base / "hall.html").read_bytes()
     standings = (base / ev.id / "standings.html").read_bytes()
-    from chalicelib.services.hall import hall_data
     from chalicelib.services.publishing import event_site_data
     data = event_site_data(d, ev, t)
-    everything = json.dumps(hall_data(d, t.id, [(ev, data)]), ensure_ascii=False).encode()
+    everything = json.dumps(_whole_draw(d, t.id, [(ev, data)]), ensure_ascii=False).encode()
     kb = lambda b: f"{b / 1024:.1f} KB"  # noqa: E731
     print(f"hall feed: event feed.json for {N:,} entries, round {ROUNDS} of {ROUNDS} with the clock and 3 announcements: "
           f"{kb(gz(feed))} gzipped ({kb(len(feed))} raw) — target < 100 KB; the tournament's feed.json {kb(gz(tfeed))}")
@@ -136,6 +135,28 @@ def run() -> None:
     print(f"  publish of the whole tournament in 3 languages: {took:.2f} s, {stats['files']:,} files; the charts' places "
           f"after 8 closed rounds: {cold:.2f} s in a new process, {warm * 1000:.0f} ms once worked out (reference: "
           f"the standings once, {one:.2f} s)")
+
+
+def _whole_draw(d, tid: str, datas: list) -> dict:
+    """The hall's data with every side's name, club, members, seats and search text written out (the reference: a
+    feed carrying the whole draw)."""
+    from chalicelib.publish.hall_rows import entry_of, search_text
+    from chalicelib.services.hall import hall_data
+    hall = hall_data(d, tid, datas)
+
+    def side(ev, s, seats):
+        e = entry_of(ev, s)
+        return {"entry_id": s["entry_id"], "name": s["name"], "club": e.get("club", ""),
+                "members": e.get("members", []), "seats": seats, "q": search_text(ev, s)}
+    for ev in hall["events"]:
+        r = ev.get("round")
+        if r:
+            ev["round"] = {**r, "tables": [{"number": tb["number"], "status": tb["status"],
+                                            "sides": [side(ev, s, s["seats"]) for s in tb["sides"]]}
+                                           for tb in r["tables"]],
+                           "byes": [side(ev, b, []) for b in r["byes"]]}
+        ev.pop("entries", None)
+    return hall
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ class TournamentCache:
     # tournament-wide pages are built from it while no ask for the event came in since
     published: dict[str, tuple[int, dict]] = field(default_factory=dict)
     wide_memo: dict = field(default_factory=dict)   # services/publishing.wide_digest's, per event
-    hall_tables: dict = field(default_factory=dict)                # services/hall.hall_data's memo
     draw_keys: dict = field(default_factory=dict)                  # who sits where, per event and table
     input_digests: dict[str, dict] = field(default_factory=dict)   # per language: page → (its inputs, their digest)
 

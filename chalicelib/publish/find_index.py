@@ -53,7 +53,7 @@ def _grams(keys: list[str], n: int, heavy: set[str] | None) -> set[str]:
     return {k[i:i + n] for k in keys for i in range(len(k) - n + 1) if k[i:i + n - 1] in heavy}
 
 
-def _counts(keys: list[list[str]]) -> tuple[dict[str, int], set[str]]:
+def _counts(keys: _Split) -> tuple[dict[str, int], set[str]]:
     """How many rows hold each gram (bigrams, and the lengthenings of heavy ones), and the heavy grams. A bigram
     held by more than HEAVY rows is heavy, and so is any longer gram lengthening a heavy one that as many hold.
     Level by level, each row's grams made again rather than kept (kept, 100,000 rows' were ~400 MB)."""
@@ -106,13 +106,39 @@ def _count_for(sizes: dict[int, int], placements: int) -> int:
     return min(range(first, first + CHOICES), key=lambda c: (largest(c), c))
 
 
+class _Split:
+    """Rows' keys split when read (`joined`: each row's keys joined by "|", JavaScript's whitespace out): a list of
+    lists held for 100,000 rows was ~45 MiB (issue 43)."""
+    __slots__ = ("joined",)
+
+    def __init__(self, joined: list[str]):
+        self.joined = joined
+
+    def __getitem__(self, i: int) -> list[str]:
+        return self.joined[i].split("|")
+
+    def __len__(self) -> int:
+        return len(self.joined)
+
+
+def joined_keys(q: str) -> str:
+    """A row's search text as find.js matches it: search_keys joined by "|" again ("|" is no whitespace); the text
+    itself, not a copy, when it holds none."""
+    return JS_SPACE.sub("", q) if JS_SPACE.search(q) else q
+
+
 def shards(rows: list[list]) -> list[dict]:
+    """The shards of find rows (their first item the search text): shards_of_keys."""
+    return shards_of_keys([joined_keys(row[0]) for row in rows])
+
+
+def shards_of_keys(joined: list[str]) -> list[dict]:
     """Each shard: its rows (indexes, in the field's order, each once) and the heavy grams hashed to it with
     the rows holding them and their first TOP rows (as places in the shard's rows). A heavy gram's rows are found
     by its lengthenings instead (a Vietnamese field's "ng", "nguyen": most rows), down to grams no more than HEAVY
     rows hold; a query that is itself a heavy gram has more than TOP hits: its first TOP and the count are all the
     page shows. The shard count from the field's size."""
-    keys = [search_keys(row[0]) for row in rows]
+    keys = _Split(joined)
     counts, heavy = _counts(keys)
     hashes = {g: fnv1a(g) for g in counts}
     sizes: dict[int, int] = {}
@@ -142,7 +168,15 @@ def shards(rows: list[list]) -> list[dict]:
 def shard_texts(rows: list[list], parts: list[dict]):
     """Each shard's JSON `{"hits": [row, …], "heavy": {gram: [count, [place, …]]}}`, one at a time (at 100,000
     entries they add up to several times find.json)."""
-    texts = [json.dumps(row, ensure_ascii=False, separators=(",", ":")) for row in rows]
+    yield from texts_of_shards([json.dumps(row, ensure_ascii=False, separators=(",", ":")) for row in rows], parts)
+
+
+def texts_of_shards(texts: list, parts: list[dict]):
+    """shard_texts from the rows' JSON (`texts`): strings, or their UTF-8 bytes (then each shard's bytes)."""
+    raw = bool(texts) and isinstance(texts[0], bytes)
     for part in parts:
-        yield ('{"hits":[' + ",".join(texts[i] for i in part["rows"]) + '],"heavy":'
-               + json.dumps(part["heavy"], ensure_ascii=False, separators=(",", ":"), sort_keys=True) + "}")
+        heavy = json.dumps(part["heavy"], ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        if raw:
+            yield b'{"hits":[' + b",".join(texts[i] for i in part["rows"]) + b'],"heavy":' + heavy.encode() + b"}"
+        else:
+            yield '{"hits":[' + ",".join(texts[i] for i in part["rows"]) + '],"heavy":' + heavy + "}"

@@ -29,9 +29,27 @@ def fragment(template: str, lang: str, **context):
 
 
 def render(template: str, lang: str, **context) -> str:
+    return env().get_template(template).render(**_context(lang, context))
+
+
+def render_bytes(template: str, lang: str, **context) -> bytes:
+    """A big page's bytes (the board at 100,000 entries: 15 MB), its pieces encoded as they come: not a list of
+    every piece, then the page as a string, then its bytes (issue 43: ~40 MiB a language at the publisher's peak)."""
+    import io
+    body, pieces = io.BytesIO(), []
+    for piece in env().get_template(template).generate(**_context(lang, context)):
+        pieces.append(piece)
+        if len(pieces) >= 2048:
+            body.write("".join(pieces).encode("utf-8"))
+            pieces.clear()
+    body.write("".join(pieces).encode("utf-8"))
+    return body.getvalue()
+
+
+def _context(lang: str, context: dict) -> dict:
     from ..glossary import bye_text, points_text, reason_text, term
     from .money_text import money_text
-    return env().get_template(template).render(
+    return dict(
         t=translator(lang), lang=lang, html_lang=LANGS[lang]["html"], html_lang_of=lambda x: LANGS[x]["html"],
         in_lang=lambda x, key: translator(x)(key), pts=lambda points, names: points_text(points or {}, names, lang),
         term=lambda kind, code: term(kind, code, lang), money=lambda amount, cur: money_text(amount, cur, lang),

@@ -16,7 +16,6 @@ from zoneinfo import ZoneInfo
 from ..services.names import readable   # a pure helper (no store): the reason's ids as names
 from .i18n import translator
 from .place_files import places_chunks, places_file
-from .render import seats_text
 
 def with_players(prizes: dict, entries: dict) -> dict:
     """The prize list names a team's or pair's players beside its name (issue 39), names only."""
@@ -497,27 +496,6 @@ def page_of_event(data: dict) -> list:
             data["knockout"]]
 
 
-def draw_key(ev: dict, memo: dict) -> bytes:
-    """The digest of (event id, name, round number, [each table's sides], [the byes]): who sits where, not the
-    results. Each table's digest is kept while its draw is the same (a result moves a table's status only): its
-    digest, not its repr (~0.4 KB a table held between publishes, and the whole round's text joined each publish:
-    ~30 MiB and more at 100,000 entries, issue 43)."""
-    r = ev["round"]
-    if not r:
-        return hashlib.sha1(repr((ev["id"], ev["name"], None)).encode()).digest()
-    kept = memo.setdefault(ev["id"], {})
-    whole = hashlib.sha1(repr((ev["id"], ev["name"], r["number"])).encode())
-    for t in r["tables"]:
-        hit = kept.get(t["number"])
-        if hit is None or hit[0] is not t["sides"]:
-            hit = kept[t["number"]] = (t["sides"], hashlib.sha1(repr((t["number"], [
-                (s["entry_id"], s["name"], s["seats"], s["club"], s["members"], s["q"]) for s in t["sides"]])).encode()
-                ).digest())
-        whole.update(hit[1])
-    whole.update(repr([(b["entry_id"], b["name"], b["club"], b["members"], b["q"]) for b in r["byes"]]).encode())
-    return whole.digest()
-
-
 def _round_digests(r: dict, page_of: dict, size: int, rows: dict | None) -> list[str]:
     """Each page of a round: the digest of what it shows. `rows`: the latest round's rows as digested, each row's
     digest kept while it is the same object (after one result: one of 5,000 again); None for a finished round."""
@@ -545,44 +523,6 @@ def _round_digests(r: dict, page_of: dict, size: int, rows: dict | None) -> list
     if rows is not None:
         rows[(r["number"], "pages")] = (size, r["tables"], heads, digests)
     return digests
-
-
-def _round_link(eid: str, number: int, i: int, size: int, total: int) -> str:
-    """The round's page that holds its i-th row (tables, then byes): big rounds are in pages."""
-    return f"{eid}/" + (page_name(f"round-{number}", i // size + 1) if total > size else f"round-{number}.html")
-
-
-def find_hits(hall: dict) -> list[list]:
-    """find-my-table's rows for a big field, the same in every language (issue 43: one set of index shards, not
-    three): [keys, name, members, event, table, seats, link]; `event` is its index in hall["events"], `table` 0
-    for a bye, `seats` a key of find_words' "seats". The link is the round's page that holds the table (big
-    rounds are in pages), relative to the tournament's folder of any language."""
-    out = []
-    for e, ev in enumerate(hall["events"]):
-        r = ev["round"]
-        if not r:
-            continue
-        size = hall["pages_of"][ev["id"]]
-        total = len(r["tables"]) + len(r["byes"])
-        for i, tb in enumerate(r["tables"]):
-            for s in tb["sides"]:
-                out.append([s["q"], s["name"], s["members"], e, tb["number"], ",".join(map(str, s["seats"])),
-                            _round_link(ev["id"], r["number"], i, size, total)])
-        for j, b in enumerate(r["byes"]):
-            out.append([b["q"], b["name"], b["members"], e, 0, "",
-                        _round_link(ev["id"], r["number"], len(r["tables"]) + j, size, total)])
-    return out
-
-
-def find_words(lang: str, hall: dict, rows: list[list]) -> dict:
-    """What find.js words find_hits' rows with, in the page's language: each event's "event · round n", the table
-    and bye words, the members' separator and each seat code's words."""
-    t = translator(lang)
-    codes = sorted({row[5] for row in rows if row[5]})
-    return {"where": [f"{ev['name']} · {t('round', n=ev['round']['number'])}" if ev["round"] else ""
-                      for ev in hall["events"]],
-            "table": t("table_n", n="{n}"), "bye": t("bye"), "sep": t("list_sep"),
-            "seats": {c: f"{t('seat')} {seats_text(c.split(','), lang)}" for c in codes}}
 
 
 def deal_levels(table: dict, sides: list[dict]) -> list[list[int]] | None:

@@ -18,9 +18,10 @@ from markupsafe import Markup
 from .. import errors
 from .audit_files import write_lanes
 from .i18n import LANGS as PAGE_LANGS, prefix as lang_prefix, translator
-from .render import TEMPLATES, render
-from .find_index import shard_texts, shards as find_shards
-from .site_data import find_hits, find_words, page_name, pager, pages, results_card, round_pages
+from .render import TEMPLATES, render, render_bytes
+from .find_index import shards_of_keys, texts_of_shards
+from .hall_rows import entry_of, find_texts, find_words, search_text, seat_codes
+from .site_data import page_name, pager, pages, results_card, round_pages
 
 log = logging.getLogger("cardgames.publish")
 LANGS = tuple(PAGE_LANGS)   # zh at /t/, the others at /{lang}/t/ (publish/i18n.py)
@@ -476,10 +477,10 @@ def render_hall(lang: str, out: PageOut, run: SiteRun, prefix: str, base: dict) 
     hall, other = run.hall, partial(other_pages, lang, run.tid)
     find_url = f"{run.site}/{prefix}find.html"
     ctx = {**base, "root": "", "css": "style.css", "feed_url": "feed.json", "feed_version": run.t_version,
-           "hall": hall}
+           "hall": hall, "entry_of": entry_of, "search_text": search_text}
     if not out.unchanged(prefix + "hall.html", [hall["version"], hall["announcements"],
                                                 [ev["clock"] for ev in hall["events"]], find_url, base["share"]]):
-        out.write(prefix + "hall.html", render("hall.html", lang, **{**ctx, "feed_version": hall["version"]},
+        out.write(prefix + "hall.html", render_bytes("hall.html", lang, **{**ctx, "feed_version": hall["version"]},
                                                find_qr=qr_svg(find_url), find_url=find_url,
                                                other_lang=other("hall.html")))
     hits = sum(len(s["sides"]) for ev in hall["events"] if ev["round"] for s in ev["round"]["tables"]) + \
@@ -493,12 +494,19 @@ def render_hall(lang: str, out: PageOut, run: SiteRun, prefix: str, base: dict) 
         return
     index = None
     if big:
-        if not kept_shards:
-            for k, text in enumerate(shard_texts(_find_rows(hall), _find_parts(hall))):
+        if not kept_shards:   # the rows' JSON and keys, the shards, written and let go (not held for the others)
+            keys, texts = find_texts(hall, hall.pop("texts", None))
+            parts = shards_of_keys(keys)
+            del keys
+            _count_kept(hall["find_inputs"], len(parts))
+            for k, text in enumerate(texts_of_shards(texts, parts)):
                 out.write(f"{folder}{k}.json", text)   # written only where its bytes changed (the manifest)
-        count = _FIND_COUNTS.get(hall["find_inputs"]) or len(_find_parts(hall))
+            del texts, parts
+        count = _FIND_COUNTS.get(hall["find_inputs"]) or _shard_count(hall)
+        if hall.get("codes") is None:
+            hall["codes"] = seat_codes(hall)
         index = {"base": "../" * prefix.count("/") + folder, "count": count, "v": hall["find_inputs"][:12],
-                 **find_words(lang, hall, _find_rows(hall))}
+                 **find_words(lang, hall, hall["codes"])}
     out.write(prefix + "find.html", render("find.html", lang, **ctx, find_index=index and json.dumps(
         index, ensure_ascii=False, separators=(",", ":")), other_lang=other("find.html")))
 
@@ -517,19 +525,16 @@ def _find_shards_kept(out: PageOut, folder: str, inputs) -> bool:
     return True
 
 
-def _find_rows(hall: dict) -> list[list]:
-    """A big field's find rows, once a publish for every language (the hall's data is the run's, the same
-    object in each)."""
-    if hall.get("find_rows") is None:
-        hall["find_rows"] = find_hits(hall)
-    return hall["find_rows"]
+def _count_kept(inputs: str, count: int) -> None:
+    while len(_FIND_COUNTS) >= 64:
+        _FIND_COUNTS.pop(next(iter(_FIND_COUNTS)))
+    _FIND_COUNTS[inputs] = count
 
 
-def _find_parts(hall: dict) -> list[dict]:
-    """Its index shards (publish/find_index.py), once a publish."""
-    if hall.get("find_parts") is None:
-        hall["find_parts"] = find_shards(_find_rows(hall))
-        while len(_FIND_COUNTS) >= 64:
-            _FIND_COUNTS.pop(next(iter(_FIND_COUNTS)))
-        _FIND_COUNTS[hall["find_inputs"]] = len(hall["find_parts"])
-    return hall["find_parts"]
+def _shard_count(hall: dict) -> int:
+    """The shard count of a seating not published by this process (another language's page first): worked out."""
+    keys, texts = find_texts(hall, hall.pop("texts", None))
+    del texts
+    count = len(shards_of_keys(keys))
+    _count_kept(hall["find_inputs"], count)
+    return count

@@ -148,11 +148,11 @@ def public_announcement(ann: dict) -> dict:
 def initials(text: str) -> str:
     """Pinyin initials of a name, for find.html ("张三丰" → "zsf"); a Latin name gives its words' first letters
     ("Nguyễn Văn An" → "nva")."""
+    _phrases_shared()   # first: pypinyin loaded here, not by the import below
     from pypinyin import Style, lazy_pinyin
-    _phrases_shared()
     out = []
-    for part in lazy_pinyin(text, style=Style.FIRST_LETTER, errors="default"):
-        for word in fold(part).split():
+    for part in lazy_pinyin(text, style=Style.FIRST_LETTER, errors="default"):   # a name's digits and Latin words
+        for word in fold.__wrapped__(part).split():   # are parts too: not cached (65,536 kept, ~15 MiB, issue 43)
             out.append(word[:1])
     return "".join(ch for ch in out if ch.isalnum())
 
@@ -163,12 +163,53 @@ def _phrases_shared() -> None:
     once a process: each phrase's readings are lists of one-syllable lists as parsed from its JSON, each its own
     (~35 MB); equal ones become one list (a few thousand), so each phrase keeps only its outer list (issue 43: the
     publisher's memory). The same readings: pypinyin copies a phrase's lists (deepcopy) before it converts them,
-    and assigns, never changes, their items."""
+    and assigns, never changes, their items. Where pypinyin is not loaded yet it is loaded so (`_lean_pypinyin`)."""
+    import sys
+    if "pypinyin.constants" not in sys.modules:
+        _lean_pypinyin()
+        return
     from pypinyin import constants
     one: dict[tuple, list] = {}
     for readings in constants.PHRASES_DICT.values():
         if type(readings) is list and all(type(r) is list for r in readings):
             readings[:] = [one.setdefault(tuple(r), r) for r in readings]
+
+
+def _lean_pypinyin() -> None:
+    """pypinyin loaded without its phrase dictionary, then the dictionary read phrase by phrase with its readings'
+    lists shared as they come and given to pypinyin (`load_phrases_dict`, which trains its word splitter on them as
+    its own load does): the whole JSON parsed at once, then shared, left ~25 MiB of freed lists between the kept
+    ones, and pypinyin's copies of its two dictionaries ~3 MiB (issue 43: the publisher's peak). The variables
+    are pypinyin's own switches, read as it is imported, and set only for that."""
+    import json
+    import os
+    import re
+    switches = ("PYPINYIN_NO_PHRASES", "PYPINYIN_NO_DICT_COPY")
+    before = {k: os.environ.get(k) for k in switches}
+    os.environ.update(dict.fromkeys(switches, "1"))
+    try:
+        import pypinyin
+        from pypinyin import constants
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    assert not constants.PHRASES_DICT, "pypinyin's phrases were loaded before"
+    with open(os.path.join(os.path.dirname(pypinyin.__file__), "phrases_dict.json"), encoding="utf-8") as fp:
+        text = fp.read()
+    decode, gap = json.JSONDecoder().raw_decode, re.compile(r"[\s,:]*")
+    one: dict[tuple, list] = {}
+    phrases: dict[str, list] = {}
+    at = gap.match(text, text.index("{") + 1).end()
+    while text[at] != "}":
+        phrase, at = decode(text, at)
+        readings, at = decode(text, gap.match(text, at).end())
+        phrases[phrase] = [one.setdefault(tuple(r), r) for r in readings]
+        at = gap.match(text, at).end()
+    del text
+    pypinyin.load_phrases_dict(phrases)
 
 
 @lru_cache(maxsize=65536)
@@ -201,12 +242,12 @@ def event_hall(deps: Deps, tid: str, event, data: dict) -> dict:
             "announcements": [public_announcement(a) for a in deps.repos.hall.announcements(tid)]}
 
 
-def hall_data(deps: Deps, tid: str, datas: list, memo: dict | None = None) -> dict:
-    """Each event's current round with names, clubs, members and initials (the board, find.html), its clock,
-    and the tournament's announcements: read once a publish, for every language. `memo` (the publisher's, kept
-    between publishes): each table as shown here, while its worded table and the entries are the same objects
-    (after one result, one table of 5,000 is worked out again)."""
-    memo = {} if memo is None else memo
+def hall_data(deps: Deps, tid: str, datas: list) -> dict:
+    """Each event's current round (the board, find.html), its clock, and the tournament's announcements: read once a
+    publish, for every language. The round's tables are the worded rows the event's pages show (the same objects,
+    nothing copied: issue 43, at 100,000 entries a dict and a search text a side were ~100 MiB held between
+    publishes); a side's club and members are read from the event's entries (`entry_of`), its search text worked
+    out where find-my-table needs it (`search_text`): publish/hall_rows.py."""
     rounds = {event.id: current_round(data) for event, data in datas}
     refs = [(eid, r["number"]) for eid, r in rounds.items() if r]
     clocks = dict(zip([eid for eid, _ in refs], deps.repos.hall.clocks(refs), strict=False))
@@ -217,28 +258,10 @@ def hall_data(deps: Deps, tid: str, datas: list, memo: dict | None = None) -> di
             events.append({"id": event.id, "name": event.config.name, "game": event.config.game, "round": None,
                            "clock": None})
             continue
-        info = data["entries"]
-
-        def side(s, info=info):   # this event's entries (bound now: the loop moves on)
-            e = info.get(s["entry_id"], {})
-            members = e.get("members", [])
-            return {"entry_id": s["entry_id"], "name": s["name"], "club": e.get("club", ""), "members": members,
-                    "seats": s["seats"], "q": "|".join([fold(s["name"]), *[fold(m) for m in members],
-                                                        initials(s["name"]), *[initials(m) for m in members]])}
-
-        kept = memo.get(event.id)
-        if kept is None or kept[0] is not info:
-            kept = memo[event.id] = (info, {})
-        tables = []
-        for t in r["tables"]:
-            hit = kept[1].get(t["number"])
-            if hit is None or hit[0] is not t:
-                hit = kept[1][t["number"]] = (t, {"number": t["number"], "status": t["status"],
-                                                  "sides": [side(s) for s in t["sides"]]})
-            tables.append(hit[1])
-        byes = [side({**b, "seats": []}) for b in r["byes"]]
         events.append({"id": event.id, "name": event.config.name, "game": event.config.game,
-                       "round": {"number": r["number"], "status": r["status"], "tables": tables, "byes": byes},
+                       "round": {"number": r["number"], "status": r["status"], "tables": r["tables"],
+                                 "byes": r["byes"]},
+                       "entries": data["entries"],
                        # a closed round (the event over, or the next not drawn) has nothing left to count down
                        "clock": public_clock(event.id, r["number"], clocks.get(event.id),
                                              {"starts_at": r.get("starts_at"), "ends_at": r.get("ends_at")})

@@ -26,7 +26,7 @@ if TYPE_CHECKING:   # the type only: the composition root (bootstrap) imports th
     from ..bootstrap import Deps
 from ..config import get_settings
 from ..engine.games import game as game_rules
-from ..publish import site_data, site_pages
+from ..publish import hall_rows, site_data, site_pages
 from ..publish.cache import TournamentCache
 from ..publish.failures import log_failure
 from ..publish.i18n import prefix as lang_prefix
@@ -719,11 +719,13 @@ def _site_run(deps: Deps, tournament, datas: list, warm: TournamentCache) -> sit
                   "withdrawn": data["withdrawn"]} for event, data in datas]
     # the tournament's feed moves (and its index reloads) when what these pages show moves, not on every result
     t_version = hashlib.sha1("".join(wide_digest(e, d, warm.wide_memo) for e, d in datas).encode()).hexdigest()[:16]
-    hall = hall_data(deps, tournament.id, datas, warm.hall_tables)
+    hall = hall_data(deps, tournament.id, datas)
     # The board reloads when what it shows moves (the draw, the standings it shows), not on every result in a
-    # 5,000-table round; its clock and announcements it updates from the feed without reloading.
-    draw_memo = warm.draw_keys
-    seats = hashlib.sha1(b"".join(site_data.draw_key(ev, draw_memo) for ev in hall["events"]))   # who sits where
+    # 5,000-table round; its clock and announcements it updates from the feed without reloading. The sides' search
+    # texts worked out for it are find-my-table's too, this publish (hall["texts"]: not worked out twice).
+    draw_memo, hall["texts"] = warm.draw_keys, {}
+    seats = hashlib.sha1(b"".join(hall_rows.draw_key(ev, draw_memo, hall["texts"])
+                                  for ev in hall["events"]))   # who sits where
     hall["find_inputs"] = seats.hexdigest()
     hall["version"] = hashlib.sha1(repr([hall["find_inputs"], [(ev["id"], ev.get("standings"), ev.get("point_names"))
                                                                for ev in hall["events"]]]).encode()).hexdigest()[:16]

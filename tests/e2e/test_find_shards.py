@@ -138,7 +138,7 @@ def test_typing_finds_what_a_search_of_every_row_finds(store, stack, browser, mo
     # the close: new leaders re-word find.html's link card; no one moved, so the shards are not worked out again
     results_for_round(store.repos, ev, 1)
     page_before = (site / f"t/{t.id}/find.html").read_bytes()
-    monkeypatch.setattr(site_pages, "find_shards", lambda rows: pytest.fail("the shards worked out again"))
+    monkeypatch.setattr(site_pages, "shards_of_keys", lambda keys: pytest.fail("the shards worked out again"))
     rounds.close_round(store, org, ev.id, 1)
     publishing.publish_tournament(store, t.id)
     assert (site / f"t/{t.id}/find.html").read_bytes() != page_before
