@@ -26,7 +26,6 @@ class TournamentCache:
     wide_memo: dict = field(default_factory=dict)   # services/publishing.wide_digest's, per event
     hall_tables: dict = field(default_factory=dict)                # services/hall.hall_data's memo
     draw_keys: dict = field(default_factory=dict)                  # who sits where, per event and table
-    input_digests: dict[str, dict] = field(default_factory=dict)   # per language: page → (its inputs, their digest)
 
 
 @dataclass

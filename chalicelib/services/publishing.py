@@ -94,27 +94,28 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
         standings = (warm["standings"] if later else
                      event_standings(deps, event, state=state, rounds=all_rounds, entries=entry_list) if wanted else None)
         places = _places(deps, tournament, event, state, all_rounds, warm)   # (the standings after each closed round)
-    rules = game_rules(event.config.game)
-    outs = site_data.word_rounds(event, tournament, rules, all_rounds, names, name_map, warm)
-    kept, seq_of = _read_audit(deps, event, names, warm)
-    corrections = site_data.correction_rows(kept, seq_of, names, tournament.timezone)
     appeals = site_data.public_appeals(deps.repos.rounds.appeals(event.id), names)
-    bonus = bonuses(deps, event, rounds=all_rounds, entries=entry_list) if event.config.game == "doudizhu" else None
-    entry_pages = site_data.entry_pages_data(warm, entry_list, entries, outs,
-                                             site_data.event_page_of(tournament, event))
     if later:
         prizes = warm["prizes"]
     else:
         prizes = (event_prizes(deps, event, state=state, rounds=all_rounds, entries=entry_list, standings=standings,
                                appeals=appeals) if wanted else None)
-        warm["standings"], warm["prizes"] = standings, prizes
+        # the standings kept as their published rows from here on, the models let go before the rounds are worded
+        # (issue 43: at 100,000 entries ~200 MiB of models the wording's and pages' objects then take the place of)
+        warm["standings"], warm["prizes"] = site_data.shown_standings(standings, warm)[0], prizes
+    standings = warm["standings"] if standings is not None else None
+    rules = game_rules(event.config.game)
+    outs = site_data.word_rounds(event, tournament, rules, all_rounds, names, name_map, warm)
+    kept, seq_of = _read_audit(deps, event, names, warm)
+    corrections = site_data.correction_rows(kept, seq_of, names, tournament.timezone)
+    bonus = bonuses(deps, event, rounds=all_rounds, entries=entry_list) if event.config.game == "doudizhu" else None
+    entry_pages = site_data.entry_pages_data(warm, entry_list, entries, outs,
+                                             site_data.event_page_of(tournament, event))
     data = site_data.event_data(site_data.EventParts(
         event=event, rules=rules, state=state, outs=outs, entries=entries, names=names, standings=standings,
         prizes=prizes, bonuses=bonus, corrections=corrections, chain=warm["chain_view"], appeals=appeals,
         places=places, entry_pages=entry_pages,
         rankings=deps.repos.rankings.rankings_of_event(event.id)), warm)   # issue 42: linked from the standings
-    if standings is not None:   # kept once: the rows as published, not also as models (site_data.shown_standings)
-        warm["standings"] = warm["rows_of"][0]
     return data
 
 
@@ -739,8 +740,7 @@ def _write_language(sink, lang: str, manifest_key: str, scope: str, render, warm
     kept = warm.manifests.get((scope, lang))
     carried = not force and kept_ok and bool(kept)   # this process's own last lines: entry pages need no visit
     old_manifest = {} if force else kept if carried else load_manifest(sink, manifest_key)
-    out = site_pages.PageOut(sink, lang, old_manifest, warm.input_digests.setdefault(lang, {}), many,
-                             carried=carried)
+    out = site_pages.PageOut(sink, lang, old_manifest, many, carried=carried)
     t1 = time.perf_counter()
     try:
         render(out)
