@@ -62,6 +62,34 @@ def entry_pages_data(warm: dict, entry_list, entries: dict, outs: list[dict], pa
     return public_entries, history, entry_inputs
 
 
+class ShownEntry:
+    """An entry as the publisher keeps it once the standings are worked out (issue 43): what its pages, the board
+    and find-my-table read of it — id, name, club, its members' names, status — in slots sharing the model's
+    strings, not the whole model (~2 KB an entry with its members' models: ~200 MiB at 100,000 entries)."""
+    __slots__ = ("id", "name", "club", "members", "status")
+
+    def __init__(self, entry):
+        self.id, self.name, self.club, self.status = entry.id, entry.name, entry.club, entry.status
+        self.members = tuple(MemberName(m.name) for m in entry.members)
+
+
+class MemberName:
+    """A member as the pages show one: the name only."""
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+def shown_entries(entry_list: list) -> list[ShownEntry]:
+    return [ShownEntry(e) for e in entry_list]
+
+
+def shown_only(entry_list: list) -> bool:
+    """Whether the entries are held as shown (ShownEntry), not as read."""
+    return bool(entry_list) and type(entry_list[0]) is ShownEntry
+
+
 class PublicEntry(Mapping):
     """What the pages show of an entry ({"name", "club", "members": its members' names}), read from the entry when
     a page reads it (issue 43: ~50 B an entry held, not a dict and a list of ~300 B); its repr is the dict's."""
