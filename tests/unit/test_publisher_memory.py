@@ -142,3 +142,24 @@ def test_entries_listed_a_chunk_at_a_time_share_across_chunks(monkeypatch):
     assert len({id(e.__pydantic_fields_set__) for e in listed}) == 1
     assert len({id(e.members[0].__pydantic_fields_set__) for e in listed}) == 1
     assert len({id(e.event_id) for e in listed}) == 1 and len({id(e.currency) for e in listed}) == 1
+
+
+def test_a_worded_tables_row_and_sides_read_as_the_dicts_they_were():
+    """Issue 43: a worded table's row and its sides are held in slots (every table of every round the publisher
+    keeps), and read as the dicts they were: the same keys in the same order, the same values and the same repr
+    (the round pages' inputs are digests of it); no other key."""
+    import sys
+    from chalicelib.publish.site_data import SideRow, TableRow, table_site
+    a, b = "01J" + "A" * 23, "01J" + "B" * 23
+    names = {a: "甲队", b: "乙队"}
+    t = _table("confirmed", True)
+    row, _, _, _ = table_site({"number": 3}, t, names, {}, ["match_points"])
+    sides = [{"entry_id": a, "name": "甲队", "seats": ["N", "S"]}, {"entry_id": b, "name": "乙队", "seats": ["E", "W"]}]
+    want = {"number": 7, "sides": sides, "status": "confirmed", "reason": "", "why": {},
+            "point_names": ["match_points"], "edited": None, "penalties": (), "points": t["points"], "rooms": ()}
+    assert type(row) is TableRow and all(type(s) is SideRow for s in row["sides"])
+    assert row == want and list(row) == list(want) and repr(row) == repr(want)
+    assert [dict(s) for s in row["sides"]] == sides and row["sides"][0].get("club") is None
+    with pytest.raises(KeyError):
+        row["club"]
+    assert sys.getsizeof(row) * 2 < sys.getsizeof(want) and sys.getsizeof(row["sides"][0]) * 3 < sys.getsizeof(sides[0])
