@@ -72,6 +72,9 @@ class ShownEntry:
         self.id, self.name, self.club, self.status = entry.id, entry.name, entry.club, entry.status
         self.members = tuple(MemberName(m.name) for m in entry.members)
 
+    def shown(self) -> tuple:
+        return self.id, self.name, self.club, self.status, tuple(m.name for m in self.members)
+
 
 class MemberName:
     """A member as the pages show one: the name only."""
@@ -81,8 +84,13 @@ class MemberName:
         self.name = name
 
 
-def shown_entries(entry_list: list) -> list[ShownEntry]:
-    return [ShownEntry(e) for e in entry_list]
+def shown_entries(entry_list: list, held: list | None = None) -> list[ShownEntry]:
+    """The entries as shown; `held` (entries as shown before) itself when they show the same."""
+    out = [ShownEntry(e) for e in entry_list]
+    if held and shown_only(held) and len(held) == len(out) and all(
+            a.shown() == b.shown() for a, b in zip(held, out)):
+        return held
+    return out
 
 
 def shown_only(entry_list: list) -> bool:

@@ -108,8 +108,10 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
     standings = warm["standings"] if standings is not None else None
     if len(entry_list) > get_settings().publish_live_standings_max and not site_data.shown_only(entry_list):
         # a big field's entries from here on as the pages show them, the models let go: its results' publishes
-        # work out no standings (_standings_later); a small field's keep theirs (its results rank it again)
-        entry_list = site_data.shown_entries(entry_list)
+        # work out no standings (_standings_later); a small field's keep theirs (its results rank it again).
+        # Read again to rank the field (a corrected closed round): those held, when the same (the caches keyed by
+        # them hold: the entry pages' inputs, the hall's tables)
+        entry_list = site_data.shown_entries(entry_list, warm.get("entries"))
         entries, names, name_map = site_data.entry_maps(entry_list, warm)
     warm["entries"] = entry_list
     rules = game_rules(event.config.game)

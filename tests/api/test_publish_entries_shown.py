@@ -53,9 +53,15 @@ def test_a_big_fields_entries_are_held_as_shown_with_the_same_pages(api, moto_re
     again = cold(4)   # the same pages as a new publisher's, but for what the standings move (stale in a round)
     assert {k: _unranked(v) for k, v in warm.items()} == {k: _unranked(again.files[k]) for k in moved}
 
-    # a publish that ranks the field again (the cache holding the entries as shown) reads them whole
+    # a publish that ranks the field again (the cache holding the entries as shown) reads them whole, and keeps
+    # those held when they show the same (the caches keyed by them hold)
     ev_warm = d.publish_cache.tournament(tid).events[eid]
     event = next(e for e in d.repos.tournaments.get_with_events(tid)[1] if e.id == eid)
+    was = ev_warm["entries"]
+    ev_warm.pop("standings")   # (as when the field is to be ranked again)
+    reads.clear()
+    publishing.event_site_data(d, event, d.repos.tournaments.get(tid), ev_warm, [(0, 1, t1["number"])])
+    assert reads == [eid] and ev_warm["entries"] is was
     monkeypatch.setattr(get_settings(), "publish_live_standings_max", 10**6)
     reads.clear()
     data = publishing.event_site_data(d, event, d.repos.tournaments.get(tid), ev_warm,
