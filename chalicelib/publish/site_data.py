@@ -342,21 +342,19 @@ def table_site(doc: dict, t: dict, names: dict, name_map: dict, pnames: list[str
 class _SlotRow(Mapping):
     """A worded row read like the dict it stands for (its keys in order, its repr: the pages' inputs are digests
     of reprs), held in slots (issue 43: a table's row and each side's are held for every table of every round
-    the publisher keeps, 150,000 tables at 100,000 entries: ~0.5 KB a table less than as dicts). Read only."""
+    the publisher keeps, 150,000 tables at 100,000 entries: ~0.3 KB a table less than as dicts). Read only."""
     __slots__ = ()
     FIELDS: tuple[str, ...] = ()
-    _READERS: dict = {}
+    _KEYS: frozenset = frozenset()
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
-        cls._READERS = {k: cls.__dict__[k] for k in cls.FIELDS}   # each field's slot (its value's reader)
-
-    def __init__(self, *values):
-        for k, v in zip(self.FIELDS, values, strict=True):
-            object.__setattr__(self, k, v)
+        cls._KEYS = frozenset(cls.FIELDS)
 
     def __getitem__(self, key: str):
-        return self._READERS[key].__get__(self)   # (a KeyError for any other key)
+        if key in self._KEYS:   # (no other attribute: a Mapping's methods are no keys)
+            return getattr(self, key)
+        raise KeyError(key)
 
     def __iter__(self):
         return iter(self.FIELDS)
@@ -365,7 +363,7 @@ class _SlotRow(Mapping):
         return len(self.FIELDS)
 
     def __repr__(self) -> str:
-        return repr(dict(self))
+        return repr({k: getattr(self, k) for k in self.FIELDS})
 
 
 class SideRow(_SlotRow):
@@ -373,11 +371,19 @@ class SideRow(_SlotRow):
     FIELDS = ("entry_id", "name", "seats")
     __slots__ = FIELDS
 
+    def __init__(self, entry_id, name, seats):
+        self.entry_id, self.name, self.seats = entry_id, name, seats
+
 
 class TableRow(_SlotRow):
     """A worded table as its round page shows it."""
     FIELDS = ("number", "sides", "status", "reason", "why", "point_names", "edited", "penalties", "points", "rooms")
     __slots__ = FIELDS
+
+    def __init__(self, number, sides, status, reason, why, point_names, edited, penalties, points, rooms):
+        self.number, self.sides, self.status, self.reason, self.why = number, sides, status, reason, why
+        self.point_names, self.edited, self.penalties, self.points, self.rooms = (point_names, edited, penalties,
+                                                                                  points, rooms)
 
 
 class HistoryRow(Mapping):
