@@ -25,7 +25,6 @@ class TournamentCache:
     published: dict[str, tuple[int, dict]] = field(default_factory=dict)
     wide_memo: dict = field(default_factory=dict)   # services/publishing.wide_digest's, per event
     draw_keys: dict = field(default_factory=dict)                  # who sits where, per event and table
-    input_digests: dict[str, dict] = field(default_factory=dict)   # per language: page → (its inputs, their digest)
 
 
 @dataclass

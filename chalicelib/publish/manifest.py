@@ -26,36 +26,42 @@ def shard(key: str) -> str:
 def save_manifest(sink, key: str, manifest: dict, before: dict) -> None:
     """The manifest as its parts (`.manifest/<part>.json`) and an index naming them: a publish writes only the
     parts whose lines changed (after one result: the event's part and two entry parts, not 30,000 lines). The
-    index is written last, once its parts are out."""
+    index is written last, once its parts are out. Each part is held as its keys and its digest, its lines made
+    again from the manifest's own when one of them changes (issue 43: not a second copy of every line, ~10 MiB a
+    language at 100,000 entries)."""
     old = before.get("_shards") or {}
     touched = manifest.pop("_touched", None)
     if old and "pages" in before and "inputs" in before:
-        shards = _shards_again(manifest, before, old, touched)
+        members, moved = _shards_again(manifest, before, old, touched)
     else:
-        shards, part_of = {}, {}   # a key's part worked out once for both fields
-        for field in ("pages", "inputs"):
-            for k, v in manifest[field].items():
-                name = part_of.get(k) or part_of.setdefault(k, shard(k))
-                shards.setdefault(name, {"pages": {}, "inputs": {}})[field][k] = v
+        members, moved = {}, None
+        for k in manifest["pages"].keys() | manifest["inputs"].keys():
+            members.setdefault(shard(k), []).append(k)
     folder = key[: -len(".manifest.json")] + ".manifest/"
     index, kept = {}, {}
-    for name, body in shards.items():
-        if name in old and (old[name]["body"] is body or old[name]["body"] == body):
+    for name, keys_ in members.items():
+        if moved is not None and name not in moved:   # none of its lines changed: as it was
             index[name] = old[name]["digest"]
-        else:
-            raw = json.dumps(body, sort_keys=True).encode()
-            index[name] = hashlib.sha1(raw).hexdigest()[:16]
+            kept[name] = old[name]
+            continue
+        body = {f: {k: manifest[f][k] for k in keys_ if k in manifest[f]} for f in ("pages", "inputs")}
+        if not (body["pages"] or body["inputs"]):
+            continue
+        raw = json.dumps(body, sort_keys=True).encode()
+        index[name] = hashlib.sha1(raw).hexdigest()[:16]
+        if name not in old or old[name]["digest"] != index[name]:
             sink.write(f"{folder}{name}.json", raw)
-        kept[name] = {"body": body, "digest": index[name]}
+        kept[name] = {"keys": tuple(k for k in keys_ if k in body["pages"] or k in body["inputs"]),
+                      "digest": index[name]}
     if index != before.get("_index"):
         sink.write(key, json.dumps({"shards": index}, sort_keys=True).encode())
     manifest["_shards"], manifest["_index"] = kept, index
 
 
-def _shards_again(manifest: dict, before: dict, old: dict, touched: set | None = None) -> dict[str, dict]:
-    """Only the parts holding a line that changed are worked out again (one result: 3 of 50, not 60,000 lines); the
-    others are the same objects as before. `touched`: the keys whose lines may have changed (the writer's own
-    count, publish/site_pages.PageOut), else every line is compared with the last manifest's."""
+def _shards_again(manifest: dict, before: dict, old: dict, touched: set | None = None) -> tuple[dict, set]:
+    """(each part's keys, the parts holding a line that changed): only those are made again (one result: 3 of 50,
+    not 60,000 lines). `touched`: the keys whose lines may have changed (the writer's own count,
+    publish/site_pages.PageOut), else every line is compared with the last manifest's."""
     if touched is None:
         touched = set()
         for field in ("pages", "inputs"):
@@ -65,21 +71,10 @@ def _shards_again(manifest: dict, before: dict, old: dict, touched: set | None =
     by_shard: dict[str, set] = {}
     for k in touched:
         by_shard.setdefault(shard(k), set()).add(k)
-    shards = {name: part["body"] for name, part in old.items() if name not in by_shard}
+    members: dict = {name: part["keys"] for name, part in old.items()}
     for name, keys_ in by_shard.items():
-        body = old[name]["body"] if name in old else {"pages": {}, "inputs": {}}
-        lines = {}
-        for f in ("pages", "inputs"):   # the part's lines as they were, those of the keys touched as they are
-            now, part = manifest[f], dict(body.get(f, {}))
-            for k in keys_:
-                if k in now:
-                    part[k] = now[k]
-                else:
-                    part.pop(k, None)
-            lines[f] = part
-        if lines["pages"] or lines["inputs"]:
-            shards[name] = lines
-    return shards
+        members[name] = set(members.get(name, ())) | keys_
+    return members, set(by_shard)
 
 
 def load_manifest(sink, key: str) -> dict:
@@ -101,7 +96,8 @@ def load_manifest(sink, key: str) -> dict:
             body = json.loads(part)
             out["pages"].update(body.get("pages", {}))
             out["inputs"].update(body.get("inputs", {}))
-            out["_shards"][name] = {"body": body, "digest": digest}
+            out["_shards"][name] = {"keys": tuple(body.get("pages", {}).keys() | body.get("inputs", {}).keys()),
+                                    "digest": digest}
         return out
     except (ValueError, AttributeError):
         return {}

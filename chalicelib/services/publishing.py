@@ -67,8 +67,7 @@ def event_site_data(deps: Deps, event, tournament, warm: dict | None = None,
             revs = deps.repos.rounds.round_revs(event.id, state.get("rounds", []))
             read = (state, revs, deps.repos.rounds.rounds_for_publishing(event.id, state))
             entry_list = later.result()
-    with entries_known(event.id, entry_list):   # the standings and charts read the same entries, not again
-        return _event_site_data(deps, event, tournament, warm, tables if cached else None, entry_list, read)
+    return _event_site_data(deps, event, tournament, warm, tables if cached else None, entry_list, read)
 
 
 def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_list, read) -> dict:
@@ -83,38 +82,50 @@ def _event_site_data(deps: Deps, event, tournament, warm: dict, tables, entry_li
         state, warm["revs"], all_rounds = read   # (event_site_data's reads)
         warm["names_token"] = None
         _one_string_per_id(entry_list, state, all_rounds)
-    warm.update(entries=entry_list, state=state, rounds=all_rounds)
-    entries, names, name_map = site_data.entry_maps(entry_list, warm)
+    warm.update(state=state, rounds=all_rounds)
     later = _standings_later(tables, entry_list, all_rounds, warm)
     wanted = not later and bool(state.get("plans"))
+    if wanted and site_data.shown_only(entry_list):   # the cache holds what the pages show: the standings read all
+        entry_list = deps.repos.entries.list(event.id)
+    entries, names, name_map = site_data.entry_maps(entry_list, warm)
     # The standings first, in this process: what working them out holds (every result as a record) is let go
     # before the rounds are worded. Not in a forked child beside the wording (issue 43 item 2): the child's
     # copy-on-write pages of what it touched were a second peak, 2 GB at 100,000 entries.
-    with standings_shared():   # after a close the places after the last closed round are these standings' ranks
+    # (after a close the places after the last closed round are these standings' ranks: standings_shared)
+    with entries_known(event.id, entry_list), standings_shared():   # the standings and charts read these entries
         standings = (warm["standings"] if later else
                      event_standings(deps, event, state=state, rounds=all_rounds, entries=entry_list) if wanted else None)
         places = _places(deps, tournament, event, state, all_rounds, warm)   # (the standings after each closed round)
+        appeals = site_data.public_appeals(deps.repos.rounds.appeals(event.id), names)
+        if later:
+            prizes = warm["prizes"]
+        else:
+            prizes = (event_prizes(deps, event, state=state, rounds=all_rounds, entries=entry_list,
+                                   standings=standings, appeals=appeals) if wanted else None)
+            # the standings kept as their published rows from here on, the models let go before the rounds are
+            # worded (issue 43: at 100,000 entries ~200 MiB of models the wording's and pages' objects then reuse)
+            warm["standings"], warm["prizes"] = site_data.shown_standings(standings, warm)[0], prizes
+    standings = warm["standings"] if standings is not None else None
+    if len(entry_list) > get_settings().publish_live_standings_max and not site_data.shown_only(entry_list):
+        # a big field's entries from here on as the pages show them, the models let go: its results' publishes
+        # work out no standings (_standings_later); a small field's keep theirs (its results rank it again).
+        # Read again to rank the field (a corrected closed round): those held, when the same (the caches keyed by
+        # them hold: the entry pages' inputs, the hall's tables)
+        entry_list = site_data.shown_entries(entry_list, warm.get("entries"))
+        entries, names, name_map = site_data.entry_maps(entry_list, warm)
+    warm["entries"] = entry_list
     rules = game_rules(event.config.game)
     outs = site_data.word_rounds(event, tournament, rules, all_rounds, names, name_map, warm)
     kept, seq_of = _read_audit(deps, event, names, warm)
     corrections = site_data.correction_rows(kept, seq_of, names, tournament.timezone)
-    appeals = site_data.public_appeals(deps.repos.rounds.appeals(event.id), names)
     bonus = bonuses(deps, event, rounds=all_rounds, entries=entry_list) if event.config.game == "doudizhu" else None
     entry_pages = site_data.entry_pages_data(warm, entry_list, entries, outs,
                                              site_data.event_page_of(tournament, event))
-    if later:
-        prizes = warm["prizes"]
-    else:
-        prizes = (event_prizes(deps, event, state=state, rounds=all_rounds, entries=entry_list, standings=standings,
-                               appeals=appeals) if wanted else None)
-        warm["standings"], warm["prizes"] = standings, prizes
     data = site_data.event_data(site_data.EventParts(
         event=event, rules=rules, state=state, outs=outs, entries=entries, names=names, standings=standings,
         prizes=prizes, bonuses=bonus, corrections=corrections, chain=warm["chain_view"], appeals=appeals,
         places=places, entry_pages=entry_pages,
         rankings=deps.repos.rankings.rankings_of_event(event.id)), warm)   # issue 42: linked from the standings
-    if standings is not None:   # kept once: the rows as published, not also as models (site_data.shown_standings)
-        warm["standings"] = warm["rows_of"][0]
     return data
 
 
@@ -741,8 +752,7 @@ def _write_language(sink, lang: str, manifest_key: str, scope: str, render, warm
     kept = warm.manifests.get((scope, lang))
     carried = not force and kept_ok and bool(kept)   # this process's own last lines: entry pages need no visit
     old_manifest = {} if force else kept if carried else load_manifest(sink, manifest_key)
-    out = site_pages.PageOut(sink, lang, old_manifest, warm.input_digests.setdefault(lang, {}), many,
-                             carried=carried)
+    out = site_pages.PageOut(sink, lang, old_manifest, many, carried=carried)
     t1 = time.perf_counter()
     try:
         render(out)

@@ -87,7 +87,8 @@ class _TablesRead:
     tables repeat (ids, statuses, points) are one object each (`words`), page by page: the copies let go are where
     the next page's go."""
 
-    def __init__(self, words: dict | None = None):
+    def __init__(self, words: dict | None = None, read_only: bool = False):
+        self.read_only = read_only           # the tables are only read (the publisher's): see _one_object_each
         self.drawn: dict[int, dict] = {}     # table number → table, from its pack
         self.written: dict[int, dict] = {}   # table number → table, from its own item (wins over its pack's copy)
         self.owned: set[int] = set()         # tables with an item of their own (removed ones too: it says `gone`)
@@ -118,7 +119,7 @@ class _TablesRead:
         tables = json.loads("[" + ",".join(texts) + "]")   # one parse a page
         del texts
         with self._lock:
-            _one_object_each(tables, self.words)
+            _one_object_each(tables, self.words, self.read_only)
             for t in tables[:n_own]:
                 self.written[t["number"]] = t
             for t in tables[n_own:]:
@@ -130,25 +131,44 @@ class _TablesRead:
         return sorted([*self.drawn.values(), *self.written.values()], key=lambda t: t["number"])
 
 
-def _one_object_each(tables: list[dict], words: dict) -> None:
+def _one_object_each(tables: list[dict], words: dict, read_only: bool = False) -> None:
     """Tables as parsed, their repeated values made one object each in place (each table names its two entries six
     times, each a string of its own as parsed): equal values for equal ones, -0.0 left as it is (equal to 0.0 as
-    a key, not shown the same)."""
+    a key, not shown the same). `read_only` (tables nobody changes in place: the publisher's read): a side's seats,
+    each side's points and an empty `details` one object for equal ones too (issue 43: ~0.6 KB a table, ~90 MiB of
+    a 100,000-entry publisher's three rounds)."""
     one = words.setdefault
     for t in tables:
         for s in t.get("sides") or ():
             if type(e := s.get("entry_id")) is str:
                 s["entry_id"] = one(e, e)
+            if read_only and type(seats := s.get("seats")) is list and all(type(x) is str for x in seats):
+                s["seats"] = one(("seats", *seats), seats)
         for k in ("home", "winner", "status", "reason"):
             if type(v := t.get(k)) is str:
                 t[k] = one(v, v)
         for k in ("points", "outcome"):
             if type(v := t.get(k)) is dict:
                 t[k] = v = {one(e, e): _one(x, one) for e, x in v.items()}
-                for x in v.values():
+                for e, x in v.items():
                     if type(x) is dict:
                         for name, y in x.items():
                             x[name] = _one(y, one)
+                        if read_only:
+                            v[e] = _one_dict(x, one)
+        if read_only and type(d := t.get("details")) is dict and not d:
+            t["details"] = one(("details",), d)
+
+
+def _one_dict(x: dict, one) -> dict:
+    """A side's points (a few names and figures) as one object for equal ones: equal as shown too — the same
+    names in the same order, the same types (2 is not 2.0), no -0.0 — else itself."""
+    key = ("points", *x.items(), *map(type, x.values()))
+    for y in x.values():
+        if type(y) not in (float, int, str, bool) and y is not None or (type(y) is float and y == 0.0
+                                                                        and math.copysign(1.0, y) < 0):
+            return x
+    return one(key, x)
 
 
 def _one(x, one):
@@ -507,15 +527,16 @@ class RoundRepo:
         return doc, tables
 
     def get_round_stamped(self, eid: str, stage: int, n: int, tables_hint: int | None = None,
-                          words: dict | None = None) -> tuple[dict | None, list[dict], list | None]:
+                          words: dict | None = None, read_only: bool = False) -> tuple[dict | None, list[dict], list | None]:
         """The round, its tables and its stamp as read (see `round_stamps`): the event key's query of its head, parts
         and rev counters, and a query of each table key the head names (keys.round_tables_partition), at once; given
         `tables_hint` (about how many tables there are at most, which a close knows from the field) the table keys'
         queries start before the head is read. The tables are parsed page by page as read (`_TablesRead`);
-        `words`: the memo of repeated values they share (rounds read together share one)."""
+        `words`: the memo of repeated values they share (rounds read together share one); `read_only`: the tables
+        are never changed in place by the caller, so equal small containers are shared too (_one_object_each)."""
         prefix = keys.round_prefix(stage, n)
         guess = keys.round_table_keys(tables_hint) if tables_hint else 0
-        read = _TablesRead(words)
+        read = _TablesRead(words, read_only)
         with ThreadPoolExecutor(max_workers=READERS) as pool:
             early = [pool.submit(self._tables_under, pk, prefix, read.page)
                      for pk in keys.round_tables_partitions(eid, stage, n, guess)]
@@ -670,8 +691,8 @@ class RoundRepo:
         # wait on each other's pages)
         words: dict = {}   # the rounds' repeated ids and words one object each, across the rounds too
         with ThreadPoolExecutor(max_workers=max(1, min(ROUNDS_AT_ONCE, len(misses)))) as pool:
-            read = list(pool.map(lambda m: self.get_round_stamped(eid, m[3]["stage"], m[3]["n"], words=words)[:2],
-                                 misses))
+            read = list(pool.map(lambda m: self.get_round_stamped(eid, m[3]["stage"], m[3]["n"], words=words,
+                                                                  read_only=True)[:2], misses))
         for (at, key, stamp, _), (doc, tables) in zip(misses, read):
             if doc and doc.get("status") == "closed":
                 _ROUND_CACHE[key] = (stamp, doc, tables)

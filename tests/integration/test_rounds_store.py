@@ -352,3 +352,31 @@ def test_a_round_read_page_by_page_is_the_round_read_whole(any_repos, monkeypatc
     pk = keys.round_tables_partition("E12", 0, 1, 0)
     assert any_repos.table.query_ranges(pk, [("ROUND#0#001#TABLES#", "ROUND#0#001#~")], on_page=pages.append) == []
     assert len(pages) >= 2 and {i["SK"]["S"] for p in pages for i in p} == {i["SK"]["S"] for i in raw if i["PK"]["S"] == pk}
+
+
+def test_the_rounds_read_for_publishing_share_their_equal_small_parts(any_repos):
+    """The publisher only reads its rounds' tables (issue 43: ~0.6 KB a table less at 100,000 entries): equal seats,
+    equal sides' points and the empty details are one object each, and the tables are equal — and their reprs, which
+    the pages' digests are made of, the same: -0.0 and 0.0, 2 and 2.0 kept apart. A round read for writing shares
+    none of them (its caller may change a table in place)."""
+    repo = any_repos.rounds
+    state = {"rounds": [{"n": 1, "stage": 0, "stage_round": 1}], "open_round": 1, "stage": 0, "plans": {"0": {"rounds": 3}}}
+    tables = [dict(t, details={}) for t in _tables(30)]
+    repo.create_round("E13", _round(1), tables, state, 0)
+    losers = {3: -0.0, 4: 0, 5: 0.0, 6: 0.0}   # the loser's points: -0.0, an int, and two equal floats
+    for k, lost in losers.items():
+        repo.save_table("E13", 0, 1, dict(tables[k - 1], status="entered", version=1, winner=f"a{k}",
+                                          points={f"a{k}": {"mp": 2.0}, f"b{k}": {"mp": lost}}), 0,
+                        {"id": f"01Q{k:02d}", "action": "result_entered", "who": "x", "at": "t"})
+    state = repo.state("E13")
+    [(_, shared)] = repo.rounds_for_publishing("E13", state)
+    _, plain = repo.get_round("E13", 0, 1)
+    assert shared == plain and repr(shared) == repr(plain)
+    assert shared[0]["sides"][0]["seats"] is shared[-1]["sides"][0]["seats"] == ["N", "S"]
+    assert shared[0]["details"] is shared[-1]["details"] == {}
+    pts = {k: shared[k - 1]["points"] for k in losers}
+    assert pts[3]["a3"] is pts[4]["a4"] is pts[6]["a6"]                          # {"mp": 2.0} once
+    assert pts[5]["b5"] is pts[6]["b6"] and pts[4]["b4"] is not pts[5]["b5"]     # 0.0 once, 0 apart
+    assert pts[3]["b3"] is not pts[5]["b5"] and str(pts[3]["b3"]["mp"]) == "-0.0"
+    assert plain[0]["sides"][0]["seats"] is not plain[-1]["sides"][0]["seats"]
+    assert plain[0]["details"] is not plain[-1]["details"]

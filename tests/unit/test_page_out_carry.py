@@ -14,7 +14,7 @@ ENTRIES = [f"N{i:03d}" for i in range(300)]
 
 def _publish(sink, old: dict, inputs: dict, rest: list[str], *, carry: set[str] | None = None):
     """One language's pages: the rest (some keyed by inputs), then the entry pages (all, or only `carry`'s)."""
-    out = PageOut(sink, "zh", old, {}, many=False, carried=carry is not None)
+    out = PageOut(sink, "zh", old, many=False, carried=carry is not None)
     for name in rest:
         if name.startswith("round-") and out.unchanged(EP + name, inputs.get(name, "r")):
             continue
@@ -67,5 +67,5 @@ def test_a_manifest_read_back_from_the_sink_is_not_carried():
     inputs = {e: f"in-{e}" for e in ENTRIES}
     _publish(sink, {}, inputs, ["index.html"])
     from chalicelib.publish.manifest import load_manifest
-    out = PageOut(sink, "zh", load_manifest(sink, KEY), {}, many=False, carried=True)
+    out = PageOut(sink, "zh", load_manifest(sink, KEY), many=False, carried=True)
     assert not out.can_carry()   # which lines are no entry page's is known only to the process that wrote them

@@ -24,7 +24,7 @@ class SlowSink:
 
 def test_the_pages_waiting_for_a_slow_sink_are_bounded():
     sink = SlowSink()
-    out = PageOut(sink, "zh", {}, {}, many=False)
+    out = PageOut(sink, "zh", {}, many=False)
     most = 0
     for k in range(4 * IN_FLIGHT):
         out.write(f"t/x/entry-{k}.html", f"<p>{k}</p>")

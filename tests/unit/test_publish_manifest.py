@@ -51,3 +51,31 @@ def test_a_manifest_saved_from_the_last_is_the_manifest_saved_whole():
         live = {f"t/T1/.manifest/{name}.json" for name in index["_index"]} | {KEY}
         assert {k: v for k, v in _parts(incremental).items() if k in live} == _parts(whole)
         before = now
+
+
+def test_a_saved_manifest_holds_its_parts_as_keys_not_a_second_copy_of_its_lines():
+    """Issue 43: the publisher keeps each language's manifest between publishes; its parts are held as their keys
+    and digests (their lines made again from the manifest's when one changes), not as a copy of every line."""
+    import tracemalloc
+    manifest = _manifest(random.Random(3), ["E1"], 4000)
+    sink = MemorySink()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        lines = {f: dict(manifest[f]) for f in ("pages", "inputs")}   # what a copy of every line holds
+        copied = tracemalloc.get_traced_memory()[0] - before
+        del lines
+        _save_manifest(sink, KEY, manifest, {})
+        sink.files.clear()   # (the sink's bytes are not the publisher's to hold)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert set(manifest["_shards"]) == set(manifest["_index"]) and len(manifest["_index"]) == 18   # 16 + E1 + t
+    assert held < 0.25 * copied, (held, copied)
+    assert _load_manifest(_sink_with(manifest), KEY)["pages"] == manifest["pages"]
+
+
+def _sink_with(manifest: dict) -> MemorySink:
+    sink = MemorySink()
+    _save_manifest(sink, KEY, {f: dict(manifest[f]) for f in ("pages", "inputs")}, {})
+    return sink

@@ -1,6 +1,8 @@
 """The publisher's inputs held smaller (issue 43 item 2: under 1.5 GB at 100,000 entries): an event's entries as
 the store lists them share what every entry repeats, and read back the same."""
 import tracemalloc
+
+import pytest
 from datetime import datetime, UTC
 
 from chalicelib.models import Entry, Member
@@ -50,10 +52,38 @@ def test_the_standings_are_held_once_as_published_rows():
     cache: dict = {}
     head, shown = shown_standings(full, cache)
     assert head.standings == [] and (head.final, head.stage, head.method, head.tiebreaks) == (True, 0, "mp", ["opp"])
-    assert [type(r) for r in shown] == [dict] * 3 and shown == [r.model_dump() for r in rows]
+    dumped = [r.model_dump() for r in rows]
+    assert shown == dumped and [dict(r) for r in shown] == dumped
+    assert [repr(r) for r in shown] == [repr(d) for d in dumped]   # (the pages' inputs and the board's version)
+    assert [r["points"] for r in shown] == [{"mp": 10.0}, {"mp": 9.0}, {"mp": 8.0}] and shown[0].get("club") == ""
     again = shown_standings(head, cache)   # given back (a result in the open round): the same rows, not dumped again
     assert again[0] is head and again[1] is shown
     assert shown_standings(None, cache) == (None, [])
+
+
+def test_the_published_standings_rows_are_small():
+    """Issue 43: a standings row as published is held in slots sharing the model's values, not as a dict of 15
+    keys with copies of its points and tie-breaks (~0.9 KB: 85 MiB at 100,000 entries)."""
+    from chalicelib.models.rounds import StandingRow
+    from chalicelib.publish.site_data import ShownRow
+    assert ShownRow.FIELDS == tuple(StandingRow.model_fields)   # every field the dump had, in its order
+    models = [StandingRow(rank=i + 1, entry_id=f"e{i}", name=f"队{i}", points={"mp": float(i % 7)},
+                          tiebreaks={"opp": 1.5 * i, "lots": 0.25}, played=3) for i in range(2000)]
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        dumped = [r.model_dump() for r in models]
+        as_dicts = tracemalloc.get_traced_memory()[0] - before
+        del dumped
+        before = tracemalloc.get_traced_memory()[0]
+        shown = [ShownRow.of(r) for r in models]
+        as_rows = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert shown == [r.model_dump() for r in models]
+    assert as_rows < 0.3 * as_dicts, (as_rows, as_dicts)
+    with pytest.raises(KeyError):
+        shown[0]["keys"]   # a Mapping's method is no key of the row
 
 
 def _table(status: str = "confirmed", levels: bool = False) -> dict:
@@ -112,3 +142,24 @@ def test_entries_listed_a_chunk_at_a_time_share_across_chunks(monkeypatch):
     assert len({id(e.__pydantic_fields_set__) for e in listed}) == 1
     assert len({id(e.members[0].__pydantic_fields_set__) for e in listed}) == 1
     assert len({id(e.event_id) for e in listed}) == 1 and len({id(e.currency) for e in listed}) == 1
+
+
+def test_a_worded_tables_row_and_sides_read_as_the_dicts_they_were():
+    """Issue 43: a worded table's row and its sides are held in slots (every table of every round the publisher
+    keeps), and read as the dicts they were: the same keys in the same order, the same values and the same repr
+    (the round pages' inputs are digests of it); no other key."""
+    import sys
+    from chalicelib.publish.site_data import SideRow, TableRow, table_site
+    a, b = "01J" + "A" * 23, "01J" + "B" * 23
+    names = {a: "甲队", b: "乙队"}
+    t = _table("confirmed", True)
+    row, _, _, _ = table_site({"number": 3}, t, names, {}, ["match_points"])
+    sides = [{"entry_id": a, "name": "甲队", "seats": ["N", "S"]}, {"entry_id": b, "name": "乙队", "seats": ["E", "W"]}]
+    want = {"number": 7, "sides": sides, "status": "confirmed", "reason": "", "why": {},
+            "point_names": ["match_points"], "edited": None, "penalties": (), "points": t["points"], "rooms": ()}
+    assert type(row) is TableRow and all(type(s) is SideRow for s in row["sides"])
+    assert row == want and list(row) == list(want) and repr(row) == repr(want)
+    assert [dict(s) for s in row["sides"]] == sides and row["sides"][0].get("club") is None
+    with pytest.raises(KeyError):
+        row["club"]
+    assert sys.getsizeof(row) * 2 < sys.getsizeof(want) and sys.getsizeof(row["sides"][0]) * 3 < sys.getsizeof(sides[0])
