@@ -307,18 +307,25 @@ def _two_tables_a_page(ctx) -> None:
     ctx.route(re.compile(r"/events/[^/]+/rounds/\d+(\?.*)?$"), two_a_page)
 
 
-def test_the_run_tab_goes_to_the_page_of_any_table_and_the_pairing_edit_sees_it(stack, store, console, shot):
-    """跳至第 n 桌: a referee at a round of many pages reaches the page of any table without paging there one by one,
-    and the pairing edit (which sees the tables shown) offers that table (here 2 tables a page of 5, added to the
-    console's GETs in the browser, as above)."""
-    ctx, errors = console
-    token, ev = _event(store, "跳桌商会", fee={"amount": 0}, capacity=16)
-    _checked_in_pairs(store, ev.id, 10, "跳", "1360000040")
+def _round_drawn_two_tables_a_page(ctx, stack, store, name: str, pairs: int, prefix: str, phones: str):
+    """A free event of `pairs` checked-in pairs, its round 1 drawn from the run tab of a console that asks for 2
+    tables a page: (event, page)."""
+    token, ev = _event(store, name, fee={"amount": 0}, capacity=16)
+    _checked_in_pairs(store, ev.id, pairs, prefix, phones)
     _two_tables_a_page(ctx)
     page = _open(ctx, stack, token)
     page.get_by_role("tab", name="比赛进行").click()
     page.get_by_test_id("draw").click()
     page.locator(".act-confirm .van-dialog__confirm").click()
+    return ev, page
+
+
+def test_the_run_tab_goes_to_the_page_of_any_table_and_the_pairing_edit_sees_it(stack, store, console, shot):
+    """跳至第 n 桌: a referee at a round of many pages reaches the page of any table without paging there one by one,
+    and the pairing edit (which sees the tables shown) offers that table (here 2 tables a page of 5, added to the
+    console's GETs in the browser, as above)."""
+    ctx, errors = console
+    ev, page = _round_drawn_two_tables_a_page(ctx, stack, store, "跳桌商会", 10, "跳", "1360000040")
     expect(page.get_by_test_id("tables-page")).to_have_text("第 1–2 桌，共 5 桌")
     expect(page.get_by_test_id("tables-goto")).to_be_disabled()
     page.get_by_test_id("tables-goto-n").fill("4")
@@ -371,13 +378,7 @@ def test_a_round_past_one_answer_s_tables_is_paged_in_the_run_tab(stack, store, 
     its requests in the browser) shows which tables these are, of how many, and pages through them (issue 43)."""
     from chalicelib.services import results, rounds
     ctx, errors = console
-    token, ev = _event(store, "分页商会", fee={"amount": 0}, capacity=16)
-    _checked_in_pairs(store, ev.id, 8, "页", "1360000020")
-    _two_tables_a_page(ctx)
-    page = _open(ctx, stack, token)
-    page.get_by_role("tab", name="比赛进行").click()
-    page.get_by_test_id("draw").click()
-    page.locator(".act-confirm .van-dialog__confirm").click()
+    ev, page = _round_drawn_two_tables_a_page(ctx, stack, store, "分页商会", 8, "页", "1360000020")
     expect(page.get_by_test_id("tables-page")).to_have_text("第 1–2 桌，共 4 桌")
     expect(page.locator("tr[data-table]")).to_have_count(2)
     expect(page.get_by_test_id("tables-prev")).to_be_disabled()

@@ -23,6 +23,13 @@ from tests.e2e.test_browser import token_sign_in
 from tests.fakes_connect import ConnectStripe, ServedStripe
 
 
+def _edit_wechat_pay(page):
+    """The console's 收款账户 opened at WeChat Pay's form (the page already signed in)."""
+    page.get_by_test_id("show-payments").click()
+    page.get_by_test_id("pa-edit-wechat_pay").click()
+    return page.get_by_test_id("pa-form-wechat_pay")
+
+
 @pytest.fixture
 def platform(stack):
     """The API and site again on the same store, as a platform (PAYMENT_ACCOUNTS=platform) with Stripe's
@@ -128,9 +135,7 @@ def test_saving_an_edited_account_keeps_its_optional_settings(store, stack, desk
                                           "alipay_public_key": ALIPAY_KEY, "sandbox": True})
     page = desk.new_page()
     token_sign_in(page, stack, token)
-    page.get_by_test_id("show-payments").click()
-    page.get_by_test_id("pa-edit-wechat_pay").click()
-    form = page.get_by_test_id("pa-form-wechat_pay")
+    form = _edit_wechat_pay(page)
     expect(form.locator("input[name=pa-sub_appid]")).to_have_value("wx1234567890abcdef")   # what the API answered
     form.locator("input[name=pa-sub_mchid]").fill("1900000110")
     form.get_by_test_id("pa-save").click()
@@ -159,9 +164,7 @@ def test_the_optional_secrets_say_they_are_kept_when_left_empty(store, stack, de
     put_account(store, org.id, "wechat_pay", {**direct, "app_secret": "a" * 32})
     page = desk.new_page()
     token_sign_in(page, stack, token)
-    page.get_by_test_id("show-payments").click()
-    page.get_by_test_id("pa-edit-wechat_pay").click()
-    form = page.get_by_test_id("pa-form-wechat_pay")
+    form = _edit_wechat_pay(page)
     expect(form.locator("input[name=pa-app_secret]")).to_have_attribute("placeholder", "留空则保持不变")
     # none stored (the listing's secrets_set): nothing to keep, its field says what goes in it
     expect(form.locator("textarea[name=pa-public_key]")).to_have_attribute("placeholder", "pub_key.pem 的内容")
@@ -199,9 +202,7 @@ def test_each_optional_secret_has_its_own_clear_control(store, stack, desk, shot
     put_account(store, org.id, "wechat_pay", {**direct, "app_secret": "a" * 32, "public_key": public_key})
     page = desk.new_page()
     token_sign_in(page, stack, token)
-    page.get_by_test_id("show-payments").click()
-    page.get_by_test_id("pa-edit-wechat_pay").click()
-    form = page.get_by_test_id("pa-form-wechat_pay")
+    form = _edit_wechat_pay(page)
     expect(form.get_by_test_id("pa-clear-apiv3_key")).to_have_count(0)           # a required secret: no control
     secret, key = form.locator("input[name=pa-app_secret]"), form.locator("textarea[name=pa-public_key]")
     form.get_by_test_id("pa-clear-public_key").click()
@@ -232,9 +233,7 @@ def test_each_optional_secret_has_its_own_clear_control(store, stack, desk, shot
     expect(form.get_by_test_id("pa-clear-app_secret")).to_have_count(0)
     shot(page, "only-a-saved-secret-can-be-cleared")
     page.goto(f"{stack['site']}/organiser.html?lang=en")
-    page.get_by_test_id("show-payments").click()
-    page.get_by_test_id("pa-edit-wechat_pay").click()
-    form = page.get_by_test_id("pa-form-wechat_pay")
+    form = _edit_wechat_pay(page)
     expect(form.get_by_test_id("pa-clear-public_key")).to_have_text("Clear")
     expect(form.get_by_test_id("pa-saved-public_key")).to_have_text("Saved")
     expect(form.get_by_test_id("pa-clear-app_secret")).to_have_count(0)
@@ -247,9 +246,7 @@ def test_each_optional_secret_has_its_own_clear_control(store, stack, desk, shot
     raw = store.repos.table.get(keys.payment_account(org.id, "wechat_pay"))
     store.repos.table.put({k: v for k, v in raw.items() if k != "secrets_set"})
     page.reload()
-    page.get_by_test_id("show-payments").click()
-    page.get_by_test_id("pa-edit-wechat_pay").click()
-    form = page.get_by_test_id("pa-form-wechat_pay")
+    form = _edit_wechat_pay(page)
     expect(form.get_by_test_id("pa-clear-app_secret")).to_have_text("Clear")
     expect(form.get_by_test_id("pa-clear-public_key")).to_have_text("Clear")
     expect(form.locator("[data-testid^=pa-saved-]")).to_have_count(0)
